@@ -1,0 +1,88 @@
+import cookieParser from 'cookie-parser';
+import express, { type Express, type Request, type Response } from 'express';
+import swaggerUi from 'swagger-ui-express';
+import { verifyEmail } from '../domain/accounts/accounts';
+import { ServiceError } from '../domain/errors';
+import type { AppDeps } from './http/context';
+import { sendError } from './http/envelope';
+import { accessLog, errorHandler, metricsRegistry, notFound, requestId } from './http/middleware';
+import { mount } from './http/route';
+import { buildOpenApiDocument } from './openapi';
+import { allRoutes } from './routes';
+import { signInPage } from './pages';
+
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', true);
+  app.use(requestId);
+  app.use(accessLog(deps.logger));
+
+  // Operations: liveness, readiness, metrics.
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks = await readiness(deps);
+    res.status(Object.values(checks).every((c) => c === 'ok') ? 200 : 503).json({ status: Object.values(checks).every((c) => c === 'ok') ? 'ready' : 'not_ready', checks });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
+  });
+
+  const openapi = buildOpenApiDocument(allRoutes, deps.baseUrl);
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Transcript Service API' }));
+
+  // Browser pages for signing in and following the verification link.
+  app.get('/app/sign-in', (_req, res) => {
+    res.type('html').send(signInPage());
+  });
+  app.get('/app/verify-email', async (req: Request, res: Response) => {
+    try {
+      await verifyEmail(deps.db, String(req.query.token ?? ''));
+      res.type('html').send('<!doctype html><title>Verified</title><p>Your e-mail address is verified. <a href="/app/sign-in">Sign in</a>.</p>');
+    } catch (err) {
+      if (err instanceof ServiceError) return sendError(res, err);
+      throw err;
+    }
+  });
+  if (deps.config.APP_ENV !== 'production') {
+    // Development outbox: no mail server is reachable, so mail is shown here.
+    app.get('/app/dev/outbox', async (req, res) => {
+      const to = typeof req.query.to === 'string' ? req.query.to.toLowerCase() : undefined;
+      const mails = await deps.db.outboxEmail.findMany({ where: to ? { to } : {}, orderBy: { createdAt: 'desc' }, take: 50 });
+      res.json({ emails: mails.map((m) => ({ id: m.id, to: m.to, subject: m.subject, body: m.body, created_at: m.createdAt.toISOString() })) });
+    });
+  }
+
+  app.use(cookieParser());
+  // Every API body is JSON, whatever Content-Type says; the size limit is documented in the OpenAPI description.
+  app.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, type: () => true, strict: false }));
+
+  const router = express.Router();
+  mount(router, allRoutes, deps);
+  app.use(router);
+
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}
+
+async function readiness(deps: AppDeps): Promise<Record<string, string>> {
+  const withTimeout = async <T>(p: Promise<T>) => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([p, new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new Error('timeout')), 2000)))]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const [db, temporal] = await Promise.allSettled([
+    withTimeout(deps.pool.query('SELECT 1')),
+    withTimeout(deps.temporal.workflowService.getSystemInfo({})),
+  ]);
+  return { database: db.status === 'fulfilled' ? 'ok' : 'unreachable', temporal: temporal.status === 'fulfilled' ? 'ok' : 'unreachable' };
+}

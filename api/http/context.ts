@@ -1,0 +1,20 @@
+import type { Client as TemporalClient } from '@temporalio/client';
+import type { Pool } from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from '../../domain/config';
+import type { Db } from '../../domain/db';
+import type { RateLimits } from './rateLimit';
+import type { JobWakeups } from '../../domain/jobs/wakeups';
+
+/** Everything a handler may use; built once per API process in api/app.ts. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  pool: Pool;
+  temporal: TemporalClient;
+  logger: Logger;
+  rateLimits: RateLimits;
+  wakeups: JobWakeups;
+  secretsKey: string;
+  baseUrl: string;
+}

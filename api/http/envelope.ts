@@ -1,0 +1,54 @@
+import type { Response } from 'express';
+import { ZodError } from 'zod';
+import { z } from './zod';
+import { docUrl, ERROR_CATALOGUE, ServiceError, type ErrorCode } from '../../domain/errors';
+
+/** The one mapping from a ServiceError to HTTP: status, headers and the spec's envelope. */
+export function sendError(res: Response, err: ServiceError): void {
+  const requestId = String(res.locals.requestId ?? '');
+  if (err.headers) res.set(err.headers);
+  if (err.retryAfterSeconds !== undefined) res.set('Retry-After', String(err.retryAfterSeconds));
+  res.status(err.status).json({
+    error: { ...err.toObject(), doc_url: docUrl(err.code) },
+    request_id: requestId,
+  });
+}
+
+export function errorEnvelope(code: ErrorCode, detail: string | undefined, requestId: string) {
+  return { error: { code, message: ERROR_CATALOGUE[code].message, retryable: ERROR_CATALOGUE[code].retryable, ...(detail ? { details: { detail } } : {}), doc_url: docUrl(code) }, request_id: requestId };
+}
+
+/** A zod failure becomes INVALID_REQUEST naming the first offending field (dotted path, `[i]` for indexes). */
+export function zodToServiceError(err: ZodError, where: string): ServiceError {
+  const issue = err.issues[0];
+  if (!issue) return new ServiceError('INVALID_REQUEST', where);
+  let path = formatPath(issue.path as (string | number)[]);
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '';
+    path = path ? `${path}.${key}` : key;
+    return new ServiceError('INVALID_REQUEST', `${prefix(where, path)}`, { message: `Unknown field ${prefix(where, path)}.` });
+  }
+  const field = prefix(where, path);
+  return new ServiceError('INVALID_REQUEST', field, { message: `${field}: ${issue.message}` });
+}
+
+function prefix(where: string, path: string): string {
+  if (where === 'body') return path || 'body';
+  return path ? `${where === 'query' || where === 'params' ? '' : `${where}.`}${path}` : where;
+}
+
+function formatPath(path: (string | number)[]): string {
+  return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
+}
+
+export const ErrorEnvelopeSchema = z.object({
+  error: z.object({
+    code: z.enum(Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]]),
+    message: z.string(),
+    retryable: z.boolean(),
+    retry_after_seconds: z.number().int().optional(),
+    details: z.object({ detail: z.string() }).optional(),
+    doc_url: z.string(),
+  }),
+  request_id: z.string(),
+});

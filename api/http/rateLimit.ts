@@ -1,0 +1,67 @@
+import type { Pool } from 'pg';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { ServiceError } from '../../domain/errors';
+import { PLANS, PLAN_IDS, type PlanId } from '../../domain/plans';
+
+// Per-plan, per-workspace fixed windows of one minute, counted in PostgreSQL
+// (rate-limiter-flexible's Postgres store) so every API instance shares them.
+// Which calls count as submits is written in the OpenAPI document (x-rate-limit).
+
+export type RateLimitKind = 'submit' | 'read';
+
+const LIMIT_NAMES: Record<RateLimitKind, string> = { submit: 'submits_per_minute', read: 'reads_per_minute' };
+
+export interface RateLimitResult {
+  headers: Record<string, string>;
+}
+
+export class RateLimits {
+  private readonly limiters = new Map<string, RateLimiterPostgres>();
+
+  constructor(private readonly pool: Pool) {
+    for (const plan of PLAN_IDS) {
+      this.limiters.set(`submit:${plan}`, this.make('submit', PLANS[plan].submitsPerMinute));
+      this.limiters.set(`read:${plan}`, this.make('read', PLANS[plan].readsPerMinute));
+    }
+  }
+
+  private make(kind: RateLimitKind, points: number): RateLimiterPostgres {
+    return new RateLimiterPostgres({
+      storeClient: this.pool,
+      storeType: 'pool',
+      tableName: 'rate_limits',
+      tableCreated: true, // created by the migrations
+      keyPrefix: `rl_${kind}_${points}`,
+      points,
+      duration: 60,
+    });
+  }
+
+  /** Consumes `cost` points for the workspace; throws RATE_LIMITED with the spec's headers when over. */
+  async consume(kind: RateLimitKind, plan: PlanId, workspaceId: string, cost = 1): Promise<RateLimitResult> {
+    const limiter = this.limiters.get(`${kind}:${plan}`)!;
+    const limit = limiter.points;
+    try {
+      const res = await limiter.consume(workspaceId, cost);
+      return { headers: headersFor(limit, res) };
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) {
+        const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+        throw new ServiceError('RATE_LIMITED', `${LIMIT_NAMES[kind]}=${limit}`, {
+          message: `Over the plan's limit of ${limit} ${kind === 'submit' ? 'submits' : 'reads'} per minute.`,
+          retryAfterSeconds: retryAfter,
+          headers: headersFor(limit, rejection),
+        });
+      }
+      throw rejection;
+    }
+  }
+}
+
+function headersFor(limit: number, res: RateLimiterRes): Record<string, string> {
+  return {
+    'ratelimit-limit': String(limit),
+    'ratelimit-remaining': String(Math.max(0, res.remainingPoints)),
+    'ratelimit-reset': String(Math.max(0, Math.ceil(res.msBeforeNext / 1000))),
+  };
+}

@@ -1,0 +1,227 @@
+import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import type { NextFunction, Request, Response, Router } from 'express';
+import { ZodError, type ZodType } from 'zod';
+import { principalFromApiKey, principalFromSession, touchApiKey } from '../../domain/accounts/accounts';
+import type { Principal, Scope } from '../../domain/accounts/principal';
+import { safeEqual, sha256Hex } from '../../domain/accounts/secrets';
+import { ERROR_CATALOGUE, ServiceError, type ErrorCode } from '../../domain/errors';
+import type { AppDeps } from './context';
+import { ErrorEnvelopeSchema, zodToServiceError } from './envelope';
+import type { RateLimitKind } from './rateLimit';
+import { z } from './zod';
+
+// One declaration per endpoint drives both the Express handler and its OpenAPI
+// entry: authentication, scope, rate-limit class, the zod schemas that validate
+// params/query/body, the responses and the error codes.
+
+export const SESSION_COOKIE = 'ts_session';
+export const CSRF_HEADER = 'x-csrf-token';
+
+export type AuthRule =
+  | { kind: 'public' }
+  | { kind: 'optional' }
+  | { kind: 'required'; scope: Scope | null; sessionOnly?: boolean; allowUnverified?: boolean };
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Non-JSON bodies (exports, pages). */
+  raw?: { contentType: string; body: string | Buffer };
+}
+
+export interface HandlerCtx<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal | null;
+  deps: AppDeps;
+  req: Request;
+  res: Response;
+  requestId: string;
+  idempotencyKey: string | undefined;
+}
+
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
+  method: 'get' | 'post' | 'patch' | 'delete' | 'put';
+  /** Express path (`/v1/jobs/:id`); the OpenAPI path is derived (`/v1/jobs/{id}`). */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: AuthRule;
+  rateLimit?: RateLimitKind;
+  idempotencyKey?: 'required';
+  params?: ZodType<P>;
+  query?: ZodType<Q>;
+  body?: ZodType<B>;
+  /** Status → description (+ schema). */
+  responses: Record<number, { description: string; schema?: ZodType; contentTypes?: string[]; headers?: Record<string, string> }>;
+  errors: ErrorCode[];
+  /** Hidden from the public OpenAPI document (provider and billing ingress). */
+  internal?: boolean;
+  handler: (ctx: HandlerCtx<P, Q, B>) => Promise<Reply>;
+}
+
+export function defineRoute<P, Q, B>(spec: RouteSpec<P, Q, B>): RouteSpec<P, Q, B> {
+  return spec;
+}
+
+/** 8–128 printable ASCII characters. */
+export const IdempotencyKeySchema = z
+  .string()
+  .regex(/^[\x20-\x7E]{8,128}$/, 'must be 8 to 128 printable ASCII characters')
+  .openapi({ description: 'Idempotency-Key: 8–128 printable ASCII characters; replay window 48 hours.' });
+
+async function authenticate(req: Request, deps: AppDeps): Promise<(Principal & { csrfTokenHash?: string }) | null> {
+  const header = req.get('authorization');
+  if (header) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!m) throw new ServiceError('UNAUTHENTICATED', 'Authorization', { message: 'Authorization must be "Bearer <API_KEY>".' });
+    const principal = await principalFromApiKey(deps.db, m[1]!);
+    if (!principal) throw new ServiceError('UNAUTHENTICATED', 'Authorization', { message: 'The API key is not valid or was revoked.' });
+    void touchApiKey(deps.db, principal.apiKeyId!).catch(() => undefined);
+    return principal;
+  }
+  const cookie = (req as Request & { cookies?: Record<string, string> }).cookies?.[SESSION_COOKIE];
+  if (cookie) return principalFromSession(deps.db, cookie);
+  return null;
+}
+
+function authorise(rule: AuthRule, principal: (Principal & { csrfTokenHash?: string }) | null, req: Request): void {
+  if (rule.kind !== 'required') return;
+  if (!principal) throw new ServiceError('UNAUTHENTICATED', 'Authorization', { message: 'Send Authorization: Bearer <API_KEY>, or sign in.' });
+  if (rule.sessionOnly && principal.kind !== 'session') {
+    throw new ServiceError('FORBIDDEN', 'session', { message: 'This call needs a signed-in owner session; API keys cannot make it.' });
+  }
+  if (rule.scope && !principal.scopes.includes(rule.scope)) {
+    throw new ServiceError('FORBIDDEN', `scope:${rule.scope}`, { message: `The API key lacks the ${rule.scope} scope.` });
+  }
+  if (!rule.allowUnverified && !principal.emailVerified) throw new ServiceError('EMAIL_UNVERIFIED', 'email');
+  // Cookie sessions must prove same-origin intent on writes (synchronizer token).
+  if (principal.kind === 'session' && req.method !== 'GET' && req.method !== 'HEAD') {
+    const sent = req.get(CSRF_HEADER);
+    if (!sent || !principal.csrfTokenHash || !safeEqual(sha256Hex(sent), principal.csrfTokenHash)) {
+      throw new ServiceError('FORBIDDEN', 'X-CSRF-Token', { message: 'Missing or wrong X-CSRF-Token header for a cookie-authenticated write.' });
+    }
+  }
+}
+
+function parsePart<T>(schema: ZodType<T> | undefined, value: unknown, where: string): T {
+  if (!schema) return undefined as T;
+  const result = schema.safeParse(value);
+  if (!result.success) throw zodToServiceError(result.error, where);
+  return result.data;
+}
+
+export function mount(router: Router, specs: RouteSpec<any, any, any>[], deps: AppDeps): void {
+  for (const spec of specs) {
+    router[spec.method](spec.path, async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const principal = spec.auth.kind === 'public' ? null : await authenticate(req, deps);
+        authorise(spec.auth, principal, req);
+        if (spec.rateLimit && principal) {
+          const { headers } = await deps.rateLimits.consume(spec.rateLimit, principal.plan, principal.workspaceId);
+          res.set(headers);
+        }
+        let idempotencyKey: string | undefined;
+        if (spec.idempotencyKey) {
+          const raw = req.get('idempotency-key');
+          if (raw === undefined) throw new ServiceError('INVALID_REQUEST', 'Idempotency-Key', { message: 'The Idempotency-Key header is required.' });
+          const parsed = IdempotencyKeySchema.safeParse(raw);
+          if (!parsed.success) throw new ServiceError('INVALID_REQUEST', 'Idempotency-Key', { message: 'Idempotency-Key must be 8 to 128 printable ASCII characters.' });
+          idempotencyKey = parsed.data;
+        }
+        const params = parsePart(spec.params, req.params, 'params');
+        const query = parsePart(spec.query, req.query, 'query');
+        // Bodies are always JSON; an absent body validates as {} so optional bodies work.
+        const body = parsePart(spec.body, req.body ?? {}, 'body');
+        const reply = await spec.handler({ params, query, body, principal, deps, req, res, requestId: res.locals.requestId, idempotencyKey });
+        if (reply.headers) res.set(reply.headers);
+        res.status(reply.status);
+        if (reply.raw) {
+          res.type(reply.raw.contentType).send(reply.raw.body);
+        } else if (reply.body === undefined) {
+          res.end();
+        } else {
+          res.json(reply.body);
+        }
+      } catch (err) {
+        if (err instanceof ZodError) return next(zodToServiceError(err, 'body'));
+        next(err);
+      }
+    });
+  }
+}
+
+const toOpenApiPath = (p: string) => p.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+export function registerOpenApi(registry: OpenAPIRegistry, specs: RouteSpec<any, any, any>[]): void {
+  for (const spec of specs) {
+    if (spec.internal) continue;
+    const responses: Record<string, ResponseConfig> = {};
+    for (const [status, r] of Object.entries(spec.responses)) {
+      responses[status] = {
+        description: r.description,
+        ...(r.headers ? { headers: Object.fromEntries(Object.entries(r.headers).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }])) } : {}),
+        ...(r.schema || r.contentTypes
+          ? { content: Object.fromEntries((r.contentTypes ?? ['application/json']).map((ct) => [ct, { schema: r.schema ?? z.string() }])) }
+          : {}),
+      };
+    }
+    const errorsByStatus = new Map<number, ErrorCode[]>();
+    const allErrors = new Set<ErrorCode>([...spec.errors, 'INTERNAL_ERROR']);
+    if (spec.auth.kind === 'required') ['UNAUTHENTICATED', 'FORBIDDEN', 'EMAIL_UNVERIFIED'].forEach((c) => allErrors.add(c as ErrorCode));
+    if (spec.rateLimit) allErrors.add('RATE_LIMITED');
+    if (spec.params || spec.query || spec.body || spec.idempotencyKey) allErrors.add('INVALID_REQUEST');
+    for (const code of allErrors) {
+      const status = ERROR_CATALOGUE[code].status;
+      errorsByStatus.set(status, [...(errorsByStatus.get(status) ?? []), code]);
+    }
+    for (const [status, codes] of errorsByStatus) {
+      responses[String(status)] ??= {
+        description: `Error envelope. Codes: ${codes.join(', ')}.`,
+        content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+      };
+    }
+    const auth = spec.auth;
+    const scopeNote =
+      auth.kind === 'required'
+        ? auth.sessionOnly
+          ? 'Requires a signed-in owner session (cookie + X-CSRF-Token on writes); API keys get 403 FORBIDDEN.'
+          : `Requires ${auth.scope ? `the \`${auth.scope}\` scope` : 'any valid API key or session'}.`
+        : auth.kind === 'optional'
+          ? 'Authentication optional; with a key the answer reflects its plan.'
+          : 'No authentication.';
+    const rateNote = spec.rateLimit ? ` Counts against the plan's ${spec.rateLimit === 'submit' ? 'submits' : 'reads'} per minute.` : '';
+    registry.registerPath({
+      method: spec.method,
+      path: toOpenApiPath(spec.path),
+      operationId: spec.operationId,
+      summary: spec.summary,
+      description: `${spec.description ? `${spec.description}\n\n` : ''}${scopeNote}${rateNote}`,
+      tags: spec.tags,
+      security:
+        auth.kind === 'public'
+          ? []
+          : auth.kind === 'optional'
+            ? [{}, { bearerAuth: [] }]
+            : auth.kind === 'required' && auth.sessionOnly
+              ? [{ sessionCookie: [] }]
+              : [{ bearerAuth: auth.scope ? [auth.scope] : [] }, { sessionCookie: [] }],
+      request: {
+        ...(spec.params ? { params: spec.params as any } : {}),
+        ...(spec.query ? { query: spec.query as any } : {}),
+        ...(spec.idempotencyKey ? { headers: z.object({ 'Idempotency-Key': IdempotencyKeySchema }) } : {}),
+        ...(spec.body ? { body: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+      },
+      responses,
+      ...({
+        'x-required-scope': auth.kind === 'required' ? (auth.sessionOnly ? 'owner-session' : (auth.scope ?? 'any')) : 'none',
+        'x-rate-limit': spec.rateLimit ?? 'none',
+        'x-error-codes': [...allErrors],
+      } as object),
+    } as any);
+  }
+}

@@ -1,0 +1,38 @@
+import { Client, Connection } from '@temporalio/client';
+import pino from 'pino';
+import { config } from '../domain/config';
+import { createDb } from '../domain/db';
+import { JobWakeups } from '../domain/jobs/wakeups';
+import { resolveSecretsKey } from '../domain/secretsKey';
+import { createApp } from './app';
+import { RateLimits } from './http/rateLimit';
+import { applyMigrations } from '../stack/migrations';
+
+// The API process: stateless; any number can run behind a load balancer.
+async function main() {
+  const cfg = config();
+  const logger = pino({ level: cfg.LOG_LEVEL, base: { service: 'api' }, redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret'] });
+  await applyMigrations(cfg.DATABASE_URL);
+  const { prisma, pool } = createDb(cfg.DATABASE_URL);
+  const connection = await Connection.connect({ address: cfg.TEMPORAL_ADDRESS });
+  const temporal = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE });
+  const wakeups = new JobWakeups(pool);
+  await wakeups.start();
+  const baseUrl = cfg.PUBLIC_BASE_URL ?? `http://127.0.0.1:${cfg.PORT}`;
+  const app = createApp({ config: cfg, db: prisma, pool, temporal, logger, rateLimits: new RateLimits(pool), wakeups, secretsKey: resolveSecretsKey(cfg), baseUrl });
+  const server = app.listen(cfg.PORT, () => logger.info({ port: cfg.PORT, base_url: baseUrl }, 'api listening'));
+  const shutdown = async () => {
+    server.close();
+    await wakeups.close();
+    await connection.close();
+    await prisma.$disconnect();
+    process.exit(0);
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,38 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { ERROR_CATALOGUE } from '../domain/errors';
+import { registerOpenApi, type RouteSpec } from './http/route';
+import { allRoutes } from './routes';
+
+/** The OpenAPI 3.1 document, generated from the same route declarations and zod schemas that serve requests. */
+export function buildOpenApiDocument(specs: RouteSpec<any, any, any>[] = allRoutes, serverUrl = '/') {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'API key with the fixed prefix `tsk_`. Scopes: jobs:read, jobs:write, transcripts:read, uploads:write.',
+  });
+  registry.registerComponent('securitySchemes', 'sessionCookie', { type: 'apiKey', in: 'cookie', name: 'ts_session', description: 'Signed-in owner session (POST /app/session).' });
+  registerOpenApi(registry, specs);
+  const errorTable = Object.entries(ERROR_CATALOGUE)
+    .map(([code, e]) => `| <a id="error-${code.toLowerCase().replace(/_/g, '-')}"></a>\`${code}\` | ${e.status} | ${e.retryable ? 'yes' : 'no'} | ${e.message} |`)
+    .join('\n');
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Transcript Service API',
+      version: '1.0.0',
+      description: [
+        'Turns video links, uploaded files and direct media links into timed transcripts.',
+        '',
+        'Every response carries `X-Request-Id`; error bodies use the envelope `{ error: { code, message, retryable, retry_after_seconds?, details?: { detail }, doc_url }, request_id }`.',
+        '',
+        '**Rate limits** (per workspace, shared by every API instance, one-minute windows): *submits* are POST /v1/jobs, POST /v1/jobs/{id}/retry, POST /v1/batches, POST /v1/uploads, POST /v1/video-discoveries and POST /v1/language-discoveries; *reads* are the GET calls under /v1 except /v1/capabilities (a long poll counts once). Jobs in progress (queued, processing, awaiting_provider) are capped per plan at submit time. Over a limit: 429 RATE_LIMITED with `retry-after`, `ratelimit-limit`, `ratelimit-remaining`, `ratelimit-reset` and `details.detail` naming the limit.',
+        '',
+        '**Request bodies** are JSON, at most 1 MiB (413 PAYLOAD_TOO_LARGE naming `body_limit_bytes`); unknown fields are rejected with 422 INVALID_REQUEST.',
+        '',
+        '| Code | HTTP | Retryable | Meaning |\n|---|---|---|---|\n' + errorTable,
+      ].join('\n'),
+    },
+    servers: [{ url: serverUrl }],
+  });
+}

@@ -1,0 +1,40 @@
+import {
+  FREE_CAPTION_CREDITS, MAX_DURATION_MS, MAX_MEDIA_BYTES, MINIMUM_BILLABLE_SECONDS, PLANS, PRICE_VERSION,
+  TRANSCRIBE_CREDITS_PER_MINUTE, type PlanId,
+} from './plans';
+
+export interface CapabilitySettings {
+  asrEnabled: boolean;
+  photosocialEnabled: boolean;
+}
+
+/**
+ * What the caller's plan may do per source. Without a key the answer is the
+ * trial's (what anyone can do after signing up). AI transcription needs a paid
+ * plan and a configured recognizer.
+ */
+export function capabilitiesFor(plan: PlanId | null, settings: CapabilitySettings) {
+  const paid = plan !== null && PLANS[plan].paid;
+  const ai = paid && settings.asrEnabled;
+  const video = (enabled: boolean) => ({ enabled, captions_only: enabled, auto: enabled && ai, transcribe: enabled && ai, social_acquisition_fee: false });
+  const mediaOnly = { enabled: true, captions_only: false, auto: false, transcribe: ai, social_acquisition_fee: false };
+  return {
+    videosite: video(true),
+    shortvideo: video(true),
+    photosocial: { ...video(settings.photosocialEnabled), native_captions: 'unverified_disabled' },
+    upload: mediaOnly,
+    direct: mediaOnly,
+    max_duration_ms: MAX_DURATION_MS,
+    max_media_bytes: MAX_MEDIA_BYTES,
+    export_formats: ['txt', 'json', 'srt', 'vtt'] as ('txt' | 'json' | 'srt' | 'vtt')[],
+    recognition_profiles: ['standard' as const],
+    transcribe_credits_per_minute: TRANSCRIBE_CREDITS_PER_MINUTE,
+    minimum_billable_seconds: MINIMUM_BILLABLE_SECONDS,
+    price_version: PRICE_VERSION,
+    asr_enabled: settings.asrEnabled,
+    photosocial_enabled: settings.photosocialEnabled,
+    free_caption_credits: FREE_CAPTION_CREDITS,
+    free_caption_credits_period: 'month' as const,
+    plan,
+  };
+}

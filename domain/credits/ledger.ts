@@ -1,0 +1,224 @@
+import type { Db, Tx } from '../db';
+import { ServiceError } from '../errors';
+import { PLANS, type PlanId } from '../plans';
+
+// The credits ledger. Balances live in one row per workspace; every movement is
+// a conditional UPDATE of that row plus an append-only ledger row, in one
+// transaction. The UPDATE's WHERE clause is re-checked under the row lock, so
+// concurrent holds can never drive the balance negative, and a hold moves from
+// `held` to `charged` or `released` exactly once (the second attempt matches no
+// row and changes nothing). CHECK constraints in the migration back this up.
+
+type Client = Db | Tx;
+
+export interface Balance {
+  periodCredits: number;
+  periodTotal: number;
+  prepaidCredits: number;
+  reserved: number;
+  available: number;
+  periodStart: Date;
+  periodEnd: Date;
+}
+
+export function addMonths(date: Date, months: number): Date {
+  const d = new Date(date.getTime());
+  const day = d.getUTCDate();
+  d.setUTCDate(1);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  d.setUTCDate(Math.min(day, lastDay));
+  return d;
+}
+
+/** Opens the account of a new workspace: plan credits for a month (the trial's 50 are given once). */
+export async function openCreditAccount(tx: Client, workspaceId: string, plan: PlanId, now = new Date()): Promise<void> {
+  const credits = PLANS[plan].monthlyCredits;
+  await tx.creditAccount.create({
+    data: {
+      workspaceId,
+      periodCredits: credits,
+      periodTotal: credits,
+      prepaidCredits: 0,
+      reserved: 0,
+      periodStart: now,
+      periodEnd: addMonths(now, 1),
+      renews: plan !== 'trial',
+    },
+  });
+  await tx.creditLedgerEntry.create({ data: { workspaceId, kind: 'grant_period', amount: credits, note: `${plan} plan credits` } });
+}
+
+/**
+ * Renews monthly credits when `period_end` has passed (lazily, on the next ledger
+ * touch, and by the renewal schedule). Unused monthly credits lapse; prepaid stay.
+ * The trial never renews: its credits are given once.
+ */
+export async function renewIfDue(db: Db, workspaceId: string, now = new Date()): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ period_end: Date; renews: boolean; plan: PlanId }[]>`
+      SELECT a.period_end, a.renews, w.plan::text AS plan
+      FROM credit_accounts a JOIN workspaces w ON w.id = a.workspace_id
+      WHERE a.workspace_id = ${workspaceId}::uuid AND a.period_end <= ${now} FOR UPDATE OF a`;
+    const row = rows[0];
+    if (!row) return;
+    let start = row.period_end;
+    let end = addMonths(start, 1);
+    while (end <= now) {
+      start = end;
+      end = addMonths(start, 1);
+    }
+    if (!row.renews) {
+      // Trial: keep the balance, only move the period forward.
+      await tx.$executeRaw`UPDATE credit_accounts SET period_start = ${start}, period_end = ${end}, updated_at = now() WHERE workspace_id = ${workspaceId}::uuid`;
+      return;
+    }
+    const credits = PLANS[row.plan].monthlyCredits;
+    // A monthly grant can never be below what is held, so clamp: the CHECK stays true.
+    await tx.$executeRaw`
+      UPDATE credit_accounts
+      SET period_credits = GREATEST(${credits}, reserved - prepaid_credits), period_total = ${credits},
+          period_start = ${start}, period_end = ${end}, updated_at = now()
+      WHERE workspace_id = ${workspaceId}::uuid`;
+    await tx.creditLedgerEntry.create({ data: { workspaceId, kind: 'renew', amount: credits, note: `period ${start.toISOString()}` } });
+  });
+}
+
+export async function getBalance(db: Db, workspaceId: string, now = new Date()): Promise<Balance> {
+  let a = await db.creditAccount.findUniqueOrThrow({ where: { workspaceId } });
+  if (a.periodEnd <= now) {
+    // Renewal is rare; only then pay for the locking transaction.
+    await renewIfDue(db, workspaceId, now);
+    a = await db.creditAccount.findUniqueOrThrow({ where: { workspaceId } });
+  }
+  return {
+    periodCredits: a.periodCredits,
+    periodTotal: a.periodTotal,
+    prepaidCredits: a.prepaidCredits,
+    reserved: a.reserved,
+    available: a.periodCredits + a.prepaidCredits - a.reserved,
+    periodStart: a.periodStart,
+    periodEnd: a.periodEnd,
+  };
+}
+
+/** The 402 a workspace gets when a hold does not fit: the trial's used-up credits need a plan. */
+function shortfallError(plan: PlanId, needed: number, available: number, detail: string): ServiceError {
+  const message = `This needs ${needed} credits; ${Math.max(0, available)} are available.`;
+  return plan === 'trial'
+    ? new ServiceError('PLAN_REQUIRED', detail, { message: `The trial credits are used up. ${message}` })
+    : new ServiceError('INSUFFICIENT_BALANCE', detail, { message });
+}
+
+/**
+ * Places holds for `amounts` (one per job) in the caller's transaction, all or
+ * none. Returns the hold ids in the same order.
+ */
+export async function placeHolds(
+  tx: Tx,
+  workspaceId: string,
+  amounts: number[],
+  reason: string,
+  opts: { plan: PlanId; detail?: string },
+): Promise<string[]> {
+  const total = amounts.reduce((a, b) => a + b, 0);
+  if (amounts.some((a) => !Number.isInteger(a) || a <= 0)) throw new Error('hold amounts must be positive integers');
+  const updated = await tx.$queryRaw<{ available: number }[]>`
+    UPDATE credit_accounts SET reserved = reserved + ${total}, updated_at = now()
+    WHERE workspace_id = ${workspaceId}::uuid AND period_credits + prepaid_credits - reserved >= ${total}
+    RETURNING period_credits + prepaid_credits - reserved AS available`;
+  if (updated.length === 0) {
+    const rows = await tx.$queryRaw<{ available: number }[]>`
+      SELECT period_credits + prepaid_credits - reserved AS available FROM credit_accounts WHERE workspace_id = ${workspaceId}::uuid`;
+    throw shortfallError(opts.plan, total, Number(rows[0]?.available ?? 0), opts.detail ?? 'credits_remaining');
+  }
+  const ids: string[] = [];
+  for (const amount of amounts) {
+    const hold = await tx.creditHold.create({ data: { workspaceId, amount, reason } });
+    await tx.creditLedgerEntry.create({ data: { workspaceId, kind: 'hold', amount, holdId: hold.id, note: reason } });
+    ids.push(hold.id);
+  }
+  return ids;
+}
+
+export type SettleOutcome = { settled: boolean; status: 'charged' | 'released'; charged: number };
+
+/**
+ * Charges `amount` (at most the hold) and frees the rest. Monthly credits are
+ * used before prepaid ones. Idempotent: a hold already settled is left alone and
+ * its existing outcome is returned.
+ */
+export async function chargeHold(db: Db, holdId: string, amount: number): Promise<SettleOutcome> {
+  return db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ workspace_id: string; amount: number }[]>`
+      UPDATE credit_holds SET status = 'charged', charged = LEAST(amount, ${amount}), settled_at = now()
+      WHERE id = ${holdId}::uuid AND status = 'held'
+      RETURNING workspace_id::text, amount`;
+    const hold = rows[0];
+    if (!hold) return existingOutcome(tx, holdId);
+    const charge = Math.min(hold.amount, amount);
+    await tx.$executeRaw`
+      UPDATE credit_accounts
+      SET reserved = reserved - ${hold.amount},
+          prepaid_credits = prepaid_credits - GREATEST(0, ${charge} - period_credits),
+          period_credits = GREATEST(0, period_credits - ${charge}),
+          updated_at = now()
+      WHERE workspace_id = ${hold.workspace_id}::uuid`;
+    await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'charge', amount: charge, holdId } });
+    if (charge < hold.amount) {
+      await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'release', amount: hold.amount - charge, holdId } });
+    }
+    return { settled: true, status: 'charged', charged: charge };
+  });
+}
+
+/** Frees the whole hold. Idempotent like chargeHold. */
+export async function releaseHold(db: Db, holdId: string): Promise<SettleOutcome> {
+  return db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ workspace_id: string; amount: number }[]>`
+      UPDATE credit_holds SET status = 'released', settled_at = now()
+      WHERE id = ${holdId}::uuid AND status = 'held'
+      RETURNING workspace_id::text, amount`;
+    const hold = rows[0];
+    if (!hold) return existingOutcome(tx, holdId);
+    await tx.$executeRaw`UPDATE credit_accounts SET reserved = reserved - ${hold.amount}, updated_at = now() WHERE workspace_id = ${hold.workspace_id}::uuid`;
+    await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'release', amount: hold.amount, holdId } });
+    return { settled: true, status: 'released', charged: 0 };
+  });
+}
+
+/** Raises an open hold to `newAmount` when the balance allows (AI transcription measured longer than held). */
+export async function increaseHold(db: Db, holdId: string, newAmount: number, plan: PlanId): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ workspace_id: string; amount: number; status: string }[]>`
+      SELECT workspace_id::text, amount, status::text FROM credit_holds WHERE id = ${holdId}::uuid FOR UPDATE`;
+    const hold = rows[0];
+    if (!hold || hold.status !== 'held') throw new Error(`hold ${holdId} is not open`);
+    const extra = newAmount - hold.amount;
+    if (extra <= 0) return;
+    const ok = await tx.$executeRaw`
+      UPDATE credit_accounts SET reserved = reserved + ${extra}, updated_at = now()
+      WHERE workspace_id = ${hold.workspace_id}::uuid AND period_credits + prepaid_credits - reserved >= ${extra}`;
+    if (ok === 0) throw shortfallError(plan, newAmount, 0, 'credits_remaining');
+    await tx.$executeRaw`UPDATE credit_holds SET amount = ${newAmount} WHERE id = ${holdId}::uuid`;
+    await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'hold', amount: extra, holdId, note: 'raised to measured cost' } });
+  });
+}
+
+async function existingOutcome(tx: Tx, holdId: string): Promise<SettleOutcome> {
+  const hold = await tx.creditHold.findUnique({ where: { id: holdId } });
+  if (!hold) throw new Error(`no such hold ${holdId}`);
+  if (hold.status === 'held') throw new Error(`hold ${holdId} still open`);
+  return { settled: false, status: hold.status, charged: hold.charged };
+}
+
+/** Adds bought credits (never expire). `reference` makes it idempotent per payment. */
+export async function addPrepaidCredits(db: Db, workspaceId: string, amount: number, reference: string): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const seen = await tx.creditLedgerEntry.findFirst({ where: { workspaceId, kind: 'grant_prepaid', note: reference } });
+    if (seen) return false;
+    await tx.$executeRaw`UPDATE credit_accounts SET prepaid_credits = prepaid_credits + ${amount}, updated_at = now() WHERE workspace_id = ${workspaceId}::uuid`;
+    await tx.creditLedgerEntry.create({ data: { workspaceId, kind: 'grant_prepaid', amount, note: reference } });
+    return true;
+  });
+}

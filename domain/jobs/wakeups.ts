@@ -1,0 +1,88 @@
+import type { Pool, PoolClient } from 'pg';
+
+// Long-poll wake-ups. The activity that finalises a job runs
+// `NOTIFY job_final, '<job id>'` in the same transaction as the final write, so
+// the notice is delivered only once the state is visible. Each API instance
+// keeps one LISTEN connection and wakes the requests waiting in it; a request
+// that lands on another instance than the one that accepted the job is woken
+// the same way. Nothing but the list of local waiters lives in memory.
+
+export const JOB_FINAL_CHANNEL = 'job_final';
+
+type Waiter = () => void;
+
+export class JobWakeups {
+  private client: PoolClient | null = null;
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private connecting: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(private readonly pool: Pool) {}
+
+  async start(): Promise<void> {
+    this.connecting ??= this.connect();
+    return this.connecting;
+  }
+
+  private async connect(): Promise<void> {
+    const client = await this.pool.connect();
+    client.on('notification', (msg) => {
+      if (msg.channel !== JOB_FINAL_CHANNEL || !msg.payload) return;
+      const set = this.waiters.get(msg.payload);
+      if (set) for (const wake of set) wake();
+    });
+    client.on('error', () => this.reconnect(client));
+    await client.query(`LISTEN ${JOB_FINAL_CHANNEL}`);
+    this.client = client;
+  }
+
+  private reconnect(broken: PoolClient): void {
+    if (this.closed) return;
+    broken.release(true);
+    this.client = null;
+    this.connecting = null;
+    // Wake everyone so they re-read the state; then listen again.
+    for (const set of this.waiters.values()) for (const wake of set) wake();
+    setTimeout(() => void this.start().catch(() => undefined), 500).unref();
+  }
+
+  /**
+   * Resolves when a notice for `jobId` arrives or `timeoutMs` passes. The caller
+   * registers before reading the state (see waitForFinal) so no notice is lost.
+   */
+  subscribe(jobId: string): { wait: (timeoutMs: number, signal?: AbortSignal) => Promise<boolean>; cancel: () => void } {
+    let wake!: Waiter;
+    const woken = new Promise<boolean>((resolve) => (wake = () => resolve(true)));
+    let set = this.waiters.get(jobId);
+    if (!set) this.waiters.set(jobId, (set = new Set()));
+    set.add(wake);
+    const cancel = () => {
+      set!.delete(wake);
+      if (set!.size === 0) this.waiters.delete(jobId);
+    };
+    const wait = async (timeoutMs: number, signal?: AbortSignal) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+        signal?.addEventListener('abort', () => resolve(false), { once: true });
+      });
+      try {
+        return await Promise.race([woken, timeout]);
+      } finally {
+        clearTimeout(timer);
+        cancel();
+      }
+    };
+    return { wait, cancel };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const c = this.client;
+    this.client = null;
+    if (c) {
+      await c.query(`UNLISTEN ${JOB_FINAL_CHANNEL}`).catch(() => undefined);
+      c.release();
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import request from 'supertest';
+import { ERROR_CATALOGUE } from '../domain/errors';
+import { bearer, createWorkspace, startTestApi, type TestApi } from './support/harness';
+
+// Every endpoint of the spec, as (method, OpenAPI path).
+const SPEC_ENDPOINTS: [string, string][] = [
+  ['get', '/v1/capabilities'], ['post', '/v1/jobs'], ['get', '/v1/jobs'], ['get', '/v1/jobs/{id}'], ['post', '/v1/jobs/{id}/cancel'],
+  ['post', '/v1/jobs/{id}/retry'], ['post', '/v1/batches'], ['get', '/v1/batches/{id}'], ['get', '/v1/transcripts/{id}'],
+  ['get', '/v1/transcripts/{id}/export'], ['delete', '/v1/transcripts/{id}'], ['post', '/v1/uploads'], ['post', '/v1/uploads/{id}/complete'],
+  ['post', '/v1/video-discoveries'], ['get', '/v1/video-discoveries/{id}'], ['post', '/v1/language-discoveries'], ['get', '/v1/language-discoveries/{id}'],
+  ['post', '/v1/webhook-endpoints'], ['get', '/v1/webhook-endpoints'], ['delete', '/v1/webhook-endpoints/{id}'], ['get', '/v1/usage'],
+  ['get', '/app/keys'], ['post', '/app/keys'], ['delete', '/app/keys/{id}'], ['post', '/app/billing/checkout'], ['get', '/app/billing/quote'],
+  ['post', '/app/billing/portal'], ['get', '/app/profile'], ['patch', '/app/profile'], ['delete', '/app/account'], ['get', '/app/webhooks/deliveries'],
+];
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.close());
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1, version 1.0.0, with every endpoint of the spec', async () => {
+    const { body: doc } = await request(api.app).get('/openapi.json').expect(200);
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.0.0');
+    for (const [method, path] of SPEC_ENDPOINTS) {
+      expect(doc.paths[path]?.[method]).toBeDefined();
+    }
+  });
+
+  it('states the scope and the error codes of every operation', async () => {
+    const { body: doc } = await request(api.app).get('/openapi.json');
+    for (const [method, path] of SPEC_ENDPOINTS) {
+      const op = doc.paths[path][method];
+      expect(op['x-required-scope']).toBeDefined();
+      expect(Array.isArray(op['x-error-codes'])).toBe(true);
+      for (const code of op['x-error-codes']) {
+        const status = String(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status);
+        expect(op.responses[status]).toBeDefined();
+      }
+    }
+    expect(doc.paths['/v1/jobs'].post['x-required-scope']).toBe('jobs:write');
+    expect(doc.paths['/v1/webhook-endpoints'].post['x-required-scope']).toBe('owner-session');
+    expect(doc.paths['/v1/capabilities'].get['x-required-scope']).toBe('none');
+  });
+
+  it('is generated from the request schemas (the job request fields and limits appear)', async () => {
+    const { body: doc } = await request(api.app).get('/openapi.json');
+    const job = doc.components.schemas.JobRequest;
+    expect(Object.keys(job.properties).sort()).toEqual(
+      ['caption_languages', 'caption_preference', 'language', 'max_credits', 'metadata', 'mode', 'source', 'webhook_endpoint_id'].sort(),
+    );
+    expect(job.properties.caption_languages.maxItems).toBe(5);
+    expect(job.required).toEqual(expect.arrayContaining(['source', 'mode']));
+    expect(job.additionalProperties).toBe(false);
+  });
+
+  it('serves a readable reference page', async () => {
+    const res = await request(api.app).get('/docs/').expect(200);
+    expect(res.text).toContain('swagger-ui');
+  });
+
+  it('keeps ingress endpoints out of the public document', async () => {
+    const { body: doc } = await request(api.app).get('/openapi.json');
+    expect(Object.keys(doc.paths).filter((p) => p.includes('ingress'))).toEqual([]);
+  });
+});
+
+describe('planned endpoints', () => {
+  it('answer 501 in the error envelope until built', async () => {
+    const ws = await createWorkspace(api.deps, { plan: 'pro' });
+    const res = await request(api.app).get('/v1/video-discoveries/6f1c1c1e-8a52-4a4e-9a57-1b1c2d3e4f50').set(bearer(ws.apiKey));
+    expect(res.status).toBe(501);
+    expect(res.body.error.code).toBe('NOT_IMPLEMENTED');
+    expect(res.body.request_id).toBe(res.headers['x-request-id']);
+  });
+});

@@ -1,0 +1,44 @@
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+
+// Quiet worker logs in tests: only warnings and errors.
+try {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+} catch {
+  // already installed in this process
+}
+
+// Workflow code is bundled once per test file and reused by every worker in it.
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+export function workflowBundle() {
+  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+  return bundle;
+}
+
+export interface TestWorker {
+  taskQueue: string;
+  worker: Worker;
+  stop: () => Promise<void>;
+}
+
+/** A real worker on a unique task queue, running until stop(). */
+export async function startTestWorker(activities: object, taskQueue = `test-${randomUUID()}`): Promise<TestWorker> {
+  const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
+  const worker = await Worker.create({
+    connection,
+    namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities,
+  });
+  const running = worker.run();
+  return {
+    taskQueue,
+    worker,
+    stop: async () => {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
