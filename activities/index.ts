@@ -1,7 +1,11 @@
 import type { Db } from '../domain/db';
+import { createCaptionActivities, type CaptionSources } from './captions';
+import { createJobStateActivities } from './jobState';
+import { createRetentionActivities } from './retention';
 
 export interface ActivityDeps {
   db: Db;
+  captions: CaptionSources;
 }
 
 /** Activities come from a factory that takes their dependencies, so tests can pass their own. */
@@ -11,6 +15,9 @@ export function createActivities(deps: ActivityDeps) {
       await deps.db.$queryRaw`SELECT 1`;
       return `pong:${message}`;
     },
+    ...createJobStateActivities(deps.db),
+    ...createCaptionActivities(deps.db, deps.captions),
+    ...createRetentionActivities(deps.db),
   };
 }
 

@@ -1,10 +1,13 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { createActivities } from '../activities';
+import { createOutbound, outboundConfigFromEnv } from '../activities/outbound/http';
+import { createCaptionSources } from '../activities/platforms/sources';
+import { Client, Connection } from '@temporalio/client';
+import { ensureRetentionSchedule } from './schedules';
 import { config } from '../domain/config';
 import { createDb } from '../domain/db';
 import { applyMigrations } from '../stack/migrations';
-import { TASK_QUEUE } from '../workflows/definitions';
 
 // The worker process: runs workflows and activities from the task queue. Scale
 // out by starting more of them; Temporal spreads the work.
@@ -16,16 +19,21 @@ async function main() {
   Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `0.0.0.0:${metricsPort}` } } } });
   await applyMigrations(cfg.DATABASE_URL);
   const { prisma } = createDb(cfg.DATABASE_URL);
+  const outbound = createOutbound(outboundConfigFromEnv());
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
+  const taskQueue = cfg.TEMPORAL_TASK_QUEUE;
+  const client = new Client({ connection: await Connection.connect({ address: cfg.TEMPORAL_ADDRESS }), namespace: cfg.TEMPORAL_NAMESPACE });
+  await ensureRetentionSchedule(client, taskQueue);
   const worker = await Worker.create({
     connection,
     namespace: cfg.TEMPORAL_NAMESPACE,
-    taskQueue: process.env.TEMPORAL_TASK_QUEUE ?? TASK_QUEUE,
+    taskQueue,
     workflowsPath: require.resolve('../workflows'),
-    activities: createActivities({ db: prisma }),
+    activities: createActivities({ db: prisma, captions: createCaptionSources(outbound) }),
   });
-  logger.info({ task_queue: TASK_QUEUE, metrics_port: metricsPort }, 'worker running');
+  logger.info({ task_queue: taskQueue, metrics_port: metricsPort }, 'worker running');
   await worker.run();
+  await outbound.close();
   await prisma.$disconnect();
   await connection.close();
 }

@@ -5,6 +5,7 @@ import type { Config } from '../../domain/config';
 import type { Db } from '../../domain/db';
 import type { RateLimits } from './rateLimit';
 import type { JobWakeups } from '../../domain/jobs/wakeups';
+import type { RetrySettings } from '../../workflows/definitions';
 
 /** Everything a handler may use; built once per API process in api/app.ts. */
 export interface AppDeps {
@@ -17,4 +18,6 @@ export interface AppDeps {
   wakeups: JobWakeups;
   secretsKey: string;
   baseUrl: string;
+  /** Automatic-retry policy for new jobs; tests shorten it. Default DEFAULT_RETRY. */
+  jobRetry?: RetrySettings;
 }

@@ -149,7 +149,12 @@ export type SettleOutcome = { settled: boolean; status: 'charged' | 'released'; 
  * its existing outcome is returned.
  */
 export async function chargeHold(db: Db, holdId: string, amount: number): Promise<SettleOutcome> {
-  return db.$transaction(async (tx) => {
+  return db.$transaction((tx) => chargeHoldIn(tx, holdId, amount));
+}
+
+/** chargeHold inside the caller's transaction (finalising a job charges and publishes atomically). */
+export async function chargeHoldIn(tx: Tx, holdId: string, amount: number): Promise<SettleOutcome> {
+  {
     const rows = await tx.$queryRaw<{ workspace_id: string; amount: number }[]>`
       UPDATE credit_holds SET status = 'charged', charged = LEAST(amount, ${amount}), settled_at = now()
       WHERE id = ${holdId}::uuid AND status = 'held'
@@ -169,12 +174,16 @@ export async function chargeHold(db: Db, holdId: string, amount: number): Promis
       await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'release', amount: hold.amount - charge, holdId } });
     }
     return { settled: true, status: 'charged', charged: charge };
-  });
+  }
 }
 
 /** Frees the whole hold. Idempotent like chargeHold. */
 export async function releaseHold(db: Db, holdId: string): Promise<SettleOutcome> {
-  return db.$transaction(async (tx) => {
+  return db.$transaction((tx) => releaseHoldIn(tx, holdId));
+}
+
+export async function releaseHoldIn(tx: Tx, holdId: string): Promise<SettleOutcome> {
+  {
     const rows = await tx.$queryRaw<{ workspace_id: string; amount: number }[]>`
       UPDATE credit_holds SET status = 'released', settled_at = now()
       WHERE id = ${holdId}::uuid AND status = 'held'
@@ -184,7 +193,7 @@ export async function releaseHold(db: Db, holdId: string): Promise<SettleOutcome
     await tx.$executeRaw`UPDATE credit_accounts SET reserved = reserved - ${hold.amount}, updated_at = now() WHERE workspace_id = ${hold.workspace_id}::uuid`;
     await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'release', amount: hold.amount, holdId } });
     return { settled: true, status: 'released', charged: 0 };
-  });
+  }
 }
 
 /** Raises an open hold to `newAmount` when the balance allows (AI transcription measured longer than held). */

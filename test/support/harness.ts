@@ -35,7 +35,7 @@ export async function startTestApi(overrides: Partial<Record<string, string>> = 
     db: prisma,
     pool,
     temporal,
-    logger: pino({ level: 'silent' }),
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     rateLimits: new RateLimits(pool),
     wakeups,
     secretsKey: resolveSecretsKey(cfg),

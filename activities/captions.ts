@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import type { Prisma } from '../prisma/generated/client';
+import type { Db } from '../domain/db';
+import { ServiceError } from '../domain/errors';
+import type { CaptionOptions, CaptionResult } from './platforms/types';
+import { reuseKey } from '../domain/jobs/reuse';
+import { asActivity } from './failures';
+import { recordRetry, type JobPlan } from './jobState';
+
+/** The platform side the caption activities need; the worker wires the real clients behind the outbound layer. */
+export interface CaptionSources {
+  fetchCaptions(platform: 'videosite' | 'shortvideo', mediaId: string, options: CaptionOptions): Promise<CaptionResult>;
+  /** Follows a share link to the video it names. */
+  resolveShareLink(platform: 'shortvideo', url: string): Promise<{ mediaId: string; canonicalUrl: string }>;
+}
+
+/** Version of the processing pipeline, stored on every transcript. */
+export const EXTRACTION_VERSION = 'captions-2026.11.1';
+
+export function createCaptionActivities(db: Db, sources: CaptionSources) {
+  const onRetry = (jobId: string) => (err: ServiceError, attempt: number) => recordRetry(db, jobId, attempt, err.toObject());
+
+  return {
+    /** resolve stage: share links become the video they point at (one video, one media_id). */
+    async resolveSource(plan: JobPlan): Promise<{ mediaId: string }> {
+      return asActivity(async () => {
+        if (plan.platform !== 'shortvideo' || !plan.mediaId.startsWith('share:')) return { mediaId: plan.mediaId };
+        const resolved = await sources.resolveShareLink('shortvideo', plan.sourceUrl!);
+        const job = await db.job.findUniqueOrThrow({ where: { id: plan.jobId } });
+        await db.job.update({
+          where: { id: plan.jobId },
+          data: {
+            mediaId: resolved.mediaId,
+            canonicalUrl: resolved.canonicalUrl,
+            reuseKey: reuseKey({ platform: job.platform, mediaId: resolved.mediaId, mode: job.mode, captionLanguages: job.captionLanguages, captionPreference: job.captionPreference, language: job.language }),
+          },
+        });
+        return { mediaId: resolved.mediaId };
+      }, onRetry(plan.jobId));
+    },
+
+    /**
+     * captions stage: reads the chosen caption track and stores it as the
+     * job's (unpublished) transcript. Upserts on the job id, so a retry
+     * overwrites instead of duplicating.
+     */
+    async fetchCaptions(plan: JobPlan, mediaId: string): Promise<{ transcriptId: string }> {
+      return asActivity(async () => {
+        if (plan.platform !== 'videosite' && plan.platform !== 'shortvideo') {
+          throw new ServiceError('CAPABILITY_UNAVAILABLE', 'mode', { message: `${plan.platform} sources have no captions.` });
+        }
+        const result = await sources.fetchCaptions(plan.platform, mediaId, {
+          captionLanguages: plan.captionLanguages,
+          captionPreference: plan.captionPreference,
+        });
+        const job = await db.job.findUniqueOrThrow({ where: { id: plan.jobId } });
+        const data = {
+          workspaceId: job.workspaceId,
+          reuseKey: job.reuseKey,
+          platform: job.platform,
+          mediaId: job.mediaId,
+          canonicalUrl: job.canonicalUrl,
+          title: result.title,
+          sourceOrigin: result.sourceOrigin,
+          language: result.language,
+          text: result.segments.map((s) => s.text).join(' '),
+          segments: result.segments as unknown as Prisma.InputJsonValue,
+          timingGranularity: result.segments.length > 0 ? 'segment' : 'none',
+          durationSeconds: result.durationSeconds,
+          extractionVersion: EXTRACTION_VERSION,
+          expiresAt: new Date(Date.now() + 86400_000),
+        };
+        const transcript = await db.transcript.upsert({
+          where: { jobId: plan.jobId },
+          create: { id: randomUUID(), jobId: plan.jobId, ...data },
+          update: data,
+          select: { id: true },
+        });
+        if (result.title) await db.job.update({ where: { id: plan.jobId }, data: { title: result.title } });
+        return { transcriptId: transcript.id };
+      }, onRetry(plan.jobId));
+    },
+  };
+}

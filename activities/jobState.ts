@@ -1,0 +1,142 @@
+import { Prisma } from '../prisma/generated/client';
+import { chargeHoldIn, releaseHoldIn } from '../domain/credits/ledger';
+import type { Db, Tx } from '../domain/db';
+import { ServiceError, type ErrorObject } from '../domain/errors';
+import { JOB_FINAL_CHANNEL } from '../domain/jobs/wakeups';
+import { isFinal } from '../domain/jobs/view';
+import { asActivity } from './failures';
+
+// Activities that move a job's state. Each is idempotent: it changes a row
+// only from the state it expects, so a retried activity or a replayed
+// workflow step changes nothing the second time.
+
+/** What the workflow needs to run a job: small, no transcript content. */
+export interface JobPlan {
+  jobId: string;
+  workspaceId: string;
+  mode: 'captions_only' | 'auto' | 'transcribe';
+  platform: string;
+  mediaId: string;
+  sourceUrl: string | null;
+  captionLanguages: string[];
+  captionPreference: 'prefer_creator' | 'creator_only' | 'automatic_only';
+  language: string | null;
+  holdId: string | null;
+  status: string;
+}
+
+export type JobOutcome = { status: 'succeeded' | 'failed' | 'cancelled' };
+
+async function notifyFinal(tx: Tx, jobId: string): Promise<void> {
+  // Delivered on commit only, so a woken long poll always reads the final state.
+  await tx.$executeRaw`SELECT pg_notify(${JOB_FINAL_CHANNEL}, ${jobId})`;
+}
+
+export function createJobStateActivities(db: Db) {
+  return {
+    /**
+     * First step: moves the job from queued to processing. The workflow may
+     * start a moment before the API's transaction commits, so "not found" is
+     * retried for a while; a job that never appears (its transaction rolled
+     * back) ends the workflow without effect.
+     */
+    async startJob(jobId: string): Promise<JobPlan | null> {
+      return asActivity(async () => {
+        const job = await db.job.findUnique({ where: { id: jobId } });
+        if (!job) throw new ServiceError('STORAGE_UNAVAILABLE', 'job_not_visible_yet');
+        if (job.status === 'queued') {
+          await db.job.updateMany({ where: { id: jobId, status: 'queued' }, data: { status: 'processing', stage: 'resolve' } });
+        }
+        return {
+          jobId,
+          workspaceId: job.workspaceId,
+          mode: job.mode as JobPlan['mode'],
+          platform: job.platform,
+          mediaId: job.mediaId,
+          sourceUrl: job.sourceUrl,
+          captionLanguages: job.captionLanguages,
+          captionPreference: job.captionPreference as JobPlan['captionPreference'],
+          language: job.language,
+          holdId: job.holdId,
+          status: isFinal(job.status) ? job.status : 'processing',
+        };
+      });
+    },
+
+    async setStage(jobId: string, stage: string, status?: 'processing' | 'awaiting_provider'): Promise<void> {
+      await db.job.updateMany({
+        where: { id: jobId, status: { in: ['queued', 'processing', 'awaiting_provider'] } },
+        data: { stage, ...(status ? { status } : {}) },
+      });
+    },
+
+    /**
+     * Success: charges the hold, publishes the transcript and marks the job
+     * succeeded in one transaction, then wakes long polls.
+     */
+    async completeJob(jobId: string, result: { transcriptId: string; charge: number; billingKind: 'captions' | 'ai_transcription' }): Promise<JobOutcome> {
+      return db.$transaction(async (tx) => {
+        const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
+        if (isFinal(job.status)) return { status: job.status as JobOutcome['status'] };
+        const settled = job.holdId ? await chargeHoldIn(tx, job.holdId, result.charge) : { charged: 0 };
+        const ws = await tx.workspace.findUniqueOrThrow({ where: { id: job.workspaceId }, select: { retentionDays: true } });
+        const now = new Date();
+        await tx.transcript.update({
+          where: { id: result.transcriptId },
+          data: { publishedAt: now, expiresAt: new Date(now.getTime() + ws.retentionDays * 86400_000) },
+        });
+        await tx.job.update({
+          where: { id: jobId },
+          data: {
+            status: 'succeeded', stage: null, resultId: result.transcriptId, billingKind: result.billingKind,
+            creditsCharged: settled.charged, creditsReserved: 0, finishedAt: now, retryAttempt: 0, lastRetryError: Prisma.DbNull,
+          },
+        });
+        await notifyFinal(tx, jobId);
+        return { status: 'succeeded' };
+      });
+    },
+
+    /** Permanent failure: releases the hold, records the error, nothing charged. */
+    async failJob(jobId: string, error: ErrorObject): Promise<JobOutcome> {
+      return finish(db, jobId, 'failed', error);
+    },
+
+    /** Cancelled while no AI transcription had started: releases the hold. */
+    async cancelJob(jobId: string): Promise<JobOutcome> {
+      return finish(db, jobId, 'cancelled', null);
+    },
+
+    /** Shown on the job while Temporal retries a retryable error (status stays processing). */
+    async recordRetry(jobId: string, attempt: number, error: ErrorObject): Promise<void> {
+      await recordRetry(db, jobId, attempt, error);
+    },
+  };
+}
+
+export async function recordRetry(db: Db, jobId: string, attempt: number, error: ErrorObject): Promise<void> {
+  await db.job.updateMany({
+    where: { id: jobId, status: { in: ['queued', 'processing', 'awaiting_provider'] } },
+    data: { retryAttempt: attempt, lastRetryError: error as unknown as Prisma.InputJsonValue },
+  });
+}
+
+async function finish(db: Db, jobId: string, status: 'failed' | 'cancelled', error: ErrorObject | null): Promise<JobOutcome> {
+  return db.$transaction(async (tx) => {
+    const job = await tx.job.findUnique({ where: { id: jobId } });
+    if (!job) return { status };
+    if (isFinal(job.status)) return { status: job.status as JobOutcome['status'] };
+    if (job.holdId) await releaseHoldIn(tx, job.holdId);
+    // A transcript written before the failure is never published.
+    await tx.transcript.deleteMany({ where: { jobId, publishedAt: null } });
+    await tx.job.update({
+      where: { id: jobId },
+      data: {
+        status, stage: null, creditsReserved: 0, creditsCharged: 0, finishedAt: new Date(),
+        error: error ? (error as unknown as Prisma.InputJsonValue) : Prisma.DbNull, retryAttempt: 0, lastRetryError: Prisma.DbNull,
+      },
+    });
+    await notifyFinal(tx, jobId);
+    return { status };
+  });
+}

@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto';
+import type { Tx } from './db';
+import { ServiceError } from './errors';
+
+// Idempotency-Key handling. The claim is an INSERT on the unique
+// (workspace, operation, key) index inside the caller's transaction: a second
+// request with the same key waits on that index until the first commits, then
+// sees its record. So two concurrent requests with one key create one object.
+
+export const IDEMPOTENCY_WINDOW_MS = 48 * 3600 * 1000;
+
+/** Stable hash of a parsed request body (object keys sorted). */
+export function requestHash(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+}
+
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+export type Claim = { kind: 'claimed'; recordId: string } | { kind: 'replay'; resourceId: string };
+
+export async function claimIdempotencyKey(
+  tx: Tx,
+  args: { workspaceId: string; operation: string; key: string; hash: string },
+): Promise<Claim> {
+  const { workspaceId, operation, key, hash } = args;
+  await tx.$executeRaw`DELETE FROM idempotency_records WHERE workspace_id = ${workspaceId}::uuid AND operation = ${operation} AND key = ${key} AND expires_at < now()`;
+  const inserted = await tx.$queryRaw<{ id: string }[]>`
+    INSERT INTO idempotency_records (id, workspace_id, operation, key, request_hash, created_at, expires_at)
+    VALUES (gen_random_uuid(), ${workspaceId}::uuid, ${operation}, ${key}, ${hash}, now(), now() + interval '48 hours')
+    ON CONFLICT (workspace_id, operation, key) DO NOTHING
+    RETURNING id::text`;
+  if (inserted[0]) return { kind: 'claimed', recordId: inserted[0].id };
+  const existing = await tx.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: { workspaceId, operation, key } } });
+  if (!existing) throw new ServiceError('INTERNAL_ERROR');
+  if (existing.requestHash !== hash) {
+    throw new ServiceError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key', { message: 'This Idempotency-Key was already used with a different body.' });
+  }
+  if (!existing.resourceId) throw new ServiceError('INTERNAL_ERROR');
+  return { kind: 'replay', resourceId: existing.resourceId };
+}
+
+export async function bindIdempotencyRecord(tx: Tx, recordId: string, resourceType: string, resourceId: string): Promise<void> {
+  await tx.idempotencyRecord.update({ where: { id: recordId }, data: { resourceType, resourceId } });
+}

@@ -1,0 +1,67 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { JobRequest } from '../../api/schemas/jobs';
+import { CANCEL_UPDATE, type CancelResult } from '../../workflows/definitions';
+import type { Principal } from '../accounts/principal';
+import { isErrorCode, ServiceError, type ErrorObject } from '../errors';
+import { getJob } from './read';
+import { submitJob, type JobServiceDeps, type SubmitResult } from './submit';
+import { isFinal, type JobView } from './view';
+
+/**
+ * POST /v1/jobs/{id}/cancel. The job's workflow decides through an update, so
+ * the API cannot race it: the update is refused once AI transcription started
+ * or the job is final, and otherwise returns after the hold was released.
+ */
+export async function cancelJob(deps: JobServiceDeps, principal: Principal, jobId: string): Promise<JobView> {
+  const job = await deps.db.job.findFirst({ where: { id: jobId, workspaceId: principal.workspaceId } });
+  if (!job) throw new ServiceError('NOT_FOUND', 'id', { message: 'No job with this id in this workspace.' });
+  if (isFinal(job.status)) throw notAllowed(`status=${job.status}`, `The job is already ${job.status}.`);
+  try {
+    await deps.temporal.workflow.getHandle(job.workflowId).executeUpdate<CancelResult, []>(CANCEL_UPDATE);
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && isErrorCode(err.cause.type)) {
+      const detail = (err.cause.details?.[0] as string | undefined) ?? 'stage';
+      throw new ServiceError(err.cause.type, detail, { message: err.cause.message });
+    }
+    if (err instanceof WorkflowNotFoundError || (err as Error).name === 'WorkflowNotFoundError') {
+      const now = await getJob(deps.db, principal.workspaceId, jobId);
+      throw notAllowed(`status=${now.status}`, `The job is already ${now.status}.`);
+    }
+    throw err;
+  }
+  return getJob(deps.db, principal.workspaceId, jobId);
+}
+
+function notAllowed(detail: string, message: string) {
+  return new ServiceError('CANCELLATION_NOT_ALLOWED', detail, { message });
+}
+
+/** POST /v1/jobs/{id}/retry: a new job with the same source and options, from a failure whose error was retryable. */
+export async function retryJob(
+  deps: JobServiceDeps,
+  principal: Principal,
+  jobId: string,
+  body: { max_credits?: number },
+  idempotencyKey: string,
+): Promise<SubmitResult> {
+  const job = await deps.db.job.findFirst({ where: { id: jobId, workspaceId: principal.workspaceId } });
+  if (!job) throw new ServiceError('NOT_FOUND', 'id', { message: 'No job with this id in this workspace.' });
+  const error = job.error as ErrorObject | null;
+  if (job.status !== 'failed' || !error?.retryable) {
+    throw new ServiceError('JOB_NOT_RETRYABLE', job.status === 'failed' ? `error.code=${error?.code}` : `status=${job.status}`, {
+      message: job.status === 'failed' ? 'The failure was final; change the request instead.' : `Only failed jobs can be retried; this one is ${job.status}.`,
+    });
+  }
+  const req: JobRequest = {
+    source: job.uploadId ? { upload_id: job.uploadId } : { url: job.sourceUrl! },
+    mode: job.mode as JobRequest['mode'],
+    caption_languages: job.captionLanguages,
+    caption_preference: job.captionPreference as JobRequest['caption_preference'],
+    ...(job.language ? { language: job.language } : {}),
+    ...(body.max_credits ?? job.maxCredits ? { max_credits: body.max_credits ?? job.maxCredits! } : {}),
+    ...(job.webhookEndpointId ? { webhook_endpoint_id: job.webhookEndpointId } : {}),
+    metadata: job.metadata as Record<string, string>,
+  };
+  return submitJob(deps, principal, req, idempotencyKey, { operation: `POST /v1/jobs/${jobId}/retry`, retryOfJobId: jobId, hashBody: body });
+}

@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Two requests are "the same" (and the second reuses the first's transcript for
+ * free) when, in the same workspace, they name the same video — platform and
+ * normalised media_id, whatever link form was used — with the same mode and the
+ * same result-deciding options:
+ *   captions_only / auto: caption_languages (order matters) and caption_preference;
+ *   transcribe: the language hint.
+ * metadata, max_credits and webhook_endpoint_id never affect reuse.
+ */
+export function reuseKey(input: {
+  platform: string;
+  mediaId: string;
+  mode: string;
+  captionLanguages: string[];
+  captionPreference: string;
+  language: string | null;
+}): string {
+  const options =
+    input.mode === 'transcribe'
+      ? { language: input.language?.toLowerCase() ?? null }
+      : {
+          caption_languages: input.captionLanguages.map((l) => l.toLowerCase()),
+          caption_preference: input.captionPreference,
+          ...(input.mode === 'auto' ? { language: input.language?.toLowerCase() ?? null } : {}),
+        };
+  return createHash('sha256').update(JSON.stringify([input.platform, input.mediaId, input.mode, options])).digest('hex');
+}

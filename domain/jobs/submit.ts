@@ -1,0 +1,211 @@
+import type { Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import type { JobRequest } from '../../api/schemas/jobs';
+import type { Principal } from '../accounts/principal';
+import type { Db, Tx } from '../db';
+import { placeHolds } from '../credits/ledger';
+import { ServiceError } from '../errors';
+import { bindIdempotencyRecord, claimIdempotencyKey, requestHash } from '../idempotency';
+import { PLANS } from '../plans';
+import { recognizeLink } from '../sources/links';
+import { DEFAULT_RETRY, JOB_WORKFLOW, workflowIds, type JobWorkflowInput, type RetrySettings } from '../../workflows/definitions';
+import { reuseKey } from './reuse';
+import { ACTIVE_STATUSES, toJobView, type JobView } from './view';
+
+export interface JobServiceDeps {
+  db: Db;
+  temporal: Client;
+  taskQueue: string;
+  retry?: RetrySettings;
+  photosocialEnabled: boolean;
+  asrEnabled: boolean;
+}
+
+export interface SubmitResult {
+  status: 200 | 202;
+  job: JobView;
+}
+
+interface ResolvedSource {
+  platform: string;
+  mediaId: string;
+  canonicalUrl: string | null;
+  sourceUrl: string | null;
+  uploadId: string | null;
+  title: string | null;
+}
+
+/** Where `details.detail` points for a job field: plain for jobs, `items[i].field` in a batch. */
+export type FieldPath = (field: string) => string;
+const plainPath: FieldPath = (f) => f;
+
+/** Checks the source and mode against the rules of the job request table and the caller's plan. */
+export async function resolveJobSource(db: Db | Tx, principal: Principal, req: JobRequest, settings: { photosocialEnabled: boolean; asrEnabled: boolean }, at: FieldPath = plainPath): Promise<ResolvedSource> {
+  let source: ResolvedSource;
+  if (req.source.upload_id) {
+    const upload = await db.upload.findFirst({ where: { id: req.source.upload_id, workspaceId: principal.workspaceId } });
+    if (!upload) throw new ServiceError('NOT_FOUND', at('source.upload_id'), { message: 'No upload with this id in this workspace.' });
+    if (upload.status !== 'ready') {
+      throw new ServiceError('INVALID_REQUEST', at('source.upload_id'), { message: `The upload is ${upload.status}; complete it first.` });
+    }
+    source = { platform: 'upload', mediaId: upload.id, canonicalUrl: null, sourceUrl: null, uploadId: upload.id, title: upload.filename };
+  } else {
+    let link;
+    try {
+      link = recognizeLink(req.source.url!);
+    } catch (err) {
+      if (err instanceof ServiceError) throw new ServiceError(err.code, at('source.url'), { message: err.message });
+      throw err;
+    }
+    source = { platform: link.platform, mediaId: link.mediaId, canonicalUrl: link.canonicalUrl, sourceUrl: req.source.url!, uploadId: null, title: null };
+  }
+  const mediaOnly = source.platform === 'upload' || source.platform === 'direct';
+  if (source.platform === 'photosocial' && !settings.photosocialEnabled) {
+    throw new ServiceError('CAPABILITY_UNAVAILABLE', at('source.url'), { message: 'photosocial sources are switched off.' });
+  }
+  if (mediaOnly && req.mode !== 'transcribe') {
+    throw new ServiceError('CAPABILITY_UNAVAILABLE', at('mode'), { message: `Uploads and direct links have no captions; use mode transcribe.` });
+  }
+  if (req.mode !== 'captions_only') {
+    if (!PLANS[principal.plan].paid) throw new ServiceError('PLAN_REQUIRED', at('mode'), { message: 'AI transcription needs a paid plan.' });
+    if (!settings.asrEnabled) throw new ServiceError('CAPABILITY_UNAVAILABLE', at('mode'), { message: 'AI transcription is not available right now.' });
+  }
+  return source;
+}
+
+/** Credits held at acceptance: captions 1, auto 2; AI transcription holds its minimum (60 s) and is raised once the media is measured. */
+export function initialHold(mode: JobRequest['mode']): number {
+  return mode === 'captions_only' ? 1 : 2;
+}
+
+export interface NewJobRow {
+  id: string;
+  request: JobRequest;
+  source: ResolvedSource;
+  batchId?: string;
+  itemIndex?: number;
+  retryOfJobId?: string;
+  webhookEndpointId?: string | null;
+  metadata?: Record<string, string>;
+}
+
+export function jobRowData(principal: Principal, row: NewJobRow, holdId: string | null, cached: { transcriptId: string; title: string | null } | null) {
+  const req = row.request;
+  const captionPreference = req.caption_preference ?? 'prefer_creator';
+  const captionLanguages = req.caption_languages ?? [];
+  const language = req.language ?? null;
+  const hold = cached ? 0 : initialHold(req.mode);
+  return {
+    id: row.id,
+    workspaceId: principal.workspaceId,
+    batchId: row.batchId ?? null,
+    itemIndex: row.itemIndex ?? null,
+    status: cached ? ('succeeded' as const) : ('queued' as const),
+    stage: cached ? null : 'resolve',
+    mode: req.mode,
+    captionLanguages,
+    captionPreference,
+    language,
+    maxCredits: req.max_credits ?? null,
+    webhookEndpointId: row.webhookEndpointId ?? req.webhook_endpoint_id ?? null,
+    metadata: row.metadata ?? req.metadata ?? {},
+    sourceUrl: row.source.sourceUrl,
+    platform: row.source.platform,
+    mediaId: row.source.mediaId,
+    canonicalUrl: row.source.canonicalUrl,
+    title: cached?.title ?? row.source.title,
+    uploadId: row.source.uploadId,
+    reuseKey: reuseKey({ platform: row.source.platform, mediaId: row.source.mediaId, mode: req.mode, captionLanguages, captionPreference, language }),
+    resultId: cached?.transcriptId ?? null,
+    billingKind: cached ? 'cached' : req.mode === 'transcribe' ? 'ai_transcription' : 'captions',
+    creditsReserved: hold,
+    creditsCharged: 0,
+    holdId,
+    retryOfJobId: row.retryOfJobId ?? null,
+    workflowId: workflowIds.job(row.id),
+    finishedAt: cached ? new Date() : null,
+  };
+}
+
+/** A retained, undeleted transcript of this workspace for the same video and options, if any. */
+export async function findReusable(db: Db | Tx, workspaceId: string, key: string) {
+  return db.transcript.findFirst({
+    where: { workspaceId, reuseKey: key, deletedAt: null, publishedAt: { not: null }, expiresAt: { gt: new Date() } },
+    orderBy: { createdAt: 'desc' },
+    select: { id: true, title: true },
+  });
+}
+
+export async function assertWebhookEndpoint(db: Db | Tx, workspaceId: string, id: string | undefined, field: string): Promise<void> {
+  if (!id) return;
+  const endpoint = await db.webhookEndpoint.findFirst({ where: { id, workspaceId, enabled: true }, select: { id: true } });
+  if (!endpoint) throw new ServiceError('INVALID_REQUEST', field, { message: 'No enabled webhook endpoint with this id in this workspace.' });
+}
+
+/** Refuses a new job when the plan's jobs-in-progress limit is reached (checked under the account row lock). */
+export async function assertJobsInProgress(tx: Tx, principal: Principal, adding: number): Promise<void> {
+  const limit = PLANS[principal.plan].jobsInProgress;
+  const active = await tx.job.count({ where: { workspaceId: principal.workspaceId, status: { in: [...ACTIVE_STATUSES] } } });
+  if (active + adding > limit) {
+    throw new ServiceError('RATE_LIMITED', `jobs_in_progress=${limit}`, {
+      message: `The plan allows ${limit} jobs in progress; ${active} are running.`,
+      retryAfterSeconds: 10,
+    });
+  }
+}
+
+export async function startJobWorkflow(deps: JobServiceDeps, jobId: string): Promise<void> {
+  const input: JobWorkflowInput = { jobId, retry: deps.retry ?? DEFAULT_RETRY };
+  await deps.temporal.workflow.start(JOB_WORKFLOW, {
+    taskQueue: deps.taskQueue,
+    workflowId: workflowIds.job(jobId),
+    args: [input],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+  });
+}
+
+/**
+ * POST /v1/jobs. Everything is written in one transaction — idempotency
+ * record, hold, job row — and the workflow is started before it commits, so a
+ * failed start leaves nothing behind. (A commit that fails after the start
+ * leaves a workflow whose first step finds no job and ends without effect.)
+ */
+export async function submitJob(
+  deps: JobServiceDeps,
+  principal: Principal,
+  req: JobRequest,
+  idempotencyKey: string,
+  opts: { operation?: string; retryOfJobId?: string; hashBody?: unknown } = {},
+): Promise<SubmitResult> {
+  const operation = opts.operation ?? 'POST /v1/jobs';
+  const hash = requestHash(opts.hashBody ?? req);
+  const source = await resolveJobSource(deps.db, principal, req, deps);
+  await assertWebhookEndpoint(deps.db, principal.workspaceId, req.webhook_endpoint_id, 'webhook_endpoint_id');
+  const id = randomUUID();
+  const row: NewJobRow = { id, request: req, source, retryOfJobId: opts.retryOfJobId };
+  const probe = jobRowData(principal, row, null, null);
+
+  const outcome = await deps.db.$transaction(
+    async (tx) => {
+      const claim = await claimIdempotencyKey(tx, { workspaceId: principal.workspaceId, operation, key: idempotencyKey, hash });
+      if (claim.kind === 'replay') return { replayOf: claim.resourceId };
+      const cached = await findReusable(tx, principal.workspaceId, probe.reuseKey);
+      let holdId: string | null = null;
+      if (!cached) {
+        [holdId] = await placeHolds(tx, principal.workspaceId, [initialHold(req.mode)], `job ${id}`, { plan: principal.plan });
+        await assertJobsInProgress(tx, principal, 1);
+      }
+      const job = await tx.job.create({ data: jobRowData(principal, row, holdId, cached ? { transcriptId: cached.id, title: cached.title } : null) });
+      await bindIdempotencyRecord(tx, claim.recordId, 'job', id);
+      if (!cached) await startJobWorkflow(deps, id);
+      return { job, cached: Boolean(cached) };
+    },
+    { timeout: 15_000 },
+  );
+  if ('replayOf' in outcome) {
+    const job = await deps.db.job.findUniqueOrThrow({ where: { id: outcome.replayOf! } });
+    return { status: 200, job: toJobView(job) };
+  }
+  return { status: outcome.cached ? 200 : 202, job: toJobView(outcome.job) };
+}

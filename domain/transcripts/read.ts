@@ -1,0 +1,55 @@
+import type { Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import type { Transcript } from '../../prisma/generated/client';
+import { TRANSCRIPT_PURGE_WORKFLOW, workflowIds } from '../../workflows/definitions';
+import type { Db } from '../db';
+import { ServiceError } from '../errors';
+import { exportTranscript, type ExportFormat } from './export';
+
+/** Visible: published by its job, not deleted, inside its retention window. Anything else is gone. */
+const visible = (workspaceId: string, id: string) => ({ id, workspaceId, publishedAt: { not: null }, deletedAt: null, expiresAt: { gt: new Date() } });
+
+export function toTranscriptView(t: Transcript) {
+  return {
+    id: t.id,
+    source: { platform: t.platform, media_id: t.mediaId, canonical_url: t.canonicalUrl, title: t.title },
+    source_origin: t.sourceOrigin as 'creator_captions' | 'platform_captions' | 'speech_recognition',
+    language: t.language,
+    text: t.text,
+    segments: t.segments as { start: number; end: number; text: string }[],
+    words: (t.words as { start: number; end: number; text: string; confidence: number }[] | null) ?? null,
+    timing_granularity: t.timingGranularity as 'word' | 'segment' | 'none',
+    duration_seconds: t.durationSeconds,
+    recognition: (t.recognition as { model: string; profile: 'standard'; quality_status: 'validated_language' | 'provider_supported' | 'experimental_language' } | null) ?? null,
+    extraction_version: t.extractionVersion,
+    created_at: (t.publishedAt ?? t.createdAt).toISOString(),
+    expires_at: t.expiresAt.toISOString(),
+  };
+}
+export type TranscriptView = ReturnType<typeof toTranscriptView>;
+
+export async function getTranscript(db: Db, workspaceId: string, id: string): Promise<TranscriptView> {
+  const t = await db.transcript.findFirst({ where: visible(workspaceId, id) });
+  if (!t) throw new ServiceError('NOT_FOUND', 'id', { message: 'No transcript with this id in this workspace.' });
+  return toTranscriptView(t);
+}
+
+export async function exportTranscriptFile(db: Db, workspaceId: string, id: string, format: ExportFormat) {
+  return exportTranscript(await getTranscript(db, workspaceId, id), format);
+}
+
+/**
+ * DELETE: hidden at once (and so no longer reusable), then purged by a durable
+ * Temporal workflow that removes the stored text and timing.
+ */
+export async function deleteTranscript(db: Db, temporal: Client, taskQueue: string, workspaceId: string, id: string) {
+  const res = await db.transcript.updateMany({ where: visible(workspaceId, id), data: { deletedAt: new Date() } });
+  if (res.count === 0) throw new ServiceError('NOT_FOUND', 'id', { message: 'No transcript with this id in this workspace.' });
+  await temporal.workflow.start(TRANSCRIPT_PURGE_WORKFLOW, {
+    taskQueue,
+    workflowId: workflowIds.transcriptPurge(id),
+    args: [id],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+  });
+  return { id, status: 'deletion_scheduled' as const, purge_after: new Date().toISOString() };
+}

@@ -1,0 +1,20 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+
+const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumInterval: '1 minute' } });
+
+/** Started by DELETE /v1/transcripts/{id}: the purge survives API and worker restarts. */
+export async function purgeTranscriptWorkflow(transcriptId: string): Promise<void> {
+  await acts.purgeTranscript(transcriptId);
+}
+
+/** Run by the `transcript-retention` schedule: purges expired transcripts until none are left. */
+export async function retentionSweepWorkflow(): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < 100; i++) {
+    const n = await acts.purgeExpiredTranscripts(500);
+    total += n;
+    if (n < 500) break;
+  }
+  return total;
+}
