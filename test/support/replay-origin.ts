@@ -47,7 +47,7 @@ export interface ReplayRoute {
   status?: number;
   headers?: Record<string, string>;
   /** Answer body given inline. */
-  body?: string;
+  body?: string | Buffer;
   /** Inline JSON answer. */
   json?: unknown;
   /** A file under FIXTURES_DIR, answered as is. */
@@ -63,7 +63,7 @@ export interface ReplayRoute {
 export interface ReplayOrigin {
   /** `http://127.0.0.1:<port>`: the value for PLATFORM_ORIGIN_OVERRIDE. */
   url: string;
-  /** Every request received, in order (matched or not). */
+  /** Every request received, in order (matched or not). Clear between tests with `origin.requests.length = 0`. */
   requests: RecordedRequest[];
   setRoutes(routes: ReplayRoute[]): void;
   close(): Promise<void>;
@@ -157,8 +157,8 @@ function prepare(route: ReplayRoute): Prepared {
     body = Buffer.from(JSON.stringify(route.json), 'utf8');
     headers['content-type'] = 'application/json; charset=UTF-8';
   } else {
-    body = Buffer.from(route.body ?? '', 'utf8');
-    if (route.body !== undefined && route.body !== '') headers['content-type'] = 'text/plain; charset=utf-8';
+    body = Buffer.isBuffer(route.body) ? route.body : Buffer.from(route.body ?? '', 'utf8');
+    if (route.body !== undefined && route.body.length > 0) headers['content-type'] = 'text/plain; charset=utf-8';
   }
   headers = { ...headers, ...lowerCaseKeys(route.headers ?? {}) };
   return { route, status, headers, body };

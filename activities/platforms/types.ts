@@ -1,0 +1,44 @@
+// Shapes shared by the platform caption sources (videosite, shortvideo) and
+// handed to the Temporal activities that call them.
+
+export type CaptionPreference = 'prefer_creator' | 'creator_only' | 'automatic_only';
+export type CaptionKind = 'creator' | 'automatic';
+export type SourceOrigin = 'creator_captions' | 'platform_captions';
+export type CaptionFormat = 'json3' | 'srv3' | 'srv2' | 'srv1' | 'vtt' | 'srt' | 'utterances';
+
+/** Seconds, millisecond precision, non-empty single-line text, starts never decreasing. */
+export interface Segment {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** One caption track as the language discovery lists it. */
+export interface CaptionTrackInfo {
+  language_code: string;
+  name: string;
+  kind: CaptionKind;
+  is_default: boolean;
+}
+
+export interface CaptionOptions {
+  /** Up to 5 BCP 47 tags in order of preference; empty or absent = the video's default track. */
+  captionLanguages?: readonly string[];
+  /** Default prefer_creator. */
+  captionPreference?: CaptionPreference;
+  signal?: AbortSignal;
+}
+
+export interface CaptionResult {
+  /** The chosen track's language (BCP 47). */
+  language: string;
+  sourceOrigin: SourceOrigin;
+  segments: Segment[];
+  title: string | null;
+  durationSeconds: number | null;
+  track: CaptionTrackInfo & { format: CaptionFormat };
+}
+
+export function sourceOriginOf(kind: CaptionKind): SourceOrigin {
+  return kind === 'creator' ? 'creator_captions' : 'platform_captions';
+}

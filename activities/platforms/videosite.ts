@@ -1,0 +1,219 @@
+import { ServiceError } from '../../domain/errors';
+import type { Outbound, OutboundResponse } from '../outbound/http';
+import { chooseCaptionTrack, type ChoosableTrack } from './caption-choice';
+import { parseCaptionBody, type ParsedCaptions } from './caption-formats';
+import { DEFAULT_VIDEOSITE_CLIENTS, playerRequest, type InnertubeClient } from './videosite-clients';
+import { isObject } from './json-shapes';
+import { checkPlayability, textOf, type Refusal } from './videosite-playability';
+import { sourceOriginOf, type CaptionOptions, type CaptionResult, type CaptionTrackInfo } from './types';
+
+// Captions of one videosite video: ask the innertube clients in order for the
+// player response, pick the track the job asked for, fetch it as json3 (any
+// timed format that comes back is accepted) and turn it into segments. A
+// refusal that is about the client (bot check, age gate, a PO-token track, an
+// empty caption body) moves on to the next client; a refusal that is about
+// the video (private, removed, region, no captions) ends the search at once.
+
+export interface VideositeDeps {
+  outbound: Outbound;
+  /** Default DEFAULT_VIDEOSITE_CLIENTS. */
+  clients?: readonly InnertubeClient[];
+}
+
+export interface VideositeCaptionResult extends CaptionResult {
+  track: CaptionResult['track'] & { client: string };
+}
+
+export interface VideositeSource {
+  fetchCaptions(videoId: string, options?: CaptionOptions): Promise<VideositeCaptionResult>;
+  /** Every caption track of the video (language discovery); [] when it has none. */
+  listCaptionTracks(videoId: string, options?: { signal?: AbortSignal }): Promise<CaptionTrackInfo[]>;
+}
+
+interface VideositeTrack extends ChoosableTrack {
+  baseUrl: string;
+  name: string;
+}
+
+type Attempt<T> = { value: T } | { refusal: Refusal };
+
+// When several clients refused for client-specific reasons, the most telling one is reported.
+const REFUSAL_RANK: ServiceError['code'][] = ['SOURCE_AUTH_REQUIRED', 'SOURCE_BLOCKED', 'SOURCE_RATE_LIMITED', 'SOURCE_NOT_FOUND', 'SOURCE_CHANGED'];
+
+export function createVideositeSource(deps: VideositeDeps): VideositeSource {
+  const clients = deps.clients ?? DEFAULT_VIDEOSITE_CLIENTS;
+  if (clients.length === 0) throw new Error('videosite: at least one innertube client is needed');
+  const { outbound } = deps;
+
+  async function eachClient<T>(attempt: (client: InnertubeClient) => Promise<Attempt<T>>, signal?: AbortSignal): Promise<T> {
+    const refusals: Refusal[] = [];
+    for (const client of clients) {
+      signal?.throwIfAborted();
+      const result = await attempt(client);
+      if ('value' in result) return result.value;
+      if (!result.refusal.clientSpecific) throw result.refusal.error;
+      refusals.push(result.refusal);
+    }
+    const rank = (r: Refusal) => {
+      const i = REFUSAL_RANK.indexOf(r.error.code);
+      return i === -1 ? REFUSAL_RANK.length : i;
+    };
+    throw refusals.reduce((best, r) => (rank(r) < rank(best) ? r : best)).error;
+  }
+
+  async function playerResponse(client: InnertubeClient, videoId: string, signal?: AbortSignal): Promise<Attempt<Record<string, unknown>>> {
+    const request = playerRequest(client, videoId);
+    const res = await outbound.fetchJson('videosite', request.url, { method: 'POST', headers: request.headers, json: request.json, signal, isBlocked: looksBlocked });
+    const refused = httpRefusal(res, `player (${client.id})`);
+    if (refused) return { refusal: refused };
+    if (res.json === undefined) return { refusal: pageRefusal(res.body, `player (${client.id})`) };
+    // reel_item_watch wraps the player response; its `{}` (no such video) has nothing to unwrap.
+    const pr = client.endpoint === 'reel_item_watch' && isObject(res.json) && 'playerResponse' in res.json ? res.json.playerResponse : res.json;
+    const refusal = checkPlayability(pr);
+    if (refusal) return { refusal };
+    return { value: pr as Record<string, unknown> };
+  }
+
+  return {
+    async fetchCaptions(videoId, options = {}) {
+      const { signal } = options;
+      return eachClient(async (client) => {
+        const player = await playerResponse(client, videoId, signal);
+        if ('refusal' in player) return player;
+        const tracks = readTracks(player.value);
+        if ('refusal' in tracks) return tracks;
+        const track = chooseCaptionTrack(tracks.value, { languages: options.captionLanguages, preference: options.captionPreference });
+        if (needsPoToken(track.baseUrl)) {
+          return refuse('SOURCE_BLOCKED', `captions (${client.id}): track ${track.language} needs a PO token (exp=xpe)`, true);
+        }
+
+        const res = await outbound.fetchText('videosite', timedtextUrl(track.baseUrl), { headers: { 'user-agent': client.userAgent }, signal, isBlocked: isRateLimitHtml });
+        const refused = httpRefusal(res, `captions (${client.id})`);
+        if (refused) return { refusal: refused };
+        // The platform's answer to a missing PO token is HTTP 200 with nothing in it.
+        if (res.body.trim() === '') return refuse('SOURCE_BLOCKED', `captions (${client.id}): empty body with HTTP 200 (PO token demanded)`, true);
+        if (isHtml(res.body)) return { refusal: pageRefusal(res.body, `captions (${client.id})`) };
+        let parsed: ParsedCaptions;
+        try {
+          parsed = parseCaptionBody(res.body);
+        } catch (err) {
+          if (err instanceof ServiceError) return { refusal: { error: err, clientSpecific: true } };
+          throw err;
+        }
+        if (parsed.segments.length === 0) throw new ServiceError('NO_CAPTIONS', `captions: track ${track.language} has no text`);
+
+        const details = isObject(player.value.videoDetails) ? player.value.videoDetails : {};
+        const length = Number(details.lengthSeconds);
+        return {
+          value: {
+            language: track.language,
+            sourceOrigin: sourceOriginOf(track.kind),
+            segments: parsed.segments,
+            title: typeof details.title === 'string' ? details.title : null,
+            durationSeconds: Number.isFinite(length) && length > 0 ? length : null,
+            track: { ...trackInfo(track), format: parsed.format, client: client.id },
+          },
+        };
+      }, signal);
+    },
+
+    async listCaptionTracks(videoId, options = {}) {
+      return eachClient(async (client) => {
+        const player = await playerResponse(client, videoId, options.signal);
+        if ('refusal' in player) return player;
+        const tracks = readTracks(player.value);
+        if ('refusal' in tracks) return tracks;
+        return { value: tracks.value.map(trackInfo) };
+      }, options.signal);
+    },
+  };
+}
+
+function trackInfo(track: VideositeTrack): CaptionTrackInfo {
+  return { language_code: track.language, name: track.name, kind: track.kind, is_default: track.isDefault };
+}
+
+/**
+ * captions.playerCaptionsTracklistRenderer.captionTracks, with the default
+ * track marked: the default audio track's defaultCaptionTrackIndex, else the
+ * first creator track, else the first automatic one.
+ */
+function readTracks(pr: Record<string, unknown>): Attempt<VideositeTrack[]> {
+  const renderer = isObject(pr.captions) ? pr.captions.playerCaptionsTracklistRenderer : undefined;
+  if (!isObject(renderer) || renderer.captionTracks === undefined) return { value: [] };
+  if (!Array.isArray(renderer.captionTracks)) return refuse('SOURCE_CHANGED', 'videosite: captionTracks is not a list', true);
+  const tracks: VideositeTrack[] = [];
+  for (const raw of renderer.captionTracks) {
+    if (!isObject(raw) || typeof raw.baseUrl !== 'string' || typeof raw.languageCode !== 'string') {
+      return refuse('SOURCE_CHANGED', 'videosite: caption track without baseUrl or languageCode', true);
+    }
+    const kind = raw.kind === 'asr' ? 'automatic' : 'creator';
+    tracks.push({ baseUrl: raw.baseUrl, language: raw.languageCode, kind, name: textOf(raw.name) || raw.languageCode, isDefault: false });
+  }
+  const audioTracks = Array.isArray(renderer.audioTracks) ? renderer.audioTracks : [];
+  const audio = audioTracks[typeof renderer.defaultAudioTrackIndex === 'number' ? renderer.defaultAudioTrackIndex : 0] ?? audioTracks[0];
+  const declared = isObject(audio) && typeof audio.defaultCaptionTrackIndex === 'number' ? tracks[audio.defaultCaptionTrackIndex] : undefined;
+  const fallback = tracks.find((t) => t.kind === 'creator') ?? tracks[0];
+  const chosen = declared ?? fallback;
+  if (chosen) chosen.isDefault = true;
+  return { value: tracks };
+}
+
+/** exp=xpe / xpv: the track is only served with a PO token, which this service does not make. */
+function needsPoToken(baseUrl: string): boolean {
+  const exp = new URL(baseUrl, 'https://www.youtube.com').searchParams.get('exp') ?? '';
+  return /\bxp[ev]\b/.test(exp);
+}
+
+/**
+ * The track URL with fmt=json3. Edited as text so every other parameter (the
+ * signed ones included) is sent byte for byte as the platform wrote it; xosf
+ * is dropped because it adds position data to the text (yt-dlp #13654), tlang
+ * because we never ask for machine translations.
+ */
+export function timedtextUrl(baseUrl: string): string {
+  const absolute = new URL(baseUrl, 'https://www.youtube.com').href;
+  const q = absolute.indexOf('?');
+  if (q === -1) return `${absolute}?fmt=json3`;
+  const kept = absolute
+    .slice(q + 1)
+    .split('&')
+    .filter((pair) => pair !== '' && !['fmt', 'xosf', 'tlang'].includes(pair.split('=')[0]));
+  return `${absolute.slice(0, q)}?${[...kept, 'fmt=json3'].join('&')}`;
+}
+
+function httpRefusal(res: OutboundResponse, what: string): Refusal | null {
+  if (res.status === 429 || isRateLimitHtml(res)) {
+    return { error: new ServiceError('SOURCE_RATE_LIMITED', `${what}: HTTP ${res.status}${res.status === 429 ? '' : ' with the unusual-traffic page'}`), clientSpecific: false };
+  }
+  if (res.status >= 200 && res.status < 300) return null;
+  if (res.status === 403) return { error: new ServiceError('SOURCE_BLOCKED', `${what}: HTTP 403`), clientSpecific: true };
+  return { error: new ServiceError('SOURCE_CHANGED', `${what}: HTTP ${res.status}`), clientSpecific: true };
+}
+
+/** A page where JSON or captions were expected (the unusual-traffic page is already taken by httpRefusal). */
+function pageRefusal(body: string, what: string): Refusal {
+  if (/consent\.youtube\.com/.test(body)) return { error: new ServiceError('SOURCE_BLOCKED', `${what}: cookie consent page`), clientSpecific: true };
+  return { error: new ServiceError('SOURCE_CHANGED', `${what}: unexpected ${isHtml(body) ? 'HTML page' : 'body'}`), clientSpecific: true };
+}
+
+function isHtml(body: string): boolean {
+  return /^\s*(<!doctype html|<html)/i.test(body.slice(0, 200));
+}
+
+function isRateLimitPage(body: string): boolean {
+  return /g-recaptcha|unusual traffic|\/sorry\/index/i.test(body);
+}
+
+/** Answers that are about our address: worth another egress proxy before anything else. */
+function looksBlocked(res: OutboundResponse): boolean {
+  return isRateLimitHtml(res) || (res.body.includes('not a bot') && res.body.includes('playabilityStatus'));
+}
+
+function isRateLimitHtml(res: OutboundResponse): boolean {
+  return isHtml(res.body) && isRateLimitPage(res.body);
+}
+
+function refuse(code: ServiceError['code'], detail: string, clientSpecific: boolean): { refusal: Refusal } {
+  return { refusal: { error: new ServiceError(code, detail), clientSpecific } };
+}
