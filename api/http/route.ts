@@ -1,7 +1,7 @@
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { ZodError, type ZodType } from 'zod';
-import { principalFromApiKey, principalFromSession, touchApiKey } from '../../domain/accounts/accounts';
+import { principalFromApiKey, principalFromSession } from '../../domain/accounts/accounts';
 import type { Principal, Scope } from '../../domain/accounts/principal';
 import { safeEqual, sha256Hex } from '../../domain/accounts/secrets';
 import { ERROR_CATALOGUE, ServiceError, type ErrorCode } from '../../domain/errors';
@@ -81,7 +81,6 @@ async function authenticate(req: Request, deps: AppDeps): Promise<(Principal & {
     if (!m) throw new ServiceError('UNAUTHENTICATED', 'Authorization', { message: 'Authorization must be "Bearer <API_KEY>".' });
     const principal = await principalFromApiKey(deps.db, m[1]!);
     if (!principal) throw new ServiceError('UNAUTHENTICATED', 'Authorization', { message: 'The API key is not valid or was revoked.' });
-    void touchApiKey(deps.db, principal.apiKeyId!).catch(() => undefined);
     return principal;
   }
   const cookie = (req as Request & { cookies?: Record<string, string> }).cookies?.[SESSION_COOKIE];

@@ -1,29 +1,44 @@
 import type { Db } from '../db';
-import { MINIMUM_BILLABLE_SECONDS, TRANSCRIBE_CREDITS_PER_MINUTE } from '../plans';
-import { getBalance } from './ledger';
+import { MINIMUM_BILLABLE_SECONDS, TRANSCRIBE_CREDITS_PER_MINUTE, type PlanId } from '../plans';
+import { renewIfDue } from './ledger';
 
+interface UsageRow {
+  plan: PlanId;
+  period_credits: number;
+  period_total: number;
+  prepaid_credits: number;
+  reserved: number;
+  period_end: Date;
+  sub_status: string | null;
+  sub_interval: 'monthly' | 'yearly' | null;
+  sub_cancel: boolean | null;
+  sub_period_end: Date | null;
+}
+
+/** GET /v1/usage in one query (a hot read); renews the period first when it has ended. */
 export async function getUsage(db: Db, workspaceId: string) {
-  const [balance, workspace, subscription] = await Promise.all([
-    getBalance(db, workspaceId),
-    db.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: { plan: true } }),
-    db.subscription.findUnique({ where: { workspaceId } }),
-  ]);
+  const read = () => db.$queryRaw<UsageRow[]>`
+    SELECT w.plan::text AS plan, a.period_credits, a.period_total, a.prepaid_credits, a.reserved, a.period_end,
+           s.status AS sub_status, s.interval AS sub_interval, s.cancel_at_period_end AS sub_cancel, s.current_period_end AS sub_period_end
+    FROM credit_accounts a JOIN workspaces w ON w.id = a.workspace_id LEFT JOIN subscriptions s ON s.workspace_id = a.workspace_id
+    WHERE a.workspace_id = ${workspaceId}::uuid`;
+  let [row] = await read();
+  if (row && row.period_end <= new Date()) {
+    await renewIfDue(db, workspaceId);
+    [row] = await read();
+  }
+  if (!row) throw new Error(`no credit account for workspace ${workspaceId}`);
   return {
-    plan: workspace.plan,
-    period_end: balance.periodEnd.toISOString(),
-    credits_remaining: balance.available,
-    credits_total: balance.periodTotal,
-    credits_reserved: balance.reserved,
-    prepaid_credits: balance.prepaidCredits,
+    plan: row.plan,
+    period_end: row.period_end.toISOString(),
+    credits_remaining: row.period_credits + row.prepaid_credits - row.reserved,
+    credits_total: row.period_total,
+    credits_reserved: row.reserved,
+    prepaid_credits: row.prepaid_credits,
     transcribe_credits_per_minute: TRANSCRIBE_CREDITS_PER_MINUTE as 2,
     minimum_billable_seconds: MINIMUM_BILLABLE_SECONDS as 60,
-    subscription: subscription
-      ? {
-          status: subscription.status,
-          interval: subscription.interval as 'monthly' | 'yearly',
-          cancel_at_period_end: subscription.cancelAtPeriodEnd,
-          current_period_end: subscription.currentPeriodEnd.toISOString(),
-        }
+    subscription: row.sub_status
+      ? { status: row.sub_status, interval: row.sub_interval!, cancel_at_period_end: row.sub_cancel!, current_period_end: row.sub_period_end!.toISOString() }
       : null,
   };
 }

@@ -2,11 +2,15 @@
 // txt, srt, vtt or json file. Pure and synchronous; the route only copies
 // body, contentType and contentDisposition onto the response.
 //
-// The SRT/WebVTT writers are hand-written on purpose: the npm subtitle writers
-// evaluated (subtitle, subsrt-ts, node-webvtt, webvtt-parser's serializer,
-// srt-parser-2's toSrt) are plain string joins that leave timing repair,
-// wrapping and escaping to the caller, and several format timestamps wrongly
-// (see the export report in test/exports/README.md).
+// The SRT/WebVTT writers are hand-written on purpose. The npm subtitle writers
+// evaluated are string joins that leave timing repair, wrapping and escaping
+// to the caller, and several get timestamps wrong: subtitle 4.2.2 formats
+// through a local-time Date (25 h -> "01:00:01,86400500") and does not escape
+// WebVTT text; node-webvtt 1.9.4 writes 59.99996 s as "00:00:59.1000";
+// webvtt-parser 2.2.0's serializer writes 59.9996 s as "00:59.000" (before the
+// cue's start); srt-parser-2's toSrt takes preformatted times and converts only
+// the first "\n"; subsrt-ts is ESM-only (no require() under jest). The tests
+// check this output with webvtt-parser (W3C parsing algorithm) and srt-parser-2.
 
 import { ServiceError } from '../errors';
 import { buildCues, Cue, normaliseLine, normaliseText, SegmentInput, WordInput } from './segments';
@@ -36,10 +40,14 @@ export interface TranscriptWord extends WordInput {
   confidence: number;
 }
 
-/** The transcript object as the API returns it (spec: Transcript). */
+/**
+ * The transcript object as the API returns it (spec: Transcript). The json
+ * export serialises the object it is given, so pass the API view (any further
+ * fields of that view, such as expires_at, appear in the file too).
+ */
 export interface ExportableTranscript {
   id: string;
-  source: { platform: string; media_id: string; canonical_url: string; title: string | null };
+  source: { platform: string; media_id: string | null; canonical_url: string | null; title: string | null };
   source_origin: 'creator_captions' | 'platform_captions' | 'speech_recognition';
   language: string | null;
   text: string;
@@ -120,40 +128,19 @@ export function renderTxt(transcript: Pick<ExportableTranscript, 'segments' | 't
   return out;
 }
 
-/** The transcript object with exactly the API's fields (nothing internal leaks), pretty-printed. */
+/**
+ * The transcript object exactly as given (the API's transcript view), as
+ * compact JSON: the same document GET /v1/transcripts/{id} returns.
+ */
 export function renderJson(t: ExportableTranscript): string {
-  const obj: ExportableTranscript = {
-    id: t.id,
-    source: {
-      platform: t.source.platform,
-      media_id: t.source.media_id,
-      canonical_url: t.source.canonical_url,
-      title: t.source.title,
-    },
-    source_origin: t.source_origin,
-    language: t.language,
-    text: t.text,
-    segments: t.segments,
-    words: t.words,
-    timing_granularity: t.timing_granularity,
-    duration_seconds: t.duration_seconds,
-    recognition: t.recognition,
-    extraction_version: t.extraction_version,
-    created_at: t.created_at,
-  };
-  return JSON.stringify(obj, null, 2) + '\n';
+  return JSON.stringify(t) + '\n';
 }
 
 // ---------------------------------------------------------------------------
 // SRT / WebVTT
 
-function pad2(n: number): string {
-  return n < 10 ? '0' + n : '' + n;
-}
-
-function pad3(n: number): string {
-  return n < 10 ? '00' + n : n < 100 ? '0' + n : '' + n;
-}
+const PAD3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+const PAD2 = PAD3.slice(0, 100).map((s) => s.slice(1));
 
 /** Integer ms -> HH:MM:SS<sep>mmm. Out-of-range input is clamped to 00:00:00.000..99:59:59.999. */
 export function formatTimestamp(ms: number, separator: ',' | '.'): string {
@@ -163,7 +150,19 @@ export function formatTimestamp(ms: number, separator: ',' | '.'): string {
   const h = Math.floor(t / 3_600_000);
   const m = Math.floor(t / 60_000) % 60;
   const s = Math.floor(t / 1000) % 60;
-  return pad2(h) + ':' + pad2(m) + ':' + pad2(s) + separator + pad3(t % 1000);
+  return PAD2[h] + ':' + PAD2[m] + ':' + PAD2[s] + separator + PAD3[t % 1000];
+}
+
+const SRT_TAG_LIKE = /<([^<>]*)>/g;
+
+/**
+ * SubRip has no escaping, and players read "<...>" as formatting tags (ffmpeg,
+ * and so mpv, drops "<welcome>" and turns "<br>" into a line break). Text that
+ * looks like a tag is shown with the look-alike brackets ‹ › instead.
+ */
+export function escapeSrtText(text: string): string {
+  if (text.indexOf('<') === -1 || text.indexOf('>') === -1) return text;
+  return text.replace(SRT_TAG_LIKE, '\u2039$1\u203a');
 }
 
 /** SubRip: numbered from 1, "HH:MM:SS,mmm --> HH:MM:SS,mmm", a blank line between cues, LF line endings. */
@@ -172,7 +171,7 @@ export function serializeSrt(cues: readonly Cue[]): string {
   for (let i = 0; i < cues.length; i++) {
     const c = cues[i];
     if (i > 0) out += '\n';
-    out += i + 1 + '\n' + formatTimestamp(c.start, ',') + ' --> ' + formatTimestamp(c.end, ',') + '\n' + c.lines.join('\n') + '\n';
+    out += i + 1 + '\n' + formatTimestamp(c.start, ',') + ' --> ' + formatTimestamp(c.end, ',') + '\n' + escapeSrtText(c.lines.join('\n')) + '\n';
   }
   return out;
 }

@@ -5,6 +5,11 @@
 // Everything here works in integer milliseconds so that no floating-point
 // rounding can reach the serialisers (a timestamp like 59.9996 s must never
 // turn into "00:00:59.1000" or jump back a second).
+//
+// Performance: a two-hour transcript (~1,500 segments, ~120 KB of text) has
+// to export in a few milliseconds, so the layout works on character offsets
+// into the segment text with reusable typed arrays instead of one object per
+// word, and word timings are matched to the text in one streaming pass.
 
 export interface SegmentInput {
   start: number;
@@ -39,7 +44,7 @@ export interface CueOptions {
 export const MAX_TIMESTAMP_MS = 99 * 3_600_000 + 59 * 60_000 + 59_999; // 99:59:59.999
 
 export const DEFAULT_CUE_OPTIONS: Readonly<CueOptions> = Object.freeze({
-  maxLineWidth: 42,
+  maxLineWidth: 60,
   maxLines: 2,
   minDurationMs: 1000,
   maxTimestampMs: MAX_TIMESTAMP_MS,
@@ -52,6 +57,11 @@ const WORD_TOLERANCE_MS = 500;
 // Text normalisation
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+// Text made only of these needs no Unicode clean-up (no controls, invisible
+// characters, special spaces, line separators or combining marks).
+const CLEAN_TEXT = /^[\x20-\x7e\u00a0-\u00ac\u00ae-\u02ff\u0370-\u0482\u048a-\u052f\u1e00-\u1fff\u2010-\u2027\u2030-\u205e\u20a0-\u20cf\u2100-\u2bff\u3001-\u3098\u309b-\ud7ff\uf900-\ufdff\ufe10-\ufe19\ufe30-\ufefe\uff00-\ufff8]*$/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATE_G = new RegExp(LONE_SURROGATE.source, 'g');
 const NEWLINES = /\r\n?|[\u0085\u2028\u2029]/g;
 // C0/C1 controls (not \t \n \v \f), DEL, soft hyphen, Mongolian vowel separator,
 // zero-width space, word joiner and invisible operators, BOM / zero-width
@@ -62,23 +72,24 @@ const INVISIBLE = /[\u0000-\u0008\u000e-\u001f\u007f-\u0084\u0086-\u009f\u00ad\u
 const DANGLING_JOINERS = /(^|[\s])[\u200c\u200d]+|[\u200c\u200d]+(?=[\s]|$)/gm;
 // Breaking white space (NBSP U+00A0 and U+202F stay: they must not break).
 const SPACES = /[\t\v\f \u1680\u2000-\u200a\u205f\u3000]+/g;
-const ASCII_SPACES = / {2,}/g;
+const DOUBLE_SPACES = / {2,}/g;
+
+function collapseAsciiSpaces(t: string): string {
+  const c = t.indexOf('  ') === -1 ? t : t.replace(DOUBLE_SPACES, ' ');
+  return c.length !== 0 && (c.charCodeAt(0) === 32 || c.charCodeAt(c.length - 1) === 32) ? c.trim() : c;
+}
 
 /**
  * Normalises transcript text: newlines become "\n", control and zero-width
  * characters are removed, runs of spaces collapse to one, every line is
- * trimmed and blank lines are dropped. Returns "" when nothing visible is left.
+ * trimmed and blank lines are dropped; decomposed text is composed (NFC).
+ * Returns "" when nothing visible is left.
  */
 export function normaliseText(text: string): string {
   if (typeof text !== 'string') return '';
-  if (PRINTABLE_ASCII.test(text)) {
-    const t = text.indexOf('  ') === -1 ? text : text.replace(ASCII_SPACES, ' ');
-    return t.length !== 0 && (t.charCodeAt(0) === 32 || t.charCodeAt(t.length - 1) === 32) ? t.trim() : t;
-  }
+  if (CLEAN_TEXT.test(text)) return collapseAsciiSpaces(text);
   let t = text;
-  if (typeof (t as { toWellFormed?: () => string }).toWellFormed === 'function') {
-    t = (t as unknown as { toWellFormed: () => string }).toWellFormed(); // lone surrogates -> U+FFFD
-  }
+  if (LONE_SURROGATE.test(t)) t = t.replace(LONE_SURROGATE_G, '\ufffd');
   t = t.normalize('NFC').replace(NEWLINES, '\n').replace(INVISIBLE, '').replace(SPACES, ' ');
   if (t.indexOf('\u200c') !== -1 || t.indexOf('\u200d') !== -1) t = t.replace(DANGLING_JOINERS, '$1');
   if (t.indexOf('\n') === -1) return t.trim();
@@ -108,6 +119,8 @@ export function neutraliseArrows(text: string): string {
 // ---------------------------------------------------------------------------
 // Display width and break opportunities
 
+// Text whose every UTF-16 unit is one column wide and breaks only at spaces.
+const SIMPLE_LAYOUT = /^[\x20-\x7e\u00a0-\u02ff\u0370-\u0482\u048a-\u052f\u1e00-\u1fff]*$/;
 const MARK = /\p{M}/u;
 
 function isZeroWidth(cp: number): boolean {
@@ -154,9 +167,13 @@ function cpWidth(cp: number): number {
 
 /** Columns a string occupies on screen (approximation of East Asian Width; marks and joiners are 0). */
 export function displayWidth(text: string): number {
-  if (PRINTABLE_ASCII.test(text)) return text.length;
+  if (SIMPLE_LAYOUT.test(text)) return text.length;
   let w = 0;
-  for (const ch of text) w += cpWidth(ch.codePointAt(0)!);
+  for (let i = 0; i < text.length; i++) {
+    const cp = text.codePointAt(i)!;
+    if (cp > 0xffff) i++;
+    w += cpWidth(cp);
+  }
   return w;
 }
 
@@ -175,85 +192,149 @@ function breaksAnywhere(cp: number): boolean {
 
 // Characters a line must not start with / end with (a small kinsoku set).
 const NO_BREAK_BEFORE = new Set(
-  Array.from('、。，．！？：；）」』】〕〉》〗〙〟ゝゞー・ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ…‥!?,.:;)]}%'),
+  Array.from('、。，．！？：；）」』】〕〉》〗〙〟ゝゞー・ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ…‥!?,.:;)]}%').map((c) => c.codePointAt(0)!),
 );
-const NO_BREAK_AFTER = new Set(Array.from('（「『【〔〈《〖〘〝([{'));
-
-function isExtender(cp: number): boolean {
-  // Never break before these: they belong to the previous character.
-  return cp >= 0x300 && isZeroWidth(cp);
-}
+const NO_BREAK_AFTER = new Set(Array.from('（「『【〔〈《〖〘〝([{').map((c) => c.codePointAt(0)!));
 
 function isRegionalIndicator(cp: number): boolean {
   return cp >= 0x1f1e6 && cp <= 0x1f1ff;
 }
 
 // ---------------------------------------------------------------------------
-// Units: the pieces a line may break between
+// Units: the pieces a line may break between, as [start, end) offsets into
+// one line of text. Consecutive units are separated by one space or by
+// nothing (inside CJK runs and hard-broken long words). Scratch arrays are
+// reused: layout is synchronous and not re-entrant.
 
-interface Unit {
-  text: string;
-  width: number;
-  /** Separated from the previous unit by a space (false inside CJK runs and hard-broken words). */
-  space: boolean;
+let cap = 0;
+let uStart = new Int32Array(0);
+let uEnd = new Int32Array(0);
+let uSpace = new Uint8Array(0);
+/** uPos[i]: columns from the start of the text to the end of unit i-1, separating spaces included. */
+let uPos = new Float64Array(1);
+let uCount = 0;
+
+function reserve(n: number): void {
+  if (n <= cap) return;
+  cap = Math.max(n, cap * 2, 64);
+  uStart = new Int32Array(cap);
+  uEnd = new Int32Array(cap);
+  uSpace = new Uint8Array(cap);
+  uPos = new Float64Array(cap + 1);
 }
 
-function pushAsciiWord(word: string, maxWidth: number, out: Unit[]): void {
-  if (word.length <= maxWidth) {
-    out.push({ text: word, width: word.length, space: true });
-    return;
-  }
-  for (let i = 0; i < word.length; i += maxWidth) {
-    const piece = word.slice(i, i + maxWidth);
-    out.push({ text: piece, width: piece.length, space: i === 0 });
-  }
+function addUnit(start: number, end: number, width: number, space: boolean): void {
+  const i = uCount++;
+  uStart[i] = start;
+  uEnd[i] = end;
+  uSpace[i] = space ? 1 : 0;
+  uPos[i + 1] = uPos[i] + width + (space && i > 0 ? 1 : 0);
 }
 
-function pushWord(word: string, maxWidth: number, out: Unit[]): void {
-  if (PRINTABLE_ASCII.test(word)) {
-    pushAsciiWord(word, maxWidth, out);
-    return;
-  }
-  let cur = '';
-  let curWidth = 0;
-  let first = true;
-  let prevCp = -1;
-  let riRun = 0; // regional indicators seen in a row (flags are pairs)
-  for (const ch of word) {
-    const cp = ch.codePointAt(0)!;
-    const w = cpWidth(cp);
-    if (cur !== '') {
-      const glued = isExtender(cp) || prevCp === 0x200d || (isRegionalIndicator(cp) && riRun % 2 === 1);
-      let brk = false;
-      if (!glued) {
-        const soft =
-          (breaksAnywhere(cp) || breaksAnywhere(prevCp)) && !NO_BREAK_BEFORE.has(ch) && !NO_BREAK_AFTER.has(String.fromCodePoint(prevCp));
-        brk = soft || curWidth + w > maxWidth;
+/** Splits a single line (no "\n", single spaces, trimmed) into units. */
+function buildUnits(line: string, maxWidth: number, simple = SIMPLE_LAYOUT.test(line)): void {
+  uCount = 0;
+  uPos[0] = 0;
+  // Worst case one unit per UTF-16 unit.
+  reserve(line.length + 1);
+  if (simple) {
+    let wordStart = 0;
+    while (wordStart <= line.length) {
+      let i = line.indexOf(' ', wordStart);
+      if (i === -1) i = line.length;
+      if (i > wordStart) {
+        const len = i - wordStart;
+        if (len <= maxWidth) addUnit(wordStart, i, len, true);
+        else for (let s = wordStart; s < i; s += maxWidth) addUnit(s, Math.min(s + maxWidth, i), Math.min(maxWidth, i - s), s === wordStart);
       }
-      if (brk) {
-        out.push({ text: cur, width: curWidth, space: first });
-        first = false;
-        cur = '';
-        curWidth = 0;
+      wordStart = i + 1;
+    }
+    return;
+  }
+  let start = -1; // current unit
+  let width = 0;
+  let first = true; // first unit of the current space-separated word
+  let prevCp = -1;
+  let riRun = 0;
+  for (let i = 0; i <= line.length; ) {
+    const cp = i < line.length ? line.codePointAt(i)! : 32;
+    const size = cp > 0xffff ? 2 : 1;
+    if (cp === 32) {
+      if (start !== -1) addUnit(start, i, width, first);
+      start = -1;
+      width = 0;
+      first = true;
+      prevCp = -1;
+      riRun = 0;
+      i += size;
+      continue;
+    }
+    const w = cpWidth(cp);
+    if (start !== -1) {
+      const glued = (cp >= 0x300 && w === 0) || prevCp === 0x200d || (isRegionalIndicator(cp) && riRun % 2 === 1);
+      if (!glued) {
+        const soft = (breaksAnywhere(cp) || breaksAnywhere(prevCp)) && !NO_BREAK_BEFORE.has(cp) && !NO_BREAK_AFTER.has(prevCp);
+        if (soft || width + w > maxWidth) {
+          addUnit(start, i, width, first);
+          first = false;
+          start = -1;
+          width = 0;
+        }
       }
     }
-    cur += ch;
-    curWidth += w;
+    if (start === -1) start = i;
+    width += w;
     riRun = isRegionalIndicator(cp) ? riRun + 1 : 0;
     prevCp = cp;
+    i += size;
   }
-  if (cur !== '') out.push({ text: cur, width: curWidth, space: first });
 }
 
-function toUnits(text: string, maxWidth: number): Unit[] {
-  const out: Unit[] = [];
-  const words = text.split(/[ \n]/);
-  for (const w of words) if (w !== '') pushWord(w, maxWidth, out);
-  return out;
+function unitsWidth(from: number, to: number): number {
+  if (to <= from) return 0;
+  return uPos[to] - uPos[from] - (uSpace[from] === 1 && from > 0 ? 1 : 0);
 }
 
-// ---------------------------------------------------------------------------
-// Layout: units -> chunks (one per cue) of lines
+/** Greedy fill: unit indexes at which lines start. */
+function greedyLines(from: number, to: number, maxWidth: number): number[] {
+  const starts = [from];
+  let lineStart = from;
+  for (let i = from + 1; i < to; i++) {
+    if (unitsWidth(lineStart, i + 1) > maxWidth) {
+      starts.push(i);
+      lineStart = i;
+    }
+  }
+  return starts;
+}
+
+/** The split of [from, to) into two lines that keeps the longer line shortest (ties: bottom-heavy). */
+function balancedTwo(from: number, to: number, maxWidth: number): number[] | null {
+  let best = -1;
+  let bestMax = Infinity;
+  for (let k = from + 1; k < to; k++) {
+    const w1 = unitsWidth(from, k);
+    if (w1 > maxWidth) break;
+    const w2 = unitsWidth(k, to);
+    if (w2 > maxWidth) continue;
+    const m = w1 > w2 ? w1 : w2;
+    if (m < bestMax || (m === bestMax && w1 <= w2)) {
+      bestMax = m;
+      best = k;
+    }
+  }
+  return best === -1 ? null : [from, best];
+}
+
+function fitLines(from: number, to: number, maxWidth: number, maxLines: number): number[] | null {
+  if (unitsWidth(from, to) <= maxWidth) return [from];
+  if (maxLines >= 2) {
+    const two = balancedTwo(from, to, maxWidth);
+    if (two) return two;
+  }
+  const g = greedyLines(from, to, maxWidth);
+  return g.length <= maxLines ? g : null;
+}
 
 /** A cue's worth of units [from, to) with the unit index where each line starts. */
 interface Chunk {
@@ -262,214 +343,260 @@ interface Chunk {
   lineStarts: number[];
 }
 
-class Layout {
-  /** pos[i]: columns from the start of the text to the end of unit i-1, spaces included. */
-  readonly pos: Float64Array;
-  constructor(readonly units: Unit[]) {
-    const pos = new Float64Array(units.length + 1);
-    for (let i = 0; i < units.length; i++) pos[i + 1] = pos[i] + units[i].width + (units[i].space && i > 0 ? 1 : 0);
-    this.pos = pos;
-  }
-  width(from: number, to: number): number {
-    if (to <= from) return 0;
-    return this.pos[to] - this.pos[from] - (this.units[from].space && from > 0 ? 1 : 0);
-  }
-  /** Greedy fill: unit indexes at which lines start. */
-  greedy(from: number, to: number, maxWidth: number): number[] {
-    const starts = [from];
-    let lineStart = from;
-    for (let i = from + 1; i < to; i++) {
-      if (this.width(lineStart, i + 1) > maxWidth) {
-        starts.push(i);
-        lineStart = i;
-      }
-    }
-    return starts;
-  }
-  /** The split of [from, to) into two lines that keeps the longer line shortest (ties: bottom-heavy). */
-  balancedTwo(from: number, to: number, maxWidth: number): number[] | null {
-    let best = -1;
-    let bestMax = Infinity;
-    for (let k = from + 1; k < to; k++) {
-      const w1 = this.width(from, k);
-      const w2 = this.width(k, to);
-      if (w1 > maxWidth || w2 > maxWidth) continue;
-      const m = Math.max(w1, w2);
-      if (m < bestMax || (m === bestMax && w1 <= w2)) {
-        bestMax = m;
-        best = k;
-      }
-    }
-    return best === -1 ? null : [from, best];
-  }
-  lines(from: number, to: number, maxWidth: number, maxLines: number): number[] | null {
-    if (this.width(from, to) <= maxWidth) return [from];
-    if (maxLines >= 2) {
-      const two = this.balancedTwo(from, to, maxWidth);
-      if (two) return two;
-    }
-    const g = this.greedy(from, to, maxWidth);
-    return g.length <= maxLines ? g : null;
-  }
-  text(from: number, to: number): string {
-    let s = this.units[from].text;
-    for (let i = from + 1; i < to; i++) s += this.units[i].space ? ' ' + this.units[i].text : this.units[i].text;
-    return s;
-  }
-}
-
-function evenChunks(layout: Layout, count: number, maxWidth: number, maxLines: number): Chunk[] | null {
-  const n = layout.units.length;
+function evenChunks(count: number, maxWidth: number, maxLines: number): Chunk[] | null {
+  const n = uCount;
   if (count > n) return null;
-  const total = layout.pos[n];
+  const total = uPos[n];
   const bounds = [0];
   for (let k = 1; k < count; k++) {
     const target = (total * k) / count;
     const prev = bounds[k - 1];
     const last = n - (count - k); // leave at least one unit per remaining chunk
     let i = prev + 1;
-    while (i < last && layout.pos[i] < target) i++;
-    if (i > prev + 1 && target - layout.pos[i - 1] < layout.pos[i] - target) i--;
+    while (i < last && uPos[i] < target) i++;
+    if (i > prev + 1 && target - uPos[i - 1] < uPos[i] - target) i--;
     bounds.push(i);
   }
   bounds.push(n);
   const chunks: Chunk[] = [];
   for (let k = 0; k < count; k++) {
-    const lineStarts = layout.lines(bounds[k], bounds[k + 1], maxWidth, maxLines);
+    const lineStarts = fitLines(bounds[k], bounds[k + 1], maxWidth, maxLines);
     if (!lineStarts) return null;
     chunks.push({ from: bounds[k], to: bounds[k + 1], lineStarts });
   }
   return chunks;
 }
 
-function chunkUnits(layout: Layout, maxWidth: number, maxLines: number): Chunk[] {
-  const n = layout.units.length;
-  const single = layout.lines(0, n, maxWidth, maxLines);
+function chunkUnits(maxWidth: number, maxLines: number): Chunk[] {
+  const n = uCount;
+  const single = fitLines(0, n, maxWidth, maxLines);
   if (single) return [{ from: 0, to: n, lineStarts: single }];
-  const greedy = layout.greedy(0, n, maxWidth);
+  const greedy = greedyLines(0, n, maxWidth);
   const count = Math.ceil(greedy.length / maxLines);
   // Cues of roughly equal length read better than full cues followed by a stub.
-  for (const c of [count, count + 1]) {
-    const even = evenChunks(layout, c, maxWidth, maxLines);
+  for (let c = count; c <= count + 1; c++) {
+    const even = evenChunks(c, maxWidth, maxLines);
     if (even) return even;
   }
   const chunks: Chunk[] = [];
   for (let i = 0; i < greedy.length; i += maxLines) {
     const from = greedy[i];
     const to = i + maxLines < greedy.length ? greedy[i + maxLines] : n;
-    chunks.push({ from, to, lineStarts: layout.lines(from, to, maxWidth, maxLines) ?? greedy.slice(i, i + maxLines) });
+    chunks.push({ from, to, lineStarts: fitLines(from, to, maxWidth, maxLines) ?? greedy.slice(i, i + maxLines) });
   }
   return chunks;
 }
 
-function chunkLines(layout: Layout, chunk: Chunk): string[] {
-  const lines: string[] = [];
-  for (let l = 0; l < chunk.lineStarts.length; l++) {
-    const to = l + 1 < chunk.lineStarts.length ? chunk.lineStarts[l + 1] : chunk.to;
-    lines.push(layout.text(chunk.lineStarts[l], to));
+function chunkLines(line: string, chunk: Chunk): string[] {
+  const out: string[] = [];
+  const ls = chunk.lineStarts;
+  for (let l = 0; l < ls.length; l++) {
+    const to = l + 1 < ls.length ? ls[l + 1] : chunk.to;
+    out.push(line.slice(uStart[ls[l]], uEnd[to - 1]));
   }
-  return lines;
+  return out;
 }
 
-/**
- * Lays one (normalised) text out as cues' worth of lines: at most maxLines
- * lines of at most maxLineWidth columns each. Author line breaks are kept
- * when they already fit; otherwise the text is reflowed.
- */
-export function layoutText(text: string, maxLineWidth = DEFAULT_CUE_OPTIONS.maxLineWidth, maxLines = DEFAULT_CUE_OPTIONS.maxLines): string[][] {
-  const keep = keptLines(text, maxLineWidth, maxLines);
-  if (keep) return [keep];
-  const layout = new Layout(toUnits(text, maxLineWidth));
-  if (layout.units.length === 0) return [];
-  return chunkUnits(layout, maxLineWidth, maxLines).map((c) => chunkLines(layout, c));
-}
-
-function keptLines(text: string, maxLineWidth: number, maxLines: number): string[] | null {
-  if (text.indexOf('\n') === -1) return displayWidth(text) <= maxLineWidth ? [text] : null;
+function keptLines(text: string, maxLineWidth: number, maxLines: number, simple = SIMPLE_LAYOUT.test(text)): string[] | null {
+  if (text.indexOf('\n') === -1) {
+    if (simple) return text.length <= maxLineWidth ? [text] : null;
+    return text.length <= 2 * maxLineWidth + 8 && displayWidth(text) <= maxLineWidth ? [text] : null;
+  }
   const lines = text.split('\n');
   if (lines.length > maxLines) return null;
   for (const l of lines) if (displayWidth(l) > maxLineWidth) return null;
   return lines;
 }
 
-// ---------------------------------------------------------------------------
-// Word timeline: aligns a segment's text with the words spoken in it
-
-const NON_ALNUM = /[^\p{L}\p{N}]+/gu;
-const ASCII_ALNUM = /^[A-Za-z0-9]*$/;
-
-function alnumKey(text: string): string {
-  if (ASCII_ALNUM.test(text)) return text.toLowerCase();
-  return text.toLowerCase().replace(NON_ALNUM, '');
+/**
+ * Lays one normalised text out as cues' worth of lines: at most maxLines
+ * lines of at most maxLineWidth columns each. Author line breaks are kept
+ * when they already fit; otherwise the text is reflowed.
+ */
+export function layoutText(text: string, maxLineWidth = DEFAULT_CUE_OPTIONS.maxLineWidth, maxLines = DEFAULT_CUE_OPTIONS.maxLines): string[][] {
+  const keep = keptLines(text, maxLineWidth, maxLines);
+  if (keep) return [keep];
+  const line = text.indexOf('\n') === -1 ? text : text.split('\n').join(' ');
+  buildUnits(line, maxLineWidth);
+  if (uCount === 0) return [];
+  return chunkUnits(maxLineWidth, maxLines).map((c) => chunkLines(line, c));
 }
 
+// ---------------------------------------------------------------------------
+// Word timeline: matches a segment's letters and digits with the words spoken in it
+
+const ASCII_ALNUM = new Uint8Array(128);
+for (let c = 48; c <= 57; c++) ASCII_ALNUM[c] = 1;
+for (let c = 65; c <= 90; c++) ASCII_ALNUM[c] = 1;
+for (let c = 97; c <= 122; c++) ASCII_ALNUM[c] = 1;
+
+/**
+ * Whether a UTF-16 unit counts when matching text with words. Letters and
+ * digits of any script count; punctuation, spaces, symbols and combining
+ * marks don't. Exact only for ASCII, but applied the same way to both sides.
+ */
+function countsForMatch(c: number): boolean {
+  if (c < 128) return ASCII_ALNUM[c] === 1;
+  if (c <= 0xbf) return c === 0xaa || c === 0xb5 || c === 0xba;
+  if (c === 0xd7 || c === 0xf7) return false;
+  if (c >= 0x300 && c <= 0x36f) return false;
+  if (c >= 0x2000 && c <= 0x2bff) return false;
+  if (c >= 0x3000 && c <= 0x303f) return false;
+  if (c >= 0xfe10 && c <= 0xfe6f) return false;
+  if (c >= 0xff00 && c <= 0xff0f) return false;
+  if (c >= 0xff1a && c <= 0xff20) return false;
+  if (c >= 0xff3b && c <= 0xff40) return false;
+  if (c >= 0xff5b && c <= 0xff65) return false;
+  return true;
+}
+
+function sameLetter(a: number, b: number): boolean {
+  if (a === b) return true;
+  if (a < 128 && b < 128) return (a | 0x20) === (b | 0x20) && ASCII_ALNUM[a] === 1 && a > 64 && b > 64;
+  return String.fromCharCode(a).toLowerCase() === String.fromCharCode(b).toLowerCase();
+}
+
+const NON_ASCII_MISMATCH = Symbol('non-ASCII mismatch');
+
 class WordTimeline {
-  readonly start: number[] = [];
-  readonly end: number[] = [];
-  readonly text: string[] = [];
-  private readonly keys: (string | undefined)[] = [];
+  readonly length: number;
+  readonly start: Float64Array;
+  readonly end: Float64Array;
+  /** The caller's words when valid and in time order (the usual case: nothing is copied)... */
+  private readonly words: readonly WordInput[] | null = null;
+  /** ...else their texts in time order. Also used once texts are composed to NFC (lazily, when a word that is not NFC fails to match). */
+  private texts: string[] | null = null;
+  /** First word not yet matched or skipped. */
   pos = 0;
+  private composed = false;
 
   constructor(words: readonly WordInput[]) {
-    const items: { s: number; e: number; t: string; i: number }[] = [];
-    for (let i = 0; i < words.length; i++) {
-      const w = words[i];
-      if (!w || typeof w.text !== 'string') continue;
-      const s = toMs(w.start);
-      if (s === null) continue;
-      let e = toMs(w.end);
-      if (e === null || e < s) e = s;
-      items.push({ s, e, t: w.text, i });
-    }
+    const count = words.length;
+    const start = new Float64Array(count);
+    const end = new Float64Array(count);
+    let valid = true;
     let sorted = true;
-    for (let i = 1; i < items.length && sorted; i++) if (items[i].s < items[i - 1].s) sorted = false;
-    if (!sorted) items.sort((a, b) => a.s - b.s || a.i - b.i);
-    for (const it of items) {
-      this.start.push(it.s);
-      this.end.push(it.e);
-      this.text.push(it.t);
-    }
-  }
-
-  get length(): number {
-    return this.start.length;
-  }
-
-  key(i: number): string {
-    let k = this.keys[i];
-    if (k === undefined) k = this.keys[i] = alnumKey(this.text[i]);
-    return k;
-  }
-
-  /** Words [from, to) whose letters and digits spell exactly segKey, consumed; null when they don't. */
-  align(segKey: string, segStart: number, segEnd: number): [number, number] | null {
-    let p = this.pos;
-    while (p < this.length && this.start[p] < segStart - WORD_TOLERANCE_MS) p++;
-    this.pos = p;
-    let q = p;
-    let acc = '';
-    while (q < this.length && acc.length < segKey.length && this.start[q] <= segEnd + WORD_TOLERANCE_MS) {
-      acc += this.key(q);
-      q++;
-    }
-    if (q === p || acc !== segKey) return null;
-    this.pos = q;
-    return [p, q];
-  }
-
-  /** Time (ms) at which the letter/digit number `offset` of the aligned words [from, to) is spoken. */
-  timeAt(from: number, to: number, offset: number): number {
-    let before = 0;
-    for (let j = from; j < to; j++) {
-      const len = this.key(j).length;
-      if (len === 0) continue;
-      if (offset < before + len) {
-        if (offset === before) return this.start[j];
-        return Math.round(this.start[j] + ((this.end[j] - this.start[j]) * (offset - before)) / len);
+    for (let i = 0; i < count; i++) {
+      const w = words[i];
+      if (!w || typeof w.text !== 'string' || typeof w.start !== 'number' || !Number.isFinite(w.start)) {
+        valid = false;
+        start[i] = NaN;
+        continue;
       }
-      before += len;
+      const s = Math.round(w.start * 1000);
+      const e = typeof w.end === 'number' && Number.isFinite(w.end) ? Math.round(w.end * 1000) : s;
+      if (i > 0 && s < start[i - 1]) sorted = false;
+      start[i] = s;
+      end[i] = e < s ? s : e;
     }
-    return this.end[to - 1];
+    if (valid && sorted) {
+      // The usual case: use the caller's words as they are, no copies of the texts.
+      this.length = count;
+      this.start = start;
+      this.end = end;
+      this.words = words;
+      return;
+    }
+    const idx: number[] = [];
+    for (let i = 0; i < count; i++) if (!Number.isNaN(start[i])) idx.push(i);
+    idx.sort((x, y) => start[x] - start[y] || x - y);
+    this.length = idx.length;
+    this.start = new Float64Array(idx.length);
+    this.end = new Float64Array(idx.length);
+    const text: string[] = [];
+    idx.forEach((from, to) => {
+      this.start[to] = start[from];
+      this.end[to] = end[from];
+      text.push(words[from].text);
+    });
+    this.texts = text;
+  }
+
+  private wordText(j: number): string {
+    return this.texts !== null ? this.texts[j] : this.words![j].text;
+  }
+
+  /**
+   * Matches the letters and digits of `line` with the next words and returns
+   * the time (ms) at which each offset in `offsets` (ascending char offsets
+   * into line) is spoken, or null when the words don't spell the line. Matched
+   * words are consumed.
+   */
+  timesAt(line: string, offsets: number[], segStart: number, segEnd: number): number[] | null {
+    const n = this.length;
+    // Words before the segment (their middle is before its start) belong to earlier segments.
+    let p = this.pos;
+    while (p < n && (this.start[p] + this.end[p]) / 2 < segStart) p++;
+    this.pos = p;
+    // The first word may also start a little early (or the previous one run late).
+    for (const first of p > 0 && segStart - this.start[p - 1] <= WORD_TOLERANCE_MS ? [p, p - 1] : [p]) {
+      let times = this.match(first, line, offsets, segEnd);
+      if (times === NON_ASCII_MISMATCH && !this.composed) {
+        this.composed = true;
+        const texts: string[] = [];
+        for (let i = 0; i < n; i++) texts.push(this.wordText(i).normalize('NFC'));
+        this.texts = texts;
+        times = this.match(first, line, offsets, segEnd);
+      }
+      if (times !== null && times !== NON_ASCII_MISMATCH) return times;
+    }
+    return null;
+  }
+
+  private match(p: number, line: string, offsets: number[], segEnd: number): number[] | null | typeof NON_ASCII_MISMATCH {
+    const n = this.length;
+    const last = segEnd + WORD_TOLERANCE_MS;
+    if (p >= n || this.start[p] > last) return null;
+    const times = new Array<number>(offsets.length);
+    let next = 0; // next offset to time
+    let j = p;
+    let word = this.wordText(j);
+    let c = 0;
+    let seenInWord = false;
+    let matched = 0;
+    for (let i = 0; i < line.length; i++) {
+      const a = line.charCodeAt(i);
+      if (!countsForMatch(a)) continue;
+      for (;;) {
+        if (c >= word.length) {
+          j++;
+          if (j >= n || this.start[j] > last) return null;
+          word = this.wordText(j);
+          c = 0;
+          seenInWord = false;
+          continue;
+        }
+        if (countsForMatch(word.charCodeAt(c))) break;
+        c++;
+      }
+      if (c === 0 && word.length > 1 && line.startsWith(word, i)) {
+        // Fast path: the word is spelled exactly here (the usual case), compare it in one go.
+        while (next < offsets.length && offsets[next] <= i) times[next++] = this.start[j];
+        if (next >= offsets.length || offsets[next] >= i + word.length) {
+          seenInWord = true;
+          matched++;
+          c = word.length;
+          i += word.length - 1;
+          continue;
+        }
+      }
+      const b = word.charCodeAt(c);
+      if (!sameLetter(a, b)) {
+        // A decomposed word ("e" + U+0301) never matches the composed segment text: compose and retry once.
+        return a >= 128 || b >= 128 ? (word.normalize('NFC') !== word ? NON_ASCII_MISMATCH : null) : null;
+      }
+      while (next < offsets.length && offsets[next] <= i) {
+        times[next++] = seenInWord ? Math.round(this.start[j] + ((this.end[j] - this.start[j]) * c) / word.length) : this.start[j];
+      }
+      seenInWord = true;
+      matched++;
+      c++;
+    }
+    if (matched === 0) return null;
+    for (; c < word.length; c++) if (countsForMatch(word.charCodeAt(c))) return null; // line ended mid-word
+    for (; next < offsets.length; next++) times[next] = this.end[j]; // offsets after the last letter
+    this.pos = j + 1;
+    return times;
   }
 }
 
@@ -488,9 +615,14 @@ interface Timed {
   order: number;
 }
 
+function isSimple(text: string): boolean {
+  return SIMPLE_LAYOUT.test(text);
+}
+
 /** Segments -> ordered, non-overlapping, non-empty timed texts (ms). */
 function repairTiming(segments: readonly SegmentInput[], opts: CueOptions): Timed[] {
   const list: Timed[] = [];
+  let sorted = true;
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i];
     if (!seg) continue;
@@ -503,10 +635,9 @@ function repairTiming(segments: readonly SegmentInput[], opts: CueOptions): Time
     if (end > opts.maxTimestampMs) end = opts.maxTimestampMs;
     const text = neutraliseArrows(normaliseText(seg.text));
     if (text === '') continue;
+    if (list.length > 0 && start < list[list.length - 1].start) sorted = false;
     list.push({ start, end, text, order: i });
   }
-  let sorted = true;
-  for (let i = 1; i < list.length && sorted; i++) if (list[i].start < list[i - 1].start) sorted = false;
   if (!sorted) list.sort((a, b) => a.start - b.start || a.order - b.order);
 
   const out: Timed[] = [];
@@ -533,9 +664,11 @@ function repairTiming(segments: readonly SegmentInput[], opts: CueOptions): Time
  * word timings (used to time the pieces of a segment that is split).
  *
  * Guarantees: cues are sorted, never overlap (end <= next start), every cue
- * has end > start, 1..maxLines non-empty lines, no "-->" in the text, times are
- * integer ms in [0, maxTimestampMs]. No text is dropped except empty segments
- * and segments that start at or after maxTimestampMs.
+ * has end > start, 1..maxLines non-empty lines of at most maxLineWidth columns
+ * (a degenerate segment with more pieces than milliseconds keeps all its lines
+ * in one cue), no "-->" in the text, times are integer ms in
+ * [0, maxTimestampMs]. No text is dropped except empty segments and segments
+ * that start at or after maxTimestampMs.
  */
 export function buildCues(
   segments: readonly SegmentInput[],
@@ -548,61 +681,50 @@ export function buildCues(
   const cues: Cue[] = [];
 
   for (const seg of timed) {
-    const keep = keptLines(seg.text, opts.maxLineWidth, opts.maxLines);
+    // "\n" is outside SIMPLE_LAYOUT, so multi-line texts take the general path.
+    const simple = isSimple(seg.text);
+    const keep = keptLines(seg.text, opts.maxLineWidth, opts.maxLines, simple);
     if (keep) {
       cues.push({ start: seg.start, end: seg.end, lines: keep });
       continue;
     }
-    const layout = new Layout(toUnits(seg.text, opts.maxLineWidth));
-    let chunks = chunkUnits(layout, opts.maxLineWidth, opts.maxLines);
-    const duration = seg.end - seg.start;
-    if (chunks.length > duration) {
+    const line = seg.text.indexOf('\n') === -1 ? seg.text : seg.text.split('\n').join(' ');
+    buildUnits(line, opts.maxLineWidth, simple);
+    let chunks = chunkUnits(opts.maxLineWidth, opts.maxLines);
+    if (chunks.length > seg.end - seg.start) {
       // Degenerate (more pieces than milliseconds): one cue with every line.
       const lineStarts: number[] = [];
       for (const c of chunks) lineStarts.push(...c.lineStarts);
-      chunks = [{ from: 0, to: layout.units.length, lineStarts }];
+      chunks = [{ from: 0, to: uCount, lineStarts }];
     }
     if (chunks.length === 1) {
-      cues.push({ start: seg.start, end: seg.end, lines: chunkLines(layout, chunks[0]) });
+      cues.push({ start: seg.start, end: seg.end, lines: chunkLines(line, chunks[0]) });
       continue;
     }
-
-    const starts = chunkStarts(layout, chunks, seg, timeline);
+    const starts = chunkStarts(line, chunks, seg, timeline);
     for (let k = 0; k < chunks.length; k++) {
       const end = k + 1 < chunks.length ? starts[k + 1] : seg.end;
-      cues.push({ start: starts[k], end, lines: chunkLines(layout, chunks[k]) });
+      cues.push({ start: starts[k], end, lines: chunkLines(line, chunks[k]) });
     }
   }
   return cues;
 }
 
-/** Start time (ms) of each chunk of a split segment: from word timings when they match the text, else by length. */
-function chunkStarts(layout: Layout, chunks: Chunk[], seg: Timed, timeline: WordTimeline | null): number[] {
+/** Start time (ms) of each chunk of a split segment: from word timings when they spell the text, else by length. */
+function chunkStarts(line: string, chunks: Chunk[], seg: Timed, timeline: WordTimeline | null): number[] {
   const count = chunks.length;
-  const starts = new Array<number>(count);
-  starts[0] = seg.start;
-  let fromWords = false;
+  let starts: number[] | null = null;
   if (timeline) {
-    const keys = chunks.map((c) => alnumKey(layout.text(c.from, c.to)));
-    const aligned = timeline.align(keys.join(''), seg.start, seg.end);
-    if (aligned) {
-      fromWords = true;
-      let offset = 0;
-      for (let k = 1; k < count; k++) {
-        offset += keys[k - 1].length;
-        starts[k] = timeline.timeAt(aligned[0], aligned[1], offset);
-      }
-    }
+    const offsets: number[] = [];
+    for (let k = 1; k < count; k++) offsets.push(uStart[chunks[k].from]);
+    const times = timeline.timesAt(line, offsets, seg.start, seg.end);
+    if (times) starts = [seg.start, ...times];
   }
-  if (!fromWords) {
+  if (!starts) {
+    starts = [seg.start];
     const duration = seg.end - seg.start;
-    const weights = chunks.map((c) => layout.width(c.from, c.to) + 1);
-    const total = weights.reduce((a, b) => a + b, 0);
-    let acc = 0;
-    for (let k = 1; k < count; k++) {
-      acc += weights[k - 1];
-      starts[k] = seg.start + Math.round((duration * acc) / total);
-    }
+    const total = uPos[uCount] + 1;
+    for (let k = 1; k < count; k++) starts.push(seg.start + Math.round((duration * uPos[chunks[k].from]) / total));
   }
   // Strictly increasing and inside the segment, so that no piece is empty.
   for (let k = 1; k < count; k++) {
