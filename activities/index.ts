@@ -1,11 +1,14 @@
 import type { Db } from '../domain/db';
+import { createBatchActivities } from './batches';
 import { createCaptionActivities, type CaptionSources } from './captions';
 import { createJobStateActivities } from './jobState';
 import { createRetentionActivities } from './retention';
+import { createWebhookActivities, type WebhookDeps } from './webhooks';
 
 export interface ActivityDeps {
   db: Db;
   captions: CaptionSources;
+  webhooks: Omit<WebhookDeps, 'db'>;
 }
 
 /** Activities come from a factory that takes their dependencies, so tests can pass their own. */
@@ -18,6 +21,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createJobStateActivities(deps.db),
     ...createCaptionActivities(deps.db, deps.captions),
     ...createRetentionActivities(deps.db),
+    ...createBatchActivities(deps.db),
+    ...createWebhookActivities({ db: deps.db, ...deps.webhooks }),
   };
 }
 

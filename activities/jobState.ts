@@ -3,6 +3,7 @@ import { chargeHoldIn, releaseHoldIn } from '../domain/credits/ledger';
 import type { Db, Tx } from '../domain/db';
 import { ServiceError, type ErrorObject } from '../domain/errors';
 import { JOB_FINAL_CHANNEL } from '../domain/jobs/wakeups';
+import { recordEvent } from '../domain/webhooks/events';
 import { isFinal } from '../domain/jobs/view';
 import { asActivity } from './failures';
 
@@ -25,7 +26,8 @@ export interface JobPlan {
   status: string;
 }
 
-export type JobOutcome = { status: 'succeeded' | 'failed' | 'cancelled' };
+/** The final status, and the id of the webhook event the change produced (null when none). */
+export type JobOutcome = { status: 'succeeded' | 'failed' | 'cancelled'; eventId?: string | null };
 
 async function notifyFinal(tx: Tx, jobId: string): Promise<void> {
   // Delivered on commit only, so a woken long poll always reads the final state.
@@ -77,7 +79,7 @@ export function createJobStateActivities(db: Db) {
     async completeJob(jobId: string, result: { transcriptId: string; charge: number; billingKind: 'captions' | 'ai_transcription' }): Promise<JobOutcome> {
       return db.$transaction(async (tx) => {
         const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
-        if (isFinal(job.status)) return { status: job.status as JobOutcome['status'] };
+        if (isFinal(job.status)) return { status: job.status as JobOutcome['status'], eventId: await existingEventId(tx, jobId) };
         const settled = job.holdId ? await chargeHoldIn(tx, job.holdId, result.charge) : { charged: 0 };
         const ws = await tx.workspace.findUniqueOrThrow({ where: { id: job.workspaceId }, select: { retentionDays: true } });
         const now = new Date();
@@ -92,8 +94,12 @@ export function createJobStateActivities(db: Db) {
             creditsCharged: settled.charged, creditsReserved: 0, finishedAt: now, retryAttempt: 0, lastRetryError: Prisma.DbNull,
           },
         });
+        const eventId = await recordEvent(tx, {
+          workspaceId: job.workspaceId, endpointId: job.webhookEndpointId, type: 'job.succeeded', subjectKey: `job:${jobId}`,
+          jobId, batchId: job.batchId, resultId: result.transcriptId, metadata: job.metadata as Record<string, string>, error: null,
+        });
         await notifyFinal(tx, jobId);
-        return { status: 'succeeded' };
+        return { status: 'succeeded', eventId };
       });
     },
 
@@ -124,8 +130,8 @@ export async function recordRetry(db: Db, jobId: string, attempt: number, error:
 async function finish(db: Db, jobId: string, status: 'failed' | 'cancelled', error: ErrorObject | null): Promise<JobOutcome> {
   return db.$transaction(async (tx) => {
     const job = await tx.job.findUnique({ where: { id: jobId } });
-    if (!job) return { status };
-    if (isFinal(job.status)) return { status: job.status as JobOutcome['status'] };
+    if (!job) return { status, eventId: null };
+    if (isFinal(job.status)) return { status: job.status as JobOutcome['status'], eventId: await existingEventId(tx, jobId) };
     if (job.holdId) await releaseHoldIn(tx, job.holdId);
     // A transcript written before the failure is never published.
     await tx.transcript.deleteMany({ where: { jobId, publishedAt: null } });
@@ -136,7 +142,19 @@ async function finish(db: Db, jobId: string, status: 'failed' | 'cancelled', err
         error: error ? (error as unknown as Prisma.InputJsonValue) : Prisma.DbNull, retryAttempt: 0, lastRetryError: Prisma.DbNull,
       },
     });
+    // Cancelled jobs emit no event (the spec names job.succeeded and job.failed only).
+    const eventId =
+      status === 'failed'
+        ? await recordEvent(tx, {
+            workspaceId: job.workspaceId, endpointId: job.webhookEndpointId, type: 'job.failed', subjectKey: `job:${jobId}`,
+            jobId, batchId: job.batchId, resultId: null, metadata: job.metadata as Record<string, string>, error,
+          })
+        : null;
     await notifyFinal(tx, jobId);
-    return { status };
+    return { status, eventId };
   });
+}
+
+async function existingEventId(tx: Tx, jobId: string): Promise<string | null> {
+  return (await tx.webhookEvent.findUnique({ where: { subjectKey: `job:${jobId}` }, select: { id: true } }))?.id ?? null;
 }

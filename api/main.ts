@@ -5,6 +5,7 @@ import { createDb } from '../domain/db';
 import { JobWakeups } from '../domain/jobs/wakeups';
 import { resolveSecretsKey } from '../domain/secretsKey';
 import { createApp } from './app';
+import { loopbackAllowance } from '../activities/fetch';
 import { RateLimits } from './http/rateLimit';
 import { applyMigrations } from '../stack/migrations';
 
@@ -19,7 +20,7 @@ async function main() {
   const wakeups = new JobWakeups(pool);
   await wakeups.start();
   const baseUrl = cfg.PUBLIC_BASE_URL ?? `http://127.0.0.1:${cfg.PORT}`;
-  const app = createApp({ config: cfg, db: prisma, pool, temporal, logger, rateLimits: new RateLimits(pool), wakeups, secretsKey: resolveSecretsKey(cfg), baseUrl });
+  const app = createApp({ config: cfg, db: prisma, pool, temporal, logger, rateLimits: new RateLimits(pool), wakeups, secretsKey: resolveSecretsKey(cfg), baseUrl, addressPolicy: { allowLoopbackForTests: loopbackAllowance(process.env) } });
   const server = app.listen(cfg.PORT, () => logger.info({ port: cfg.PORT, base_url: baseUrl }, 'api listening'));
   const shutdown = async () => {
     server.close();

@@ -13,7 +13,6 @@ import path from 'node:path';
 import express from 'express';
 import { createActivities } from '../activities';
 import { createOutbound } from '../activities/outbound/http';
-import { createCaptionSources } from '../activities/platforms/sources';
 import { applyMigrations } from '../stack/migrations';
 import { createDatabase, dropDatabase, startPostgres, withDatabase } from '../stack/postgres';
 import { ROOT } from '../stack/proc';
@@ -74,13 +73,13 @@ async function main() {
   const { startTestApi, createWorkspace, bearer } = await import('../test/support/harness');
   const { startTestWorker } = await import('../test/support/worker');
   const { startReplayOrigin } = await import('../test/support/replay-origin');
-  const { videositeCaptionRoutes } = await import('../test/support/jobStack');
+  const { videositeCaptionRoutes, activityDepsFor } = await import('../test/support/jobStack');
 
   const origin = await startReplayOrigin(videositeCaptionRoutes());
   const taskQueue = `bench-${randomUUID()}`;
   const api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue });
   const outbound = createOutbound({ originOverride: origin.url, timeoutMs: 5000 });
-  const worker = await startTestWorker(createActivities({ db: api.deps.db, captions: createCaptionSources(outbound) }), taskQueue);
+  const worker = await startTestWorker(createActivities(activityDepsFor(api, outbound)), taskQueue);
   const server = api.app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { createActivities } from '../activities';
-import { createCaptionSources } from '../activities/platforms/sources';
 import { getBalance } from '../domain/credits/ledger';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
-import { newKey, startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/jobStack';
+import { activityDepsFor, newKey, startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/jobStack';
 import type { ReplayRoute } from './support/replay-origin';
 import { startTestWorker } from './support/worker';
 
@@ -134,7 +133,7 @@ describe('exactly-once settlement', () => {
   it('charges once when the finishing activity is retried after it already committed', async () => {
     // A second worker on its own queue whose completeJob "loses" the first
     // result after committing, as a killed worker would: Temporal retries it.
-    const real = createActivities({ db: stack.api.deps.db, captions: createCaptionSources(stack.outbound) });
+    const real = createActivities(activityDepsFor(stack.api, stack.outbound));
     let calls = 0;
     const flaky = {
       ...real,
@@ -166,7 +165,7 @@ describe('exactly-once settlement', () => {
   });
 
   it('settling activities are idempotent: complete, complete, fail leaves one charge', async () => {
-    const acts = createActivities({ db: stack.api.deps.db, captions: createCaptionSources(stack.outbound) });
+    const acts = createActivities(activityDepsFor(stack.api, stack.outbound));
     const r = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['ur'] });
     const done = await waitFinal(stack.api, ws.apiKey, r.body.id);
     const before = await balanceOf(ws);

@@ -8,7 +8,7 @@ let api: TestApi;
 let worker: TestWorker;
 beforeAll(async () => {
   api = await startTestApi();
-  worker = await startTestWorker(createActivities({ db: api.deps.db, captions: { fetchCaptions: async () => { throw new Error('unused'); }, resolveShareLink: async () => { throw new Error('unused'); } } }));
+  worker = await startTestWorker(createActivities({ db: api.deps.db, captions: { fetchCaptions: async () => { throw new Error('unused'); }, resolveShareLink: async () => { throw new Error('unused'); } }, webhooks: { secretsKey: api.deps.secretsKey, addressPolicy: {} } }));
 });
 afterAll(async () => {
   await worker.stop();

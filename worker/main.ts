@@ -7,6 +7,8 @@ import { Client, Connection } from '@temporalio/client';
 import { ensureRetentionSchedule } from './schedules';
 import { config } from '../domain/config';
 import { createDb } from '../domain/db';
+import { resolveSecretsKey } from '../domain/secretsKey';
+import { loopbackAllowance } from '../activities/fetch';
 import { applyMigrations } from '../stack/migrations';
 
 // The worker process: runs workflows and activities from the task queue. Scale
@@ -29,7 +31,11 @@ async function main() {
     namespace: cfg.TEMPORAL_NAMESPACE,
     taskQueue,
     workflowsPath: require.resolve('../workflows'),
-    activities: createActivities({ db: prisma, captions: createCaptionSources(outbound) }),
+    activities: createActivities({
+      db: prisma,
+      captions: createCaptionSources(outbound),
+      webhooks: { secretsKey: resolveSecretsKey(cfg), addressPolicy: { allowLoopbackForTests: loopbackAllowance(process.env) } },
+    }),
   });
   logger.info({ task_queue: taskQueue, metrics_port: metricsPort }, 'worker running');
   await worker.run();

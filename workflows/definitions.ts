@@ -29,7 +29,19 @@ export const DEFAULT_RETRY: RetrySettings = {
 export interface JobWorkflowInput {
   jobId: string;
   retry: RetrySettings;
+  /** Webhook retry delays; default DEFAULT_WEBHOOK_DELAYS_MS. */
+  webhookDelaysMs?: number[];
 }
+
+export interface BatchWorkflowInput {
+  batchId: string;
+  /** Children that need work (reused items are already succeeded). */
+  jobIds: string[];
+  retry: RetrySettings;
+  webhookDelaysMs?: number[];
+}
+
+export const BATCH_WORKFLOW = 'batchWorkflow';
 
 export interface CancelResult {
   cancelled: boolean;
@@ -42,3 +54,17 @@ export const CANCEL_UPDATE = 'cancel';
 export const TRANSCRIPT_PURGE_WORKFLOW = 'purgeTranscriptWorkflow';
 export const RETENTION_SCHEDULE_ID = 'transcript-retention';
 export const RETENTION_WORKFLOW = 'retentionSweepWorkflow';
+
+export const WEBHOOK_WORKFLOW = 'webhookDeliveryWorkflow';
+/**
+ * Delays between delivery attempts: 10 s, 30 s, 2 min, 10 min, 30 min, 1 h,
+ * 2 h, 4 h, 8 h, 8 h — 11 attempts over about 23.7 hours.
+ */
+export const DEFAULT_WEBHOOK_DELAYS_MS = [10e3, 30e3, 120e3, 600e3, 1800e3, 3600e3, 7200e3, 14400e3, 28800e3, 28800e3];
+
+export interface WebhookDeliveryInput {
+  eventId: string;
+  delaysMs?: number[];
+  /** A resend from the dashboard delivers again even when an earlier attempt succeeded. */
+  resend?: boolean;
+}

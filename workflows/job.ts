@@ -5,6 +5,7 @@ import type { Activities } from '../activities';
 import type { JobOutcome } from '../activities/jobState';
 import { CANCEL_UPDATE, type CancelResult, type JobWorkflowInput } from './definitions';
 import { errorFromFailure } from './failures';
+import { startWebhookDelivery } from './webhook';
 
 export const cancelUpdate = defineUpdate<CancelResult, []>(CANCEL_UPDATE);
 
@@ -86,5 +87,6 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     );
   }
   finished = true;
+  if (outcome.eventId) await startWebhookDelivery(outcome.eventId, input.webhookDelaysMs);
   return outcome;
 }

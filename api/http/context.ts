@@ -6,6 +6,7 @@ import type { Db } from '../../domain/db';
 import type { RateLimits } from './rateLimit';
 import type { JobWakeups } from '../../domain/jobs/wakeups';
 import type { RetrySettings } from '../../workflows/definitions';
+import type { AddressPolicy } from '../../activities/fetch';
 
 /** Everything a handler may use; built once per API process in api/app.ts. */
 export interface AppDeps {
@@ -20,4 +21,8 @@ export interface AppDeps {
   baseUrl: string;
   /** Automatic-retry policy for new jobs; tests shorten it. Default DEFAULT_RETRY. */
   jobRetry?: RetrySettings;
+  /** Webhook retry delays for new events; tests shorten them. */
+  webhookDelaysMs?: number[];
+  /** SSRF policy for webhook endpoint URLs (tests allow loopback only). */
+  addressPolicy: AddressPolicy;
 }

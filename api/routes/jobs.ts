@@ -14,6 +14,7 @@ export function jobServiceDeps(deps: AppDeps): JobServiceDeps {
     temporal: deps.temporal,
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     retry: deps.jobRetry,
+    webhookDelaysMs: deps.webhookDelaysMs,
     photosocialEnabled: deps.config.PHOTOSOCIAL_ENABLED,
     asrEnabled: deps.config.ASR_ENABLED,
   };

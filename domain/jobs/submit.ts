@@ -18,6 +18,7 @@ export interface JobServiceDeps {
   temporal: Client;
   taskQueue: string;
   retry?: RetrySettings;
+  webhookDelaysMs?: number[];
   photosocialEnabled: boolean;
   asrEnabled: boolean;
 }
@@ -156,7 +157,7 @@ export async function assertJobsInProgress(tx: Tx, principal: Principal, adding:
 }
 
 export async function startJobWorkflow(deps: JobServiceDeps, jobId: string): Promise<void> {
-  const input: JobWorkflowInput = { jobId, retry: deps.retry ?? DEFAULT_RETRY };
+  const input: JobWorkflowInput = { jobId, retry: deps.retry ?? DEFAULT_RETRY, webhookDelaysMs: deps.webhookDelaysMs };
   await deps.temporal.workflow.start(JOB_WORKFLOW, {
     taskQueue: deps.taskQueue,
     workflowId: workflowIds.job(jobId),

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { createActivities } from '../../activities';
+import { createActivities, type ActivityDeps } from '../../activities';
 import { createOutbound, type Outbound } from '../../activities/outbound/http';
 import { createCaptionSources } from '../../activities/platforms/sources';
 import type { RetrySettings } from '../../workflows/definitions';
 import { bearer, startTestApi, type TestApi } from './harness';
 import { startReplayOrigin, type ReplayOrigin, type ReplayRoute } from './replay-origin';
+import { testTls } from './tls';
 import { startTestWorker, type TestWorker } from './worker';
 
 // The whole job path on real components: API (in process) → Temporal dev
@@ -13,6 +14,15 @@ import { startTestWorker, type TestWorker } from './worker';
 // loopback origin replaying recorded platform responses.
 
 export const FAST_RETRY: RetrySettings = { initialIntervalMs: 50, backoffCoefficient: 2, maximumIntervalMs: 200, maximumAttempts: 3 };
+
+/** The worker's dependencies in tests: real platform clients through `outbound`, webhooks allowed to loopback https. */
+export function activityDepsFor(api: TestApi, outbound: Outbound): ActivityDeps {
+  return {
+    db: api.deps.db,
+    captions: createCaptionSources(outbound),
+    webhooks: { secretsKey: api.deps.secretsKey, addressPolicy: { allowLoopbackForTests: true }, extraCa: testTls().cert, timeoutMs: 3000 },
+  };
+}
 
 export interface JobStack {
   api: TestApi;
@@ -28,7 +38,7 @@ export async function startJobStack(routes: ReplayRoute[] = [], opts: { retry?: 
   const api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue });
   api.deps.jobRetry = opts.retry ?? FAST_RETRY;
   const outbound = createOutbound({ originOverride: origin.url, timeoutMs: 2000 });
-  const worker = await startTestWorker(createActivities({ db: api.deps.db, captions: createCaptionSources(outbound) }), taskQueue);
+  const worker = await startTestWorker(createActivities(activityDepsFor(api, outbound)), taskQueue);
   return {
     api,
     worker,

@@ -1,0 +1,102 @@
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import type { JobRequest } from '../../api/schemas/jobs';
+import { BATCH_WORKFLOW, DEFAULT_RETRY, workflowIds, type BatchWorkflowInput } from '../../workflows/definitions';
+import type { Principal } from '../accounts/principal';
+import type { Db } from '../db';
+import { placeHolds } from '../credits/ledger';
+import { ServiceError } from '../errors';
+import { bindIdempotencyRecord, claimIdempotencyKey, requestHash } from '../idempotency';
+import {
+  assertJobsInProgress, assertWebhookEndpoint, findReusable, initialHold, jobRowData, resolveJobSource, type JobServiceDeps, type NewJobRow,
+} from '../jobs/submit';
+import { PLANS } from '../plans';
+import { batchStatus } from './status';
+
+export interface BatchRequest {
+  items: JobRequest[];
+  webhook_endpoint_id?: string;
+  metadata?: Record<string, string>;
+}
+
+type BatchRow = { id: string; workspaceId: string; metadata: unknown; totalItems: number; createdAt: Date };
+type ItemRow = { id: string; itemIndex: number | null; status: string };
+
+export function toBatchView(batch: BatchRow, jobs: ItemRow[]) {
+  const statuses = jobs.map((j) => j.status);
+  return {
+    id: batch.id,
+    status: batchStatus(statuses),
+    total_items: batch.totalItems,
+    succeeded_items: statuses.filter((s) => s === 'succeeded').length,
+    failed_items: statuses.filter((s) => s === 'failed').length,
+    cancelled_items: statuses.filter((s) => s === 'cancelled').length,
+    items: [...jobs].sort((a, b) => (a.itemIndex ?? 0) - (b.itemIndex ?? 0)).map((j) => ({ job_id: j.id, item_index: j.itemIndex ?? 0, status: j.status })),
+    metadata: batch.metadata as Record<string, string>,
+    created_at: batch.createdAt.toISOString(),
+  };
+}
+
+export async function getBatch(db: Db, workspaceId: string, id: string) {
+  const batch = await db.batch.findFirst({ where: { id, workspaceId }, include: { jobs: { select: { id: true, itemIndex: true, status: true } } } });
+  if (!batch) throw new ServiceError('NOT_FOUND', 'id', { message: 'No batch with this id in this workspace.' });
+  return toBatchView(batch, batch.jobs);
+}
+
+/**
+ * POST /v1/batches: the whole batch or nothing. Every item is checked first
+ * (errors name `items[i].field`), then one transaction writes the batch, every
+ * child job and every child's hold (placed together, all or none) and starts
+ * the parent workflow before committing.
+ */
+export async function submitBatch(deps: JobServiceDeps, principal: Principal, req: BatchRequest, idempotencyKey: string) {
+  const limit = PLANS[principal.plan].batchSize;
+  if (req.items.length > limit) {
+    throw new ServiceError('PLAN_REQUIRED', `items: at most ${limit} per batch on the ${PLANS[principal.plan].name} plan`, {
+      message: `The ${PLANS[principal.plan].name} plan allows ${limit} items per batch; a larger plan allows more.`,
+    });
+  }
+  const batchId = randomUUID();
+  const rows: NewJobRow[] = [];
+  for (const [i, item] of req.items.entries()) {
+    const at = (field: string) => `items[${i}].${field}`;
+    const source = await resolveJobSource(deps.db, principal, item, deps, at);
+    await assertWebhookEndpoint(deps.db, principal.workspaceId, item.webhook_endpoint_id, at('webhook_endpoint_id'));
+    rows.push({ id: randomUUID(), request: item, source, batchId, itemIndex: i });
+  }
+  await assertWebhookEndpoint(deps.db, principal.workspaceId, req.webhook_endpoint_id, 'webhook_endpoint_id');
+
+  const outcome = await deps.db.$transaction(
+    async (tx) => {
+      const claim = await claimIdempotencyKey(tx, { workspaceId: principal.workspaceId, operation: 'POST /v1/batches', key: idempotencyKey, hash: requestHash(req) });
+      if (claim.kind === 'replay') return { replayOf: claim.resourceId };
+      const cached = await Promise.all(rows.map((r) => findReusable(tx, principal.workspaceId, jobRowData(principal, r, null, null).reuseKey)));
+      const needHold = rows.filter((_, i) => !cached[i]);
+      const holdIds = needHold.length
+        ? await placeHolds(tx, principal.workspaceId, needHold.map((r) => initialHold(r.request.mode)), `batch ${batchId}`, { plan: principal.plan, detail: 'items' })
+        : [];
+      await assertJobsInProgress(tx, principal, needHold.length);
+      await tx.batch.create({
+        data: { id: batchId, workspaceId: principal.workspaceId, webhookEndpointId: req.webhook_endpoint_id ?? null, metadata: req.metadata ?? {}, totalItems: rows.length, workflowId: workflowIds.batch(batchId) },
+      });
+      let h = 0;
+      const jobs = [];
+      for (const [i, row] of rows.entries()) {
+        const c = cached[i];
+        jobs.push(await tx.job.create({ data: jobRowData(principal, row, c ? null : holdIds[h++]!, c ? { transcriptId: c.id, title: c.title } : null) }));
+      }
+      await bindIdempotencyRecord(tx, claim.recordId, 'batch', batchId);
+      const input: BatchWorkflowInput = { batchId, jobIds: needHold.map((r) => r.id), retry: deps.retry ?? DEFAULT_RETRY, webhookDelaysMs: deps.webhookDelaysMs };
+      await deps.temporal.workflow.start(BATCH_WORKFLOW, {
+        taskQueue: deps.taskQueue,
+        workflowId: workflowIds.batch(batchId),
+        args: [input],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      });
+      return { batchId, jobs };
+    },
+    { timeout: 30_000 },
+  );
+  const id = 'replayOf' in outcome ? outcome.replayOf! : outcome.batchId;
+  return { status: 'replayOf' in outcome ? (200 as const) : (202 as const), batch: await getBatch(deps.db, principal.workspaceId, id) };
+}

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import type { Prisma } from '../../prisma/generated/client';
+import type { Tx } from '../db';
+import type { ErrorObject } from '../errors';
+
+export type EventType = 'job.succeeded' | 'job.failed' | 'batch.completed';
+
+export interface EventBody {
+  event_id: string;
+  type: EventType;
+  created_at: string;
+  job_id: string | null;
+  batch_id: string | null;
+  result_id: string | null;
+  metadata: Record<string, string>;
+  error: ErrorObject | null;
+}
+
+/**
+ * Records an event for an endpoint in the caller's transaction (an outbox: the
+ * event exists exactly when the state change that caused it committed). The
+ * subject key makes it one event per job outcome or per batch, however often
+ * the step runs. Returns the event id, or null when there is no enabled endpoint.
+ */
+export async function recordEvent(
+  tx: Tx,
+  args: { workspaceId: string; endpointId: string | null; type: EventType; subjectKey: string; jobId: string | null; batchId: string | null; resultId: string | null; metadata: Record<string, string>; error: ErrorObject | null },
+): Promise<string | null> {
+  if (!args.endpointId) return null;
+  const endpoint = await tx.webhookEndpoint.findFirst({ where: { id: args.endpointId, workspaceId: args.workspaceId, enabled: true }, select: { id: true } });
+  if (!endpoint) return null;
+  const existing = await tx.webhookEvent.findUnique({ where: { subjectKey: args.subjectKey }, select: { id: true } });
+  if (existing) return existing.id;
+  const id = randomUUID();
+  const createdAt = new Date();
+  const payload: EventBody = {
+    event_id: id,
+    type: args.type,
+    created_at: createdAt.toISOString(),
+    job_id: args.jobId,
+    batch_id: args.batchId,
+    result_id: args.resultId,
+    metadata: args.metadata,
+    error: args.error,
+  };
+  await tx.webhookEvent.create({
+    data: { id, workspaceId: args.workspaceId, endpointId: endpoint.id, type: args.type, subjectKey: args.subjectKey, payload: payload as unknown as Prisma.InputJsonValue, createdAt },
+  });
+  return id;
+}

@@ -1,0 +1,169 @@
+import { request as httpsRequest } from 'node:https';
+import request from 'supertest';
+import { bearer, createWorkspace, signInSession, type TestWorkspace } from './support/harness';
+import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/jobStack';
+import { testTls } from './support/tls';
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhookReceiver';
+
+let stack: JobStack;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  stack = await startJobStack(videositeCaptionRoutes());
+  stack.api.deps.webhookDelaysMs = [200, 400, 800];
+  receiver = await startWebhookReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+  await stack.close();
+});
+afterEach(() => stack.origin.setRoutes(videositeCaptionRoutes()));
+
+const app = () => stack.api.app;
+
+async function ownerSession(ws: TestWorkspace) {
+  return signInSession(app(), ws.email, ws.password);
+}
+
+async function registerEndpoint(ws: TestWorkspace, url = receiver.url) {
+  const s = await ownerSession(ws);
+  const res = await request(app()).post('/v1/webhook-endpoints').set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf).send({ url, description: 'test' });
+  return { res, session: s };
+}
+
+describe('webhook endpoints', () => {
+  it('registers with an owner session only, shows the secret once, lists without it', async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const byKey = await request(app()).post('/v1/webhook-endpoints').set(bearer(ws.apiKey)).send({ url: receiver.url });
+    expect(byKey.status).toBe(403);
+    expect(byKey.body.error.code).toBe('FORBIDDEN');
+
+    const { res } = await registerEndpoint(ws);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ url: receiver.url, description: 'test', enabled: true, disabled_at: null });
+    expect(res.body.secret).toMatch(/^whsec_/);
+    const row = await stack.api.deps.db.webhookEndpoint.findUniqueOrThrow({ where: { id: res.body.id } });
+    expect(row.secretCiphertext).not.toContain(res.body.secret);
+
+    const list = await request(app()).get('/v1/webhook-endpoints').set(bearer(ws.apiKey)).expect(200);
+    expect(list.body.endpoints).toHaveLength(1);
+    expect(JSON.stringify(list.body)).not.toContain(res.body.secret);
+    expect(list.body.endpoints[0]).not.toHaveProperty('secret');
+  });
+
+  it('refuses non-https and private-network URLs', async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const http = await registerEndpoint(ws, 'http://example.com/hook');
+    expect(http.res.status).toBe(422);
+    expect(http.res.body.error).toMatchObject({ code: 'INVALID_URL', details: { detail: 'url' } });
+    for (const url of ['https://10.0.0.5/hook', 'https://169.254.169.254/latest', 'https://[::ffff:192.168.1.1]/x', 'https://100.64.0.1/']) {
+      const r = await registerEndpoint(ws, url);
+      expect(r.res.status).toBe(422);
+      expect(r.res.body.error.code).toBe('UNSAFE_URL');
+    }
+  });
+
+  it('disables an endpoint (still listed) and caps enabled endpoints at 10', async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const { res, session } = await registerEndpoint(ws);
+    await request(app()).delete(`/v1/webhook-endpoints/${res.body.id}`).set(bearer(ws.apiKey)).expect(403);
+    await request(app()).delete(`/v1/webhook-endpoints/${res.body.id}`).set('Cookie', session.cookie).set('X-CSRF-Token', session.csrf).expect(204);
+    const list = await request(app()).get('/v1/webhook-endpoints').set(bearer(ws.apiKey)).expect(200);
+    expect(list.body.endpoints[0]).toMatchObject({ id: res.body.id, enabled: false });
+    for (let i = 0; i < 10; i++) expect((await registerEndpoint(ws)).res.status).toBe(201);
+    const over = await registerEndpoint(ws);
+    expect(over.res.status).toBe(409);
+    expect(over.res.body.error.details.detail).toBe('webhook_endpoints');
+  });
+});
+
+describe('event delivery', () => {
+  it('delivers job.succeeded signed, retries failures with the same event_id, logs attempts, resends', async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const { res: ep, session } = await registerEndpoint(ws);
+    receiver.configure({ secret: ep.body.secret, failFirst: 2 });
+    const job = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', webhook_endpoint_id: ep.body.id, metadata: { order: '7' } });
+    expect(job.status).toBe(202);
+    const done = await waitFinal(stack.api, ws.apiKey, job.body.id);
+    const mine = (all: typeof receiver.received) => all.filter((r) => r.body?.job_id === job.body.id);
+    await receiver.waitFor((all) => mine(all).some((r) => r.status === 200));
+    const attempts = mine(receiver.received);
+    expect(attempts.map((a) => a.status)).toEqual([500, 500, 200]);
+    expect(new Set(attempts.map((a) => a.event_id)).size).toBe(1);
+    expect(attempts.every((a) => a.signature_ok && a.timestamp_ok)).toBe(true);
+    const ok = attempts[2]!;
+    expect(ok.body).toEqual({
+      event_id: ok.event_id,
+      type: 'job.succeeded',
+      created_at: expect.any(String),
+      job_id: job.body.id,
+      batch_id: null,
+      result_id: done.body.result_id,
+      metadata: { order: '7' },
+      error: null,
+    });
+    expect(ok.headers['x-service-event-id']).toBe(ok.event_id);
+
+    const log = await request(app()).get('/app/webhooks/deliveries').query({ limit: 10 }).set(bearer(ws.apiKey)).expect(200);
+    expect(log.body.deliveries.map((d: { attempt: number; succeeded: boolean }) => [d.attempt, d.succeeded])).toEqual([[3, true], [2, false], [1, false]]);
+    expect(log.body.deliveries[0].url).toBe(`https://127.0.0.1:${new URL(receiver.url).port}/…`);
+    expect(JSON.stringify(log.body)).not.toContain(ep.body.secret);
+
+    // Resend from the account endpoint: the same event_id again; the receiver dedups it.
+    await request(app()).post(`/app/webhooks/deliveries/${log.body.deliveries[0].id}/resend`).set('Cookie', session.cookie).set('X-CSRF-Token', session.csrf).expect(202);
+    await receiver.waitFor((all) => all.filter((r) => r.event_id === ok.event_id && r.duplicate).length === 1);
+  });
+
+  it('delivers job.failed with the error, and nothing to a disabled endpoint', async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const { res: ep, session } = await registerEndpoint(ws);
+    receiver.configure({ secret: ep.body.secret, failFirst: 0 });
+    stack.origin.setRoutes([{ method: 'POST', path: '/youtubei/v1/reel/reel_item_watch', recording: 'videosite/errors/private/android-reel_item_watch-private.newpipe-mock.json' }]);
+    const job = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', webhook_endpoint_id: ep.body.id });
+    await waitFinal(stack.api, ws.apiKey, job.body.id);
+    const [event] = (await receiver.waitFor((all) => all.some((r) => r.body?.job_id === job.body.id))).filter((r) => r.body?.job_id === job.body.id);
+    expect(event!.body).toMatchObject({ type: 'job.failed', result_id: null, error: { code: 'SOURCE_PRIVATE', retryable: false } });
+
+    await request(app()).delete(`/v1/webhook-endpoints/${ep.body.id}`).set('Cookie', session.cookie).set('X-CSRF-Token', session.csrf).expect(204);
+    stack.origin.setRoutes(videositeCaptionRoutes());
+    const webhookEndpointGone = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', webhook_endpoint_id: ep.body.id });
+    expect(webhookEndpointGone.status).toBe(422);
+  });
+
+  it('stops retrying once the endpoint is disabled', async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const { res: ep, session } = await registerEndpoint(ws);
+    receiver.configure({ secret: ep.body.secret, failFirst: 100 });
+    const job = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['de'], webhook_endpoint_id: ep.body.id });
+    await receiver.waitFor((all) => all.some((r) => r.body?.job_id === job.body.id));
+    await request(app()).delete(`/v1/webhook-endpoints/${ep.body.id}`).set('Cookie', session.cookie).set('X-CSRF-Token', session.csrf).expect(204);
+    const seen = receiver.received.filter((r) => r.body?.job_id === job.body.id).length;
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(receiver.received.filter((r) => r.body?.job_id === job.body.id).length).toBeLessThanOrEqual(seen + 1);
+    const event = await stack.api.deps.db.webhookEvent.findFirstOrThrow({ where: { subjectKey: `job:${job.body.id}` } });
+    const result = await stack.api.deps.temporal.workflow.getHandle(`webhook-${event.id}`).result();
+    expect(result).toBe('endpoint_disabled');
+    receiver.configure({ failFirst: 0 });
+  });
+
+  it('the receiver rejects a delivery replayed more than 300 s later', async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const { res: ep } = await registerEndpoint(ws);
+    receiver.configure({ secret: ep.body.secret, failFirst: 0 });
+    const { signWebhook } = await import('../domain/webhooks/signing');
+    const body = JSON.stringify({ event_id: 'e1', type: 'job.succeeded' });
+    const old = Math.floor(Date.now() / 1000) - 301;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpsRequest(receiver.url, {
+        method: 'POST', ca: testTls().cert,
+        headers: { 'content-type': 'application/json', 'X-Service-Event-Id': 'e1', 'X-Service-Timestamp': String(old), 'X-Service-Signature': signWebhook(ep.body.secret, 'e1', old, body) },
+      }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(status).toBe(400);
+  });
+});
