@@ -11,7 +11,8 @@ afterAll(() => api.close());
 const db = () => api.deps.db;
 
 async function hold(workspaceId: string, amount: number, plan: 'trial' | 'pro' = 'pro') {
-  return db().$transaction((tx) => placeHolds(tx, workspaceId, [amount], 'test', { plan }));
+  // Many concurrent transactions share a small test pool: let them queue for a connection.
+  return db().$transaction((tx) => placeHolds(tx, workspaceId, [amount], 'test', { plan }), { maxWait: 20_000 });
 }
 
 /** Sets the balance of a workspace directly, for a small-balance scenario. */

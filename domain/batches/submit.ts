@@ -95,7 +95,7 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
       });
       return { batchId, jobs };
     },
-    { timeout: 30_000 },
+    { timeout: 30_000, maxWait: 10_000 },
   );
   const id = 'replayOf' in outcome ? outcome.replayOf! : outcome.batchId;
   return { status: 'replayOf' in outcome ? (200 as const) : (202 as const), batch: await getBatch(deps.db, principal.workspaceId, id) };

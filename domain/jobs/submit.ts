@@ -202,7 +202,7 @@ export async function submitJob(
       if (!cached) await startJobWorkflow(deps, id);
       return { job, cached: Boolean(cached) };
     },
-    { timeout: 15_000 },
+    { timeout: 15_000, maxWait: 10_000 },
   );
   if ('replayOf' in outcome) {
     const job = await deps.db.job.findUniqueOrThrow({ where: { id: outcome.replayOf! } });

@@ -1,0 +1,38 @@
+# One image for both processes: the API (default command) and the worker
+# (docker-compose.yml overrides the command). Runs the TypeScript with tsx,
+# exactly as `npm run dev` does; there is no separate build step.
+FROM node:20-bookworm-slim
+
+# Media tools the worker shells out to: ffmpeg/ffprobe, and the pocketsphinx
+# recognizer with its English model.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ffmpeg pocketsphinx pocketsphinx-en-us ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+
+# npm 11 (as on developer machines) runs dependency install scripts only for
+# the packages approved in package.json "allowScripts"; npm 10 would run them all.
+RUN npm install -g npm@11.19.1 --no-audit --no-fund
+
+WORKDIR /app
+
+# Dependencies first, so that code changes do not reinstall them.
+# (npm install if npm ci refuses the lock file; see stack/setup.sh.)
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund || npm install --no-audit --no-fund
+
+# The Prisma client is generated code (prisma/generated is not copied in).
+COPY prisma/schema.prisma prisma/schema.prisma
+COPY stack/prisma-generate.sh stack/prisma-generate.sh
+RUN bash stack/prisma-generate.sh
+
+COPY . .
+# Test and build tools are not needed at run time.
+RUN npm prune --omit=dev --no-audit --no-fund \
+ && mkdir -p /app/.data && chown node:node /app/.data
+
+USER node
+ENV DATA_DIR=/app/.data PORT=3000
+EXPOSE 3000
+# The API applies pending migrations at start (stack/migrations.ts), so a new
+# image can be started against an older database.
+CMD ["npx", "tsx", "api/main.ts"]

@@ -1,0 +1,157 @@
+/**
+ * `npm run dev`: the whole service on this machine.
+ *   PostgreSQL  .data/dev-postgres, port 54329 (data kept between runs)
+ *   Temporal    .data/temporal-dev.sqlite, port 7233, UI 8233 (workflows kept between runs)
+ *   then migrations, the dev seed, and the API (port 3000) and worker processes.
+ * Ctrl-C stops the API and worker first, then Temporal, then PostgreSQL.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { applyMigrations } from './migrations';
+import { startPostgres, type PostgresHandle } from './postgres';
+import { ROOT, waitFor } from './proc';
+import { prefixLines, startTemporal, type TemporalHandle } from './temporal';
+
+const PORT = 3000;
+const BASE = `http://localhost:${PORT}`;
+
+let pg: PostgresHandle | undefined;
+let temporal: TemporalHandle | undefined;
+const children: ChildProcess[] = [];
+let stopping = false;
+
+async function main() {
+  pg = await startPostgres({ dataDir: '.data/dev-postgres', port: 54329 });
+  temporal = await startTemporal({ dbFile: '.data/temporal-dev.sqlite', port: 7233 });
+  const applied = await applyMigrations(pg.url);
+  console.log(`[dev] migrations: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`);
+
+  const env = {
+    ...process.env,
+    DATABASE_URL: pg.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: 'default',
+    PORT: String(PORT),
+    APP_ENV: 'development',
+    DATA_DIR: '.data',
+    TEMPORAL_UI_URL: temporal.uiUrl,
+  };
+  const seed = await runSeed(pg.url);
+
+  startChild('api', 'api/main.ts', env);
+  startChild('worker', 'worker/main.ts', env);
+  const apiUp = children.some((c) => c.spawnargs.includes('api/main.ts'))
+    ? await waitFor(() => fetch(`${BASE}/healthz`).then((r) => r.ok, () => false), 60_000, 500)
+    : false;
+  printBanner(seed, apiUp);
+}
+
+type Seed = { email: string; password: string; apiKey: string; workspaceId: string };
+
+/**
+ * The dev account (domain/accounts/seed.ts, owned by the accounts code). Loaded
+ * with a guarded require so that dev still starts while that code is missing.
+ */
+async function runSeed(databaseUrl: string): Promise<Seed | undefined> {
+  const seed = optionalRequire('domain/accounts/seed');
+  const db = optionalRequire('domain/db');
+  if (typeof seed?.seedDevWorkspace !== 'function' || typeof db?.createDb !== 'function') {
+    console.log('[dev] domain/accounts/seed.ts (seedDevWorkspace) or domain/db.ts (createDb) is missing: no dev account seeded');
+    return undefined;
+  }
+  const { prisma, pool } = db.createDb(databaseUrl, 2);
+  try {
+    return await seed.seedDevWorkspace(prisma, BASE);
+  } finally {
+    await prisma.$disconnect();
+    await pool.end().catch(() => {});
+  }
+}
+
+/** require() relative to the repo root; undefined if that very file does not exist (other errors surface). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function optionalRequire(file: string): any {
+  const full = path.join(ROOT, file);
+  try {
+    return require(full);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'MODULE_NOT_FOUND' && err.message.includes(`'${full}'`)) return undefined;
+    throw e;
+  }
+}
+
+function startChild(name: string, entry: string, env: NodeJS.ProcessEnv) {
+  if (!fs.existsSync(path.join(ROOT, entry))) {
+    console.log(`[dev] ${entry} does not exist yet: ${name} not started`);
+    return;
+  }
+  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  prefixLines(child, `[${name}] `);
+  child.on('exit', (code, signal) => {
+    if (!stopping) console.error(`[dev] ${name} exited (${signal ?? `code ${code}`}); the rest keeps running, Ctrl-C to stop`);
+  });
+  children.push(child);
+}
+
+function printBanner(seed: Seed | undefined, apiUp: boolean) {
+  const lines = [
+    '',
+    '================================================================',
+    ` API           ${BASE}${apiUp ? '' : '   (not answering /healthz yet: see [api] output)'}`,
+    ` OpenAPI       ${BASE}/openapi.json`,
+    ` API docs      ${BASE}/docs`,
+    ` Temporal UI   ${temporal!.uiUrl}`,
+    ` Database      ${pg!.url}`,
+  ];
+  if (seed) {
+    lines.push(
+      ` API key       ${seed.apiKey}`,
+      `               curl -H 'Authorization: Bearer ${seed.apiKey}' ${BASE}/v1/usage`,
+      ` Sign in       ${seed.email} / ${seed.password}`,
+      `               browser: ${BASE}/app/sign-in`,
+      `               or: curl -c cookies.txt -H 'Content-Type: application/json' \\`,
+      `                     -d '{"email":"${seed.email}","password":"${seed.password}"}' ${BASE}/app/session`,
+    );
+  } else {
+    lines.push(' Account       (not seeded: domain/accounts/seed.ts is missing)');
+  }
+  lines.push(
+    ` Dev outbox    ${BASE}/app/dev/outbox   (e-mails the service "sent")`,
+    ' Ctrl-C stops everything.',
+    '================================================================',
+    '',
+  );
+  console.log(lines.join('\n'));
+}
+
+/** Children first (they hold connections to the servers), then Temporal, then PostgreSQL. */
+async function shutdown(code: number) {
+  if (stopping) return;
+  stopping = true;
+  console.log('\n[dev] stopping...');
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.exitCode !== null || c.signalCode !== null) return resolve();
+          c.once('exit', () => resolve());
+          c.kill('SIGTERM');
+          setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
+        }),
+    ),
+  );
+  await temporal?.stop().catch((e) => console.error(`[dev] stopping Temporal: ${e.message}`));
+  await pg?.stop().catch((e) => console.error(`[dev] stopping PostgreSQL: ${e.message}`));
+  process.exit(code);
+}
+
+// process.on, not once: a repeated signal (terminal + tsx relay) must not kill us mid-shutdown.
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+main().catch((e) => {
+  console.error(`[dev] ${e instanceof Error ? e.stack : e}`);
+  void shutdown(1);
+});

@@ -1,0 +1,200 @@
+/**
+ * Local S3-compatible storage for dev, tests and the benchmark: a MinIO server.
+ * MinIO publishes no npm package with a server binary and its download site is
+ * unreachable here, so we build it from the Go module proxy once into
+ * .tools/bin and reuse it (same approach as stack/temporal.ts).
+ *
+ * If S3_ENDPOINT is set, that server is used and nothing is started.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { ROOT, reclaimLeftover, waitFor } from './proc';
+import { prefixLines } from './temporal';
+
+// MinIO tags its releases RELEASE.<date> (not semver), and the module proxy
+// here only serves the newest commit as a pseudo-version: this is the last
+// commit of github.com/minio/minio (2026-02-12, after RELEASE.2025-10-15),
+// go.mod `go 1.24.0`, no `replace` directive. It builds with Go 1.26.
+export const MINIO_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
+export const MINIO_MODULE = `github.com/minio/minio@${MINIO_VERSION}`;
+export const MINIO_BIN = path.join(ROOT, '.tools/bin/minio');
+const BUILD_LOG = path.join(ROOT, '.tools/log/minio-build.log');
+
+export interface MinioHandle {
+  /** http://127.0.0.1:<port>, or S3_ENDPOINT. */
+  endpoint: string;
+  accessKey: string;
+  secretKey: string;
+  /** false when S3_ENDPOINT was used. */
+  started: boolean;
+  stop(): Promise<void>;
+}
+
+/** The module version `go install` stamped into the binary, or undefined when it is missing or not a Go build. */
+export function builtMinioVersion(bin = MINIO_BIN): string | undefined {
+  if (!fs.existsSync(bin)) return undefined;
+  // `minio --version` says "DEVELOPMENT.GOGET" for go-installed builds; the build info names the module version.
+  const out = spawnSync('go', ['version', '-m', bin], { encoding: 'utf8' }).stdout ?? '';
+  return /^\s*mod\s+github\.com\/minio\/minio\s+(\S+)/m.exec(out)?.[1];
+}
+
+/**
+ * Builds the MinIO server into .tools/bin unless the pinned version is already
+ * there. Synchronous (like ensureTemporalCli) so a test file can decide at load
+ * time whether its S3 suite can run. Throws with go's own last lines on failure.
+ */
+export function ensureMinioServer(): string {
+  const have = builtMinioVersion();
+  if (have === MINIO_VERSION) return MINIO_BIN;
+  if (have) console.log(`[minio] ${MINIO_BIN} is ${have}, expected ${MINIO_VERSION}: rebuilding`);
+  const go = spawnSync('go', ['version'], { encoding: 'utf8' });
+  if (!go.error && go.status !== 0) throw new Error(`\`go version\` failed (exit ${go.status}), so MinIO cannot be built: ${go.stderr.trim()}`);
+  if (go.error) {
+    if (fs.existsSync(MINIO_BIN)) {
+      console.log(`[minio] Go is not installed, so the version of ${MINIO_BIN} cannot be checked: using it as it is`);
+      return MINIO_BIN;
+    }
+    throw new Error(
+      'The MinIO server is missing and Go (1.24+) is not installed to build it. ' +
+        `Install Go, or run \`GOBIN=${path.dirname(MINIO_BIN)} go install ${MINIO_MODULE}\`, ` +
+        'or point S3_ENDPOINT (with S3_ACCESS_KEY, S3_SECRET_KEY) at a running S3 server.',
+    );
+  }
+  console.log(`[minio] building ${MINIO_MODULE} into .tools/bin (first run only; about 10 minutes on 2 cores; full log in ${path.relative(ROOT, BUILD_LOG)})...`);
+  fs.mkdirSync(path.dirname(BUILD_LOG), { recursive: true });
+  const t0 = Date.now();
+  // -v names each package as it is compiled; the whole list (1,500+ lines) goes
+  // to the log and every 100th line to the terminal, so a long build shows progress.
+  // -trimpath keeps this machine's paths out of the binary.
+  const flags = [process.env.GOFLAGS, '-trimpath'].filter(Boolean).join(' ');
+  const script = 'set -o pipefail; go install -v "$MODULE" 2>&1 | tee "$LOG" | awk \'NR % 100 == 0 { print "[minio] build: " NR " lines, at " $0; fflush() }\'';
+  const r = spawnSync('bash', ['-c', script], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, GOBIN: path.dirname(MINIO_BIN), GOFLAGS: flags, MODULE: MINIO_MODULE, LOG: BUILD_LOG },
+  });
+  const seconds = Math.round((Date.now() - t0) / 1000);
+  if (r.status !== 0 || builtMinioVersion() !== MINIO_VERSION) {
+    const tail = fs.readFileSync(BUILD_LOG, 'utf8').trim().split('\n').slice(-15).join('\n');
+    throw new Error(`go install ${MINIO_MODULE} failed after ${seconds} s (exit ${r.status ?? r.signal}):\n${tail}`);
+  }
+  console.log(`[minio] built in ${seconds} s`);
+  return MINIO_BIN;
+}
+
+export async function startMinio(opts: { dataDir: string; port: number; accessKey?: string; secretKey?: string }): Promise<MinioHandle> {
+  if (process.env.S3_ENDPOINT) {
+    return {
+      endpoint: process.env.S3_ENDPOINT,
+      accessKey: process.env.S3_ACCESS_KEY ?? '',
+      secretKey: process.env.S3_SECRET_KEY ?? '',
+      started: false,
+      stop: async () => {},
+    };
+  }
+  const bin = ensureMinioServer();
+  // Not minioadmin: MinIO warns at every start about its well-known default credentials.
+  const accessKey = opts.accessKey ?? 'transcripts-local';
+  const secretKey = opts.secretKey ?? 'transcripts-local-secret';
+  const dataDir = path.resolve(ROOT, opts.dataDir);
+  fs.mkdirSync(dataDir, { recursive: true });
+  const endpoint = `http://127.0.0.1:${opts.port}`;
+
+  // A server left by a run that was killed hard still holds the port and the data folder.
+  const pidFile = path.join(ROOT, '.data', `minio-${opts.port}.pid`);
+  fs.mkdirSync(path.dirname(pidFile), { recursive: true });
+  if (fs.existsSync(pidFile)) {
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    if ((await reclaimLeftover(pid, `MinIO on port ${opts.port}`, 'SIGTERM')) === 'in-use') {
+      throw new Error(`MinIO on port ${opts.port} is already run by another dev/test process (pid ${pid}): stop that first, or set S3_ENDPOINT=${endpoint} to share it`);
+    }
+  }
+  if (await portOpen(opts.port)) {
+    throw new Error(`Port ${opts.port} is already in use; cannot start MinIO there (set S3_ENDPOINT to use a running server)`);
+  }
+
+  const child = spawn(bin, ['server', dataDir, '--address', `127.0.0.1:${opts.port}`, '--quiet'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      MINIO_ROOT_USER: accessKey,
+      MINIO_ROOT_PASSWORD: secretKey,
+      // No web console: it would take a second (random) port and is not needed here.
+      MINIO_BROWSER: 'off',
+      MINIO_UPDATE: 'off',
+    },
+  });
+  fs.writeFileSync(pidFile, String(child.pid));
+  let stopping = false;
+  prefixLines(child, '[minio] ', () => !stopping);
+
+  let exited: number | null | undefined;
+  const exitPromise = new Promise<void>((resolve) => child.once('exit', (code) => { exited = code; resolve(); }));
+
+  // live = the process serves HTTP; ready = it also accepts S3 calls (a fresh
+  // data folder is formatted first, and calls before that fail).
+  const ready = await waitFor(async () => {
+    if (exited !== undefined) throw new Error(`minio server exited with code ${exited} (output above)`);
+    return (await httpOk(`${endpoint}/minio/health/live`)) && (await httpOk(`${endpoint}/minio/health/ready`));
+  }, 60_000, 200);
+  if (!ready) {
+    child.kill('SIGKILL');
+    throw new Error(`MinIO did not become ready on ${endpoint} within 60 s`);
+  }
+
+  return {
+    endpoint,
+    accessKey,
+    secretKey,
+    started: true,
+    stop: async () => {
+      stopping = true;
+      if (exited === undefined) {
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exitPromise;
+        clearTimeout(killer);
+      }
+      fs.rmSync(pidFile, { force: true });
+    },
+  };
+}
+
+async function httpOk(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
+  });
+}
+
+// `tsx stack/minio.ts [dataDir] [port]`: build if needed, start, keep running.
+// `tsx stack/minio.ts --build`: only build.
+if (require.main === module) {
+  (async () => {
+    if (process.argv[2] === '--build') {
+      console.log(`[minio] ${ensureMinioServer()} (${MINIO_VERSION})`);
+      return;
+    }
+    const t0 = Date.now();
+    const m = await startMinio({ dataDir: process.argv[2] ?? '.data/minio-dev', port: Number(process.argv[3] ?? 9000) });
+    console.log(`[minio] ready in ${Date.now() - t0} ms: ${m.endpoint} (access key ${m.accessKey})  (Ctrl-C to stop)`);
+    const stop = () => m.stop().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  })().catch((e) => {
+    console.error(e instanceof Error ? e.message : e);
+    process.exit(1);
+  });
+}

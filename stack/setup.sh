@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# First-run installs shared by `npm run dev` and `npm test` (sourced by
+# stack/dev.sh and stack/test.sh, from the repo root). Each step checks first,
+# so a second run costs well under a second. The Temporal CLI is built by
+# stack/temporal.ts when it is first needed (it prints its own progress).
+
+# Node 20.19+: the stack loads ESM-only packages with require() and dynamic import.
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' || {
+  echo "[setup] Node.js 20.19 or newer is needed (found $(node -v))." >&2
+  exit 1
+}
+
+# npm ci when node_modules is missing or older than the lock file. npm keeps its
+# own record of the last install in node_modules/.package-lock.json. Install
+# scripts run only for packages approved in package.json "allowScripts".
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "[setup] npm ci (node_modules missing or older than package-lock.json)"
+  # npm ci refuses a lock file that lacks the optional per-platform binaries
+  # of some packages (@swc/core-*, @unrs/resolver-binding-*); a lock written
+  # where the registry does not serve them has that gap. npm install accepts it.
+  if ! npm ci --no-audit --no-fund; then
+    echo "[setup] npm ci refused package-lock.json (see above): using npm install instead" >&2
+    npm install --no-audit --no-fund
+  fi
+fi
+
+# Prisma client, generated offline, when missing or older than the schema or the installed packages.
+if [ ! -f prisma/generated/client.ts ] \
+  || [ prisma/schema.prisma -nt prisma/generated/client.ts ] \
+  || [ node_modules/.package-lock.json -nt prisma/generated/client.ts ]; then
+  echo "[setup] generating the Prisma client"
+  bash stack/prisma-generate.sh
+fi
+
+# Media tools for the worker (ffmpeg/ffprobe, speech recognition, test speech).
+if ! command -v ffprobe >/dev/null 2>&1; then
+  pkgs=(ffmpeg pocketsphinx pocketsphinx-en-us flite sox)
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "[setup] ffprobe not found and apt-get is unavailable: install ${pkgs[*]} yourself; media jobs will fail until then." >&2
+  elif [ "$(id -u)" -eq 0 ]; then
+    echo "[setup] installing ${pkgs[*]} with apt-get"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}" \
+      || echo "[setup] apt-get install failed (see above); media jobs will fail until ${pkgs[*]} are installed." >&2
+  else
+    echo "[setup] ffprobe not found: run 'sudo apt-get install -y ${pkgs[*]}'; media jobs will fail until then." >&2
+  fi
+fi

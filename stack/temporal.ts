@@ -1,0 +1,173 @@
+/**
+ * Local Temporal for dev and tests: the Temporal CLI's dev server (Temporal
+ * Server + SQLite + web UI in one binary). No server binary is on npm and the
+ * vendor download site is unreachable here, so we build the CLI from the Go
+ * module proxy once into .tools/bin and reuse it.
+ *
+ * If TEMPORAL_ADDRESS is set, that server is used and nothing is started.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { ROOT, reclaimLeftover, waitFor } from './proc';
+
+// v1.5.1 is the newest CLI whose go.mod has no `replace` directive, which
+// `go install module@version` refuses. It bundles Temporal Server 1.29.1.
+export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+const EXPECTED_SERVER = 'Server 1.29.1';
+export const TEMPORAL_BIN = path.join(ROOT, '.tools/bin/temporal');
+
+export interface TemporalHandle {
+  address: string;
+  uiUrl: string;
+  started: boolean;
+  stop(): Promise<void>;
+}
+
+/** Builds the CLI into .tools/bin unless the pinned version is already there. */
+export function ensureTemporalCli(): string {
+  if (fs.existsSync(TEMPORAL_BIN)) {
+    // `go install` does not stamp a CLI version (it prints 0.0.0-DEV), but the
+    // bundled server version identifies the build.
+    const v = spawnSync(TEMPORAL_BIN, ['--version'], { encoding: 'utf8' }).stdout ?? '';
+    if (v.includes(EXPECTED_SERVER)) return TEMPORAL_BIN;
+    console.log(`[temporal] ${TEMPORAL_BIN} reports "${v.trim()}", expected ${EXPECTED_SERVER}: rebuilding`);
+  }
+  if (spawnSync('go', ['version']).status !== 0) {
+    throw new Error(
+      'The Temporal CLI is missing and Go (1.25+) is not installed to build it. ' +
+        `Install Go, or run \`GOBIN=${path.dirname(TEMPORAL_BIN)} go install ${TEMPORAL_CLI_MODULE}\`, ` +
+        'or point TEMPORAL_ADDRESS at a running Temporal server.',
+    );
+  }
+  console.log(`[temporal] building ${TEMPORAL_CLI_MODULE} into .tools/bin (first run only; several minutes on 2 cores)...`);
+  const t0 = Date.now();
+  // `-x` would be noisy; go prints "go: downloading ..." lines, which is progress enough.
+  const r = spawnSync('go', ['install', TEMPORAL_CLI_MODULE], {
+    stdio: 'inherit',
+    env: { ...process.env, GOBIN: path.dirname(TEMPORAL_BIN) },
+  });
+  if (r.status !== 0 || !fs.existsSync(TEMPORAL_BIN)) {
+    throw new Error(`go install ${TEMPORAL_CLI_MODULE} failed (exit ${r.status}); see output above`);
+  }
+  console.log(`[temporal] built in ${Math.round((Date.now() - t0) / 1000)} s`);
+  return TEMPORAL_BIN;
+}
+
+export async function startTemporal(opts: { dbFile: string; port: number }): Promise<TemporalHandle> {
+  if (process.env.TEMPORAL_ADDRESS) {
+    return {
+      address: process.env.TEMPORAL_ADDRESS,
+      uiUrl: process.env.TEMPORAL_UI_URL ?? '(not known: TEMPORAL_ADDRESS was given)',
+      started: false,
+      stop: async () => {},
+    };
+  }
+  const bin = ensureTemporalCli();
+  const address = `127.0.0.1:${opts.port}`;
+  const uiPort = opts.port + 1000;
+  const dbFile = path.resolve(ROOT, opts.dbFile);
+  fs.mkdirSync(path.dirname(dbFile), { recursive: true });
+
+  // A server left by a run that was killed hard still holds the port.
+  const pidFile = path.join(ROOT, '.data', `temporal-${opts.port}.pid`);
+  if (fs.existsSync(pidFile)) {
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    if ((await reclaimLeftover(pid, `Temporal on port ${opts.port}`, 'SIGTERM')) === 'in-use') {
+      throw new Error(`Temporal on port ${opts.port} is already run by another dev/test process (pid ${pid}): stop that first, or set TEMPORAL_ADDRESS=127.0.0.1:${opts.port} to share it`);
+    }
+  }
+  if (await portOpen(opts.port)) {
+    throw new Error(`Port ${opts.port} is already in use; cannot start Temporal there (set TEMPORAL_ADDRESS to use a running server)`);
+  }
+
+  const args = ['server', 'start-dev', '--db-filename', dbFile, '--ip', '127.0.0.1',
+    '--port', String(opts.port), '--ui-port', String(uiPort), '--log-level', 'warn'];
+  // Own process group: a Ctrl-C in the terminal reaches only us, and we stop
+  // the server after the processes that use it.
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  fs.writeFileSync(pidFile, String(child.pid));
+  // Once we stop it, the server logs connection warnings while shutting down: drop them.
+  let stopping = false;
+  prefixLines(child, '[temporal] ', () => !stopping);
+
+  let exited: number | null | undefined;
+  const exitPromise = new Promise<void>((resolve) => child.once('exit', (code) => { exited = code; resolve(); }));
+
+  // Ready = the frontend answers and the `default` namespace is registered
+  // (start-dev registers it during startup; clients fail until then).
+  const ready = await waitFor(async () => {
+    if (exited !== undefined) throw new Error(`temporal server start-dev exited with code ${exited} (output above)`);
+    if (!(await portOpen(opts.port))) return false;
+    const conn = await Connection.connect({ address, connectTimeout: 2000 }).catch(() => undefined);
+    if (!conn) return false;
+    try {
+      await conn.workflowService.describeNamespace({ namespace: 'default' });
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await conn.close();
+    }
+  }, 120_000, 250);
+  if (!ready) {
+    child.kill('SIGKILL');
+    throw new Error(`Temporal did not become ready on ${address} within 120 s`);
+  }
+
+  return {
+    address,
+    uiUrl: `http://127.0.0.1:${uiPort}`,
+    started: true,
+    stop: async () => {
+      stopping = true;
+      if (exited === undefined) {
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exitPromise;
+        clearTimeout(killer);
+      }
+      fs.rmSync(pidFile, { force: true });
+    },
+  };
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
+  });
+}
+
+/** Forwards a child's output line by line with a prefix. */
+export function prefixLines(child: ChildProcess, prefix: string, enabled: () => boolean = () => true): void {
+  for (const [stream, out] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+    let buf = '';
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => {
+      buf += chunk;
+      const lines = buf.split('\n');
+      buf = lines.pop()!;
+      if (enabled()) for (const l of lines) out.write(prefix + l + '\n');
+    });
+    stream?.on('end', () => { if (buf && enabled()) out.write(prefix + buf + '\n'); });
+  }
+}
+
+// `tsx stack/temporal.ts [dbFile] [port]`: start a dev server and keep it running.
+if (require.main === module) {
+  (async () => {
+    const t0 = Date.now();
+    const t = await startTemporal({ dbFile: process.argv[2] ?? '.data/temporal-dev.sqlite', port: Number(process.argv[3] ?? 7233) });
+    console.log(`[temporal] ready in ${Date.now() - t0} ms: ${t.address}, UI ${t.uiUrl}  (Ctrl-C to stop)`);
+    const stop = () => t.stop().then(() => process.exit(0));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  })().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

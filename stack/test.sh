@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# `npm test [-- jest args]`: installs what is missing, then runs jest against a
+# private stack (own PostgreSQL cluster with a fresh database, own Temporal dev
+# server); see stack/test-env.ts. Exits with jest's exit code.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source stack/setup.sh
+# exec: signals (Ctrl-C, CI timeouts) go straight to test-env, which stops the servers.
+exec node_modules/.bin/tsx stack/test-env.ts "$@"
