@@ -17,18 +17,27 @@ export async function cancelJob(deps: JobServiceDeps, principal: Principal, jobI
   const job = await deps.db.job.findFirst({ where: { id: jobId, workspaceId: principal.workspaceId } });
   if (!job) throw new ServiceError('NOT_FOUND', 'id', { message: 'No job with this id in this workspace.' });
   if (isFinal(job.status)) throw notAllowed(`status=${job.status}`, `The job is already ${job.status}.`);
-  try {
-    await deps.temporal.workflow.getHandle(job.workflowId).executeUpdate<CancelResult, []>(CANCEL_UPDATE);
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && isErrorCode(err.cause.type)) {
-      const detail = (err.cause.details?.[0] as string | undefined) ?? 'stage';
-      throw new ServiceError(err.cause.type, detail, { message: err.cause.message });
+  // A batch child's workflow is started by its parent moments after acceptance:
+  // while the job is still queued and its workflow not there yet, try again shortly.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await deps.temporal.workflow.getHandle(job.workflowId).executeUpdate<CancelResult, []>(CANCEL_UPDATE);
+      break;
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && isErrorCode(err.cause.type)) {
+        const detail = (err.cause.details?.[0] as string | undefined) ?? 'stage';
+        throw new ServiceError(err.cause.type, detail, { message: err.cause.message });
+      }
+      if (err instanceof WorkflowNotFoundError || (err as Error).name === 'WorkflowNotFoundError') {
+        const now = await getJob(deps.db, principal.workspaceId, jobId);
+        if (now.status === 'queued' && now.batch_id && attempt < 50) {
+          await new Promise((r) => setTimeout(r, 100));
+          continue;
+        }
+        throw notAllowed(`status=${now.status}`, `The job is already ${now.status}.`);
+      }
+      throw err;
     }
-    if (err instanceof WorkflowNotFoundError || (err as Error).name === 'WorkflowNotFoundError') {
-      const now = await getJob(deps.db, principal.workspaceId, jobId);
-      throw notAllowed(`status=${now.status}`, `The job is already ${now.status}.`);
-    }
-    throw err;
   }
   return getJob(deps.db, principal.workspaceId, jobId);
 }
