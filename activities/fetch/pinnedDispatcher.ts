@@ -1,4 +1,5 @@
 import type { LookupAddress, LookupOneOptions } from 'node:dns';
+import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector } from 'undici';
 import { classifyAddress, describeAddress } from './addressClass';
 import { isAllowed, type AddressPolicy, type CheckedUrl } from './urlGuard';
@@ -44,7 +45,7 @@ export function pinnedDispatcher(checked: CheckedUrl, policy: AddressPolicy, opt
       let refusal: string | undefined;
       try {
         const info = classifyAddress(peer);
-        if (!isAllowed(info, policy) || !pinned.some((a) => a.address === peer || `::ffff:${a.address}` === peer)) refusal = describeAddress(info);
+        if (!isAllowed(info, policy) || !pinned.some((a) => sameAddress(a.address, peer))) refusal = describeAddress(info);
       } catch {
         refusal = `peer address ${JSON.stringify(peer)} is unknown`;
       }
@@ -64,4 +65,14 @@ export function pinnedDispatcher(checked: CheckedUrl, policy: AddressPolicy, opt
     pipelining: 0,
     keepAliveTimeout: 1,
   });
+}
+
+/** Equal as addresses, whatever the spelling (`::ffff:1.2.3.4` vs `1.2.3.4`, zero compression). */
+function sameAddress(a: string, b: string): boolean {
+  try {
+    const norm = (x: string) => ipaddr.process(x).toNormalizedString();
+    return norm(a) === norm(b);
+  } catch {
+    return false;
+  }
 }

@@ -77,7 +77,13 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
         if (!location) throw new ServiceError('SOURCE_NOT_FOUND', `${checked.url.host} answered ${res.statusCode} without a Location`);
         if (redirects.length >= maxRedirects) throw new ServiceError('SOURCE_NOT_FOUND', `more than ${maxRedirects} redirects, last from ${checked.url.host}`);
         redirects.push(checked.url.href);
-        checked = await checkUrl(new URL(location, checked.url).href, opts, 'redirect');
+        let next: string;
+        try {
+          next = new URL(location, checked.url).href; // relative Locations resolve against the hop that sent them
+        } catch {
+          throw new ServiceError('SOURCE_NOT_FOUND', `${checked.url.host} redirected to an invalid Location`);
+        }
+        checked = await checkUrl(next, opts, 'redirect');
         continue;
       }
       assertOk(res, checked);
@@ -183,6 +189,8 @@ async function saveBody(
     discard(res);
     await fsp.rm(part, { force: true });
     if (err instanceof ServiceError) throw err;
+    // Errors of our own file (missing folder, full disk) carry its path: not the source's fault.
+    if ((err as NodeJS.ErrnoException).path !== undefined) throw err;
     throw networkError(err, checked, signal, opts.signal, timeoutMs);
   }
   return { file: opts.toFile, bytes, contentType, format: format! };
@@ -201,7 +209,6 @@ function networkError(err: unknown, checked: CheckedUrl, signal: AbortSignal, ca
   if (typeof code === 'string' && (code.startsWith('ERR_TLS') || code.includes('CERT') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT')) {
     return new ServiceError('SOURCE_BLOCKED', `${host}: TLS failed (${code})`, { cause: err });
   }
-  if (code === 'ENOSPC' || code === 'EACCES' || code === 'EROFS') return err; // our disk, not the source
   // Refused, reset, unreachable: no answer at all, retryable like a timeout.
   return new ServiceError('SOURCE_TIMEOUT', `network error ${code} reaching ${host}`, { cause: err });
 }
