@@ -3,26 +3,34 @@ import { createBatchActivities } from './batches';
 import { createCaptionActivities, type CaptionSources } from './captions';
 import { createJobStateActivities } from './jobState';
 import { createRetentionActivities } from './retention';
+import type { ObjectStore } from './storage';
+import { createTranscriptionActivities, type TranscriptionDeps } from './transcription';
+import { createUploadActivities } from './uploads';
 import { createWebhookActivities, type WebhookDeps } from './webhooks';
 
 export interface ActivityDeps {
   db: Db;
+  store: ObjectStore;
   captions: CaptionSources;
+  transcription: Omit<TranscriptionDeps, 'db' | 'store'>;
   webhooks: Omit<WebhookDeps, 'db'>;
 }
 
 /** Activities come from a factory that takes their dependencies, so tests can pass their own. */
 export function createActivities(deps: ActivityDeps) {
+  const { db, store } = deps;
   return {
     async ping(message: string): Promise<string> {
-      await deps.db.$queryRaw`SELECT 1`;
+      await db.$queryRaw`SELECT 1`;
       return `pong:${message}`;
     },
-    ...createJobStateActivities(deps.db),
-    ...createCaptionActivities(deps.db, deps.captions),
-    ...createRetentionActivities(deps.db),
-    ...createBatchActivities(deps.db),
-    ...createWebhookActivities({ db: deps.db, ...deps.webhooks }),
+    ...createJobStateActivities(db, { recognizer: deps.transcription.cloud ? 'cloud' : 'local' }),
+    ...createCaptionActivities(db, deps.captions),
+    ...createTranscriptionActivities({ db, store, ...deps.transcription }),
+    ...createUploadActivities(db, store),
+    ...createRetentionActivities(db),
+    ...createBatchActivities(db),
+    ...createWebhookActivities({ db, ...deps.webhooks }),
   };
 }
 

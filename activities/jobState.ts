@@ -19,6 +19,9 @@ export interface JobPlan {
   platform: string;
   mediaId: string;
   sourceUrl: string | null;
+  canonicalUrl: string | null;
+  /** Which recognizer this worker uses for AI transcription: local pieces, or the cloud provider with callbacks. */
+  recognizer: 'local' | 'cloud';
   captionLanguages: string[];
   captionPreference: 'prefer_creator' | 'creator_only' | 'automatic_only';
   language: string | null;
@@ -34,7 +37,7 @@ async function notifyFinal(tx: Tx, jobId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_notify(${JOB_FINAL_CHANNEL}, ${jobId})`;
 }
 
-export function createJobStateActivities(db: Db) {
+export function createJobStateActivities(db: Db, opts: { recognizer: 'local' | 'cloud' } = { recognizer: 'local' }) {
   return {
     /**
      * First step: moves the job from queued to processing. The workflow may
@@ -56,6 +59,8 @@ export function createJobStateActivities(db: Db) {
           platform: job.platform,
           mediaId: job.mediaId,
           sourceUrl: job.sourceUrl,
+          canonicalUrl: job.canonicalUrl,
+          recognizer: opts.recognizer,
           captionLanguages: job.captionLanguages,
           captionPreference: job.captionPreference as JobPlan['captionPreference'],
           language: job.language,

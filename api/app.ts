@@ -10,6 +10,7 @@ import { mount } from './http/route';
 import { buildOpenApiDocument } from './openapi';
 import { allRoutes } from './routes';
 import { signInPage } from './pages';
+import { createLocalUploadHandler } from '../activities/storage';
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -58,6 +59,8 @@ export function createApp(deps: AppDeps): Express {
     });
   }
 
+  // The local-disk store's signed PUT URLs (raw file bodies): before the JSON parser.
+  app.use(createLocalUploadHandler(deps.objectStore));
   app.use(cookieParser());
   // Every API body is JSON, whatever Content-Type says; the size limit is documented in the OpenAPI description.
   app.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, type: () => true, strict: false }));

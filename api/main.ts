@@ -6,6 +6,8 @@ import { JobWakeups } from '../domain/jobs/wakeups';
 import { resolveSecretsKey } from '../domain/secretsKey';
 import { createApp } from './app';
 import { loopbackAllowance } from '../activities/fetch';
+import { selectRecognizers } from '../activities/recognizers/select';
+import { createObjectStore, objectStoreConfigFromEnv } from '../activities/storage';
 import { RateLimits } from './http/rateLimit';
 import { applyMigrations } from '../stack/migrations';
 
@@ -20,7 +22,10 @@ async function main() {
   const wakeups = new JobWakeups(pool);
   await wakeups.start();
   const baseUrl = cfg.PUBLIC_BASE_URL ?? `http://127.0.0.1:${cfg.PORT}`;
-  const app = createApp({ config: cfg, db: prisma, pool, temporal, logger, rateLimits: new RateLimits(pool), wakeups, secretsKey: resolveSecretsKey(cfg), baseUrl, addressPolicy: { allowLoopbackForTests: loopbackAllowance(process.env) } });
+  const objectStore = createObjectStore(objectStoreConfigFromEnv());
+  await objectStore.ensureBucket();
+  const recognizers = selectRecognizers();
+  const app = createApp({ config: cfg, db: prisma, pool, temporal, logger, rateLimits: new RateLimits(pool), wakeups, secretsKey: resolveSecretsKey(cfg), baseUrl, addressPolicy: { allowLoopbackForTests: loopbackAllowance(process.env) }, objectStore, recognizer: recognizers.active, cloudRecognizer: recognizers.cloud });
   const server = app.listen(cfg.PORT, () => logger.info({ port: cfg.PORT, base_url: baseUrl }, 'api listening'));
   const shutdown = async () => {
     server.close();

@@ -32,16 +32,7 @@ if [ ! -f prisma/generated/client.ts ] \
   bash stack/prisma-generate.sh
 fi
 
-# Media tools for the worker (ffmpeg/ffprobe, speech recognition, test speech).
-if ! command -v ffprobe >/dev/null 2>&1; then
-  pkgs=(ffmpeg pocketsphinx pocketsphinx-en-us flite sox)
-  if ! command -v apt-get >/dev/null 2>&1; then
-    echo "[setup] ffprobe not found and apt-get is unavailable: install ${pkgs[*]} yourself; media jobs will fail until then." >&2
-  elif [ "$(id -u)" -eq 0 ]; then
-    echo "[setup] installing ${pkgs[*]} with apt-get"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}" \
-      || echo "[setup] apt-get install failed (see above); media jobs will fail until ${pkgs[*]} are installed." >&2
-  else
-    echo "[setup] ffprobe not found: run 'sudo apt-get install -y ${pkgs[*]}'; media jobs will fail until then." >&2
-  fi
-fi
+# Media tools for the worker and the tests: ffmpeg/ffprobe, pocketsphinx with its
+# US-English model, flite/festival for test speech (apt, only what is missing).
+bash stack/speech-setup.sh
+bash stack/ytdlp-setup.sh  # yt-dlp pinned from PyPI into .tools/venv (video downloads); quick when installed

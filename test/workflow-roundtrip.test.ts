@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createActivities } from '../activities';
+import { createOutbound } from '../activities/outbound/http';
+import { activityDepsFor } from './support/jobStack';
 import { probeWorkflow } from '../workflows/probe';
 import { startTestApi, type TestApi } from './support/harness';
 import { startTestWorker, type TestWorker } from './support/worker';
@@ -8,7 +10,7 @@ let api: TestApi;
 let worker: TestWorker;
 beforeAll(async () => {
   api = await startTestApi();
-  worker = await startTestWorker(createActivities({ db: api.deps.db, captions: { fetchCaptions: async () => { throw new Error('unused'); }, resolveShareLink: async () => { throw new Error('unused'); } }, webhooks: { secretsKey: api.deps.secretsKey, addressPolicy: {} } }));
+  worker = await startTestWorker(createActivities({ ...activityDepsFor(api, createOutbound({})) }));
 });
 afterAll(async () => {
   await worker.stop();

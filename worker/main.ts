@@ -9,6 +9,9 @@ import { config } from '../domain/config';
 import { createDb } from '../domain/db';
 import { resolveSecretsKey } from '../domain/secretsKey';
 import { loopbackAllowance } from '../activities/fetch';
+import { selectRecognizers } from '../activities/recognizers/select';
+import { downloadAudio } from '../activities/media/download';
+import { createObjectStore, objectStoreConfigFromEnv } from '../activities/storage';
 import { applyMigrations } from '../stack/migrations';
 
 // The worker process: runs workflows and activities from the task queue. Scale
@@ -22,6 +25,9 @@ async function main() {
   await applyMigrations(cfg.DATABASE_URL);
   const { prisma } = createDb(cfg.DATABASE_URL);
   const outbound = createOutbound(outboundConfigFromEnv());
+  const store = createObjectStore(objectStoreConfigFromEnv());
+  await store.ensureBucket();
+  const recognizers = selectRecognizers();
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const taskQueue = cfg.TEMPORAL_TASK_QUEUE;
   const client = new Client({ connection: await Connection.connect({ address: cfg.TEMPORAL_ADDRESS }), namespace: cfg.TEMPORAL_NAMESPACE });
@@ -33,7 +39,15 @@ async function main() {
     workflowsPath: require.resolve('../workflows'),
     activities: createActivities({
       db: prisma,
+      store,
       captions: createCaptionSources(outbound),
+      transcription: {
+        recognizer: recognizers.local,
+        cloud: recognizers.cloud,
+        callbackUrl: `${cfg.PUBLIC_BASE_URL ?? `http://127.0.0.1:${cfg.PORT}`}/ingress/asr/assemblyai`,
+        directLinkPolicy: { allowLoopbackForTests: loopbackAllowance(process.env) },
+        downloadPlatformAudio: (url, platform, toDir) => downloadAudio(url, platform, { toDir, outbound: outboundConfigFromEnv() }),
+      },
       webhooks: { secretsKey: resolveSecretsKey(cfg), addressPolicy: { allowLoopbackForTests: loopbackAllowance(process.env) } },
     }),
   });

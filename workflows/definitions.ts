@@ -8,6 +8,7 @@ export const workflowIds = {
   batch: (batchId: string) => `batch-${batchId}`,
   webhook: (eventId: string) => `webhook-${eventId}`,
   transcriptPurge: (transcriptId: string) => `purge-transcript-${transcriptId}`,
+  uploadVerify: (uploadId: string) => `upload-verify-${uploadId}`,
 };
 
 /** Automatic retry of retryable errors (growing delays); tests shorten it. */
@@ -31,7 +32,14 @@ export interface JobWorkflowInput {
   retry: RetrySettings;
   /** Webhook retry delays; default DEFAULT_WEBHOOK_DELAYS_MS. */
   webhookDelaysMs?: number[];
+  /** Cloud recognizer: poll this often when no callback came, and give up after the timeout. */
+  providerPollMs: number;
+  providerTimeoutMs: number;
 }
+
+export const DEFAULT_PROVIDER_POLL_MS = 60_000;
+export const DEFAULT_PROVIDER_TIMEOUT_MS = 3 * 3600_000;
+export const PROVIDER_CALLBACK_SIGNAL = 'providerCallback';
 
 export interface BatchWorkflowInput {
   batchId: string;
@@ -39,6 +47,8 @@ export interface BatchWorkflowInput {
   jobIds: string[];
   retry: RetrySettings;
   webhookDelaysMs?: number[];
+  providerPollMs: number;
+  providerTimeoutMs: number;
 }
 
 export const BATCH_WORKFLOW = 'batchWorkflow';
@@ -68,3 +78,5 @@ export interface WebhookDeliveryInput {
   /** A resend from the dashboard delivers again even when an earlier attempt succeeded. */
   resend?: boolean;
 }
+
+export const UPLOAD_VERIFY_WORKFLOW = 'verifyUploadWorkflow';

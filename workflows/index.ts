@@ -3,4 +3,5 @@ export { probeWorkflow, emptyWorkflow } from './probe';
 export { jobWorkflow } from './job';
 export { batchWorkflow } from './batch';
 export { webhookDeliveryWorkflow } from './webhook';
+export { verifyUploadWorkflow } from './upload';
 export { purgeTranscriptWorkflow, retentionSweepWorkflow } from './retention';

@@ -1,13 +1,18 @@
 import {
-  ApplicationFailure, CancellationScope, condition, defineUpdate, isCancellation, proxyActivities, setHandler,
+  ApplicationFailure, CancellationScope, condition, defineSignal, defineUpdate, isCancellation, proxyActivities, setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { JobOutcome } from '../activities/jobState';
-import { CANCEL_UPDATE, type CancelResult, type JobWorkflowInput } from './definitions';
-import { errorFromFailure } from './failures';
+import type { JobOutcome, JobPlan } from '../activities/jobState';
+import { CANCEL_UPDATE, PROVIDER_CALLBACK_SIGNAL, type CancelResult, type JobWorkflowInput } from './definitions';
+import { errorFromFailure, failureCode } from './failures';
 import { startWebhookDelivery } from './webhook';
 
 export const cancelUpdate = defineUpdate<CancelResult, []>(CANCEL_UPDATE);
+/** The cloud recognizer called back (through the ingress endpoint): its result can be fetched. */
+export const providerCallbackSignal = defineSignal<[{ status: string }]>(PROVIDER_CALLBACK_SIGNAL);
+
+/** auto mode falls back to AI transcription when the video has no usable captions. */
+const CAPTIONS_MISSING = new Set(['NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE']);
 
 /**
  * One workflow per job. It decides the order of the steps; activities do the
@@ -22,6 +27,16 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   const state = proxyActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 12 },
+  });
+  // Media work: fetching and converting long files, recognising pieces.
+  const media = proxyActivities<Activities>({
+    startToCloseTimeout: '30 minutes',
+    retry: {
+      initialInterval: input.retry.initialIntervalMs,
+      backoffCoefficient: input.retry.backoffCoefficient,
+      maximumInterval: input.retry.maximumIntervalMs,
+      maximumAttempts: input.retry.maximumAttempts,
+    },
   });
   // Source work: the retry policy the job was submitted with.
   const source = proxyActivities<Activities>({
@@ -58,6 +73,45 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     },
   );
 
+  let providerCalledBack = false;
+  setHandler(providerCallbackSignal, () => {
+    providerCalledBack = true;
+  });
+
+  /** AI transcription: measure, price, then recognise (pieces in parallel, or the cloud provider). */
+  async function transcribe(plan: JobPlan): Promise<{ transcriptId: string; charge: number; billingKind: 'ai_transcription' }> {
+    await state.setStage(jobId, 'acquire_audio');
+    const audio = await media.acquireAudio(plan);
+    const { cost } = await state.reserveTranscriptionCredits(plan, audio.durationMs);
+    // The audio goes to a recognizer next: from now on the job finishes.
+    refusal = 'stage=submit_asr';
+    await state.markAsrStarted(jobId);
+    let transcriptId: string;
+    if (plan.recognizer === 'cloud') {
+      const providerJobId = await media.submitToProvider(plan, audio.audioKey);
+      // Wait for the callback; poll now and then in case it is lost, give up after the deadline.
+      const deadline = Date.now() + input.providerTimeoutMs;
+      for (;;) {
+        await condition(() => providerCalledBack, input.providerPollMs);
+        providerCalledBack = false;
+        const r = await media.fetchProviderResult(plan, providerJobId, audio.durationMs);
+        if (r !== 'pending') {
+          transcriptId = r.transcriptId;
+          break;
+        }
+        if (Date.now() > deadline) {
+          throw ApplicationFailure.create({ type: 'PROVIDER_UNAVAILABLE', nonRetryable: true, message: 'The recognition provider did not finish in time.', details: ['provider_timeout'] });
+        }
+      }
+    } else {
+      const { pieces, keys } = await media.cutAudio(plan, audio.audioKey, audio.durationMs);
+      await state.setStage(jobId, 'wait_asr');
+      const results = await Promise.all(keys.map((key, i) => media.recognizePiece(plan, key, i)));
+      ({ transcriptId } = await media.storeRecognition(plan, results, pieces, audio.durationMs));
+    }
+    return { transcriptId, charge: cost, billingKind: 'ai_transcription' };
+  }
+
   let plan;
   try {
     plan = await state.startJob(jobId);
@@ -75,11 +129,22 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   try {
     outcome = await pipeline.run(async () => {
       const { mediaId } = await source.resolveSource(plan);
-      await state.setStage(jobId, 'captions');
-      const { transcriptId } = await source.fetchCaptions(plan, mediaId);
+      let result: { transcriptId: string; charge: number; billingKind: 'captions' | 'ai_transcription' };
+      if (plan.mode === 'transcribe') {
+        result = await transcribe(plan);
+      } else {
+        await state.setStage(jobId, 'captions');
+        try {
+          const { transcriptId } = await source.fetchCaptions(plan, mediaId);
+          result = { transcriptId, charge: 1, billingKind: 'captions' };
+        } catch (err) {
+          if (plan.mode !== 'auto' || !CAPTIONS_MISSING.has(failureCode(err) ?? '')) throw err;
+          result = await transcribe(plan);
+        }
+      }
       refusal = 'stage=finalize';
       await state.setStage(jobId, 'finalize');
-      return CancellationScope.nonCancellable(() => state.completeJob(jobId, { transcriptId, charge: 1, billingKind: 'captions' }));
+      return CancellationScope.nonCancellable(() => state.completeJob(jobId, result));
     });
   } catch (err) {
     outcome = await CancellationScope.nonCancellable(() =>

@@ -7,6 +7,9 @@ import type { RateLimits } from './rateLimit';
 import type { JobWakeups } from '../../domain/jobs/wakeups';
 import type { RetrySettings } from '../../workflows/definitions';
 import type { AddressPolicy } from '../../activities/fetch';
+import type { AssemblyAiRecognizer } from '../../activities/recognizers/cloud';
+import type { Recognizer } from '../../activities/recognizers/types';
+import type { ObjectStore } from '../../activities/storage';
 
 /** Everything a handler may use; built once per API process in api/app.ts. */
 export interface AppDeps {
@@ -25,4 +28,10 @@ export interface AppDeps {
   webhookDelaysMs?: number[];
   /** SSRF policy for webhook endpoint URLs (tests allow loopback only). */
   addressPolicy: AddressPolicy;
+  objectStore: ObjectStore;
+  /** The recognizer jobs will use (its languages decide LANGUAGE_UNSUPPORTED at submit). */
+  recognizer: Recognizer;
+  cloudRecognizer: AssemblyAiRecognizer | null;
+  providerPollMs?: number;
+  providerTimeoutMs?: number;
 }

@@ -15,6 +15,9 @@ export function jobServiceDeps(deps: AppDeps): JobServiceDeps {
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     retry: deps.jobRetry,
     webhookDelaysMs: deps.webhookDelaysMs,
+    providerPollMs: deps.providerPollMs,
+    providerTimeoutMs: deps.providerTimeoutMs,
+    recognizer: deps.recognizer,
     photosocialEnabled: deps.config.PHOTOSOCIAL_ENABLED,
     asrEnabled: deps.config.ASR_ENABLED,
   };

@@ -1,14 +1,14 @@
 import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { JobRequest } from '../../api/schemas/jobs';
-import { BATCH_WORKFLOW, DEFAULT_RETRY, workflowIds, type BatchWorkflowInput } from '../../workflows/definitions';
+import { BATCH_WORKFLOW, workflowIds, type BatchWorkflowInput } from '../../workflows/definitions';
 import type { Principal } from '../accounts/principal';
 import type { Db } from '../db';
 import { placeHolds } from '../credits/ledger';
 import { ServiceError } from '../errors';
 import { bindIdempotencyRecord, claimIdempotencyKey, requestHash } from '../idempotency';
 import {
-  assertJobsInProgress, assertWebhookEndpoint, findReusable, initialHold, jobRowData, resolveJobSource, type JobServiceDeps, type NewJobRow,
+  assertJobsInProgress, assertWebhookEndpoint, findReusable, initialHold, jobRowData, resolveJobSource, workflowSettings, type JobServiceDeps, type NewJobRow,
 } from '../jobs/submit';
 import { PLANS } from '../plans';
 import { batchStatus } from './status';
@@ -86,7 +86,7 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
         jobs.push(await tx.job.create({ data: jobRowData(principal, row, c ? null : holdIds[h++]!, c ? { transcriptId: c.id, title: c.title } : null) }));
       }
       await bindIdempotencyRecord(tx, claim.recordId, 'batch', batchId);
-      const input: BatchWorkflowInput = { batchId, jobIds: needHold.map((r) => r.id), retry: deps.retry ?? DEFAULT_RETRY, webhookDelaysMs: deps.webhookDelaysMs };
+      const input: BatchWorkflowInput = { batchId, jobIds: needHold.map((r) => r.id), ...workflowSettings(deps) };
       await deps.temporal.workflow.start(BATCH_WORKFLOW, {
         taskQueue: deps.taskQueue,
         workflowId: workflowIds.batch(batchId),

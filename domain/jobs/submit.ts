@@ -9,8 +9,9 @@ import { ServiceError } from '../errors';
 import { bindIdempotencyRecord, claimIdempotencyKey, requestHash } from '../idempotency';
 import { PLANS } from '../plans';
 import { recognizeLink } from '../sources/links';
-import { DEFAULT_RETRY, JOB_WORKFLOW, workflowIds, type JobWorkflowInput, type RetrySettings } from '../../workflows/definitions';
+import { DEFAULT_PROVIDER_POLL_MS, DEFAULT_PROVIDER_TIMEOUT_MS, DEFAULT_RETRY, JOB_WORKFLOW, workflowIds, type JobWorkflowInput, type RetrySettings } from '../../workflows/definitions';
 import { reuseKey } from './reuse';
+import { resolveLanguage, type Recognizer } from '../../activities/recognizers/types';
 import { ACTIVE_STATUSES, toJobView, type JobView } from './view';
 
 export interface JobServiceDeps {
@@ -19,6 +20,10 @@ export interface JobServiceDeps {
   taskQueue: string;
   retry?: RetrySettings;
   webhookDelaysMs?: number[];
+  providerPollMs?: number;
+  providerTimeoutMs?: number;
+  /** The recognizer AI transcription uses: a `language` it cannot do is refused at submit. */
+  recognizer?: Recognizer;
   photosocialEnabled: boolean;
   asrEnabled: boolean;
 }
@@ -42,7 +47,7 @@ export type FieldPath = (field: string) => string;
 const plainPath: FieldPath = (f) => f;
 
 /** Checks the source and mode against the rules of the job request table and the caller's plan. */
-export async function resolveJobSource(db: Db | Tx, principal: Principal, req: JobRequest, settings: { photosocialEnabled: boolean; asrEnabled: boolean }, at: FieldPath = plainPath): Promise<ResolvedSource> {
+export async function resolveJobSource(db: Db | Tx, principal: Principal, req: JobRequest, settings: { photosocialEnabled: boolean; asrEnabled: boolean; recognizer?: Recognizer }, at: FieldPath = plainPath): Promise<ResolvedSource> {
   let source: ResolvedSource;
   if (req.source.upload_id) {
     const upload = await db.upload.findFirst({ where: { id: req.source.upload_id, workspaceId: principal.workspaceId } });
@@ -71,6 +76,14 @@ export async function resolveJobSource(db: Db | Tx, principal: Principal, req: J
   if (req.mode !== 'captions_only') {
     if (!PLANS[principal.plan].paid) throw new ServiceError('PLAN_REQUIRED', at('mode'), { message: 'AI transcription needs a paid plan.' });
     if (!settings.asrEnabled) throw new ServiceError('CAPABILITY_UNAVAILABLE', at('mode'), { message: 'AI transcription is not available right now.' });
+    if (settings.recognizer && req.language) {
+      try {
+        resolveLanguage(settings.recognizer, req.language);
+      } catch (err) {
+        if (err instanceof ServiceError) throw new ServiceError(err.code, at('language'), { message: err.detail ?? err.message });
+        throw err;
+      }
+    }
   }
   return source;
 }
@@ -156,8 +169,18 @@ export async function assertJobsInProgress(tx: Tx, principal: Principal, adding:
   }
 }
 
+/** The per-job settings every job workflow (single or batch child) is started with. */
+export function workflowSettings(deps: JobServiceDeps) {
+  return {
+    retry: deps.retry ?? DEFAULT_RETRY,
+    webhookDelaysMs: deps.webhookDelaysMs,
+    providerPollMs: deps.providerPollMs ?? DEFAULT_PROVIDER_POLL_MS,
+    providerTimeoutMs: deps.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
+  };
+}
+
 export async function startJobWorkflow(deps: JobServiceDeps, jobId: string): Promise<void> {
-  const input: JobWorkflowInput = { jobId, retry: deps.retry ?? DEFAULT_RETRY, webhookDelaysMs: deps.webhookDelaysMs };
+  const input: JobWorkflowInput = { jobId, ...workflowSettings(deps) };
   await deps.temporal.workflow.start(JOB_WORKFLOW, {
     taskQueue: deps.taskQueue,
     workflowId: workflowIds.job(jobId),

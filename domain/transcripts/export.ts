@@ -13,7 +13,7 @@
 // check this output with webvtt-parser (W3C parsing algorithm) and srt-parser-2.
 
 import { ServiceError } from '../errors';
-import { buildCues, Cue, normaliseLine, normaliseText, SegmentInput, WordInput } from './segments';
+import { buildCues, Cue, MAX_TIMESTAMP_MS, normaliseLine, normaliseText, SegmentInput, WordInput } from './segments';
 
 export type ExportFormat = 'txt' | 'srt' | 'vtt' | 'json';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['txt', 'srt', 'vtt', 'json'];
@@ -146,7 +146,7 @@ const PAD2 = PAD3.slice(0, 100).map((s) => s.slice(1));
 export function formatTimestamp(ms: number, separator: ',' | '.'): string {
   let t = Math.round(ms);
   if (!(t > 0)) t = 0; // also NaN
-  if (t > 359_999_999) t = 359_999_999;
+  if (t > MAX_TIMESTAMP_MS) t = MAX_TIMESTAMP_MS;
   const h = Math.floor(t / 3_600_000);
   const m = Math.floor(t / 60_000) % 60;
   const s = Math.floor(t / 1000) % 60;

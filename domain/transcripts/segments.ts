@@ -44,7 +44,7 @@ export interface CueOptions {
 export const MAX_TIMESTAMP_MS = 99 * 3_600_000 + 59 * 60_000 + 59_999; // 99:59:59.999
 
 export const DEFAULT_CUE_OPTIONS: Readonly<CueOptions> = Object.freeze({
-  maxLineWidth: 60,
+  maxLineWidth: 42,
   maxLines: 2,
   minDurationMs: 1000,
   maxTimestampMs: MAX_TIMESTAMP_MS,
@@ -56,10 +56,58 @@ const WORD_TOLERANCE_MS = 500;
 // ---------------------------------------------------------------------------
 // Text normalisation
 
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-// Text made only of these needs no Unicode clean-up (no controls, invisible
+// Characters that need no Unicode clean-up (no controls, invisible
 // characters, special spaces, line separators or combining marks).
-const CLEAN_TEXT = /^[\x20-\x7e\u00a0-\u00ac\u00ae-\u02ff\u0370-\u0482\u048a-\u052f\u1e00-\u1fff\u2010-\u2027\u2030-\u205e\u20a0-\u20cf\u2100-\u2bff\u3001-\u3098\u309b-\ud7ff\uf900-\ufdff\ufe10-\ufe19\ufe30-\ufefe\uff00-\ufff8]*$/;
+function isCleanChar(c: number): boolean {
+  if (c < 0x300) return c >= 0xa0 ? c !== 0xad : c >= 0x20 && c <= 0x7e;
+  return (
+    (c >= 0x370 && c <= 0x482) ||
+    (c >= 0x48a && c <= 0x52f) ||
+    (c >= 0x1e00 && c <= 0x1fff) ||
+    (c >= 0x2010 && c <= 0x2027) ||
+    (c >= 0x2030 && c <= 0x205e) ||
+    (c >= 0x20a0 && c <= 0x20cf) ||
+    (c >= 0x2100 && c <= 0x2bff) ||
+    (c >= 0x3001 && c <= 0x3098) ||
+    (c >= 0x309b && c <= 0xd7ff) ||
+    (c >= 0xf900 && c <= 0xfdff) ||
+    (c >= 0xfe10 && c <= 0xfe19) ||
+    (c >= 0xfe30 && c <= 0xfefe) ||
+    (c >= 0xff00 && c <= 0xfff8)
+  );
+}
+
+// Characters one column wide at which a line never breaks (so a text made of
+// them and single spaces lays out by string length alone): Latin, Greek, Cyrillic.
+function isSimpleChar(c: number): boolean {
+  return (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0x2ff) || (c >= 0x370 && c <= 0x482) || (c >= 0x48a && c <= 0x52f) || (c >= 0x1e00 && c <= 0x1fff);
+}
+
+const DIRTY = 1; // needs Unicode clean-up
+const COMPLEX = 2; // not simple layout
+const SPACING = 4; // leading, trailing or double spaces
+
+/** One pass over the text instead of three regular expressions (this runs for every segment). */
+function classify(t: string): number {
+  let flags = 0;
+  let prevSpace = true;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c > 0x20 && c < 0x7f) {
+      prevSpace = false;
+    } else if (c === 0x20) {
+      if (prevSpace) flags |= SPACING;
+      prevSpace = true;
+    } else {
+      prevSpace = false;
+      if (!isCleanChar(c)) flags |= DIRTY;
+      if (!isSimpleChar(c)) flags |= COMPLEX;
+    }
+  }
+  if (prevSpace && t.length > 0) flags |= SPACING;
+  return flags;
+}
+
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const LONE_SURROGATE_G = new RegExp(LONE_SURROGATE.source, 'g');
 const NEWLINES = /\r\n?|[\u0085\u2028\u2029]/g;
@@ -74,10 +122,8 @@ const DANGLING_JOINERS = /(^|[\s])[\u200c\u200d]+|[\u200c\u200d]+(?=[\s]|$)/gm;
 const SPACES = /[\t\v\f \u1680\u2000-\u200a\u205f\u3000]+/g;
 const DOUBLE_SPACES = / {2,}/g;
 
-function collapseAsciiSpaces(t: string): string {
-  const c = t.indexOf('  ') === -1 ? t : t.replace(DOUBLE_SPACES, ' ');
-  return c.length !== 0 && (c.charCodeAt(0) === 32 || c.charCodeAt(c.length - 1) === 32) ? c.trim() : c;
-}
+/** classify() flags of the text normaliseText last returned (for the layout that follows). */
+let lastFlags = 0;
 
 /**
  * Normalises transcript text: newlines become "\n", control and zero-width
@@ -87,20 +133,28 @@ function collapseAsciiSpaces(t: string): string {
  */
 export function normaliseText(text: string): string {
   if (typeof text !== 'string') return '';
-  if (CLEAN_TEXT.test(text)) return collapseAsciiSpaces(text);
+  const flags = classify(text);
+  if ((flags & DIRTY) === 0) {
+    lastFlags = flags & COMPLEX;
+    if ((flags & SPACING) === 0) return text;
+    return text.replace(DOUBLE_SPACES, ' ').trim();
+  }
   let t = text;
   if (LONE_SURROGATE.test(t)) t = t.replace(LONE_SURROGATE_G, '\ufffd');
   t = t.normalize('NFC').replace(NEWLINES, '\n').replace(INVISIBLE, '').replace(SPACES, ' ');
   if (t.indexOf('\u200c') !== -1 || t.indexOf('\u200d') !== -1) t = t.replace(DANGLING_JOINERS, '$1');
-  if (t.indexOf('\n') === -1) return t.trim();
-  const lines = t.split('\n');
-  let out = '';
-  for (const raw of lines) {
-    const line = raw.trim();
-    if (line === '') continue;
-    out = out === '' ? line : out + '\n' + line;
+  if (t.indexOf('\n') === -1) t = t.trim();
+  else {
+    let out = '';
+    for (const raw of t.split('\n')) {
+      const line = raw.trim();
+      if (line === '') continue;
+      out = out === '' ? line : out + '\n' + line;
+    }
+    t = out;
   }
-  return out;
+  lastFlags = classify(t) & COMPLEX;
+  return t;
 }
 
 /** normaliseText, then joins all lines with single spaces: one line of text. */
@@ -119,7 +173,7 @@ export function neutraliseArrows(text: string): string {
 // ---------------------------------------------------------------------------
 // Display width and break opportunities
 
-// Text whose every UTF-16 unit is one column wide and breaks only at spaces.
+// Text whose every UTF-16 unit is one column wide and breaks only at spaces (see isSimpleChar).
 const SIMPLE_LAYOUT = /^[\x20-\x7e\u00a0-\u02ff\u0370-\u0482\u048a-\u052f\u1e00-\u1fff]*$/;
 const MARK = /\p{M}/u;
 
@@ -169,12 +223,48 @@ function cpWidth(cp: number): number {
 export function displayWidth(text: string): number {
   if (SIMPLE_LAYOUT.test(text)) return text.length;
   let w = 0;
-  for (let i = 0; i < text.length; i++) {
-    const cp = text.codePointAt(i)!;
-    if (cp > 0xffff) i++;
-    w += cpWidth(cp);
+  for (let i = 0; i < text.length; ) {
+    i = clusterEnd(text, i);
+    w += clusterWidth;
   }
   return w;
+}
+
+// Set by clusterEnd: the width of the cluster and its first and last code points.
+let clusterWidth = 0;
+let clusterFirst = 0;
+let clusterLast = 0;
+
+/**
+ * End (exclusive) of the character cluster starting at i: a code point with
+ * the marks, variation selectors and skin tones that follow it, emoji joined
+ * by ZWJ (one glyph, so the joined parts add no width) and flag pairs. Lines
+ * never break inside a cluster. An approximation of Unicode grapheme clusters
+ * that is cheap enough for long transcripts.
+ */
+function clusterEnd(text: string, i: number): number {
+  const first = text.codePointAt(i)!;
+  let j = i + (first > 0xffff ? 2 : 1);
+  let width = cpWidth(first);
+  let last = first;
+  let flags = isRegionalIndicator(first) ? 1 : 0;
+  while (j < text.length) {
+    const cp = text.codePointAt(j)!;
+    if (last === 0x200d && cp !== 32) {
+      // joined to the previous emoji: same glyph
+    } else if (cp >= 0x300 && isZeroWidth(cp)) {
+      // mark, joiner, selector, skin tone
+    } else if (flags === 1 && isRegionalIndicator(cp)) {
+      flags = 2;
+      width += cpWidth(cp);
+    } else break;
+    last = cp;
+    j += cp > 0xffff ? 2 : 1;
+  }
+  clusterWidth = width;
+  clusterFirst = first;
+  clusterLast = last;
+  return j;
 }
 
 /** Scripts written without spaces, where a line may break between any two characters. */
@@ -254,39 +344,32 @@ function buildUnits(line: string, maxWidth: number, simple = SIMPLE_LAYOUT.test(
   let start = -1; // current unit
   let width = 0;
   let first = true; // first unit of the current space-separated word
-  let prevCp = -1;
-  let riRun = 0;
+  let prevLast = -1; // last code point of the previous cluster in this word
   for (let i = 0; i <= line.length; ) {
-    const cp = i < line.length ? line.codePointAt(i)! : 32;
-    const size = cp > 0xffff ? 2 : 1;
-    if (cp === 32) {
+    if (i === line.length || line.charCodeAt(i) === 32) {
       if (start !== -1) addUnit(start, i, width, first);
       start = -1;
       width = 0;
       first = true;
-      prevCp = -1;
-      riRun = 0;
-      i += size;
+      prevLast = -1;
+      i++;
       continue;
     }
-    const w = cpWidth(cp);
+    const end = clusterEnd(line, i);
     if (start !== -1) {
-      const glued = (cp >= 0x300 && w === 0) || prevCp === 0x200d || (isRegionalIndicator(cp) && riRun % 2 === 1);
-      if (!glued) {
-        const soft = (breaksAnywhere(cp) || breaksAnywhere(prevCp)) && !NO_BREAK_BEFORE.has(cp) && !NO_BREAK_AFTER.has(prevCp);
-        if (soft || width + w > maxWidth) {
-          addUnit(start, i, width, first);
-          first = false;
-          start = -1;
-          width = 0;
-        }
+      const soft =
+        (breaksAnywhere(clusterFirst) || breaksAnywhere(prevLast)) && !NO_BREAK_BEFORE.has(clusterFirst) && !NO_BREAK_AFTER.has(prevLast);
+      if (soft || width + clusterWidth > maxWidth) {
+        addUnit(start, i, width, first);
+        first = false;
+        start = -1;
+        width = 0;
       }
     }
     if (start === -1) start = i;
-    width += w;
-    riRun = isRegionalIndicator(cp) ? riRun + 1 : 0;
-    prevCp = cp;
-    i += size;
+    width += clusterWidth;
+    prevLast = clusterLast;
+    i = end;
   }
 }
 
@@ -458,6 +541,9 @@ function sameLetter(a: number, b: number): boolean {
 
 const NON_ASCII_MISMATCH = Symbol('non-ASCII mismatch');
 
+let wordStartScratch = new Float64Array(0);
+let wordEndScratch = new Float64Array(0);
+
 class WordTimeline {
   readonly length: number;
   readonly start: Float64Array;
@@ -472,8 +558,13 @@ class WordTimeline {
 
   constructor(words: readonly WordInput[]) {
     const count = words.length;
-    const start = new Float64Array(count);
-    const end = new Float64Array(count);
+    // Scratch buffers reused across calls (buildCues is synchronous): no 400 KB allocation per export.
+    if (wordStartScratch.length < count) {
+      wordStartScratch = new Float64Array(Math.max(count, wordStartScratch.length * 2));
+      wordEndScratch = new Float64Array(wordStartScratch.length);
+    }
+    const start = wordStartScratch;
+    const end = wordEndScratch;
     let valid = true;
     let sorted = true;
     for (let i = 0; i < count; i++) {
@@ -613,10 +704,8 @@ interface Timed {
   end: number;
   text: string;
   order: number;
-}
-
-function isSimple(text: string): boolean {
-  return SIMPLE_LAYOUT.test(text);
+  /** Simple layout (see isSimpleChar); false for multi-line text. */
+  simple: boolean;
 }
 
 /** Segments -> ordered, non-overlapping, non-empty timed texts (ms). */
@@ -635,8 +724,9 @@ function repairTiming(segments: readonly SegmentInput[], opts: CueOptions): Time
     if (end > opts.maxTimestampMs) end = opts.maxTimestampMs;
     const text = neutraliseArrows(normaliseText(seg.text));
     if (text === '') continue;
+    const simple = lastFlags === 0 && text.indexOf('\n') === -1;
     if (list.length > 0 && start < list[list.length - 1].start) sorted = false;
-    list.push({ start, end, text, order: i });
+    list.push({ start, end, text, order: i, simple });
   }
   if (!sorted) list.sort((a, b) => a.start - b.start || a.order - b.order);
 
@@ -649,6 +739,7 @@ function repairTiming(segments: readonly SegmentInput[], opts: CueOptions): Time
       if (next.start <= cur.start) {
         // Same start: nothing of `cur` could be shown on its own. Show both texts together.
         next.text = cur.text + '\n' + next.text;
+        next.simple = false;
         if (next.end < cur.end) next.end = cur.end;
         continue;
       }
@@ -681,8 +772,7 @@ export function buildCues(
   const cues: Cue[] = [];
 
   for (const seg of timed) {
-    // "\n" is outside SIMPLE_LAYOUT, so multi-line texts take the general path.
-    const simple = isSimple(seg.text);
+    const simple = seg.simple;
     const keep = keptLines(seg.text, opts.maxLineWidth, opts.maxLines, simple);
     if (keep) {
       cues.push({ start: seg.start, end: seg.end, lines: keep });

@@ -1,4 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PocketsphinxRecognizer } from '../../activities/recognizers/pocketsphinx';
+import { LocalDiskObjectStore } from '../../activities/storage';
 import type { Express } from 'express';
 import pino from 'pino';
 import request from 'supertest';
@@ -23,7 +28,14 @@ export interface TestApi {
   close: () => Promise<void>;
 }
 
-export async function startTestApi(overrides: Partial<Record<string, string>> = {}): Promise<TestApi> {
+/** One local-disk object store per test process, shared by the in-process API and workers. */
+let sharedStore: LocalDiskObjectStore | undefined;
+export function testObjectStore(): LocalDiskObjectStore {
+  sharedStore ??= new LocalDiskObjectStore({ root: fs.mkdtempSync(path.join(os.tmpdir(), 'objects-')), baseUrl: 'http://127.0.0.1', signingSecret: Buffer.from('test-upload-signing-key-0123456789abcdef') });
+  return sharedStore;
+}
+
+export async function startTestApi(overrides: Partial<Record<string, string>> = {}, extra: Partial<AppDeps> = {}): Promise<TestApi> {
   const cfg = loadConfig({ ...process.env, APP_ENV: 'test', LOG_LEVEL: 'silent', ...overrides });
   const { prisma, pool } = createDb(cfg.DATABASE_URL, 5);
   const connection = await Connection.connect({ address: cfg.TEMPORAL_ADDRESS });
@@ -41,6 +53,10 @@ export async function startTestApi(overrides: Partial<Record<string, string>> = 
     secretsKey: resolveSecretsKey(cfg),
     baseUrl: 'http://127.0.0.1',
     addressPolicy: { allowLoopbackForTests: true },
+    objectStore: testObjectStore(),
+    recognizer: new PocketsphinxRecognizer(),
+    cloudRecognizer: null,
+    ...extra,
   };
   const app = createApp(deps);
   return {

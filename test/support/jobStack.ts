@@ -4,9 +4,12 @@ import { createActivities, type ActivityDeps } from '../../activities';
 import { createOutbound, type Outbound } from '../../activities/outbound/http';
 import { createCaptionSources } from '../../activities/platforms/sources';
 import type { RetrySettings } from '../../workflows/definitions';
-import { bearer, startTestApi, type TestApi } from './harness';
+import { bearer, startTestApi, testObjectStore, type TestApi } from './harness';
+import { PocketsphinxRecognizer } from '../../activities/recognizers/pocketsphinx';
+import type { AssemblyAiRecognizer } from '../../activities/recognizers/cloud';
 import { startReplayOrigin, type ReplayOrigin, type ReplayRoute } from './replay-origin';
 import { testTls } from './tls';
+import { downloadAudio } from '../../activities/media/download';
 import { startTestWorker, type TestWorker } from './worker';
 
 // The whole job path on real components: API (in process) → Temporal dev
@@ -16,10 +19,19 @@ import { startTestWorker, type TestWorker } from './worker';
 export const FAST_RETRY: RetrySettings = { initialIntervalMs: 50, backoffCoefficient: 2, maximumIntervalMs: 200, maximumAttempts: 3 };
 
 /** The worker's dependencies in tests: real platform clients through `outbound`, webhooks allowed to loopback https. */
-export function activityDepsFor(api: TestApi, outbound: Outbound): ActivityDeps {
+export function activityDepsFor(api: TestApi, outbound: Outbound, opts: { cloud?: AssemblyAiRecognizer | null; callbackUrl?: string; maxPieceMs?: number; originOverride?: string } = {}): ActivityDeps {
   return {
     db: api.deps.db,
+    store: testObjectStore(),
     captions: createCaptionSources(outbound),
+    transcription: {
+      recognizer: new PocketsphinxRecognizer(),
+      cloud: opts.cloud ?? null,
+      callbackUrl: opts.callbackUrl ?? null,
+      directLinkPolicy: { allowLoopbackForTests: true, caForTests: testTls().cert },
+      maxPieceMs: opts.maxPieceMs,
+      downloadPlatformAudio: (url, platform, toDir) => downloadAudio(url, platform, { toDir, outbound: { originOverride: opts.originOverride ?? null } }),
+    },
     webhooks: { secretsKey: api.deps.secretsKey, addressPolicy: { allowLoopbackForTests: true }, extraCa: testTls().cert, timeoutMs: 3000 },
   };
 }
@@ -38,7 +50,7 @@ export async function startJobStack(routes: ReplayRoute[] = [], opts: { retry?: 
   const api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue });
   api.deps.jobRetry = opts.retry ?? FAST_RETRY;
   const outbound = createOutbound({ originOverride: origin.url, timeoutMs: 2000 });
-  const worker = await startTestWorker(createActivities(activityDepsFor(api, outbound)), taskQueue);
+  const worker = await startTestWorker(createActivities(activityDepsFor(api, outbound, { originOverride: origin.url })), taskQueue);
   return {
     api,
     worker,

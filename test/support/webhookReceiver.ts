@@ -3,6 +3,8 @@ import path from 'node:path';
 import { testTls } from './tls';
 
 export interface ReceivedDelivery {
+  /** Date.now() in the receiver process when the request was complete. */
+  received_at: number;
   event_id: string;
   type: string;
   status: number;

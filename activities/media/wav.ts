@@ -1,0 +1,64 @@
+import { open, readFile } from 'node:fs/promises';
+import { ServiceError } from '../../domain/errors';
+
+// Just enough of RIFF/WAVE to read what toRecognizerWav writes (16 kHz mono
+// s16le): the length, for clamping word times, and the samples, for engines
+// that take PCM in memory (whisper). Chunks are walked, not assumed: ffmpeg
+// puts a LIST chunk before `data`.
+
+export interface WavInfo {
+  sampleRate: number;
+  channels: number;
+  bitsPerSample: number;
+  dataOffset: number;
+  dataBytes: number;
+  durationSec: number;
+}
+
+export async function readWavInfo(path: string): Promise<WavInfo> {
+  const fh = await open(path, 'r');
+  try {
+    const { size } = await fh.stat();
+    const head = Buffer.alloc(Math.min(size, 4096));
+    await fh.read(head, 0, head.length, 0);
+    return parseWavHeader(head, size, path);
+  } finally {
+    await fh.close();
+  }
+}
+
+export function parseWavHeader(head: Buffer, fileSize: number, name = 'wav'): WavInfo {
+  if (head.length < 12 || head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE') {
+    throw new ServiceError('INVALID_MEDIA', `${name}: not a RIFF/WAVE file`);
+  }
+  let pos = 12;
+  let fmt: { sampleRate: number; channels: number; bitsPerSample: number } | undefined;
+  while (pos + 8 <= head.length) {
+    const id = head.toString('latin1', pos, pos + 4);
+    const len = head.readUInt32LE(pos + 4);
+    if (id === 'fmt ') {
+      fmt = { channels: head.readUInt16LE(pos + 10), sampleRate: head.readUInt32LE(pos + 12), bitsPerSample: head.readUInt16LE(pos + 22) };
+    } else if (id === 'data' && fmt) {
+      const dataOffset = pos + 8;
+      // A streamed wav has a placeholder length: the data then runs to the end of the file.
+      const dataBytes = Math.min(len, fileSize - dataOffset);
+      const bytesPerSecond = fmt.sampleRate * fmt.channels * (fmt.bitsPerSample / 8);
+      return { ...fmt, dataOffset, dataBytes, durationSec: dataBytes / bytesPerSecond };
+    }
+    pos += 8 + len + (len % 2);
+  }
+  throw new ServiceError('INVALID_MEDIA', `${name}: no fmt/data chunk in the first ${head.length} bytes`);
+}
+
+/** The samples of a 16-bit mono wav as floats in -1..1 (whisper's input). */
+export async function readPcmFloat32(path: string): Promise<{ samples: Float32Array; sampleRate: number }> {
+  const file = await readFile(path);
+  const info = parseWavHeader(file.subarray(0, 4096), file.length, path);
+  if (info.channels !== 1 || info.bitsPerSample !== 16) {
+    throw new ServiceError('INVALID_MEDIA', `${path}: expected 16-bit mono, got ${info.bitsPerSample}-bit ${info.channels} channel(s)`);
+  }
+  const n = Math.floor(info.dataBytes / 2);
+  const samples = new Float32Array(n);
+  for (let i = 0; i < n; i++) samples[i] = file.readInt16LE(info.dataOffset + 2 * i) / 32768;
+  return { samples, sampleRate: info.sampleRate };
+}

@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Prisma } from '../prisma/generated/client';
+import { increaseHold } from '../domain/credits/ledger';
+import type { Db } from '../domain/db';
+import { ServiceError } from '../domain/errors';
+import { DEFAULT_MAX_CREDITS, transcriptionCredits, type PlanId } from '../domain/plans';
+import { Semaphore } from './outbound/semaphore';
+import { asActivity } from './failures';
+import { recordRetry, type JobPlan } from './jobState';
+import { safeFetch, type AddressPolicy } from './fetch';
+import { toRecognizerWav } from './media/convert';
+import { probeMedia } from './media/probe';
+import { splitAtSilences, stitch, type Piece, type RecognizedPiece } from './media/split';
+import type { AssemblyAiRecognizer } from './recognizers/cloud';
+import { qualityStatus, recognizeOrEmpty, resolveLanguage, type RecognitionResult, type Recognizer } from './recognizers/types';
+import type { ObjectStore } from './storage';
+
+// AI transcription, one small activity per step. Audio and per-piece results
+// travel through object storage (never through workflow history), so every
+// step can run on any worker.
+
+export const ASR_EXTRACTION_VERSION = 'asr-2026.11.1';
+
+/** Downloads the audio of a videosite/shortvideo video (yt-dlp behind the outbound settings). */
+export type PlatformAudioDownloader = (url: string, platform: 'videosite' | 'shortvideo', toDir: string) => Promise<{ file: string; title: string | null }>;
+
+export interface TranscriptionDeps {
+  db: Db;
+  store: ObjectStore;
+  /** The local recognizer (pocketsphinx or whisper) and, when configured, the cloud one. */
+  recognizer: Recognizer;
+  cloud?: AssemblyAiRecognizer | null;
+  /** Where the cloud provider calls back (our ingress). */
+  callbackUrl?: string | null;
+  directLinkPolicy: AddressPolicy & { caForTests?: string };
+  downloadPlatformAudio?: PlatformAudioDownloader;
+  /** Longest piece recognised as one (long media is cut at pauses). */
+  maxPieceMs?: number;
+}
+
+const workKey = (jobId: string, name: string) => `work/${jobId}/${name}`;
+
+async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'job-'));
+  try {
+    return await fn(dir);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+export function createTranscriptionActivities(deps: TranscriptionDeps) {
+  const { db, store } = deps;
+  // Recognition is CPU-bound: at most one piece per core at a time in this worker.
+  const cpu = new Semaphore(Math.max(1, os.cpus().length));
+  const onRetry = (jobId: string) => (err: ServiceError, attempt: number) => recordRetry(db, jobId, attempt, err.toObject());
+
+  return {
+    /** acquire_audio: fetches the media, measures it, and stores 16 kHz mono audio for the recognizer. */
+    async acquireAudio(plan: JobPlan): Promise<{ audioKey: string; durationMs: number }> {
+      return asActivity(
+        () =>
+          withTempDir(async (dir) => {
+            let media: string;
+            if (plan.platform === 'upload') {
+              const upload = await db.upload.findUniqueOrThrow({ where: { id: plan.mediaId } });
+              media = path.join(dir, 'media');
+              await store.download(upload.objectKey, media);
+            } else if (plan.platform === 'direct') {
+              media = (await safeFetch(plan.sourceUrl!, { toFile: path.join(dir, 'media'), ...deps.directLinkPolicy })).file;
+            } else if ((plan.platform === 'videosite' || plan.platform === 'shortvideo') && deps.downloadPlatformAudio) {
+              const got = await deps.downloadPlatformAudio(plan.canonicalUrl ?? plan.sourceUrl!, plan.platform, dir);
+              media = got.file;
+              if (got.title) await db.job.update({ where: { id: plan.jobId }, data: { title: got.title } });
+            } else {
+              throw new ServiceError('CAPABILITY_UNAVAILABLE', 'mode', { message: `Audio of ${plan.platform} sources cannot be fetched here.` });
+            }
+            const info = await probeMedia(media);
+            const wav = await toRecognizerWav(media, path.join(dir, 'audio.wav'));
+            const audioKey = workKey(plan.jobId, 'audio.wav');
+            await store.put(audioKey, wav, 'audio/wav');
+            await db.job.update({ where: { id: plan.jobId }, data: { mediaDurationMs: info.durationMs } });
+            return { audioKey, durationMs: info.durationMs };
+          }),
+        onRetry(plan.jobId),
+      );
+    },
+
+    /**
+     * The price, before anything is charged: 2 credits per started minute
+     * (60 s minimum). Over max_credits → BUDGET_EXCEEDED; the hold is raised
+     * to the price or the job fails with INSUFFICIENT_BALANCE.
+     */
+    async reserveTranscriptionCredits(plan: JobPlan, durationMs: number): Promise<{ cost: number }> {
+      return asActivity(async () => {
+        const job = await db.job.findUniqueOrThrow({ where: { id: plan.jobId }, include: { workspace: { select: { plan: true } } } });
+        const cost = transcriptionCredits(durationMs);
+        const cap = job.maxCredits ?? DEFAULT_MAX_CREDITS;
+        if (cost > cap) {
+          throw new ServiceError('BUDGET_EXCEEDED', `cost=${cost} > max_credits=${cap}`, { message: `Transcribing ${Math.ceil(durationMs / 1000)} s costs ${cost} credits, over max_credits ${cap}. Nothing was charged.` });
+        }
+        if (job.holdId) await increaseHold(db, job.holdId, cost, job.workspace.plan as PlanId);
+        await db.job.update({ where: { id: plan.jobId }, data: { creditsReserved: Math.max(cost, job.creditsReserved), billingKind: 'ai_transcription' } });
+        return { cost };
+      });
+    },
+
+    /** From here on a cancel is refused: the audio goes to a recognizer. */
+    async markAsrStarted(jobId: string): Promise<void> {
+      await db.job.updateMany({ where: { id: jobId, asrStartedAt: null }, data: { asrStartedAt: new Date(), stage: 'submit_asr' } });
+    },
+
+    /** Cuts long audio at pauses into pieces stored separately, so each is recognised by its own activity. */
+    async cutAudio(plan: JobPlan, audioKey: string, durationMs: number): Promise<{ pieces: Piece[]; keys: string[] }> {
+      return asActivity(() =>
+        withTempDir(async (dir) => {
+          const wav = path.join(dir, 'audio.wav');
+          await store.download(audioKey, wav);
+          const pieces = await splitAtSilences(wav, { durationMs, maxPieceMs: deps.maxPieceMs });
+          if (pieces.length === 1) return { pieces, keys: [audioKey] };
+          const keys: string[] = [];
+          for (const [i, p] of pieces.entries()) {
+            const out = await toRecognizerWav(wav, path.join(dir, `piece-${i}.wav`), { startMs: p.startMs, durationMs: p.endMs - p.startMs });
+            const key = workKey(plan.jobId, `piece-${i}.wav`);
+            await store.put(key, out, 'audio/wav');
+            keys.push(key);
+          }
+          return { pieces, keys };
+        }),
+      );
+    },
+
+    /** Recognises one piece; the result goes to storage, its key comes back. */
+    async recognizePiece(plan: JobPlan, pieceKey: string, index: number): Promise<string> {
+      return asActivity(() =>
+        withTempDir(async (dir) => {
+          const wav = path.join(dir, 'piece.wav');
+          await store.download(pieceKey, wav);
+          const language = resolveLanguage(deps.recognizer, plan.language) ?? undefined;
+          const release = await cpu.acquire();
+          let result: RecognitionResult;
+          try {
+            result = await recognizeOrEmpty(deps.recognizer, wav, { language });
+          } finally {
+            release();
+          }
+          const key = workKey(plan.jobId, `result-${index}.json`);
+          await store.put(key, Buffer.from(JSON.stringify(result)), 'application/json');
+          return key;
+        }),
+      );
+    },
+
+    /** Puts the pieces back together with continuous timing and stores the (unpublished) transcript. */
+    async storeRecognition(plan: JobPlan, resultKeys: string[], pieces: Piece[], durationMs: number): Promise<{ transcriptId: string }> {
+      return asActivity(() =>
+        withTempDir(async (dir) => {
+          const recognized: RecognizedPiece[] = [];
+          for (const [i, key] of resultKeys.entries()) {
+            const file = path.join(dir, `r${i}.json`);
+            await store.download(key, file);
+            recognized.push({ startMs: pieces[i]!.startMs, result: JSON.parse(await fs.readFile(file, 'utf8')) as RecognitionResult });
+          }
+          const result = stitch(recognized);
+          const transcriptId = await writeTranscript(db, plan, deps.recognizer, result, durationMs);
+          await cleanupWork(store, plan.jobId, resultKeys.length);
+          return { transcriptId };
+        }),
+      );
+    },
+
+    /** Cloud recognizer: uploads the audio and creates the provider's transcript, with our callback URL. */
+    async submitToProvider(plan: JobPlan, audioKey: string): Promise<string> {
+      const cloud = deps.cloud;
+      if (!cloud) throw new Error('no cloud recognizer configured');
+      return asActivity(
+        () =>
+          withTempDir(async (dir) => {
+            const existing = await db.job.findUniqueOrThrow({ where: { id: plan.jobId }, select: { providerJobId: true } });
+            if (existing.providerJobId) return existing.providerJobId;
+            const wav = path.join(dir, 'audio.wav');
+            await store.download(audioKey, wav);
+            const providerJobId = await cloud.submit(wav, { language: plan.language ?? undefined, webhookUrl: deps.callbackUrl ?? undefined });
+            await db.job.update({ where: { id: plan.jobId }, data: { providerJobId, status: 'awaiting_provider', stage: 'wait_asr' } });
+            return providerJobId;
+          }),
+        onRetry(plan.jobId),
+      );
+    },
+
+    /** Cloud recognizer: the result once ready (stored as the job's transcript), or 'pending'. */
+    async fetchProviderResult(plan: JobPlan, providerJobId: string, durationMs: number): Promise<{ transcriptId: string } | 'pending'> {
+      const cloud = deps.cloud;
+      if (!cloud) throw new Error('no cloud recognizer configured');
+      return asActivity(async () => {
+        const result = await cloud.fetchResult(providerJobId);
+        if (result === 'pending') return 'pending';
+        const transcriptId = await writeTranscript(db, plan, cloud, result, durationMs);
+        await cleanupWork(store, plan.jobId, 0);
+        return { transcriptId };
+      }, onRetry(plan.jobId));
+    },
+  };
+}
+
+async function writeTranscript(db: Db, plan: JobPlan, recognizer: Recognizer, result: RecognitionResult, durationMs: number): Promise<string> {
+  if (result.words.length === 0 && result.text.trim() === '') throw new ServiceError('NO_SPEECH', 'no words recognised');
+  const job = await db.job.findUniqueOrThrow({ where: { id: plan.jobId } });
+  const language = result.language ?? plan.language ?? null;
+  const data = {
+    workspaceId: job.workspaceId,
+    reuseKey: job.reuseKey,
+    platform: job.platform,
+    mediaId: job.mediaId,
+    canonicalUrl: job.canonicalUrl,
+    title: job.title,
+    sourceOrigin: 'speech_recognition',
+    language,
+    text: result.text,
+    segments: result.segments as unknown as Prisma.InputJsonValue,
+    words: result.words as unknown as Prisma.InputJsonValue,
+    timingGranularity: 'word',
+    durationSeconds: durationMs / 1000,
+    recognition: { model: recognizer.model, profile: 'standard', quality_status: qualityStatus(recognizer, language) } as Prisma.InputJsonValue,
+    extractionVersion: ASR_EXTRACTION_VERSION,
+    expiresAt: new Date(Date.now() + 86400_000),
+  };
+  const t = await db.transcript.upsert({ where: { jobId: plan.jobId }, create: { id: randomUUID(), jobId: plan.jobId, ...data }, update: data, select: { id: true } });
+  return t.id;
+}
+
+async function cleanupWork(store: ObjectStore, jobId: string, pieces: number): Promise<void> {
+  const keys = [workKey(jobId, 'audio.wav'), ...Array.from({ length: pieces }, (_, i) => [workKey(jobId, `piece-${i}.wav`), workKey(jobId, `result-${i}.json`)]).flat()];
+  await Promise.all(keys.map((k) => store.delete(k).catch(() => undefined)));
+}

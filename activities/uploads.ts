@@ -1,0 +1,45 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Prisma } from '../prisma/generated/client';
+import type { Db } from '../domain/db';
+import { ServiceError } from '../domain/errors';
+import { asActivity } from './failures';
+import { probeMedia } from './media/probe';
+import { verifyStoredUpload, type ObjectStore } from './storage';
+
+export function createUploadActivities(db: Db, store: ObjectStore) {
+  return {
+    /**
+     * Verifies a finished upload: present, exact size, declared type, content
+     * sniffed as audio/video, readable with audio, at most 2 hours. Marks it
+     * `ready`, or `failed` with the error (and removes the file) — never half.
+     */
+    async verifyUpload(uploadId: string): Promise<{ status: string }> {
+      const upload = await db.upload.findUniqueOrThrow({ where: { id: uploadId } });
+      if (upload.status !== 'pending') return { status: upload.status };
+      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'upload-'));
+      try {
+        return await asActivity(async () => {
+          try {
+            await verifyStoredUpload(store, upload.objectKey, { bytes: upload.bytes, contentType: upload.contentType });
+            const file = path.join(dir, 'media');
+            await store.download(upload.objectKey, file);
+            const info = await probeMedia(file);
+            await db.upload.update({ where: { id: uploadId }, data: { status: 'ready', durationMs: info.durationMs, completedAt: new Date() } });
+            return { status: 'ready' };
+          } catch (err) {
+            // Nothing uploaded yet is not a verdict on the file: the slot stays pending.
+            if (err instanceof ServiceError && !err.retryable && err.code !== 'CONFLICT') {
+              await db.upload.update({ where: { id: uploadId }, data: { status: 'failed', error: err.toObject() as unknown as Prisma.InputJsonValue, completedAt: new Date() } });
+              await store.delete(upload.objectKey).catch(() => undefined);
+            }
+            throw err;
+          }
+        });
+      } finally {
+        await fs.rm(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { randomUUID } from 'node:crypto';
+import type { ObjectStore } from '../../activities/storage';
+import { UPLOAD_URL_TTL_SECONDS } from '../../activities/storage';
+import type { Upload } from '../../prisma/generated/client';
+import { UPLOAD_VERIFY_WORKFLOW, workflowIds } from '../../workflows/definitions';
+import type { Db } from '../db';
+import { isErrorCode, ServiceError, type ErrorObject } from '../errors';
+
+// Upload statuses: `pending` (slot reserved, waiting for the file and the
+// completion call), `ready` (verified: usable as a job source), `failed`
+// (verification refused the file; reserve a new slot), `expired` (the 24-hour
+// slot lapsed before completion).
+
+export function toUploadView(u: Upload, signedUrl: string | null = null) {
+  const expired = u.status === 'pending' && u.expiresAt <= new Date();
+  return {
+    id: u.id,
+    status: (expired ? 'expired' : u.status) as 'pending' | 'ready' | 'failed' | 'expired',
+    filename: u.filename,
+    content_type: u.contentType,
+    bytes: u.bytes,
+    signed_upload_url: signedUrl,
+    expires_at: u.expiresAt.toISOString(),
+    duration_ms: u.durationMs,
+    error: (u.error as ErrorObject | null) ?? null,
+    created_at: u.createdAt.toISOString(),
+    completed_at: u.completedAt?.toISOString() ?? null,
+  };
+}
+
+export const uploadObjectKey = (workspaceId: string, id: string) => `uploads/${workspaceId}/${id}`;
+
+/** POST /v1/uploads: a slot and a signed PUT URL valid 24 hours. */
+export async function reserveUpload(db: Db, store: ObjectStore, workspaceId: string, input: { filename: string; content_type: string; bytes: number }) {
+  const id = randomUUID();
+  const objectKey = uploadObjectKey(workspaceId, id);
+  let url: string;
+  try {
+    url = await store.presignPut(objectKey, { contentType: input.content_type, bytes: input.bytes, expiresSeconds: UPLOAD_URL_TTL_SECONDS });
+  } catch (err) {
+    if (err instanceof ServiceError) throw err;
+    throw new ServiceError('STORAGE_UNAVAILABLE', 'storage', { cause: err });
+  }
+  const row = await db.upload.create({
+    data: { id, workspaceId, filename: input.filename, contentType: input.content_type, bytes: input.bytes, objectKey, status: 'pending', expiresAt: new Date(Date.now() + UPLOAD_URL_TTL_SECONDS * 1000) },
+  });
+  return toUploadView(row, url);
+}
+
+/**
+ * POST /v1/uploads/{id}/complete: the worker verifies the stored file (size,
+ * type, content sniffed, duration) in a workflow named after the upload, so a
+ * second concurrent completion joins the same verification instead of racing it.
+ */
+export async function completeUpload(db: Db, temporal: Client, taskQueue: string, workspaceId: string, id: string) {
+  const upload = await db.upload.findFirst({ where: { id, workspaceId } });
+  if (!upload) throw new ServiceError('NOT_FOUND', 'id', { message: 'No upload with this id in this workspace.' });
+  if (upload.status === 'ready') throw new ServiceError('CONFLICT', 'status=ready', { message: 'This upload was already completed.' });
+  if (upload.status === 'failed') throw new ServiceError('CONFLICT', 'status=failed', { message: 'This upload failed verification; reserve a new slot.' });
+  if (upload.expiresAt <= new Date()) {
+    await db.upload.updateMany({ where: { id, status: 'pending' }, data: { status: 'expired' } });
+    throw new ServiceError('CONFLICT', 'expires_at', { message: 'The 24-hour upload slot expired; reserve a new one.' });
+  }
+  const workflowId = workflowIds.uploadVerify(id);
+  try {
+    await temporal.workflow.execute(UPLOAD_VERIFY_WORKFLOW, { taskQueue, workflowId, args: [id] });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      await temporal.workflow.getHandle(workflowId).result().catch(() => undefined);
+    } else if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure && isErrorCode(err.cause.type)) {
+      throw new ServiceError(err.cause.type, (err.cause.details?.[0] as string | undefined) ?? 'file', { message: err.cause.message });
+    } else {
+      throw err;
+    }
+  }
+  const after = await db.upload.findUniqueOrThrow({ where: { id } });
+  if (after.status !== 'ready') {
+    const e = after.error as ErrorObject | null;
+    throw new ServiceError(e?.code ?? 'INVALID_MEDIA', e?.details?.detail ?? 'file', { message: e?.message });
+  }
+  return toUploadView(after);
+}
