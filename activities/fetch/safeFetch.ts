@@ -213,10 +213,15 @@ function networkError(err: unknown, checked: CheckedUrl, signal: AbortSignal, ca
   return new ServiceError('SOURCE_TIMEOUT', `network error ${code} reaching ${host}`, { cause: err });
 }
 
-/** Drops a body we will not read. undici reports a destroyed body as an 'error' event: expected here, so listened to. */
+/**
+ * Drops a body we will not read, the way undici documents: dump() reads at most
+ * `limit` bytes and then closes the connection. (Destroying the stream instead
+ * left undici's parser paused; a server that then closed the socket tripped an
+ * internal assertion — `assert(!this.paused)` — that crashed the process.)
+ */
 function discard(res: Dispatcher.ResponseData): void {
   res.body.on('error', () => {});
-  res.body.destroy();
+  void res.body.dump({ limit: 64 * 1024 }).catch(() => {});
 }
 
 function header(res: Dispatcher.ResponseData, name: string): string | undefined {

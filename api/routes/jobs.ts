@@ -18,6 +18,7 @@ export function jobServiceDeps(deps: AppDeps): JobServiceDeps {
     providerPollMs: deps.providerPollMs,
     providerTimeoutMs: deps.providerTimeoutMs,
     recognizer: deps.recognizer,
+    addressPolicy: deps.addressPolicy,
     photosocialEnabled: deps.config.PHOTOSOCIAL_ENABLED,
     asrEnabled: deps.config.ASR_ENABLED,
   };

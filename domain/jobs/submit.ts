@@ -12,6 +12,7 @@ import { recognizeLink } from '../sources/links';
 import { DEFAULT_PROVIDER_POLL_MS, DEFAULT_PROVIDER_TIMEOUT_MS, DEFAULT_RETRY, JOB_WORKFLOW, workflowIds, type JobWorkflowInput, type RetrySettings } from '../../workflows/definitions';
 import { reuseKey } from './reuse';
 import { resolveLanguage, type Recognizer } from '../../activities/recognizers/types';
+import { assertSafeUrl, type AddressPolicy } from '../../activities/fetch';
 import { ACTIVE_STATUSES, toJobView, type JobView } from './view';
 
 export interface JobServiceDeps {
@@ -24,6 +25,8 @@ export interface JobServiceDeps {
   providerTimeoutMs?: number;
   /** The recognizer AI transcription uses: a `language` it cannot do is refused at submit. */
   recognizer?: Recognizer;
+  /** SSRF rules for direct links, checked at submit (and again by the worker on every hop). */
+  addressPolicy?: AddressPolicy;
   photosocialEnabled: boolean;
   asrEnabled: boolean;
 }
@@ -47,7 +50,7 @@ export type FieldPath = (field: string) => string;
 const plainPath: FieldPath = (f) => f;
 
 /** Checks the source and mode against the rules of the job request table and the caller's plan. */
-export async function resolveJobSource(db: Db | Tx, principal: Principal, req: JobRequest, settings: { photosocialEnabled: boolean; asrEnabled: boolean; recognizer?: Recognizer }, at: FieldPath = plainPath): Promise<ResolvedSource> {
+export async function resolveJobSource(db: Db | Tx, principal: Principal, req: JobRequest, settings: { photosocialEnabled: boolean; asrEnabled: boolean; recognizer?: Recognizer; addressPolicy?: AddressPolicy }, at: FieldPath = plainPath): Promise<ResolvedSource> {
   let source: ResolvedSource;
   if (req.source.upload_id) {
     const upload = await db.upload.findFirst({ where: { id: req.source.upload_id, workspaceId: principal.workspaceId } });
@@ -67,6 +70,15 @@ export async function resolveJobSource(db: Db | Tx, principal: Principal, req: J
     source = { platform: link.platform, mediaId: link.mediaId, canonicalUrl: link.canonicalUrl, sourceUrl: req.source.url!, uploadId: null, title: null };
   }
   const mediaOnly = source.platform === 'upload' || source.platform === 'direct';
+  if (source.platform === 'direct' && settings.addressPolicy) {
+    try {
+      await assertSafeUrl(source.sourceUrl!, settings.addressPolicy);
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'UNSAFE_URL') throw new ServiceError('UNSAFE_URL', at('source.url'), { message: err.detail ?? err.message });
+      // A name that does not resolve now is the fetch's business, with its own error.
+      if (!(err instanceof ServiceError)) throw err;
+    }
+  }
   if (source.platform === 'photosocial' && !settings.photosocialEnabled) {
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('source.url'), { message: 'photosocial sources are switched off.' });
   }

@@ -69,8 +69,14 @@ export async function completeUpload(db: Db, temporal: Client, taskQueue: string
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
       await temporal.workflow.getHandle(workflowId).result().catch(() => undefined);
-    } else if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure && isErrorCode(err.cause.type)) {
-      throw new ServiceError(err.cause.type, (err.cause.details?.[0] as string | undefined) ?? 'file', { message: err.cause.message });
+    } else if (err instanceof WorkflowFailedError) {
+      // workflow failure ← activity failure ← the catalogue error the activity threw
+      let cause: unknown = err.cause;
+      while (cause && !(cause instanceof ApplicationFailure)) cause = (cause as { cause?: unknown }).cause;
+      if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) {
+        throw new ServiceError(cause.type, (cause.details?.[0] as string | undefined) ?? 'file', { message: cause.message });
+      }
+      throw err;
     } else {
       throw err;
     }

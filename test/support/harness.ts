@@ -37,6 +37,7 @@ export function testObjectStore(): LocalDiskObjectStore {
 
 export async function startTestApi(overrides: Partial<Record<string, string>> = {}, extra: Partial<AppDeps> = {}): Promise<TestApi> {
   const cfg = loadConfig({ ...process.env, APP_ENV: 'test', LOG_LEVEL: 'silent', ...overrides });
+  await testObjectStore().ensureBucket();
   const { prisma, pool } = createDb(cfg.DATABASE_URL, 5);
   const connection = await Connection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE });

@@ -44,13 +44,13 @@ export interface JobStack {
   close: () => Promise<void>;
 }
 
-export async function startJobStack(routes: ReplayRoute[] = [], opts: { retry?: RetrySettings } = {}): Promise<JobStack> {
+export async function startJobStack(routes: ReplayRoute[] = [], opts: { retry?: RetrySettings; maxPieceMs?: number; cloud?: AssemblyAiRecognizer | null; callbackUrl?: string } = {}): Promise<JobStack> {
   const origin = await startReplayOrigin(routes);
   const taskQueue = `jobs-${randomUUID()}`;
   const api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue });
   api.deps.jobRetry = opts.retry ?? FAST_RETRY;
   const outbound = createOutbound({ originOverride: origin.url, timeoutMs: 2000 });
-  const worker = await startTestWorker(createActivities(activityDepsFor(api, outbound, { originOverride: origin.url })), taskQueue);
+  const worker = await startTestWorker(createActivities(activityDepsFor(api, outbound, { originOverride: origin.url, maxPieceMs: opts.maxPieceMs, cloud: opts.cloud, callbackUrl: opts.callbackUrl })), taskQueue);
   return {
     api,
     worker,
