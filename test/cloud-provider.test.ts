@@ -1,0 +1,124 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { startAssemblyAiFake, type AssemblyAiFake } from '../activities/recognizers/assemblyai-fake';
+import { AssemblyAiRecognizer } from '../activities/recognizers/cloud';
+import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
+import { startJobStack, submit, waitFinal, type JobStack } from './support/jobStack';
+import { audioDir, makeSpeech, PARAGRAPHS, wordErrorRate } from './support/speech';
+import { uploadReady } from './support/uploads';
+
+// The cloud recognizer path against a local fake that follows AssemblyAI's v2
+// API (upload, transcript, webhook with our secret header, GET transcript):
+// the job waits in awaiting_provider for the callback, which reaches the
+// workflow through the ingress endpoint as a signal; polling covers a lost one.
+
+const SECRET = 'provider-callback-secret-0123456789';
+let fake: AssemblyAiFake;
+let stack: JobStack;
+let server: Server;
+let ws: TestWorkspace;
+let dir: { dir: string; cleanup: () => Promise<void> };
+let speech: { path: string; text: string };
+let cloud: AssemblyAiRecognizer;
+
+beforeAll(async () => {
+  fake = await startAssemblyAiFake({ apiKey: 'test-assemblyai-key' });
+  // The API listens for real: the provider calls back over HTTP.
+  let handler: (req: never, res: never) => void = () => undefined;
+  server = createServer((req, res) => handler(req as never, res as never));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const callbackUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ingress/asr/assemblyai`;
+  cloud = new AssemblyAiRecognizer({ apiKey: 'test-assemblyai-key', baseUrl: fake.url, webhookAuthHeaderValue: SECRET, pollIntervalMs: 200 });
+  stack = await startJobStack([], { cloud, callbackUrl, retry: { initialIntervalMs: 100, backoffCoefficient: 2, maximumIntervalMs: 400, maximumAttempts: 5 } });
+  stack.api.deps.cloudRecognizer = cloud;
+  stack.api.deps.recognizer = cloud;
+  stack.api.deps.providerPollMs = 60_000;
+  handler = stack.api.app as never;
+  ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+  dir = await audioDir();
+  speech = await makeSpeech(PARAGRAPHS[1]!, dir.dir, 'cloud', { format: 'mp3' });
+}, 60_000);
+
+afterAll(async () => {
+  server.closeAllConnections();
+  server.close();
+  await stack.close();
+  await fake.close();
+  await dir.cleanup();
+});
+
+const app = () => stack.api.app;
+
+async function waitForStatus(w: TestWorkspace, jobId: string, status: string) {
+  for (let i = 0; i < 400; i++) {
+    const j = (await request(app()).get(`/v1/jobs/${jobId}`).set(bearer(w.apiKey))).body;
+    if (j.status === status) return j;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`job never reached ${status}`);
+}
+
+describe('cloud recognition provider', () => {
+  it('submits the audio, waits in awaiting_provider, and finishes on the secret-verified callback', async () => {
+    const uploadId = await uploadReady(stack.api, ws, speech.path, 'audio/mpeg');
+    const res = await submit(stack.api, ws.apiKey, { source: { upload_id: uploadId }, mode: 'transcribe', language: 'en' });
+    const waiting = await waitForStatus(ws, res.body.id, 'awaiting_provider').catch(() => null);
+    // The fake may finish before a poll sees the state; the job row keeps the provider id either way.
+    if (waiting) expect(waiting.stage).toBe('wait_asr');
+    const done = await waitFinal(stack.api, ws.apiKey, res.body.id, 25);
+    expect(done.body).toMatchObject({ status: 'succeeded', billing: { kind: 'ai_transcription', credits_charged: 2 } });
+    const job = await stack.api.deps.db.job.findUniqueOrThrow({ where: { id: res.body.id } });
+    expect(job.providerJobId).toBeTruthy();
+    // The callback arrived with our secret and was accepted (the poll interval is a minute, so it was the callback).
+    expect(fake.webhookDeliveries.some((w) => w.body.transcript_id === job.providerJobId && w.responseStatus === 200)).toBe(true);
+    const t = (await request(app()).get(`/v1/transcripts/${done.body.result_id}`).set(bearer(ws.apiKey))).body;
+    expect(t.recognition).toMatchObject({ model: 'assemblyai/default', profile: 'standard', quality_status: 'provider_supported' });
+    expect(t.words.length).toBeGreaterThan(10);
+    expect(wordErrorRate(speech.text, t.text)).toBeLessThan(0.35);
+    // Cancelling is refused once the audio went to the provider.
+    const cancel = await request(app()).post(`/v1/jobs/${res.body.id}/cancel`).set(bearer(ws.apiKey));
+    expect(cancel.status).toBe(409);
+  });
+
+  it('refuses a callback without the secret', async () => {
+    const res = await request(app()).post('/ingress/asr/assemblyai').set('X-Service-Provider-Secret', 'wrong').send({ transcript_id: 'x', status: 'completed' });
+    expect(res.status).toBe(401);
+    const none = await request(app()).post('/ingress/asr/assemblyai').send({ transcript_id: 'x', status: 'completed' });
+    expect(none.status).toBe(401);
+  });
+
+  it('falls back to polling when the callback is lost', async () => {
+    // The ingress now expects another secret, so the provider's callback is refused (lost).
+    stack.api.deps.cloudRecognizer = new AssemblyAiRecognizer({ apiKey: 'x', baseUrl: fake.url, webhookAuthHeaderValue: 'another-secret-0123456789' });
+    stack.api.deps.providerPollMs = 300;
+    try {
+      const uploadId = await uploadReady(stack.api, ws, speech.path, 'audio/mpeg');
+      const res = await submit(stack.api, ws.apiKey, { source: { upload_id: uploadId }, mode: 'transcribe' });
+      const done = await waitFinal(stack.api, ws.apiKey, res.body.id, 25);
+      expect(done.body.status).toBe('succeeded');
+      const job = await stack.api.deps.db.job.findUniqueOrThrow({ where: { id: res.body.id } });
+      expect(fake.webhookDeliveries.filter((w) => w.body.transcript_id === job.providerJobId).every((w) => w.responseStatus === 401)).toBe(true);
+    } finally {
+      stack.api.deps.cloudRecognizer = cloud;
+      stack.api.deps.providerPollMs = 60_000;
+    }
+  });
+
+  it('retries PROVIDER_UNAVAILABLE automatically and fails PROVIDER_REJECTED at once', async () => {
+    fake.failNext(2, 503);
+    const uploadId = await uploadReady(stack.api, ws, speech.path, 'audio/mpeg');
+    const ok = await submit(stack.api, ws.apiKey, { source: { upload_id: uploadId }, mode: 'transcribe' });
+    const done = await waitFinal(stack.api, ws.apiKey, ok.body.id, 25);
+    expect(done.body.status).toBe('succeeded');
+
+    fake.rejectNext();
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const up2 = await uploadReady(stack.api, w, speech.path, 'audio/mpeg');
+    const bad = await submit(stack.api, w.apiKey, { source: { upload_id: up2 }, mode: 'transcribe' });
+    const failed = await waitFinal(stack.api, w.apiKey, bad.body.id, 25);
+    expect(failed.body.status).toBe('failed');
+    expect(failed.body.error).toMatchObject({ code: 'PROVIDER_REJECTED', retryable: false });
+    expect(failed.body.billing).toMatchObject({ credits_charged: 0, credits_reserved: 0 });
+  });
+});
