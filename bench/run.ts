@@ -77,7 +77,7 @@ async function main() {
 
   const origin = await startReplayOrigin(videositeCaptionRoutes());
   const taskQueue = `bench-${randomUUID()}`;
-  const api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue });
+  const api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue }, {}, 20);
   const outbound = createOutbound({ originOverride: origin.url, timeoutMs: 5000 });
   const worker = await startTestWorker(createActivities(activityDepsFor(api, outbound)), taskQueue);
   const server = api.app.listen(0, '127.0.0.1');
@@ -319,6 +319,63 @@ async function main() {
   out(`| 50 single jobs, each submitted after the previous finished (baseline) | ${ms(singlesMs)} | ${ms(singlesMs / 50)} |`);
   out(`| one batch of 50 (POST /v1/batches → batch succeeded) | ${ms(batchMs)} | ${ms(batchMs / 50)} (${ratio(singlesMs, batchMs)} faster) |`);
   out();
+
+  // --- issue 4: AI transcription through the whole pipeline vs the recognizer called directly
+  {
+    const { audioDir, concatWithPauses, makeSpeech, PARAGRAPHS, wordErrorRate } = await import('../test/support/speech');
+    const { uploadReady } = await import('../test/support/uploads');
+    const { PocketsphinxRecognizer } = await import('../activities/recognizers/pocketsphinx');
+    const { toRecognizerWav } = await import('../activities/media/convert');
+    const { probeMedia } = await import('../activities/media/probe');
+    const dir = await audioDir('bench-');
+    const parts = await Promise.all(PARAGRAPHS.map((p, i) => makeSpeech(p, dir.dir, `p${i}`)));
+    const audio = await concatWithPauses(parts.map((p) => p.path), path.join(dir.dir, 'speech.wav'), 1);
+    const text = parts.map((p) => p.text).join(' ');
+    const seconds = (await probeMedia(audio)).durationMs / 1000;
+    const wav16 = await toRecognizerWav(audio, path.join(dir.dir, 'speech16.wav'));
+    const direct = new PocketsphinxRecognizer();
+    const directRuns: number[] = [];
+    let directText = '';
+    for (let i = 0; i < 3; i++) {
+      const [t, r] = await timed(() => direct.recognize(wav16, { language: 'en' }));
+      directRuns.push(t);
+      directText = r.text;
+    }
+    const asrWs = submitters[35]!;
+    const pipelineRuns: number[] = [];
+    let pipelineText = '';
+    for (let i = 0; i < 3; i++) {
+      const uploadId = await uploadReady(api, asrWs, audio, 'audio/wav');
+      const t0 = performance.now();
+      const res = await fetch(`${base}/v1/jobs`, {
+        method: 'POST',
+        headers: { ...bearer(asrWs.apiKey), 'content-type': 'application/json', 'idempotency-key': `bench-${randomUUID()}` },
+        body: JSON.stringify({ source: { upload_id: uploadId }, mode: 'transcribe', language: 'en' }),
+      });
+      const job = (await res.json()) as { id: string };
+      const final = (await (await fetch(`${base}/v1/jobs/${job.id}?wait=25`, { headers: bearer(asrWs.apiKey) })).json()) as { status: string; result_id: string };
+      pipelineRuns.push(performance.now() - t0);
+      if (final.status !== 'succeeded') throw new Error(`bench transcription ended ${final.status}`);
+      pipelineText = ((await (await fetch(`${base}/v1/transcripts/${final.result_id}`, { headers: bearer(asrWs.apiKey) })).json()) as { text: string }).text;
+    }
+    const rtf = (msList: number[]) => pct(msList, 50) / 1000 / seconds;
+    out(`## AI transcription real-time factor (${seconds.toFixed(1)} s of flite speech, pocketsphinx, median of 3)`);
+    out();
+    out(`| | median time | RTF | WER |`);
+    out(`|---|---|---|---|`);
+    out(`| pocketsphinx called directly on the 16 kHz wav (baseline) | ${ms(pct(directRuns, 50))} | ${rtf(directRuns).toFixed(3)} | ${(wordErrorRate(text, directText) * 100).toFixed(1)} % |`);
+    out(`| job through the pipeline (submit → succeeded: workflow, ffprobe, conversion, storage, pieces ≤ 90 s, stitch) | ${ms(pct(pipelineRuns, 50))} | ${rtf(pipelineRuns).toFixed(3)} (overhead ${(((pct(pipelineRuns, 50) - pct(directRuns, 50)) / pct(directRuns, 50)) * 100).toFixed(0)} %) | ${(wordErrorRate(text, pipelineText) * 100).toFixed(1)} % |`);
+    out();
+    await dir.cleanup();
+  }
+  for (const [script, args] of [['asr.bench.ts', ['--minutes', process.env.BENCH_LONG_MINUTES ?? '20']], ['upload.bench.ts', []]] as const) {
+    try {
+      out(execFileSync(process.execPath, [require.resolve('tsx/cli'), path.join(__dirname, script), ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).trim());
+      out();
+    } catch (e) {
+      out(`(${script} failed: ${(e as Error).message.split('\n')[0]})`);
+    }
+  }
 
   // --- exports (their own script, same run)
   try {

@@ -35,10 +35,10 @@ export function testObjectStore(): LocalDiskObjectStore {
   return sharedStore;
 }
 
-export async function startTestApi(overrides: Partial<Record<string, string>> = {}, extra: Partial<AppDeps> = {}): Promise<TestApi> {
+export async function startTestApi(overrides: Partial<Record<string, string>> = {}, extra: Partial<AppDeps> = {}, poolSize = 5): Promise<TestApi> {
   const cfg = loadConfig({ ...process.env, APP_ENV: 'test', LOG_LEVEL: 'silent', ...overrides });
   await testObjectStore().ensureBucket();
-  const { prisma, pool } = createDb(cfg.DATABASE_URL, 5);
+  const { prisma, pool } = createDb(cfg.DATABASE_URL, poolSize);
   const connection = await Connection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE });
   const wakeups = new JobWakeups(pool);
