@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import type { Prisma } from '../prisma/generated/client';
 import type { Db } from '../domain/db';
 import { ServiceError } from '../domain/errors';
 import type { CaptionOptions, CaptionResult } from './platforms/types';
 import { reuseKey } from '../domain/jobs/reuse';
 import { asActivity } from './failures';
+import { saveDraftTranscript } from './transcriptDraft';
 import { recordRetry, type JobPlan } from './jobState';
 
 /** The platform side the caption activities need; the worker wires the real clients behind the outbound layer. */
@@ -53,31 +52,19 @@ export function createCaptionActivities(db: Db, sources: CaptionSources) {
           captionLanguages: plan.captionLanguages,
           captionPreference: plan.captionPreference,
         });
-        const job = await db.job.findUniqueOrThrow({ where: { id: plan.jobId } });
-        const data = {
-          workspaceId: job.workspaceId,
-          reuseKey: job.reuseKey,
-          platform: job.platform,
-          mediaId: job.mediaId,
-          canonicalUrl: job.canonicalUrl,
+        const transcriptId = await saveDraftTranscript(db, plan.jobId, {
           title: result.title,
           sourceOrigin: result.sourceOrigin,
           language: result.language,
           text: result.segments.map((s) => s.text).join(' '),
-          segments: result.segments as unknown as Prisma.InputJsonValue,
+          segments: result.segments,
+          words: null,
           timingGranularity: result.segments.length > 0 ? 'segment' : 'none',
           durationSeconds: result.durationSeconds,
+          recognition: null,
           extractionVersion: EXTRACTION_VERSION,
-          expiresAt: new Date(Date.now() + 86400_000),
-        };
-        const transcript = await db.transcript.upsert({
-          where: { jobId: plan.jobId },
-          create: { id: randomUUID(), jobId: plan.jobId, ...data },
-          update: data,
-          select: { id: true },
         });
-        if (result.title) await db.job.update({ where: { id: plan.jobId }, data: { title: result.title } });
-        return { transcriptId: transcript.id };
+        return { transcriptId };
       }, onRetry(plan.jobId));
     },
   };

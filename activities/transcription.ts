@@ -1,14 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Prisma } from '../prisma/generated/client';
 import { increaseHold } from '../domain/credits/ledger';
 import type { Db } from '../domain/db';
 import { ServiceError } from '../domain/errors';
 import { DEFAULT_MAX_CREDITS, transcriptionCredits, type PlanId } from '../domain/plans';
 import { Semaphore } from './outbound/semaphore';
 import { asActivity } from './failures';
+import { saveDraftTranscript } from './transcriptDraft';
 import { recordRetry, type JobPlan } from './jobState';
 import { safeFetch, type AddressPolicy } from './fetch';
 import { toRecognizerWav } from './media/convert';
@@ -208,28 +207,19 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
 
 async function writeTranscript(db: Db, plan: JobPlan, recognizer: Recognizer, result: RecognitionResult, durationMs: number): Promise<string> {
   if (result.words.length === 0 && result.text.trim() === '') throw new ServiceError('NO_SPEECH', 'no words recognised');
-  const job = await db.job.findUniqueOrThrow({ where: { id: plan.jobId } });
   const language = result.language ?? plan.language ?? null;
-  const data = {
-    workspaceId: job.workspaceId,
-    reuseKey: job.reuseKey,
-    platform: job.platform,
-    mediaId: job.mediaId,
-    canonicalUrl: job.canonicalUrl,
-    title: job.title,
+  return saveDraftTranscript(db, plan.jobId, {
+    title: null,
     sourceOrigin: 'speech_recognition',
     language,
     text: result.text,
-    segments: result.segments as unknown as Prisma.InputJsonValue,
-    words: result.words as unknown as Prisma.InputJsonValue,
+    segments: result.segments,
+    words: result.words,
     timingGranularity: 'word',
     durationSeconds: durationMs / 1000,
-    recognition: { model: recognizer.model, profile: 'standard', quality_status: qualityStatus(recognizer, language) } as Prisma.InputJsonValue,
+    recognition: { model: recognizer.model, profile: 'standard', quality_status: qualityStatus(recognizer, language) },
     extractionVersion: ASR_EXTRACTION_VERSION,
-    expiresAt: new Date(Date.now() + 86400_000),
-  };
-  const t = await db.transcript.upsert({ where: { jobId: plan.jobId }, create: { id: randomUUID(), jobId: plan.jobId, ...data }, update: data, select: { id: true } });
-  return t.id;
+  });
 }
 
 async function cleanupWork(store: ObjectStore, jobId: string, pieces: number): Promise<void> {

@@ -2,7 +2,7 @@ import { ParentClosePolicy, proxyActivities, startChild } from '@temporalio/work
 import type { Activities } from '../activities';
 import { workflowIds, type BatchWorkflowInput } from './definitions';
 import { jobWorkflow } from './job';
-import { startWebhookDelivery } from './webhook';
+import { deliverEvent } from './webhook';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -26,5 +26,5 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<void> {
   );
   await Promise.allSettled(children.map((c) => c.result()));
   const { eventId } = await acts.completeBatch(input.batchId);
-  if (eventId) await startWebhookDelivery(eventId, input.webhookDelaysMs);
+  if (eventId) await deliverEvent(eventId, input.webhookDelaysMs);
 }

@@ -77,6 +77,8 @@ export interface WebhookDeliveryInput {
   delaysMs?: number[];
   /** A resend from the dashboard delivers again even when an earlier attempt succeeded. */
   resend?: boolean;
+  /** The attempt to start with (2 when the causing workflow already made the first). */
+  startAttempt?: number;
 }
 
 export const UPLOAD_VERIFY_WORKFLOW = 'verifyUploadWorkflow';

@@ -1,11 +1,11 @@
 import {
-  ApplicationFailure, CancellationScope, condition, defineSignal, defineUpdate, isCancellation, proxyActivities, setHandler,
+  ApplicationFailure, CancellationScope, condition, defineSignal, defineUpdate, isCancellation, proxyActivities, proxyLocalActivities, setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { JobOutcome, JobPlan } from '../activities/jobState';
 import { CANCEL_UPDATE, PROVIDER_CALLBACK_SIGNAL, type CancelResult, type JobWorkflowInput } from './definitions';
 import { errorFromFailure, failureCode } from './failures';
-import { startWebhookDelivery } from './webhook';
+import { deliverEvent } from './webhook';
 
 export const cancelUpdate = defineUpdate<CancelResult, []>(CANCEL_UPDATE);
 /** The cloud recognizer called back (through the ingress endpoint): its result can be fetched. */
@@ -23,8 +23,9 @@ const CAPTIONS_MISSING = new Set(['NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE']);
  */
 export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> {
   const { jobId } = input;
-  // State changes: quick retries on transient database trouble.
-  const state = proxyActivities<Activities>({
+  // State changes: short database writes, run as local activities (inside the
+  // workflow task, no round trips through the server); quick retries on trouble.
+  const state = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 12 },
   });
@@ -128,7 +129,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   let outcome: JobOutcome;
   try {
     outcome = await pipeline.run(async () => {
-      const { mediaId } = await source.resolveSource(plan);
+      // Only share links need the resolve step's network call.
+      const { mediaId } = plan.mediaId.startsWith('share:') ? await source.resolveSource(plan) : { mediaId: plan.mediaId };
       let result: { transcriptId: string; charge: number; billingKind: 'captions' | 'ai_transcription' };
       if (plan.mode === 'transcribe') {
         result = await transcribe(plan);
@@ -152,6 +154,6 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     );
   }
   finished = true;
-  if (outcome.eventId) await startWebhookDelivery(outcome.eventId, input.webhookDelaysMs);
+  if (outcome.eventId) await deliverEvent(outcome.eventId, input.webhookDelaysMs);
   return outcome;
 }

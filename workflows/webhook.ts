@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ParentClosePolicy, proxyActivities, sleep, startChild } from '@temporalio/workflow';
+import { ParentClosePolicy, proxyActivities, proxyLocalActivities, sleep, startChild } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { DEFAULT_WEBHOOK_DELAYS_MS, workflowIds, type WebhookDeliveryInput } from './definitions';
 
@@ -12,24 +12,46 @@ const acts = proxyActivities<Activities>({
 /**
  * One workflow per event: at-least-once delivery with growing delays over
  * about a day (DEFAULT_WEBHOOK_DELAYS_MS), the same event_id every time; stops
- * at the first 2xx or when the endpoint is disabled.
+ * at the first 2xx or when the endpoint is disabled. Attempt n > 1 waits
+ * delays[n - 2] first.
  */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<string> {
   const delays = input.delaysMs ?? DEFAULT_WEBHOOK_DELAYS_MS;
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = input.startAttempt ?? 1; ; attempt++) {
+    if (attempt > 1) {
+      const delay = delays[attempt - 2];
+      if (delay === undefined) return 'gave_up';
+      await sleep(delay);
+    }
     const outcome = await acts.deliverWebhookAttempt(input.eventId, attempt, input.resend ?? false);
     if (outcome !== 'failed') return outcome;
-    if (attempt > delays.length) return 'gave_up';
-    await sleep(delays[attempt - 1]!);
   }
 }
 
+const firstAttempt = proxyLocalActivities<Activities>({ startToCloseTimeout: '8 seconds', retry: { maximumAttempts: 2 } });
+
+/**
+ * Delivers an event that the calling workflow's last step recorded: the first
+ * attempt right away as a local activity of the caller (no extra round trips
+ * through the server, so subscribers hear within milliseconds), and only when
+ * it fails, the retry schedule as the event's own durable workflow.
+ */
+export async function deliverEvent(eventId: string, delaysMs?: number[]): Promise<void> {
+  let outcome: string;
+  try {
+    outcome = await firstAttempt.deliverWebhookAttempt(eventId, 1, false);
+  } catch {
+    return startWebhookDelivery(eventId, delaysMs, 1);
+  }
+  if (outcome === 'failed') await startWebhookDelivery(eventId, delaysMs, 2);
+}
+
 /** Starts the delivery of an event as its own workflow, which outlives the one that caused it. */
-export async function startWebhookDelivery(eventId: string, delaysMs?: number[]): Promise<void> {
+export async function startWebhookDelivery(eventId: string, delaysMs?: number[], startAttempt = 1): Promise<void> {
   try {
     await startChild(webhookDeliveryWorkflow, {
       workflowId: workflowIds.webhook(eventId),
-      args: [{ eventId, delaysMs }],
+      args: [{ eventId, delaysMs, startAttempt }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });
   } catch (err) {

@@ -2,14 +2,13 @@ import { open } from 'node:fs/promises';
 import { ServiceError } from '../../domain/errors';
 import { MAX_DURATION_MS } from '../../domain/plans';
 import { lastLine, runTool } from './run-tool';
-import { SNIFF_BYTES, sniffMediaType } from './sniff';
+import { SNIFF_BYTES, sniffMedia } from '../storage/sniffMedia';
 
 // What a media file is, measured by ffprobe before any credit is charged or
 // any audio reaches a recognizer. The checks run in the order the spec's
 // error codes imply: not media at all, unreadable media, media without a
 // sound track, media that is too long.
 
-export { sniffMediaType, type MediaContainer } from './sniff';
 export { toRecognizerWav } from './convert';
 
 export interface MediaInfo {
@@ -41,7 +40,7 @@ const NOT_MEDIA_FORMATS = /^(tty|image2|.*_pipe|gif|apng|webp|bmp|png|jpeg|svg|s
 export async function probeMedia(filePath: string, opts: { signal?: AbortSignal } = {}): Promise<MediaInfo> {
   const head = await readHead(filePath, SNIFF_BYTES);
   if (head.length === 0) throw new ServiceError('INVALID_MEDIA', 'file is empty (0 bytes)');
-  const sniffed = sniffMediaType(head);
+  const sniffed = sniffMedia(head);
   // Text is refused before ffprobe sees it: its tty demuxer reads any text as a video.
   if (!sniffed && looksLikeText(head)) throw new ServiceError('UNSUPPORTED_MEDIA', 'file content is text, not audio or video');
 

@@ -27,12 +27,6 @@ export const httpRequestDuration = new client.Histogram({
   registers: [metricsRegistry],
 });
 
-export const workflowsStarted = new client.Counter({
-  name: 'workflows_started_total',
-  help: 'Temporal workflows started by the API, by workflow type.',
-  labelNames: ['type'] as const,
-  registers: [metricsRegistry],
-});
 
 /** One structured log line per request, with the request id, never a secret. */
 export function accessLog(logger: Logger) {

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ServiceError } from '../../domain/errors';
-import { probeMedia, sniffMediaType, toRecognizerWav } from '../../activities/media/probe';
+import { probeMedia, toRecognizerWav } from '../../activities/media/probe';
 import { readWavInfo } from '../../activities/media/wav';
 import { audioDir, ffmpeg } from '../support/speech';
 
@@ -92,32 +92,6 @@ describe('probeMedia', () => {
     const err = await codeOf(probeMedia(f('long.m4a')));
     expect(err.code).toBe('DURATION_LIMIT_EXCEEDED');
     expect(err.detail).toMatch(/^duration_ms=73000\d\d > 7200000$/);
-  });
-});
-
-describe('sniffMediaType', () => {
-  test.each([
-    ['tone.wav', 'wav'],
-    ['tone.mp3', 'mp3'],
-    ['cover.mp3', 'mp3'],
-    ['tone.m4a', 'm4a'],
-    ['tone.ogg', 'ogg'],
-    ['tone.aac', 'aac'],
-    ['movie.mp4', 'mp4'],
-    ['movie.webm', 'webm'],
-    ['notes.txt', null],
-    ['page.html', null],
-    ['picture.png', null],
-    ['empty.mp3', null],
-    ['noise.bin', null],
-  ])('%s → %s', async (name, expected) => {
-    const head = (await readFile(f(name))).subarray(0, 64);
-    expect(sniffMediaType(head)).toBe(expected);
-  });
-
-  test('an mp3 without an ID3 tag is recognised by its frame sync', () => {
-    expect(sniffMediaType(Buffer.from([0xff, 0xfb, 0x90, 0x64]))).toBe('mp3');
-    expect(sniffMediaType(Buffer.from([0xff, 0xf1, 0x50, 0x80]))).toBe('aac');
   });
 });
 
