@@ -154,27 +154,25 @@ export async function chargeHold(db: Db, holdId: string, amount: number): Promis
 
 /** chargeHold inside the caller's transaction (finalising a job charges and publishes atomically). */
 export async function chargeHoldIn(tx: Tx, holdId: string, amount: number): Promise<SettleOutcome> {
-  {
-    const rows = await tx.$queryRaw<{ workspace_id: string; amount: number }[]>`
-      UPDATE credit_holds SET status = 'charged', charged = LEAST(amount, ${amount}), settled_at = now()
-      WHERE id = ${holdId}::uuid AND status = 'held'
-      RETURNING workspace_id::text, amount`;
-    const hold = rows[0];
-    if (!hold) return existingOutcome(tx, holdId);
-    const charge = Math.min(hold.amount, amount);
-    await tx.$executeRaw`
-      UPDATE credit_accounts
-      SET reserved = reserved - ${hold.amount},
-          prepaid_credits = prepaid_credits - GREATEST(0, ${charge} - period_credits),
-          period_credits = GREATEST(0, period_credits - ${charge}),
-          updated_at = now()
-      WHERE workspace_id = ${hold.workspace_id}::uuid`;
-    await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'charge', amount: charge, holdId } });
-    if (charge < hold.amount) {
-      await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'release', amount: hold.amount - charge, holdId } });
-    }
-    return { settled: true, status: 'charged', charged: charge };
+  const rows = await tx.$queryRaw<{ workspace_id: string; amount: number }[]>`
+    UPDATE credit_holds SET status = 'charged', charged = LEAST(amount, ${amount}), settled_at = now()
+    WHERE id = ${holdId}::uuid AND status = 'held'
+    RETURNING workspace_id::text, amount`;
+  const hold = rows[0];
+  if (!hold) return existingOutcome(tx, holdId);
+  const charge = Math.min(hold.amount, amount);
+  await tx.$executeRaw`
+    UPDATE credit_accounts
+    SET reserved = reserved - ${hold.amount},
+        prepaid_credits = prepaid_credits - GREATEST(0, ${charge} - period_credits),
+        period_credits = GREATEST(0, period_credits - ${charge}),
+        updated_at = now()
+    WHERE workspace_id = ${hold.workspace_id}::uuid`;
+  await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'charge', amount: charge, holdId } });
+  if (charge < hold.amount) {
+    await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'release', amount: hold.amount - charge, holdId } });
   }
+  return { settled: true, status: 'charged', charged: charge };
 }
 
 /** Frees the whole hold. Idempotent like chargeHold. */
@@ -183,17 +181,15 @@ export async function releaseHold(db: Db, holdId: string): Promise<SettleOutcome
 }
 
 export async function releaseHoldIn(tx: Tx, holdId: string): Promise<SettleOutcome> {
-  {
-    const rows = await tx.$queryRaw<{ workspace_id: string; amount: number }[]>`
-      UPDATE credit_holds SET status = 'released', settled_at = now()
-      WHERE id = ${holdId}::uuid AND status = 'held'
-      RETURNING workspace_id::text, amount`;
-    const hold = rows[0];
-    if (!hold) return existingOutcome(tx, holdId);
-    await tx.$executeRaw`UPDATE credit_accounts SET reserved = reserved - ${hold.amount}, updated_at = now() WHERE workspace_id = ${hold.workspace_id}::uuid`;
-    await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'release', amount: hold.amount, holdId } });
-    return { settled: true, status: 'released', charged: 0 };
-  }
+  const rows = await tx.$queryRaw<{ workspace_id: string; amount: number }[]>`
+    UPDATE credit_holds SET status = 'released', settled_at = now()
+    WHERE id = ${holdId}::uuid AND status = 'held'
+    RETURNING workspace_id::text, amount`;
+  const hold = rows[0];
+  if (!hold) return existingOutcome(tx, holdId);
+  await tx.$executeRaw`UPDATE credit_accounts SET reserved = reserved - ${hold.amount}, updated_at = now() WHERE workspace_id = ${hold.workspace_id}::uuid`;
+  await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'release', amount: hold.amount, holdId } });
+  return { settled: true, status: 'released', charged: 0 };
 }
 
 /** Raises an open hold to `newAmount` when the balance allows (AI transcription measured longer than held). */
