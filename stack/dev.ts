@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { applyMigrations } from './migrations';
 import { startPostgres, type PostgresHandle } from './postgres';
-import { ROOT, waitFor } from './proc';
-import { prefixLines, startTemporal, type TemporalHandle } from './temporal';
+import { prefixLines, ROOT, waitFor } from './proc';
+import { startTemporal, type TemporalHandle } from './temporal';
 
 const PORT = 3000;
 const BASE = `http://localhost:${PORT}`;

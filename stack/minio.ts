@@ -8,10 +8,8 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { ROOT, reclaimLeftover, waitFor } from './proc';
-import { prefixLines } from './temporal';
+import { portOpen, reclaimLeftover, ROOT, superviseServer } from './proc';
 
 // MinIO tags its releases RELEASE.<date> (not semver), and the module proxy
 // here only serves the newest commit as a pseudo-version: this is the last
@@ -125,39 +123,24 @@ export async function startMinio(opts: { dataDir: string; port: number; accessKe
       MINIO_UPDATE: 'off',
     },
   });
-  fs.writeFileSync(pidFile, String(child.pid));
-  let stopping = false;
-  prefixLines(child, '[minio] ', () => !stopping);
-
-  let exited: number | null | undefined;
-  const exitPromise = new Promise<void>((resolve) => child.once('exit', (code) => { exited = code; resolve(); }));
-
   // live = the process serves HTTP; ready = it also accepts S3 calls (a fresh
   // data folder is formatted first, and calls before that fail).
-  const ready = await waitFor(async () => {
-    if (exited !== undefined) throw new Error(`minio server exited with code ${exited} (output above)`);
-    return (await httpOk(`${endpoint}/minio/health/live`)) && (await httpOk(`${endpoint}/minio/health/ready`));
-  }, 60_000, 200);
-  if (!ready) {
-    child.kill('SIGKILL');
-    throw new Error(`MinIO did not become ready on ${endpoint} within 60 s`);
-  }
+  const stop = await superviseServer(child, {
+    name: `MinIO on ${endpoint}`,
+    prefix: '[minio] ',
+    pidFile,
+    readyTimeoutMs: 60_000,
+    stepMs: 200,
+    killAfterMs: 10_000,
+    ready: async () => (await httpOk(`${endpoint}/minio/health/live`)) && (await httpOk(`${endpoint}/minio/health/ready`)),
+  });
 
   return {
     endpoint,
     accessKey,
     secretKey,
     started: true,
-    stop: async () => {
-      stopping = true;
-      if (exited === undefined) {
-        child.kill('SIGTERM');
-        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exitPromise;
-        clearTimeout(killer);
-      }
-      fs.rmSync(pidFile, { force: true });
-    },
+    stop,
   };
 }
 
@@ -171,13 +154,6 @@ async function httpOk(url: string): Promise<boolean> {
   }
 }
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect({ host: '127.0.0.1', port });
-    s.once('connect', () => { s.destroy(); resolve(true); });
-    s.once('error', () => resolve(false));
-  });
-}
 
 // `tsx stack/minio.ts [dataDir] [port]`: build if needed, start, keep running.
 // `tsx stack/minio.ts --build`: only build.

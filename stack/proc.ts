@@ -7,7 +7,9 @@
  * look for such a leftover and stop it, unless a live node process still owns
  * it (then another `npm run dev` / `npm test` is using it: the caller decides).
  */
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '..');
@@ -59,4 +61,84 @@ export async function reclaimLeftover(pid: number, what: string, signal: NodeJS.
     await waitFor(() => !isAlive(pid), 5_000);
   }
   return 'none';
+}
+
+/** True when something accepts TCP connections on 127.0.0.1:port. */
+export function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+/** Forwards a child's output line by line with a prefix. */
+export function prefixLines(child: ChildProcess, prefix: string, enabled: () => boolean = () => true): void {
+  for (const [stream, out] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+    let buf = '';
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => {
+      buf += chunk;
+      const lines = buf.split('\n');
+      buf = lines.pop()!;
+      if (enabled()) for (const l of lines) out.write(prefix + l + '\n');
+    });
+    stream?.on('end', () => {
+      if (buf && enabled()) out.write(prefix + buf + '\n');
+    });
+  }
+}
+
+export interface ServerSupervision {
+  /** Name in messages, e.g. `Temporal`. */
+  name: string;
+  /** Output prefix, e.g. `[temporal] `. */
+  prefix: string;
+  /** Written with the child's pid (so a later run can reclaim a leftover), removed on stop. */
+  pidFile: string;
+  /** Readiness probe; a server that exits while we wait fails at once. */
+  ready: () => Promise<boolean>;
+  readyTimeoutMs: number;
+  stepMs: number;
+  /** SIGTERM first, SIGKILL after this long. */
+  killAfterMs: number;
+}
+
+/**
+ * Runs a spawned server for the stack: prefixed output (silenced once we stop
+ * it: shutdown warnings are noise), waits until it is ready, and returns its
+ * stop function.
+ */
+export async function superviseServer(child: ChildProcess, opts: ServerSupervision): Promise<() => Promise<void>> {
+  fs.writeFileSync(opts.pidFile, String(child.pid));
+  let stopping = false;
+  prefixLines(child, opts.prefix, () => !stopping);
+  let exited: number | null | undefined;
+  const exitPromise = new Promise<void>((resolve) =>
+    child.once('exit', (code) => {
+      exited = code;
+      resolve();
+    }),
+  );
+  const ready = await waitFor(async () => {
+    if (exited !== undefined) throw new Error(`${opts.name} exited with code ${exited} (output above)`);
+    return opts.ready();
+  }, opts.readyTimeoutMs, opts.stepMs);
+  if (!ready) {
+    child.kill('SIGKILL');
+    throw new Error(`${opts.name} did not become ready within ${opts.readyTimeoutMs / 1000} s`);
+  }
+  return async () => {
+    stopping = true;
+    if (exited === undefined) {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), opts.killAfterMs);
+      await exitPromise;
+      clearTimeout(killer);
+    }
+    fs.rmSync(opts.pidFile, { force: true });
+  };
 }

@@ -6,12 +6,11 @@
  *
  * If TEMPORAL_ADDRESS is set, that server is used and nothing is started.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { ROOT, reclaimLeftover, waitFor } from './proc';
+import { portOpen, reclaimLeftover, ROOT, superviseServer } from './proc';
 
 // v1.5.1 is the newest CLI whose go.mod has no `replace` directive, which
 // `go install module@version` refuses. It bundles Temporal Server 1.29.1.
@@ -88,74 +87,39 @@ export async function startTemporal(opts: { dbFile: string; port: number }): Pro
   // Own process group: a Ctrl-C in the terminal reaches only us, and we stop
   // the server after the processes that use it.
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  fs.writeFileSync(pidFile, String(child.pid));
-  // Once we stop it, the server logs connection warnings while shutting down: drop them.
-  let stopping = false;
-  prefixLines(child, '[temporal] ', () => !stopping);
-
-  let exited: number | null | undefined;
-  const exitPromise = new Promise<void>((resolve) => child.once('exit', (code) => { exited = code; resolve(); }));
-
-  // Ready = the frontend answers and the `default` namespace is registered
-  // (start-dev registers it during startup; clients fail until then).
-  const ready = await waitFor(async () => {
-    if (exited !== undefined) throw new Error(`temporal server start-dev exited with code ${exited} (output above)`);
-    if (!(await portOpen(opts.port))) return false;
-    const conn = await Connection.connect({ address, connectTimeout: 2000 }).catch(() => undefined);
-    if (!conn) return false;
-    try {
-      await conn.workflowService.describeNamespace({ namespace: 'default' });
-      return true;
-    } catch {
-      return false;
-    } finally {
-      await conn.close();
-    }
-  }, 120_000, 250);
-  if (!ready) {
-    child.kill('SIGKILL');
-    throw new Error(`Temporal did not become ready on ${address} within 120 s`);
-  }
+  const stop = await superviseServer(child, {
+    name: `Temporal on ${address}`,
+    prefix: '[temporal] ',
+    pidFile,
+    readyTimeoutMs: 120_000,
+    stepMs: 250,
+    killAfterMs: 15_000,
+    // Ready = the frontend answers and the `default` namespace is registered
+    // (start-dev registers it during startup; clients fail until then).
+    ready: async () => {
+      if (!(await portOpen(opts.port))) return false;
+      const conn = await Connection.connect({ address, connectTimeout: 2000 }).catch(() => undefined);
+      if (!conn) return false;
+      try {
+        await conn.workflowService.describeNamespace({ namespace: 'default' });
+        return true;
+      } catch {
+        return false;
+      } finally {
+        await conn.close();
+      }
+    },
+  });
 
   return {
     address,
     uiUrl: `http://127.0.0.1:${uiPort}`,
     started: true,
-    stop: async () => {
-      stopping = true;
-      if (exited === undefined) {
-        child.kill('SIGTERM');
-        const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-        await exitPromise;
-        clearTimeout(killer);
-      }
-      fs.rmSync(pidFile, { force: true });
-    },
+    stop,
   };
 }
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect({ host: '127.0.0.1', port });
-    s.once('connect', () => { s.destroy(); resolve(true); });
-    s.once('error', () => resolve(false));
-  });
-}
 
-/** Forwards a child's output line by line with a prefix. */
-export function prefixLines(child: ChildProcess, prefix: string, enabled: () => boolean = () => true): void {
-  for (const [stream, out] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
-    let buf = '';
-    stream?.setEncoding('utf8');
-    stream?.on('data', (chunk: string) => {
-      buf += chunk;
-      const lines = buf.split('\n');
-      buf = lines.pop()!;
-      if (enabled()) for (const l of lines) out.write(prefix + l + '\n');
-    });
-    stream?.on('end', () => { if (buf && enabled()) out.write(prefix + buf + '\n'); });
-  }
-}
 
 // `tsx stack/temporal.ts [dbFile] [port]`: start a dev server and keep it running.
 if (require.main === module) {

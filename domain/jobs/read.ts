@@ -21,8 +21,9 @@ export async function waitForJob(db: Db, wakeups: JobWakeups, workspaceId: strin
   try {
     const first = await getJob(db, workspaceId, jobId);
     if (isFinal(first.status)) return first;
-    const woken = await sub.wait(waitSeconds * 1000, signal);
-    return woken ? getJob(db, workspaceId, jobId) : getJob(db, workspaceId, jobId);
+    // Woken or timed out, the answer is the job as it is now.
+    await sub.wait(waitSeconds * 1000, signal);
+    return getJob(db, workspaceId, jobId);
   } finally {
     sub.cancel();
   }
