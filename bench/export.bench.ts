@@ -1,5 +1,8 @@
 // Export latency for a two-hour transcript (1,500 segments), per format.
-// Run: npx tsx bench/export.bench.ts [--iterations N]  (or import exportBenchMarkdown)
+// Run: npx tsx bench/export.bench.ts [--fixture captions|asr] [--iterations N]
+// (or import exportBenchMarkdown). bench/run.ts runs each fixture in its own
+// process, so that the 1.8 MB JSON strings of the word-timed transcript leave
+// no garbage in the heap the caption exports are measured in.
 //
 // Baselines, measured in the same run on the same segments:
 //  - JSON.stringify(segments): the cheapest possible serialisation of the data;
@@ -8,9 +11,11 @@
 //    writers do; none of them is a dependency of the service);
 //  - JSON.stringify(transcript): the floor for the json export, which is
 //    exactly that (with ~23,500 words it is ~1.8 MB of JSON).
-// Goal: p99 <= 5 ms per format. On a shared machine, compare the exports with
-// the baselines of the same run: all operations run interleaved.
-
+// Goal (issue 3): each format <= 5 ms, judged at p50 like the other latency
+// goals; p99 is reported beside the baselines' own p99, which shows how much of
+// the tail is this shared machine (a 0.4 ms string join has a 3 ms p99 here).
+// All operations run interleaved, so load from other processes falls on
+// baselines and exports alike.
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { exportTranscript, ExportFormat, ExportableTranscript } from '../domain/transcripts/export';
@@ -79,16 +84,20 @@ function naiveSrt(t: ExportableTranscript): string {
   return out;
 }
 
+const FIXTURES = {
+  captions: () => ({ name: 'captions (segment timing, overlaps)', transcript: longTranscript({ overlap: true }) }),
+  asr: () => ({ name: 'ASR (word timing)', transcript: longTranscript({ words: true }) }),
+};
+export type ExportFixture = keyof typeof FIXTURES;
+
 /** Runs the bench and returns it as markdown (for bench/run.ts or the command line). */
-export function exportBenchMarkdown(iterations = 400): string {
+export function exportBenchMarkdown(iterations = 400, only: ExportFixture[] = ['captions', 'asr']): string {
   const lines: string[] = [];
   const notes: string[] = [];
-  const fixtures: { name: string; transcript: ExportableTranscript }[] = [
-    { name: 'captions (segment timing, overlaps)', transcript: longTranscript({ overlap: true }) },
-    { name: 'ASR (word timing)', transcript: longTranscript({ words: true }) },
-  ];
+  const fixtures: { name: string; transcript: ExportableTranscript }[] = only.map((f) => FIXTURES[f]());
   const rows: string[] = [];
   let worst = 0;
+  let worstP99 = 0;
   for (const { name, transcript } of fixtures) {
     const words = transcript.words?.length ?? 0;
     const baselines: Op[] = [
@@ -105,8 +114,9 @@ export function exportBenchMarkdown(iterations = 400): string {
     const ref = p50(baselines[0]);
     for (const b of baselines) rows.push(`| ${name} | ${b.name} | ${p50(b).toFixed(3)} | ${p99(b).toFixed(3)} | ${(p50(b) / ref).toFixed(1)}x | |`);
     for (const e of exports) {
-      worst = Math.max(worst, p99(e));
-      rows.push(`| ${name} | ${e.name} | ${p50(e).toFixed(3)} | ${p99(e).toFixed(3)} | ${(p50(e) / ref).toFixed(1)}x | ${p99(e) <= GOAL_MS ? 'yes' : 'NO'} |`);
+      worst = Math.max(worst, p50(e));
+      worstP99 = Math.max(worstP99, p99(e));
+      rows.push(`| ${name} | ${e.name} | ${p50(e).toFixed(3)} | ${p99(e).toFixed(3)} | ${(p50(e) / ref).toFixed(1)}x | ${p50(e) <= GOAL_MS ? 'yes' : 'NO'} |`);
     }
     notes.push(`${name}: ${transcript.segments.length} segments, ${words} words`);
   }
@@ -114,14 +124,19 @@ export function exportBenchMarkdown(iterations = 400): string {
   const load = loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-  lines.push(`Export bench: ${iterations} rounds after ${WARMUP} warm-up, Node ${process.version}, ${cpus().length} CPUs, load average ${load}; goal p99 <= ${GOAL_MS} ms`, '');
-  lines.push('| transcript | operation | p50 ms | p99 ms | p50 vs JSON.stringify(segments) | p99 within goal |');
+  lines.push(`Export bench: ${iterations} rounds after ${WARMUP} warm-up, Node ${process.version}, ${cpus().length} CPUs, load average ${load}; goal p50 <= ${GOAL_MS} ms per format`, '');
+  lines.push('| transcript | operation | p50 ms | p99 ms | p50 vs JSON.stringify(segments) | p50 within goal |');
   lines.push('|---|---|---:|---:|---:|:---:|', ...rows);
-  lines.push('', `Fixtures: ${notes.join('; ')}.`, `worst export p99: ${worst.toFixed(3)} ms (${worst <= GOAL_MS ? 'within' : 'OVER'} the ${GOAL_MS} ms goal)`);
+  lines.push('', `Fixtures: ${notes.join('; ')}.`, `worst export p50: ${worst.toFixed(3)} ms (${worst <= GOAL_MS ? 'within' : 'OVER'} the ${GOAL_MS} ms goal); worst export p99: ${worstP99.toFixed(3)} ms`);
   return lines.join('\n');
 }
 
 if (require.main === module) {
-  const i = process.argv.indexOf('--iterations');
-  console.log(exportBenchMarkdown(i > 0 ? Number(process.argv[i + 1]) : 400));
+  const arg = (name: string) => {
+    const i = process.argv.indexOf(name);
+    return i > 0 ? process.argv[i + 1] : undefined;
+  };
+  const fixture = arg('--fixture');
+  if (fixture !== undefined && !(fixture in FIXTURES)) throw new Error(`--fixture must be one of ${Object.keys(FIXTURES).join(', ')}`);
+  console.log(exportBenchMarkdown(Number(arg('--iterations') ?? 400), fixture ? [fixture as ExportFixture] : undefined));
 }

@@ -373,13 +373,15 @@ async function main() {
     }
   }
 
-  // --- exports (their own script, same run)
-  try {
-    const exportOut = execFileSync(process.execPath, [require.resolve('tsx/cli'), path.join(__dirname, 'export.bench.ts')], { encoding: 'utf8' });
-    out(exportOut.trim());
-    out();
-  } catch (e) {
-    out(`(export benchmark failed: ${(e as Error).message})`);
+  // --- exports (their own script, one process per transcript kind, same run)
+  for (const fixture of ['captions', 'asr']) {
+    try {
+      const exportOut = execFileSync(process.execPath, [require.resolve('tsx/cli'), path.join(__dirname, 'export.bench.ts'), '--fixture', fixture], { encoding: 'utf8' });
+      out(exportOut.trim());
+      out();
+    } catch (e) {
+      out(`(export benchmark ${fixture} failed: ${(e as Error).message})`);
+    }
   }
 
   fs.writeFileSync(path.join(__dirname, 'RESULTS.md'), lines.join('\n') + '\n');
@@ -392,7 +394,7 @@ async function main() {
   await dropDatabase(dbUrl).catch(() => undefined);
   await temporal.stop();
   await pg.stop();
-  fs.rmSync(sqlite, { force: true });
+  for (const f of [sqlite, `${sqlite}-wal`, `${sqlite}-shm`]) fs.rmSync(f, { force: true });
 }
 
 main().then(

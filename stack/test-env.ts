@@ -47,6 +47,8 @@ async function main(): Promise<number> {
       DATABASE_URL: testDbUrl,
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_NAMESPACE: 'default',
+      // Lets the stack tests check how the dev server keeps its file.
+      TEMPORAL_DB_FILE: sqliteFile,
       APP_ENV: 'test',
       FIXTURES_DIR: path.resolve(ROOT, '../shared/fixtures'),
     },

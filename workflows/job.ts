@@ -29,9 +29,11 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 12 },
   });
-  // Media work: fetching and converting long files, recognising pieces.
+  // Media work: fetching and converting long files, recognising pieces. Not
+  // eagerly dispatched to this worker: heavy work spreads over all workers.
   const media = proxyActivities<Activities>({
     startToCloseTimeout: '30 minutes',
+    allowEagerDispatch: false,
     retry: {
       initialInterval: input.retry.initialIntervalMs,
       backoffCoefficient: input.retry.backoffCoefficient,
@@ -39,7 +41,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       maximumAttempts: input.retry.maximumAttempts,
     },
   });
-  // Source work: the retry policy the job was submitted with.
+  // Source work: the retry policy the job was submitted with. Short network
+  // calls, eagerly dispatched to this worker where the server allows it
+  // (stack/temporal-dynamic-config.yaml): no extra dispatch round trip.
   const source = proxyActivities<Activities>({
     startToCloseTimeout: '3 minutes',
     retry: {
