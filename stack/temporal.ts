@@ -40,9 +40,9 @@ export function dynamicConfigArgs(file = DYNAMIC_CONFIG_FILE): string[] {
 
 /**
  * SQLite settings of the dev server's file. In the default rollback-journal
- * mode a write that meets a read waits in SQLite's busy handler, whose sleeps
- * showed as task dispatches taking 40-60 ms instead of ~10 ms (first workflow
- * task of a caption job, p50 39 -> 15 ms). WAL lets readers and the writer
+ * mode about half of all task dispatches took 40-60 ms instead of ~10 ms
+ * (first workflow task of a caption job, p50 39 -> 15 ms with WAL), the
+ * pattern of writes waiting in SQLite's busy handler. WAL lets readers and the writer
  * work at once; synchronous=NORMAL is still safe against a crashed process,
  * which is all a dev server's history needs.
  */
