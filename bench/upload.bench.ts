@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -23,7 +23,7 @@ import { createLocalUploadHandler } from '../activities/storage/localUploadHandl
 import { LocalDiskObjectStore } from '../activities/storage/localDiskObjectStore';
 import { S3ObjectStore } from '../activities/storage/s3ObjectStore';
 import { startMinio, type MinioHandle } from '../stack/minio';
-import { ROOT } from '../stack/proc';
+import { freePort, ROOT } from '../stack/proc';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -116,16 +116,6 @@ async function main() {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 main().catch((e) => {
   console.error(e);

@@ -9,7 +9,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { portOpen, reclaimLeftover, ROOT, superviseServer } from './proc';
+import { claimServerPort, ROOT, serveUntilSignal, superviseServer } from './proc';
 
 // MinIO tags its releases RELEASE.<date> (not semver), and the module proxy
 // here only serves the newest commit as a pseudo-version: this is the last
@@ -101,16 +101,7 @@ export async function startMinio(opts: { dataDir: string; port: number; accessKe
 
   // A server left by a run that was killed hard still holds the port and the data folder.
   const pidFile = path.join(ROOT, '.data', `minio-${opts.port}.pid`);
-  fs.mkdirSync(path.dirname(pidFile), { recursive: true });
-  if (fs.existsSync(pidFile)) {
-    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
-    if ((await reclaimLeftover(pid, `MinIO on port ${opts.port}`, 'SIGTERM')) === 'in-use') {
-      throw new Error(`MinIO on port ${opts.port} is already run by another dev/test process (pid ${pid}): stop that first, or set S3_ENDPOINT=${endpoint} to share it`);
-    }
-  }
-  if (await portOpen(opts.port)) {
-    throw new Error(`Port ${opts.port} is already in use; cannot start MinIO there (set S3_ENDPOINT to use a running server)`);
-  }
+  await claimServerPort({ name: 'MinIO', port: opts.port, pidFile, shareHint: `S3_ENDPOINT=${endpoint}` });
 
   const child = spawn(bin, ['server', dataDir, '--address', `127.0.0.1:${opts.port}`, '--quiet'], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -158,19 +149,12 @@ async function httpOk(url: string): Promise<boolean> {
 // `tsx stack/minio.ts [dataDir] [port]`: build if needed, start, keep running.
 // `tsx stack/minio.ts --build`: only build.
 if (require.main === module) {
-  (async () => {
-    if (process.argv[2] === '--build') {
-      console.log(`[minio] ${ensureMinioServer()} (${MINIO_VERSION})`);
-      return;
-    }
-    const t0 = Date.now();
-    const m = await startMinio({ dataDir: process.argv[2] ?? '.data/minio-dev', port: Number(process.argv[3] ?? 9000) });
-    console.log(`[minio] ready in ${Date.now() - t0} ms: ${m.endpoint} (access key ${m.accessKey})  (Ctrl-C to stop)`);
-    const stop = () => m.stop().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  })().catch((e) => {
-    console.error(e instanceof Error ? e.message : e);
-    process.exit(1);
-  });
+  if (process.argv[2] === '--build') {
+    console.log(`[minio] ${ensureMinioServer()} (${MINIO_VERSION})`);
+  } else {
+    serveUntilSignal('minio', async () => {
+      const m = await startMinio({ dataDir: process.argv[2] ?? '.data/minio-dev', port: Number(process.argv[3] ?? 9000) });
+      return { stop: m.stop, describe: `${m.endpoint} (access key ${m.accessKey})` };
+    });
+  }
 }

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import { ROOT, reclaimLeftover } from './proc';
+import { ROOT, reclaimLeftover, serveUntilSignal } from './proc';
 
 export interface PostgresHandle {
   /** Connection string for `database`. */
@@ -183,16 +183,8 @@ export async function dropDatabase(url: string): Promise<void> {
 
 // `tsx stack/postgres.ts [dataDir] [port]`: start a server and keep it running.
 if (require.main === module) {
-  (async () => {
-    const t0 = Date.now();
+  serveUntilSignal('postgres', async () => {
     const pg = await startPostgres({ dataDir: process.argv[2] ?? '.data/dev-postgres', port: Number(process.argv[3] ?? 54329) });
-    console.log(`[postgres] ready in ${Date.now() - t0} ms: ${pg.url}  (Ctrl-C to stop)`);
-    // process.on, not once: a second signal (tsx relays them too) must not kill us mid-stop.
-    const stop = () => pg.stop().then(() => process.exit(0));
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  })().catch((e) => {
-    console.error(e);
-    process.exit(1);
+    return { stop: pg.stop, describe: pg.url };
   });
 }

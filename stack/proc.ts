@@ -75,6 +75,56 @@ export function portOpen(port: number): Promise<boolean> {
   });
 }
 
+/** A TCP port on 127.0.0.1 that nothing listens on right now (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Before a server of ours starts on `port`: stops the one a hard-killed run
+ * left there (its pid is in `pidFile`), and refuses when another live run owns
+ * it or something else holds the port. `shareHint` tells how to use the
+ * running server instead (e.g. "TEMPORAL_ADDRESS=127.0.0.1:7233").
+ */
+export async function claimServerPort(opts: { name: string; port: number; pidFile: string; shareHint: string }): Promise<void> {
+  fs.mkdirSync(path.dirname(opts.pidFile), { recursive: true });
+  if (fs.existsSync(opts.pidFile)) {
+    const pid = Number(fs.readFileSync(opts.pidFile, 'utf8'));
+    if ((await reclaimLeftover(pid, `${opts.name} on port ${opts.port}`, 'SIGTERM')) === 'in-use') {
+      throw new Error(`${opts.name} on port ${opts.port} is already run by another dev/test process (pid ${pid}): stop that first, or set ${opts.shareHint} to share it`);
+    }
+  }
+  if (await portOpen(opts.port)) {
+    throw new Error(`Port ${opts.port} is already in use; cannot start ${opts.name} there (set ${opts.shareHint} to use a running server)`);
+  }
+}
+
+/**
+ * `tsx stack/<server>.ts`: starts one server and keeps it running until
+ * Ctrl-C or SIGTERM. process.on, not once: a second signal (tsx relays them
+ * too) must not kill us mid-stop.
+ */
+export function serveUntilSignal(label: string, start: () => Promise<{ stop(): Promise<void>; describe: string }>): void {
+  (async () => {
+    const t0 = Date.now();
+    const server = await start();
+    console.log(`[${label}] ready in ${Date.now() - t0} ms: ${server.describe}  (Ctrl-C to stop)`);
+    const stop = () => server.stop().then(() => process.exit(0));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  })().catch((e) => {
+    console.error(e instanceof Error ? e.message : e);
+    process.exit(1);
+  });
+}
+
 /** Forwards a child's output line by line with a prefix. */
 export function prefixLines(child: ChildProcess, prefix: string, enabled: () => boolean = () => true): void {
   for (const [stream, out] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {

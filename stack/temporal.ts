@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { parse as parseYaml } from 'yaml';
-import { portOpen, reclaimLeftover, ROOT, superviseServer } from './proc';
+import { claimServerPort, portOpen, ROOT, serveUntilSignal, superviseServer } from './proc';
 
 // v1.5.1 is the newest CLI whose go.mod has no `replace` directive, which
 // `go install module@version` refuses. It bundles Temporal Server 1.29.1.
@@ -102,15 +102,7 @@ export async function startTemporal(opts: { dbFile: string; port: number }): Pro
 
   // A server left by a run that was killed hard still holds the port.
   const pidFile = path.join(ROOT, '.data', `temporal-${opts.port}.pid`);
-  if (fs.existsSync(pidFile)) {
-    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
-    if ((await reclaimLeftover(pid, `Temporal on port ${opts.port}`, 'SIGTERM')) === 'in-use') {
-      throw new Error(`Temporal on port ${opts.port} is already run by another dev/test process (pid ${pid}): stop that first, or set TEMPORAL_ADDRESS=127.0.0.1:${opts.port} to share it`);
-    }
-  }
-  if (await portOpen(opts.port)) {
-    throw new Error(`Port ${opts.port} is already in use; cannot start Temporal there (set TEMPORAL_ADDRESS to use a running server)`);
-  }
+  await claimServerPort({ name: 'Temporal', port: opts.port, pidFile, shareHint: `TEMPORAL_ADDRESS=127.0.0.1:${opts.port}` });
 
   const args = ['server', 'start-dev', '--db-filename', dbFile, '--ip', '127.0.0.1',
     '--port', String(opts.port), '--ui-port', String(uiPort), '--log-level', 'warn',
@@ -150,19 +142,10 @@ export async function startTemporal(opts: { dbFile: string; port: number }): Pro
   };
 }
 
-
-
 // `tsx stack/temporal.ts [dbFile] [port]`: start a dev server and keep it running.
 if (require.main === module) {
-  (async () => {
-    const t0 = Date.now();
+  serveUntilSignal('temporal', async () => {
     const t = await startTemporal({ dbFile: process.argv[2] ?? '.data/temporal-dev.sqlite', port: Number(process.argv[3] ?? 7233) });
-    console.log(`[temporal] ready in ${Date.now() - t0} ms: ${t.address}, UI ${t.uiUrl}  (Ctrl-C to stop)`);
-    const stop = () => t.stop().then(() => process.exit(0));
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  })().catch((e) => {
-    console.error(e);
-    process.exit(1);
+    return { stop: t.stop, describe: `${t.address}, UI ${t.uiUrl}` };
   });
 }

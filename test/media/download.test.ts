@@ -2,11 +2,11 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ServiceError } from '../../domain/errors';
 import { buildYtdlpArgs, classifyYtdlpFailure, downloadAudio } from '../../activities/media/download';
 import { probeMedia } from '../../activities/media/probe';
 import { DEFAULT_USER_AGENT } from '../../activities/outbound/http';
 import { audioDir, ffmpeg } from '../support/speech';
+import { codeOf } from '../support/serviceErrors';
 
 // The real yt-dlp (stack/ytdlp-setup.sh) against a loopback server standing in
 // for the platform: the origin override sends it there, and its generic
@@ -54,16 +54,6 @@ afterAll(async () => {
 });
 
 const outbound = () => ({ originOverride: origin, proxies: [] });
-
-async function codeOf(p: Promise<unknown>): Promise<{ code: string; detail?: string }> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ServiceError) return { code: err.code, detail: err.detail };
-    throw err;
-  }
-  throw new Error('expected a ServiceError');
-}
 
 /** An empty folder of its own for one download, inside the suite's temp folder. */
 const fresh = async (name: string) => {

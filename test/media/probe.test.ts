@@ -2,10 +2,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ServiceError } from '../../domain/errors';
 import { probeMedia, toRecognizerWav } from '../../activities/media/probe';
 import { readWavInfo } from '../../activities/media/wav';
 import { audioDir, ffmpeg } from '../support/speech';
+import { codeOf } from '../support/serviceErrors';
 
 // Real files made with ffmpeg's generated sources (a tone, a test picture,
 // silence); every check runs the real ffprobe/ffmpeg.
@@ -46,16 +46,6 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(() => cleanup?.());
-
-async function codeOf(p: Promise<unknown>): Promise<{ code: string; detail?: string }> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ServiceError) return { code: err.code, detail: err.detail };
-    throw err;
-  }
-  throw new Error('expected a ServiceError');
-}
 
 describe('probeMedia', () => {
   test.each([

@@ -4,6 +4,7 @@ import { createOutbound, type Outbound } from '../../activities/outbound/http';
 import { createShortvideoSource, type ShortvideoSource } from '../../activities/platforms/shortvideo';
 import { HANDMADE_DIR, startReplayOrigin, type ReplayOrigin, type ReplayRoute } from '../support/replay-origin';
 import { expectSaneSegments } from './segment-checks';
+import { outcome } from '../support/serviceErrors';
 
 // Every answer here is HAND-MADE (test/fixtures-handmade/shortvideo/README.md):
 // nothing real was recorded for this platform. The tests pin the behaviour the
@@ -51,14 +52,6 @@ afterAll(async () => {
   await origin.close();
 });
 
-async function outcome(run: Promise<unknown>): Promise<string> {
-  try {
-    await run;
-    return 'OK';
-  } catch (err) {
-    return (err as { code?: string }).code ?? String(err);
-  }
-}
 const subtitleCalls = () => origin.requests.filter((r) => r.forwardedHost === SUBTITLES).map((r) => r.path.split('/').pop());
 
 describe('shortvideo captions (hand-made fixtures)', () => {

@@ -6,6 +6,7 @@ import { ANDROID_PLAYER, ANDROID_REEL, DEFAULT_VIDEOSITE_CLIENTS, VISIONOS_PLAYE
 import type { CaptionOptions } from '../../activities/platforms/types';
 import { FIXTURES_DIR, fixturesAvailable, startReplayOrigin, type RecordedRequest, type ReplayOrigin, type ReplayRoute } from '../support/replay-origin';
 import { expectSaneSegments } from './segment-checks';
+import { outcome } from '../support/serviceErrors';
 
 // Every recorded videosite player response and error case, replayed through
 // the outbound layer with the origin override: the code under test sends real
@@ -62,15 +63,6 @@ let outbound: Outbound;
 
 function source(clients: readonly InnertubeClient[]): VideositeSource {
   return createVideositeSource({ outbound, clients });
-}
-
-async function outcome(run: Promise<unknown>): Promise<string> {
-  try {
-    await run;
-    return 'OK';
-  } catch (err) {
-    return (err as { code?: string }).code ?? String(err);
-  }
 }
 
 const playerCalls = () => origin.requests.filter((r) => r.path === PLAYER || r.path === REEL).map((r) => `${r.path === REEL ? 'reel' : 'player'}:${clientName(r)}`);

@@ -5,6 +5,7 @@ import { ServiceError } from '../../domain/errors';
 import { AssemblyAiFake, startAssemblyAiFake } from '../../activities/recognizers/assemblyai-fake';
 import { AssemblyAiRecognizer, type ProviderCallback } from '../../activities/recognizers/cloud';
 import { PARAGRAPHS, audioDir, makeSilence, makeSpeech, wordErrorRate } from '../support/speech';
+import { caughtServiceError } from '../support/serviceErrors';
 
 // The AssemblyAI client against the local fake of AssemblyAI's v2 API, which
 // really recognises the audio (pocketsphinx) and calls our webhook with the
@@ -58,16 +59,6 @@ afterAll(async () => {
   await new Promise<void>((r) => (hook ? hook.close(() => r()) : r()));
   await cleanup?.();
 });
-
-async function codeOf(p: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ServiceError) return err;
-    throw err;
-  }
-  throw new Error('expected a ServiceError');
-}
 
 test('submit → webhook with the secret → fetchResult: a real transcript in seconds', async () => {
   const id = await client.submit(speech.path, { language: 'en', webhookUrl: hookUrl });
@@ -146,7 +137,7 @@ describe('verifyCallback', () => {
 describe('failures', () => {
   test('5xx on upload is PROVIDER_UNAVAILABLE (retryable); the retry goes through', async () => {
     fake.failNext(1, 503);
-    const err = await codeOf(client.submit(speech.path));
+    const err = await caughtServiceError(client.submit(speech.path));
     expect(err.code).toBe('PROVIDER_UNAVAILABLE');
     expect(err.retryable).toBe(true);
     expect(err.detail).toContain('HTTP 503');
@@ -157,7 +148,7 @@ describe('failures', () => {
 
   test('429 on reading the transcript is PROVIDER_UNAVAILABLE', async () => {
     fake.failNext(1, 429);
-    expect((await codeOf(client.fetchResult('any'))).code).toBe('PROVIDER_UNAVAILABLE');
+    expect((await caughtServiceError(client.fetchResult('any'))).code).toBe('PROVIDER_UNAVAILABLE');
   });
 
   test('no answer at all (connection refused) is PROVIDER_UNAVAILABLE', async () => {
@@ -166,7 +157,7 @@ describe('failures', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
     const down = new AssemblyAiRecognizer({ apiKey: 'k', baseUrl: `http://127.0.0.1:${port}`, webhookAuthHeaderValue: SECRET });
-    const err = await codeOf(down.submit(speech.path));
+    const err = await caughtServiceError(down.submit(speech.path));
     expect(err.code).toBe('PROVIDER_UNAVAILABLE');
     expect(err.detail).toContain('no answer');
   });
@@ -175,7 +166,7 @@ describe('failures', () => {
     fake.rejectNext('Transcoding failed. File does not appear to contain audio.');
     const id = await client.submit(speech.path, { webhookUrl: hookUrl });
     expect(await callbackFor(id)).toEqual({ providerJobId: id, status: 'error' });
-    const err = await codeOf(client.fetchResult(id));
+    const err = await caughtServiceError(client.fetchResult(id));
     expect(err.code).toBe('PROVIDER_REJECTED');
     expect(err.retryable).toBe(false);
     expect(err.detail).toContain('Transcoding failed');
@@ -183,7 +174,7 @@ describe('failures', () => {
 
   test('a 4xx (wrong API key) is PROVIDER_REJECTED', async () => {
     const wrongKey = new AssemblyAiRecognizer({ apiKey: 'wrong', baseUrl: fake.url, webhookAuthHeaderValue: SECRET });
-    const err = await codeOf(wrongKey.submit(speech.path));
+    const err = await caughtServiceError(wrongKey.submit(speech.path));
     expect(err.code).toBe('PROVIDER_REJECTED');
     expect(err.detail).toContain('HTTP 401');
   });
@@ -192,12 +183,12 @@ describe('failures', () => {
     const silence = await makeSilence(join(dir, 'silence.wav'), 3);
     const id = await client.submit(silence, { webhookUrl: hookUrl });
     expect((await callbackFor(id)).status).toBe('completed');
-    expect((await codeOf(client.fetchResult(id))).code).toBe('NO_SPEECH');
+    expect((await caughtServiceError(client.fetchResult(id))).code).toBe('NO_SPEECH');
   }, 60_000);
 
   test('an unsupported language is refused before anything is uploaded', async () => {
     const before = fake.requests.length;
-    expect((await codeOf(client.submit(speech.path, { language: 'zh-CN' }))).code).toBe('LANGUAGE_UNSUPPORTED');
+    expect((await caughtServiceError(client.submit(speech.path, { language: 'zh-CN' }))).code).toBe('LANGUAGE_UNSUPPORTED');
     expect(fake.requests.length).toBe(before);
   });
 });

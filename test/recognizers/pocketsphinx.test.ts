@@ -5,6 +5,7 @@ import { readWavInfo } from '../../activities/media/wav';
 import { PocketsphinxRecognizer, parsePocketsphinxWords } from '../../activities/recognizers/pocketsphinx';
 import { qualityStatus, type RecognitionResult } from '../../activities/recognizers/types';
 import { PARAGRAPHS, audioDir, concatWithPauses, ffmpeg, makeSilence, makeSpeech, wordErrorRate } from '../support/speech';
+import { caughtServiceError } from '../support/serviceErrors';
 
 // The embedded recognizer on synthetic English speech with a known text.
 // WER bounds were measured on this machine (Debian 12, pocketsphinx
@@ -21,16 +22,6 @@ beforeAll(async () => {
   ({ dir, cleanup } = await audioDir('sphinx-'));
 }, 30_000);
 afterAll(() => cleanup?.());
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ServiceError) return err.code;
-    throw err;
-  }
-  throw new Error('expected a ServiceError');
-}
 
 function expectWellFormed(result: RecognitionResult, durationSec: number) {
   expect(result.words.length).toBeGreaterThan(0);
@@ -82,12 +73,12 @@ test('festival slt-hts speech: WER under the measured bound', async () => {
 
 test('silence is NO_SPEECH', async () => {
   const wav = await makeSilence(join(dir, 'silence.wav'), 4);
-  expect(await codeOf(recognizer.recognize(wav))).toBe('NO_SPEECH');
+  expect((await caughtServiceError(recognizer.recognize(wav))).code).toBe('NO_SPEECH');
 });
 
 test('a language other than English is LANGUAGE_UNSUPPORTED, before any decoding', async () => {
   // The file does not exist: the language is refused first.
-  expect(await codeOf(recognizer.recognize(join(dir, 'never-made.wav'), { language: 'fr' }))).toBe('LANGUAGE_UNSUPPORTED');
+  expect((await caughtServiceError(recognizer.recognize(join(dir, 'never-made.wav'), { language: 'fr' }))).code).toBe('LANGUAGE_UNSUPPORTED');
 });
 
 test('quality status: English is validated (measured above), anything else unsupported', () => {

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { S3ObjectStore } from '../../activities/storage/s3ObjectStore';
 import { verifyStoredUpload } from '../../activities/storage/verifyUpload';
 import { ensureMinioServer, startMinio, type MinioHandle } from '../../stack/minio';
-import { ROOT } from '../../stack/proc';
+import { freePort, ROOT } from '../../stack/proc';
 import { HEADS, padded, wavFile } from './mediaSamples';
 
 // S3ObjectStore against a real MinIO started by stack/minio.ts (or the server
@@ -135,14 +134,3 @@ describeS3('S3ObjectStore (MinIO)', () => {
     await expect(wrongKey.put('uploads/x', Buffer.from('x'), 'text/plain')).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE', detail: expect.stringContaining('SignatureDoesNotMatch') });
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
