@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ServiceError } from '../domain/errors';
+import { whileHeartbeating } from './heartbeat';
 
 /**
  * The one mapping from the error catalogue to Temporal: a ServiceError becomes
@@ -21,10 +22,10 @@ export function toTemporalFailure(err: unknown): unknown {
   return err;
 }
 
-/** Runs an activity body and converts its failure once, at the boundary. */
+/** Runs an activity body (heartbeating while it works) and converts its failure once, at the boundary. */
 export async function asActivity<T>(fn: () => Promise<T>, onRetryableFailure?: (err: ServiceError, attempt: number) => Promise<void>): Promise<T> {
   try {
-    return await fn();
+    return await whileHeartbeating(fn);
   } catch (err) {
     if (err instanceof ServiceError && err.retryable && onRetryableFailure) {
       await onRetryableFailure(err, Context.current().info.attempt).catch(() => undefined);

@@ -6,6 +6,12 @@ import { JOB_FINAL_CHANNEL } from '../domain/jobs/wakeups';
 import { recordEvent } from '../domain/webhooks/events';
 import { isFinal } from '../domain/jobs/view';
 import { asActivity } from './failures';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { JOB_NOT_COMMITTED } from '../workflows/definitions';
+
+/** Attempts of startJob (100 ms doubling to 30 s: about a minute) before a missing job is taken as never committed. */
+const NOT_COMMITTED_AFTER_ATTEMPTS = 10;
 
 // Activities that move a job's state. Each is idempotent: it changes a row
 // only from the state it expects, so a retried activity or a replayed
@@ -48,7 +54,11 @@ export function createJobStateActivities(db: Db, opts: { recognizer: 'local' | '
     async startJob(jobId: string): Promise<JobPlan | null> {
       return asActivity(async () => {
         const job = await db.job.findUnique({ where: { id: jobId } });
-        if (!job) throw new ServiceError('STORAGE_UNAVAILABLE', 'job_not_visible_yet');
+        if (!job) {
+          // Retried (about 30 s) in case the accepting transaction has not committed yet; then it never will.
+          if (Context.current().info.attempt < NOT_COMMITTED_AFTER_ATTEMPTS) throw new ServiceError('STORAGE_UNAVAILABLE', 'job_not_visible_yet');
+          throw ApplicationFailure.create({ type: JOB_NOT_COMMITTED, nonRetryable: true, message: `Job ${jobId} was never committed.` });
+        }
         if (job.status === 'queued') {
           await db.job.updateMany({ where: { id: jobId, status: 'queued' }, data: { status: 'processing', stage: 'resolve' } });
         }

@@ -7,6 +7,7 @@ import { ServiceError } from '../domain/errors';
 import { DEFAULT_MAX_CREDITS, transcriptionCredits, type PlanId } from '../domain/plans';
 import { Semaphore } from './outbound/semaphore';
 import { asActivity } from './failures';
+import { savedProgress, saveProgress } from './heartbeat';
 import { saveDraftTranscript } from './transcriptDraft';
 import { recordRetry, type JobPlan } from './jobState';
 import { safeFetch, type AddressPolicy } from './fetch';
@@ -63,6 +64,10 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
       return asActivity(
         () =>
           withTempDir(async (dir) => {
+            const audioKey = workKey(plan.jobId, 'audio.wav');
+            // A previous attempt that stored the audio and its length (then lost its worker) did the work already.
+            const measured = await db.job.findUniqueOrThrow({ where: { id: plan.jobId }, select: { mediaDurationMs: true } });
+            if (measured.mediaDurationMs !== null && (await store.stat(audioKey))) return { audioKey, durationMs: measured.mediaDurationMs };
             let media: string;
             if (plan.platform === 'upload') {
               const upload = await db.upload.findUniqueOrThrow({ where: { id: plan.mediaId } });
@@ -79,7 +84,6 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
             }
             const info = await probeMedia(media);
             const wav = await toRecognizerWav(media, path.join(dir, 'audio.wav'));
-            const audioKey = workKey(plan.jobId, 'audio.wav');
             await store.put(audioKey, wav, 'audio/wav');
             await db.job.update({ where: { id: plan.jobId }, data: { mediaDurationMs: info.durationMs } });
             return { audioKey, durationMs: info.durationMs };
@@ -121,11 +125,15 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
           const pieces = await splitAtSilences(wav, { durationMs, maxPieceMs: deps.maxPieceMs });
           if (pieces.length === 1) return { pieces, keys: [audioKey] };
           const keys: string[] = [];
+          // Pieces a previous attempt stored before its worker was lost are not cut again (the cut points are the same).
+          const alreadyStored = savedProgress<{ piecesStored: number }>()?.piecesStored ?? 0;
           for (const [i, p] of pieces.entries()) {
-            const out = await toRecognizerWav(wav, path.join(dir, `piece-${i}.wav`), { startMs: p.startMs, durationMs: p.endMs - p.startMs });
             const key = workKey(plan.jobId, `piece-${i}.wav`);
-            await store.put(key, out, 'audio/wav');
             keys.push(key);
+            if (i < alreadyStored) continue;
+            const out = await toRecognizerWav(wav, path.join(dir, `piece-${i}.wav`), { startMs: p.startMs, durationMs: p.endMs - p.startMs });
+            await store.put(key, out, 'audio/wav');
+            saveProgress({ piecesStored: i + 1 });
           }
           return { pieces, keys };
         }),

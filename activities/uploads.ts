@@ -17,7 +17,7 @@ export function createUploadActivities(db: Db, store: ObjectStore) {
      */
     async verifyUpload(uploadId: string): Promise<{ status: string }> {
       const upload = await db.upload.findUniqueOrThrow({ where: { id: uploadId } });
-      if (upload.status !== 'pending') return { status: upload.status };
+      if (upload.status !== 'verifying' && upload.status !== 'pending') return { status: upload.status };
       const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'upload-'));
       try {
         return await asActivity(async () => {
@@ -29,8 +29,10 @@ export function createUploadActivities(db: Db, store: ObjectStore) {
             await db.upload.update({ where: { id: uploadId }, data: { status: 'ready', durationMs: info.durationMs, completedAt: new Date() } });
             return { status: 'ready' };
           } catch (err) {
-            // Nothing uploaded yet is not a verdict on the file: the slot stays pending.
-            if (err instanceof ServiceError && !err.retryable && err.code !== 'CONFLICT') {
+            // Nothing uploaded yet is not a verdict on the file: the slot goes back to pending.
+            if (err instanceof ServiceError && err.code === 'CONFLICT') {
+              await db.upload.updateMany({ where: { id: uploadId, status: 'verifying' }, data: { status: 'pending' } });
+            } else if (err instanceof ServiceError && !err.retryable) {
               await db.upload.update({ where: { id: uploadId }, data: { status: 'failed', error: err.toObject() as unknown as Prisma.InputJsonValue, completedAt: new Date() } });
               await store.delete(upload.objectKey).catch(() => undefined);
             }
@@ -40,6 +42,11 @@ export function createUploadActivities(db: Db, store: ObjectStore) {
       } finally {
         await fs.rm(dir, { recursive: true, force: true });
       }
+    },
+
+    /** A verification that could not finish (storage down past its retries) leaves the slot completable again. */
+    async reopenUpload(uploadId: string): Promise<void> {
+      await db.upload.updateMany({ where: { id: uploadId, status: 'verifying' }, data: { status: 'pending' } });
     },
   };
 }

@@ -5,7 +5,7 @@ import { verifyEmail } from '../domain/accounts/accounts';
 import { ServiceError } from '../domain/errors';
 import type { AppDeps } from './http/context';
 import { sendError } from './http/envelope';
-import { accessLog, errorHandler, metricsRegistry, notFound, requestId } from './http/middleware';
+import { accessLog, errorHandler, metricsRegistry, requestId, unmatchedRoute, type KnownRoute } from './http/middleware';
 import { mount } from './http/route';
 import { buildOpenApiDocument } from './openapi';
 import { allRoutes } from './routes';
@@ -69,7 +69,9 @@ export function createApp(deps: AppDeps): Express {
   mount(router, allRoutes, deps);
   app.use(router);
 
-  app.use(notFound);
+  const pagePaths = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/app/sign-in', '/app/verify-email', ...(deps.config.APP_ENV !== 'production' ? ['/app/dev/outbox'] : [])];
+  const pages: KnownRoute[] = pagePaths.map((path) => ({ method: 'get', path }));
+  app.use(unmatchedRoute([...allRoutes, ...pages]));
   app.use(errorHandler(deps.logger));
   return app;
 }

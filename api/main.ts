@@ -5,6 +5,7 @@ import { createDb } from '../domain/db';
 import { JobWakeups } from '../domain/jobs/wakeups';
 import { resolveSecretsKey } from '../domain/secretsKey';
 import { createApp } from './app';
+import { createHttpServer } from './http/server';
 import { loopbackAllowance } from '../activities/fetch';
 import { selectRecognizers } from '../activities/recognizers/select';
 import { createObjectStore, objectStoreConfigFromEnv } from '../activities/storage';
@@ -26,7 +27,7 @@ async function main() {
   await objectStore.ensureBucket();
   const recognizers = selectRecognizers();
   const app = createApp({ config: cfg, db: prisma, pool, temporal, logger, rateLimits: new RateLimits(pool), wakeups, secretsKey: resolveSecretsKey(cfg), baseUrl, addressPolicy: { allowLoopbackForTests: loopbackAllowance(process.env) }, objectStore, recognizer: recognizers.active, cloudRecognizer: recognizers.cloud });
-  const server = app.listen(cfg.PORT, () => logger.info({ port: cfg.PORT, base_url: baseUrl }, 'api listening'));
+  const server = createHttpServer(app).listen(cfg.PORT, () => logger.info({ port: cfg.PORT, base_url: baseUrl }, 'api listening'));
   const shutdown = async () => {
     server.close();
     await wakeups.close();

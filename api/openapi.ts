@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { ERROR_CATALOGUE } from '../domain/errors';
-import { registerOpenApi, type RouteSpec } from './http/route';
+import { applyQueryDependencies, registerOpenApi, type RouteSpec } from './http/route';
+import { UNSTORABLE_TEXT_RULE } from './http/storableText';
 import { allRoutes } from './routes';
 
 /** The OpenAPI 3.1 document, generated from the same route declarations and zod schemas that serve requests. */
@@ -16,7 +17,7 @@ export function buildOpenApiDocument(specs: RouteSpec<any, any, any>[] = allRout
   const errorTable = Object.entries(ERROR_CATALOGUE)
     .map(([code, e]) => `| <a id="error-${code.toLowerCase().replace(/_/g, '-')}"></a>\`${code}\` | ${e.status} | ${e.retryable ? 'yes' : 'no'} | ${e.message} |`)
     .join('\n');
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Transcript Service API',
@@ -28,11 +29,17 @@ export function buildOpenApiDocument(specs: RouteSpec<any, any, any>[] = allRout
         '',
         '**Rate limits** (per workspace, shared by every API instance, one-minute windows): *submits* are POST /v1/jobs, POST /v1/jobs/{id}/retry, POST /v1/batches, POST /v1/uploads, POST /v1/video-discoveries and POST /v1/language-discoveries; *reads* are the GET calls under /v1 except /v1/capabilities (a long poll counts once). Jobs in progress (queued, processing, awaiting_provider) are capped per plan at submit time. Over a limit: 429 RATE_LIMITED with `retry-after`, `ratelimit-limit`, `ratelimit-remaining`, `ratelimit-reset` and `details.detail` naming the limit.',
         '',
-        '**Request bodies** are JSON, at most 1 MiB (413 PAYLOAD_TOO_LARGE naming `body_limit_bytes`); unknown fields are rejected with 422 INVALID_REQUEST.',
+        '**Request bodies** are JSON, at most 1 MiB (413 PAYLOAD_TOO_LARGE naming `body_limit_bytes`); unknown fields are rejected with 422 INVALID_REQUEST. A body that claims a `Content-Encoding` it does not have answers 400 BAD_REQUEST (an encoding the service does not accept: 415 UNSUPPORTED_ENCODING); a request the HTTP parser cannot read answers 400 BAD_REQUEST; a method a path does not accept answers 405 METHOD_NOT_ALLOWED with `Allow`.',
+        '',
+        `**Text**: ${UNSTORABLE_TEXT_RULE}`,
+        '',
+        '**Dependencies**: while the database or the workflow service is unreachable, calls that need it answer 503 SERVICE_UNAVAILABLE (retryable, with `Retry-After`); retry with the same Idempotency-Key.',
         '',
         '| Code | HTTP | Retryable | Meaning |\n|---|---|---|---|\n' + errorTable,
       ].join('\n'),
     },
     servers: [{ url: serverUrl }],
   });
+  applyQueryDependencies(doc as Parameters<typeof applyQueryDependencies>[0], specs);
+  return doc;
 }

@@ -2,8 +2,10 @@ import { z } from 'zod';
 
 // Settings are parsed once at boot; a wrong value stops the process with a
 // message that names the variable.
+// APP_ENV defaults to production: the development conveniences (the mail
+// outbox, the fixed secrets key, cookies without Secure) must be asked for.
 const ConfigSchema = z.object({
-  APP_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  APP_ENV: z.enum(['development', 'test', 'production']).default('production'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   PUBLIC_BASE_URL: z.string().url().optional(),
   DATABASE_URL: z.string().min(1),
@@ -21,10 +23,30 @@ const ConfigSchema = z.object({
   ASR_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   STRIPE_SECRET_KEY: z.string().optional(),
   STRIPE_API_BASE: z.string().url().optional(),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_ACCESS_KEY: z.string().optional(),
+  S3_SECRET_KEY: z.string().optional(),
   DATA_DIR: z.string().default('.data'),
+  // How long POST /v1/jobs/{id}/cancel waits for the job's workflow to decide
+  // (503 SERVICE_UNAVAILABLE after it: no worker is running the job right now).
+  CANCEL_WAIT_SECONDS: z.coerce.number().positive().max(60).default(10),
+  // How long POST /v1/uploads/{id}/complete waits for the verification before
+  // answering 202 with the upload still `verifying` (poll GET /v1/uploads/{id}).
+  UPLOAD_VERIFY_WAIT_SECONDS: z.coerce.number().positive().max(60).default(20),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
+
+/** What production cannot run without; each missing one is named at start. */
+function missingProductionSettings(cfg: Config): string[] {
+  if (cfg.APP_ENV !== 'production') return [];
+  const missing: string[] = [];
+  if (!cfg.SECRETS_KEY) missing.push('SECRETS_KEY (32+ random characters: encrypts webhook secrets, signs cursors and upload URLs)');
+  if (!cfg.PUBLIC_BASE_URL) missing.push('PUBLIC_BASE_URL (the https address clients reach the API at: mail links, upload URLs)');
+  if (cfg.S3_ENDPOINT && !cfg.S3_ACCESS_KEY) missing.push('S3_ACCESS_KEY (S3_ENDPOINT is set)');
+  if (cfg.S3_ENDPOINT && !cfg.S3_SECRET_KEY) missing.push('S3_SECRET_KEY (S3_ENDPOINT is set)');
+  return missing;
+}
 
 let cached: Config | undefined;
 
@@ -33,6 +55,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n');
     throw new Error(`Invalid configuration:\n${lines}`);
+  }
+  const missing = missingProductionSettings(parsed.data);
+  if (missing.length > 0) {
+    throw new Error(`APP_ENV=production (the default) needs these settings:\n${missing.map((m) => `  ${m}`).join('\n')}\nFor local development run \`npm run dev\` or set APP_ENV=development.`);
   }
   return parsed.data;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Tx } from './db';
+import type { Db, Tx } from './db';
 import { ServiceError } from './errors';
 
 // Idempotency-Key handling. The claim is an INSERT on the unique
@@ -21,6 +21,23 @@ export function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);
+}
+
+/** An Idempotency-Key and the operation it was sent to (`POST /v1/jobs`, `POST /v1/jobs/<id>/retry`, ...). */
+export interface IdempotencyScope {
+  key: string;
+  operation: string;
+}
+
+/**
+ * Whether this key was already used for this operation (a replay or a
+ * conflict): such a request creates nothing, so it does not count as a submit.
+ */
+export async function idempotencyKeyUsed(db: Db, workspaceId: string, scope: IdempotencyScope): Promise<boolean> {
+  const rows = await db.$queryRaw<{ one: number }[]>`
+    SELECT 1 AS one FROM idempotency_records
+    WHERE workspace_id = ${workspaceId}::uuid AND operation = ${scope.operation} AND key = ${scope.key} AND expires_at > now()`;
+  return rows.length > 0;
 }
 
 export type Claim = { kind: 'claimed'; recordId: string } | { kind: 'replay'; resourceId: string };

@@ -46,7 +46,7 @@ describe('sign-up, verification and sign-in', () => {
   });
 
   it('marks the cookie Secure in production', async () => {
-    const prod = await startTestApi({ APP_ENV: 'production', SECRETS_KEY: 'x'.repeat(40) });
+    const prod = await startTestApi({ APP_ENV: 'production', SECRETS_KEY: 'x'.repeat(40), PUBLIC_BASE_URL: 'https://api.example.test' });
     const ws = await createWorkspace(prod.deps);
     const res = await request(prod.app).post('/app/session').send({ email: ws.email, password: ws.password }).expect(200);
     expect((res.headers['set-cookie'] as unknown as string[])[0]).toMatch(/Secure/);

@@ -67,6 +67,71 @@ describe('OpenAPI document', () => {
   });
 });
 
+describe('the document states every rule the server enforces', () => {
+  let doc: any;
+  beforeAll(async () => {
+    doc = (await request(api.app).get('/openapi.json')).body;
+  });
+
+  it('exactly one of source.url and source.upload_id', async () => {
+    expect(doc.components.schemas.JobSourceRequest.oneOf).toEqual([{ required: ['url'] }, { required: ['upload_id'] }]);
+    const ws = await createWorkspace(api.deps, { plan: 'pro' });
+    for (const source of [{}, { url: 'https://www.youtube.com/watch?v=rCAS2eD-mcw', upload_id: '6f1c1c1e-8a52-4a4e-9a57-1b1c2d3e4f50' }]) {
+      const res = await request(api.app).post('/v1/jobs').set(bearer(ws.apiKey)).set('Idempotency-Key', `k-${Math.random()}`).send({ source, mode: 'transcribe' });
+      expect(res.body.error.code).toBe('INVALID_REQUEST');
+    }
+  });
+
+  it('platform and source_id together or not at all (one exploded object parameter with dependentRequired)', async () => {
+    const params = doc.paths['/v1/jobs'].get.parameters;
+    const query = params.find((p: any) => p.in === 'query');
+    expect(params.filter((p: any) => p.in === 'query')).toHaveLength(1);
+    expect(query).toMatchObject({ style: 'form', explode: true, schema: { type: 'object', dependentRequired: { platform: ['source_id'], source_id: ['platform'] } } });
+    expect(Object.keys(query.schema.properties).sort()).toEqual(['cursor', 'limit', 'platform', 'source_id']);
+    const ws = await createWorkspace(api.deps, { plan: 'pro' });
+    const res = await request(api.app).get('/v1/jobs').query({ platform: 'videosite' }).set(bearer(ws.apiKey));
+    expect(res.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { detail: 'platform' } });
+    await request(api.app).get('/v1/jobs').query({ platform: 'videosite', source_id: 'abc' }).set(bearer(ws.apiKey)).expect(200);
+  });
+
+  it('quote units in steps of 1,000', () => {
+    const units = doc.paths['/app/billing/quote'].get.parameters.find((p: any) => p.name === 'units');
+    expect(units.schema).toMatchObject({ type: 'integer', minimum: 1000, maximum: 100000, multipleOf: 1000 });
+  });
+
+  it('the e-mail rule as the pattern the server applies', async () => {
+    const email = doc.components.schemas.SignUpRequest.properties.email;
+    const pattern = new RegExp(email.pattern);
+    const samples = ['name@example.com', 'a.b+tag@sub.example.org', '.lead@example.com', 'a..b@example.com', 'no-tld@example', 'x@-bad.com', "o'brien@example.ie"];
+    for (const address of samples) {
+      const res = await request(api.app).post('/app/sign-up').send({ email: address, password: 'a long enough password', display_name: 'Rule' });
+      // What the document allows is accepted (201, or 409 when taken); what it refuses is 422 naming `email`.
+      if (pattern.test(address)) expect([201, 409]).toContain(res.status);
+      else expect(res.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { detail: 'email' } });
+    }
+  });
+
+  it('metadata: at most 10 values, keys 1-64 characters', () => {
+    expect(doc.components.schemas.Metadata).toMatchObject({ maxProperties: 10, propertyNames: { minLength: 1, maxLength: 64 } });
+  });
+
+  it('401 on a wrong sign-in password', () => {
+    expect(doc.paths['/app/session'].post.responses['401']).toBeDefined();
+  });
+
+  it('501 on the endpoints not built yet', () => {
+    for (const [method, path] of [['post', '/v1/video-discoveries'], ['get', '/v1/video-discoveries/{id}'], ['post', '/v1/language-discoveries'], ['get', '/v1/language-discoveries/{id}'], ['post', '/app/billing/checkout'], ['post', '/app/billing/portal']]) {
+      expect(doc.paths[path!][method!].responses['501']).toBeDefined();
+    }
+  });
+
+  it('the text rule, the dependency 503 and the 405', () => {
+    expect(doc.info.description).toMatch(/U\+0000/);
+    expect(doc.info.description).toMatch(/503 SERVICE_UNAVAILABLE/);
+    expect(doc.info.description).toMatch(/405 METHOD_NOT_ALLOWED/);
+  });
+});
+
 describe('planned endpoints', () => {
   it('answer 501 in the error envelope until built', async () => {
     const ws = await createWorkspace(api.deps, { plan: 'pro' });

@@ -56,6 +56,8 @@ export interface CancelResult {
 }
 
 export const JOB_WORKFLOW = 'jobWorkflow';
+/** Failure type of the job's first step when its row never appeared (the accepting transaction rolled back). */
+export const JOB_NOT_COMMITTED = 'JOB_NOT_COMMITTED';
 /** Update: the workflow alone decides whether a cancel is still allowed. */
 export const CANCEL_UPDATE = 'cancel';
 

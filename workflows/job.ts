@@ -3,7 +3,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { JobOutcome, JobPlan } from '../activities/jobState';
-import { CANCEL_UPDATE, PROVIDER_CALLBACK_SIGNAL, type CancelResult, type JobWorkflowInput } from './definitions';
+import { CANCEL_UPDATE, JOB_NOT_COMMITTED, PROVIDER_CALLBACK_SIGNAL, type CancelResult, type JobWorkflowInput } from './definitions';
 import { errorFromFailure, failureCode } from './failures';
 import { deliverEvent } from './webhook';
 
@@ -24,35 +24,28 @@ const CAPTIONS_MISSING = new Set(['NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE']);
 export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> {
   const { jobId } = input;
   // State changes: short database writes, run as local activities (inside the
-  // workflow task, no round trips through the server); quick retries on trouble.
+  // workflow task, no round trips through the server). A database outage is
+  // waited out, however long: giving up would strand the job with its hold.
   const state = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
-    retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 12 },
+    retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' }, // no maximumAttempts: unlimited
   });
+  // Retryable source, provider and storage errors: the policy the job was submitted with.
+  const retry = {
+    initialInterval: input.retry.initialIntervalMs,
+    backoffCoefficient: input.retry.backoffCoefficient,
+    maximumInterval: input.retry.maximumIntervalMs,
+    maximumAttempts: input.retry.maximumAttempts,
+  };
   // Media work: fetching and converting long files, recognising pieces. Not
   // eagerly dispatched to this worker: heavy work spreads over all workers.
-  const media = proxyActivities<Activities>({
-    startToCloseTimeout: '30 minutes',
-    allowEagerDispatch: false,
-    retry: {
-      initialInterval: input.retry.initialIntervalMs,
-      backoffCoefficient: input.retry.backoffCoefficient,
-      maximumInterval: input.retry.maximumIntervalMs,
-      maximumAttempts: input.retry.maximumAttempts,
-    },
-  });
-  // Source work: the retry policy the job was submitted with. Short network
-  // calls, eagerly dispatched to this worker where the server allows it
-  // (stack/temporal-dynamic-config.yaml): no extra dispatch round trip.
-  const source = proxyActivities<Activities>({
-    startToCloseTimeout: '3 minutes',
-    retry: {
-      initialInterval: input.retry.initialIntervalMs,
-      backoffCoefficient: input.retry.backoffCoefficient,
-      maximumInterval: input.retry.maximumIntervalMs,
-      maximumAttempts: input.retry.maximumAttempts,
-    },
-  });
+  // Heartbeats (activities/heartbeat.ts) find a killed worker in 20 s.
+  const media = proxyActivities<Activities>({ startToCloseTimeout: '30 minutes', heartbeatTimeout: '20 seconds', allowEagerDispatch: false, retry });
+  // Source work: short network calls (each request has a 15 s budget), eagerly
+  // dispatched to this worker where the server allows it
+  // (stack/temporal-dynamic-config.yaml): no extra dispatch round trip. A
+  // killed worker is found by the heartbeat timeout in 10 s.
+  const source = proxyActivities<Activities>({ startToCloseTimeout: '60 seconds', heartbeatTimeout: '10 seconds', retry });
 
   let finished = false;
   let cancelRequested = false;
@@ -120,8 +113,10 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   let plan;
   try {
     plan = await state.startJob(jobId);
-  } catch {
-    // The accepting transaction never committed: nothing was held, nothing to do.
+  } catch (err) {
+    // Only a job whose accepting transaction never committed ends quietly:
+    // nothing was held, nothing to do. Everything else is retried above.
+    if (failureCode(err) !== JOB_NOT_COMMITTED) throw err;
     finished = true;
     return { status: 'failed' };
   }

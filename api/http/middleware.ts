@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import client from 'prom-client';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError, type ErrorCode } from '../../domain/errors';
+import { unreachableDependency } from './dependencyErrors';
 import { sendError } from './envelope';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -52,31 +53,78 @@ export function accessLog(logger: Logger) {
   };
 }
 
-export function notFound(req: Request, res: Response): void {
-  sendError(res, new ServiceError('NOT_FOUND', `route:${req.method} ${req.path}`, { message: `No route ${req.method} ${req.path}.` }));
+export interface KnownRoute {
+  method: string;
+  path: string;
+}
+
+/**
+ * The answer for a request no route took: 405 with `Allow` when the path exists
+ * for other methods, 404 otherwise. Paths are matched the way Express matches
+ * them (case-insensitive, optional trailing slash, `:param` one segment).
+ */
+export function unmatchedRoute(routes: KnownRoute[]) {
+  const byPattern = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  for (const r of routes) {
+    const source = `^${r.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`;
+    const entry = byPattern.get(source) ?? { pattern: new RegExp(source, 'i'), methods: new Set<string>() };
+    entry.methods.add(r.method.toUpperCase());
+    if (r.method.toUpperCase() === 'GET') entry.methods.add('HEAD');
+    byPattern.set(source, entry);
+  }
+  return (req: Request, res: Response): void => {
+    const allowed = new Set<string>();
+    for (const { pattern, methods } of byPattern.values()) if (pattern.test(req.path)) methods.forEach((m) => allowed.add(m));
+    if (allowed.size > 0) {
+      const allow = [...allowed].sort().join(', ');
+      res.set('Allow', allow);
+      sendError(res, new ServiceError('METHOD_NOT_ALLOWED', `method:${req.method}`, { message: `${req.path} accepts ${allow}, not ${req.method}.` }));
+      return;
+    }
+    sendError(res, new ServiceError('NOT_FOUND', `route:${req.method} ${req.path}`, { message: `No route ${req.method} ${req.path}.` }));
+  };
+}
+
+/** Seconds a client should wait before retrying while a dependency is down. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
+
+// The body parser's own client errors, by status (it sets `status` and `expose`).
+const BODY_PARSER_CODES: Record<number, ErrorCode> = { 400: 'BAD_REQUEST', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_ENCODING' };
+
+/** The ServiceError a thrown value answers as; logs what is a real fault. */
+export function toServiceError(err: unknown, logger: Logger, requestId: string): ServiceError {
+  if (err instanceof ServiceError) return err;
+  const e = err as { type?: string; status?: number; statusCode?: number; expose?: boolean; limit?: number; message?: string };
+  if (e?.type === 'entity.parse.failed') return new ServiceError('INVALID_REQUEST', 'body', { message: 'The body is not valid JSON.' });
+  if (e?.type === 'entity.too.large') {
+    return new ServiceError('PAYLOAD_TOO_LARGE', `body_limit_bytes=${e.limit}`, { message: `The request body is larger than ${e.limit} bytes.` });
+  }
+  const status = e?.status ?? e?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500 && e.expose) {
+    const code = BODY_PARSER_CODES[status] ?? 'BAD_REQUEST';
+    const detail = e.type === 'charset.unsupported' ? 'Content-Type' : status === 415 || status === 400 ? 'Content-Encoding' : 'body';
+    return new ServiceError(code, detail, { message: `The request body could not be read: ${e.message ?? 'malformed'}.` });
+  }
+  const dependency = unreachableDependency(err);
+  if (dependency) {
+    logger.warn({ request_id: requestId, dependency, err }, 'dependency unreachable');
+    return new ServiceError('SERVICE_UNAVAILABLE', dependency, {
+      message: `The ${dependency === 'database' ? 'database' : 'workflow service'} is not reachable right now; retry shortly with the same Idempotency-Key.`,
+      retryAfterSeconds: DEPENDENCY_RETRY_AFTER_SECONDS,
+    });
+  }
+  logger.error({ request_id: requestId, err }, 'unhandled error');
+  return new ServiceError('INTERNAL_ERROR');
 }
 
 /** The last middleware: every error leaves in the envelope; a 500 leaks nothing internal. */
 export function errorHandler(logger: Logger) {
-  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
     if (res.headersSent) {
       res.end();
       return;
     }
-    let serviceError: ServiceError;
-    const e = err as { type?: string; status?: number; limit?: number };
-    if (err instanceof ServiceError) {
-      serviceError = err;
-    } else if (e?.type === 'entity.parse.failed') {
-      serviceError = new ServiceError('INVALID_REQUEST', 'body', { message: 'The body is not valid JSON.' });
-    } else if (e?.type === 'entity.too.large') {
-      serviceError = new ServiceError('PAYLOAD_TOO_LARGE', `body_limit_bytes=${e.limit}`, { message: `The request body is larger than ${e.limit} bytes.` });
-    } else if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
-      serviceError = new ServiceError('INVALID_REQUEST', 'Content-Type', { message: 'Unsupported body encoding or charset.' });
-    } else {
-      logger.error({ request_id: res.locals.requestId, err }, 'unhandled error');
-      serviceError = new ServiceError('INTERNAL_ERROR');
-    }
+    const serviceError = toServiceError(err, logger, String(res.locals.requestId ?? ''));
     res.locals.errorCode = serviceError.code;
     sendError(res, serviceError);
   };

@@ -7,6 +7,8 @@ import { safeEqual, sha256Hex } from '../../domain/accounts/secrets';
 import { ERROR_CATALOGUE, ServiceError, type ErrorCode } from '../../domain/errors';
 import type { AppDeps } from './context';
 import { ErrorEnvelopeSchema, zodToServiceError } from './envelope';
+import { assertStorableText } from './storableText';
+import { idempotencyKeyUsed, type IdempotencyScope } from '../../domain/idempotency';
 import type { RateLimitKind } from './rateLimit';
 import { z } from './zod';
 
@@ -39,7 +41,8 @@ export interface HandlerCtx<P, Q, B> {
   req: Request;
   res: Response;
   requestId: string;
-  idempotencyKey: string | undefined;
+  /** The Idempotency-Key and the operation it scopes, on routes that require one. */
+  idempotency: IdempotencyScope | undefined;
 }
 
 export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
@@ -61,6 +64,12 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   errors: ErrorCode[];
   /** Hidden from the public OpenAPI document (provider and billing ingress). */
   internal?: boolean;
+  /**
+   * Query parameters that must come together (JSON Schema `dependentRequired`).
+   * OpenAPI can state that only for one object-valued parameter, so the
+   * document describes such a query as one `form`/`explode` object.
+   */
+  queryDependentRequired?: Record<string, string[]>;
   handler: (ctx: HandlerCtx<P, Q, B>) => Promise<Reply>;
 }
 
@@ -109,9 +118,15 @@ function authorise(rule: AuthRule, principal: (Principal & { csrfTokenHash?: str
 
 function parsePart<T>(schema: ZodType<T> | undefined, value: unknown, where: string): T {
   if (!schema) return undefined as T;
+  assertStorableText(value, where);
   const result = schema.safeParse(value);
   if (!result.success) throw zodToServiceError(result.error, where);
   return result.data;
+}
+
+/** `POST /v1/jobs/<id>/retry`: the route's path with its parameters filled in; idempotency records are scoped by it. */
+function operationName(spec: RouteSpec<any, any, any>, params: Record<string, string> | undefined): string {
+  return `${spec.method.toUpperCase()} ${spec.path.replace(/:([A-Za-z_]+)/g, (_, name: string) => String(params?.[name] ?? '').toLowerCase())}`;
 }
 
 export function mount(router: Router, specs: RouteSpec<any, any, any>[], deps: AppDeps): void {
@@ -120,10 +135,6 @@ export function mount(router: Router, specs: RouteSpec<any, any, any>[], deps: A
       try {
         const principal = spec.auth.kind === 'public' ? null : await authenticate(req, deps);
         authorise(spec.auth, principal, req);
-        if (spec.rateLimit && principal) {
-          const { headers } = await deps.rateLimits.consume(spec.rateLimit, principal.plan, principal.workspaceId);
-          res.set(headers);
-        }
         let idempotencyKey: string | undefined;
         if (spec.idempotencyKey) {
           const raw = req.get('idempotency-key');
@@ -136,7 +147,16 @@ export function mount(router: Router, specs: RouteSpec<any, any, any>[], deps: A
         const query = parsePart(spec.query, req.query, 'query');
         // Bodies are always JSON; an absent body validates as {} so optional bodies work.
         const body = parsePart(spec.body, req.body ?? {}, 'body');
-        const reply = await spec.handler({ params, query, body, principal, deps, req, res, requestId: res.locals.requestId, idempotencyKey });
+        const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, operation: operationName(spec, params as Record<string, string>) };
+        if (spec.rateLimit && principal) {
+          // A replay of a used key creates nothing, so it is not counted as a submit.
+          const replay = idempotency !== undefined && (await idempotencyKeyUsed(deps.db, principal.workspaceId, idempotency));
+          if (!replay) {
+            const { headers } = await deps.rateLimits.consume(spec.rateLimit, principal.plan, principal.workspaceId);
+            res.set(headers);
+          }
+        }
+        const reply = await spec.handler({ params, query, body, principal, deps, req, res, requestId: res.locals.requestId, idempotency });
         if (reply.headers) res.set(reply.headers);
         res.status(reply.status);
         if (reply.raw) {
@@ -154,7 +174,41 @@ export function mount(router: Router, specs: RouteSpec<any, any, any>[], deps: A
   }
 }
 
-const toOpenApiPath = (p: string) => p.replace(/:([A-Za-z_]+)/g, '{$1}');
+export const toOpenApiPath = (p: string) => p.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+interface ParameterObject {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  schema?: Record<string, unknown>;
+}
+
+/**
+ * Rewrites the separate query parameters of operations that declare
+ * `queryDependentRequired` into one exploded object parameter carrying the
+ * rule. The wire format is unchanged: `?platform=videosite&source_id=abc`.
+ */
+export function applyQueryDependencies(doc: { paths?: Record<string, Record<string, { parameters?: ParameterObject[] }>> }, specs: RouteSpec<any, any, any>[]): void {
+  for (const spec of specs) {
+    if (!spec.queryDependentRequired) continue;
+    const op = doc.paths?.[toOpenApiPath(spec.path)]?.[spec.method];
+    if (!op?.parameters) continue;
+    const query = op.parameters.filter((p) => p.in === 'query');
+    const properties = Object.fromEntries(query.map((p) => [p.name, { ...p.schema, ...(p.description ? { description: p.description } : {}) }]));
+    op.parameters = [
+      ...op.parameters.filter((p) => p.in !== 'query'),
+      {
+        name: 'query',
+        in: 'query',
+        style: 'form',
+        explode: true,
+        description: `Query parameters; ${Object.entries(spec.queryDependentRequired).map(([k, v]) => `\`${k}\` needs ${v.map((x) => `\`${x}\``).join(', ')}`).join('; ')}.`,
+        schema: { type: 'object', properties, required: query.filter((p) => p.required).map((p) => p.name), additionalProperties: false, dependentRequired: spec.queryDependentRequired },
+      } as ParameterObject,
+    ];
+  }
+}
 
 export function registerOpenApi(registry: OpenAPIRegistry, specs: RouteSpec<any, any, any>[]): void {
   for (const spec of specs) {

@@ -41,7 +41,7 @@ const signInRoute = defineRoute({
   method: 'post', path: '/app/session', operationId: 'signIn', summary: 'Sign in with e-mail and password (creates the browser session)', tags,
   description: `Sets the \`${SESSION_COOKIE}\` cookie (HttpOnly, SameSite=Lax, Secure outside local development). Cookie-authenticated writes must send the returned csrf_token as X-CSRF-Token.`,
   auth: { kind: 'public' }, body: SignInRequest,
-  responses: { 200: { description: 'Signed in.', schema: SessionSchema } }, errors: [],
+  responses: { 200: { description: 'Signed in.', schema: SessionSchema } }, errors: ['UNAUTHENTICATED'],
   handler: async ({ body, deps, res }) => {
     const { sessionToken, csrfToken, session, user } = await signIn(deps.db, body.email, body.password);
     res.cookie(SESSION_COOKIE, sessionToken, {
@@ -142,7 +142,7 @@ const quote = defineRoute({
 const checkout = defineRoute({
   method: 'post', path: '/app/billing/checkout', operationId: 'createCheckout', summary: 'Start a checkout for a subscription or a credit purchase', tags,
   auth: { kind: 'required', scope: null, sessionOnly: true }, body: CheckoutRequest,
-  responses: { 200: { description: 'Redirect the browser to `url`.', schema: CheckoutSessionSchema } }, errors: ['SERVICE_UNAVAILABLE'],
+  responses: { 200: { description: 'Redirect the browser to `url`.', schema: CheckoutSessionSchema } }, errors: ['SERVICE_UNAVAILABLE', 'NOT_IMPLEMENTED'],
   handler: async ({ deps }) => {
     if (!deps.config.STRIPE_SECRET_KEY) throw new ServiceError('SERVICE_UNAVAILABLE', 'payment_provider', { message: 'The payment provider is not configured yet.' });
     throw new ServiceError('NOT_IMPLEMENTED', 'billing');
@@ -152,7 +152,7 @@ const checkout = defineRoute({
 const portal = defineRoute({
   method: 'post', path: '/app/billing/portal', operationId: 'createPortalSession', summary: 'Open the customer billing portal', tags,
   auth: { kind: 'required', scope: null, sessionOnly: true },
-  responses: { 200: { description: 'Redirect the browser to `url`.', schema: PortalSessionSchema } }, errors: ['SERVICE_UNAVAILABLE'],
+  responses: { 200: { description: 'Redirect the browser to `url`.', schema: PortalSessionSchema } }, errors: ['SERVICE_UNAVAILABLE', 'NOT_IMPLEMENTED'],
   handler: async ({ deps }) => {
     if (!deps.config.STRIPE_SECRET_KEY) throw new ServiceError('SERVICE_UNAVAILABLE', 'payment_provider', { message: 'The payment provider is not configured yet.' });
     throw new ServiceError('NOT_IMPLEMENTED', 'billing');

@@ -13,8 +13,8 @@ const createBatch = defineRoute({
   auth: { kind: 'required', scope: 'jobs:write' }, rateLimit: 'submit', idempotencyKey: 'required', body: BatchRequestSchema,
   responses: { 202: { description: 'Accepted.', schema: BatchSchema }, 200: { description: 'Replay of the same key.', schema: BatchSchema } },
   errors: ['INSUFFICIENT_BALANCE', 'PLAN_REQUIRED', 'IDEMPOTENCY_CONFLICT', 'INVALID_URL', 'UNSUPPORTED_SOURCE', 'CAPABILITY_UNAVAILABLE', 'NOT_FOUND'],
-  handler: async ({ deps, principal, body, idempotencyKey }) => {
-    const result = await submitBatch(jobServiceDeps(deps), principal!, body, idempotencyKey!);
+  handler: async ({ deps, principal, body, idempotency }) => {
+    const result = await submitBatch(jobServiceDeps(deps), principal!, body, idempotency!);
     return { status: result.status, body: result.batch, headers: result.status === 202 ? { Location: `/v1/batches/${result.batch.id}` } : ({} as Record<string, string>) };
   },
 });

@@ -21,6 +21,7 @@ export function jobServiceDeps(deps: AppDeps): JobServiceDeps {
     addressPolicy: deps.addressPolicy,
     photosocialEnabled: deps.config.PHOTOSOCIAL_ENABLED,
     asrEnabled: deps.config.ASR_ENABLED,
+    cancelWaitMs: deps.config.CANCEL_WAIT_SECONDS * 1000,
   };
 }
 
@@ -42,13 +43,13 @@ const createJob = defineRoute({
     200: { description: 'Reused same-workspace result (free), or an idempotent replay.', schema: JobSchema },
   },
   errors: ['INVALID_URL', 'UNSUPPORTED_SOURCE', 'CAPABILITY_UNAVAILABLE', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED', 'IDEMPOTENCY_CONFLICT', 'NOT_FOUND'],
-  handler: async ({ deps, principal, body, idempotencyKey }) => accepted(await submitJob(jobServiceDeps(deps), principal!, body, idempotencyKey!)),
+  handler: async ({ deps, principal, body, idempotency }) => accepted(await submitJob(jobServiceDeps(deps), principal!, body, idempotency!)),
 });
 
 const listJobsRoute = defineRoute({
   method: 'get', path: '/v1/jobs', operationId: 'listJobs', summary: 'Job history, newest first', tags,
   description: '`platform` and `source_id` together list the jobs of one video in any mode. A malformed or altered cursor answers 422 INVALID_REQUEST naming `cursor`.',
-  auth: { kind: 'required', scope: 'jobs:read' }, rateLimit: 'read', query: JobListQuery,
+  auth: { kind: 'required', scope: 'jobs:read' }, rateLimit: 'read', query: JobListQuery, queryDependentRequired: { platform: ['source_id'], source_id: ['platform'] },
   responses: { 200: { description: 'A page of jobs.', schema: JobListSchema } }, errors: [],
   handler: async ({ deps, principal, query }) => ({ status: 200, body: await listJobs(deps.db, deps.secretsKey, principal!.workspaceId, query) }),
 });
@@ -67,9 +68,9 @@ const getJobRoute = defineRoute({
 
 const cancelRoute = defineRoute({
   method: 'post', path: '/v1/jobs/:id/cancel', operationId: 'cancelJob', summary: 'Cancel', tags,
-  description: 'Allowed while no AI transcription has started (and before the result is being committed); the hold is released. Otherwise 409 CANCELLATION_NOT_ALLOWED and the job finishes.',
+  description: 'Allowed while no AI transcription has started (and before the result is being committed); the hold is released. Otherwise 409 CANCELLATION_NOT_ALLOWED and the job finishes. The job\'s workflow decides; when it cannot answer within 10 s (no worker is running it right now) the answer is 503 SERVICE_UNAVAILABLE with Retry-After: send the cancel again (it is idempotent).',
   auth: { kind: 'required', scope: 'jobs:write' }, params: JobIdParams,
-  responses: { 200: { description: 'The cancelled job.', schema: JobSchema } }, errors: ['NOT_FOUND', 'CANCELLATION_NOT_ALLOWED'],
+  responses: { 200: { description: 'The cancelled job.', schema: JobSchema } }, errors: ['NOT_FOUND', 'CANCELLATION_NOT_ALLOWED', 'SERVICE_UNAVAILABLE'],
   handler: async ({ deps, principal, params }) => ({ status: 200, body: await cancelJob(jobServiceDeps(deps), principal!, params.id) }),
 });
 
@@ -78,7 +79,7 @@ const retryRoute = defineRoute({
   auth: { kind: 'required', scope: 'jobs:write' }, rateLimit: 'submit', idempotencyKey: 'required', params: JobIdParams, body: RetryRequestSchema,
   responses: { 202: { description: 'The new job.', schema: JobSchema }, 200: { description: 'Replay of the same retry key, or a reused result.', schema: JobSchema } },
   errors: ['NOT_FOUND', 'JOB_NOT_RETRYABLE', 'IDEMPOTENCY_CONFLICT', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED'],
-  handler: async ({ deps, principal, params, body, idempotencyKey }) => accepted(await retryJob(jobServiceDeps(deps), principal!, params.id, body, idempotencyKey!)),
+  handler: async ({ deps, principal, params, body, idempotency }) => accepted(await retryJob(jobServiceDeps(deps), principal!, params.id, body, idempotency!)),
 });
 
 export const jobRoutes: RouteSpec<any, any, any>[] = [createJob, listJobsRoute, getJobRoute, cancelRoute, retryRoute];

@@ -49,9 +49,21 @@ export const CapabilitiesSchema = z
   })
   .openapi('Capabilities');
 
+/**
+ * The e-mail rule, stated as the pattern it is: a dot-atom local part, then a
+ * domain of dot-separated labels ending in a 2+ letter top-level label.
+ * (A looser `format: email` would let clients send addresses we refuse.)
+ */
+export const EMAIL_PATTERN = "^[A-Za-z0-9_'+-]+(\\.[A-Za-z0-9_'+-]+)*@([A-Za-z0-9][A-Za-z0-9-]*\\.)+[A-Za-z]{2,}$";
+export const EmailSchema = z
+  .string()
+  .max(254)
+  .regex(new RegExp(EMAIL_PATTERN), 'must be an e-mail address such as name@example.com')
+  .openapi({ format: 'email', pattern: EMAIL_PATTERN, maxLength: 254, example: 'name@example.com' });
+
 export const SignUpRequest = z
   .strictObject({
-    email: z.email().max(254),
+    email: EmailSchema,
     password: z.string().min(12, 'at least 12 characters').max(256),
     display_name: z.string().min(1).max(100),
     workspace_name: z.string().min(1).max(100).optional(),
@@ -114,7 +126,7 @@ export const UpdateProfileRequest = z
     retention_days: z.number().int().min(1).max(90).optional().openapi({ description: 'At most the plan\'s retention (7/30/90/90 days).' }),
   })
   .refine((b) => b.display_name !== undefined || b.retention_days !== undefined, { message: 'give display_name or retention_days' })
-  .openapi('UpdateProfileRequest');
+  .openapi('UpdateProfileRequest', { anyOf: [{ required: ['display_name'] }, { required: ['retention_days'] }] });
 
 export const DeleteAccountRequest = z.strictObject({ confirm: z.literal('DELETE', { message: 'type DELETE to confirm' }) }).openapi('DeleteAccountRequest');
 
@@ -129,7 +141,13 @@ export const CheckoutSessionSchema = z.object({ id: z.string(), url: z.string() 
 export const PortalSessionSchema = z.object({ url: z.string() }).openapi('PortalSession');
 
 export const QuoteQuery = z.strictObject({
-  units: z.coerce.number().int().min(1000, 'units must be at least 1000').max(100000, 'units must be at most 100000').multipleOf(1000, 'units must be a multiple of 1000'),
+  units: z.coerce
+    .number()
+    .int()
+    .min(1000, 'units must be at least 1000')
+    .max(100000, 'units must be at most 100000')
+    .multipleOf(1000, 'units must be a multiple of 1000')
+    .openapi({ type: 'integer', minimum: 1000, maximum: 100000, multipleOf: 1000 }),
 });
 export const QuoteSchema = z
   .object({

@@ -16,7 +16,9 @@ export const Bcp47Tag = z
 export const MetadataSchema = z
   .record(z.string().min(1).max(64, 'keys are at most 64 characters'), z.string().max(256, 'values are at most 256 characters'))
   .refine((m) => Object.keys(m).length <= 10, { message: 'at most 10 metadata values' })
-  .openapi('Metadata', { description: 'At most 10 string values; keys up to 64 characters, values up to 256. Echoed in webhook events; no effect on reuse.' });
+  .openapi('Metadata', {
+    maxProperties: 10,
+    ...({ propertyNames: { minLength: 1, maxLength: 64 } } as object), description: 'At most 10 string values; keys up to 64 characters, values up to 256. Echoed in webhook events; no effect on reuse.' });
 
 export const JobSourceRequest = z
   .strictObject({
@@ -24,7 +26,10 @@ export const JobSourceRequest = z
     upload_id: Uuid.optional().openapi({ description: 'A completed upload. Always AI transcription.' }),
   })
   .refine((s) => (s.url === undefined) !== (s.upload_id === undefined), { message: 'give exactly one of source.url and source.upload_id' })
-  .openapi('JobSourceRequest');
+  .openapi('JobSourceRequest', {
+    description: 'Exactly one of `url` and `upload_id`.',
+    oneOf: [{ required: ['url'] }, { required: ['upload_id'] }],
+  });
 
 export const JobRequestSchema = z
   .strictObject({
@@ -93,8 +98,8 @@ export const JobListQuery = z
   .strictObject({
     cursor: z.string().max(512).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
-    platform: z.enum(PLATFORMS).optional(),
-    source_id: z.string().min(1).max(128).optional(),
+    platform: z.enum(PLATFORMS).optional().openapi({ description: 'Given together with `source_id` or not at all.' }),
+    source_id: z.string().min(1).max(128).optional().openapi({ description: 'The `source.media_id` of a job; given together with `platform` or not at all.' }),
   })
   .refine((q) => (q.platform === undefined) === (q.source_id === undefined), {
     message: 'platform and source_id must be given together or not at all',

@@ -74,7 +74,7 @@ export const UploadRequestSchema = z
 export const UploadSchema = z
   .object({
     id: Uuid,
-    status: z.enum(['pending', 'ready', 'failed', 'expired']),
+    status: z.enum(['pending', 'verifying', 'ready', 'failed', 'expired']),
     filename: z.string(),
     content_type: z.string(),
     bytes: z.number().int(),
@@ -85,7 +85,7 @@ export const UploadSchema = z
     created_at: DateTime,
     completed_at: DateTime.nullable(),
   })
-  .openapi('Upload', { description: '`pending` until completed; `ready` once verified (usable as a job source); `failed` when verification failed; `expired` when the 24-hour slot lapsed unused.' });
+  .openapi('Upload', { description: '`pending` until completed; `verifying` while a worker checks the file after completion; `ready` once verified (usable as a job source); `failed` when verification failed; `expired` when the 24-hour slot lapsed unused.' });
 
 export const DISCOVERY_KINDS = ['videosite_search', 'videosite_channel_videos', 'videosite_channel_search', 'videosite_playlist_videos', 'shortvideo_user_videos'] as const;
 export const VideoDiscoveryRequestSchema = z

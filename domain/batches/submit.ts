@@ -6,7 +6,7 @@ import type { Principal } from '../accounts/principal';
 import type { Db } from '../db';
 import { placeHolds } from '../credits/ledger';
 import { ServiceError } from '../errors';
-import { bindIdempotencyRecord, claimIdempotencyKey, requestHash } from '../idempotency';
+import { bindIdempotencyRecord, claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
 import {
   assertJobsInProgress, assertWebhookEndpoint, findReusable, initialHold, jobRowData, resolveJobSource, workflowSettings, type JobServiceDeps, type NewJobRow,
 } from '../jobs/submit';
@@ -49,7 +49,7 @@ export async function getBatch(db: Db, workspaceId: string, id: string) {
  * child job and every child's hold (placed together, all or none) and starts
  * the parent workflow before committing.
  */
-export async function submitBatch(deps: JobServiceDeps, principal: Principal, req: BatchRequest, idempotencyKey: string) {
+export async function submitBatch(deps: JobServiceDeps, principal: Principal, req: BatchRequest, idempotency: IdempotencyScope) {
   const limit = PLANS[principal.plan].batchSize;
   if (req.items.length > limit) {
     throw new ServiceError('PLAN_REQUIRED', `items: at most ${limit} per batch on the ${PLANS[principal.plan].name} plan`, {
@@ -68,7 +68,7 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
 
   const outcome = await deps.db.$transaction(
     async (tx) => {
-      const claim = await claimIdempotencyKey(tx, { workspaceId: principal.workspaceId, operation: 'POST /v1/batches', key: idempotencyKey, hash: requestHash(req) });
+      const claim = await claimIdempotencyKey(tx, { workspaceId: principal.workspaceId, operation: idempotency.operation, key: idempotency.key, hash: requestHash(req) });
       if (claim.kind === 'replay') return { replayOf: claim.resourceId };
       const cached = await Promise.all(rows.map((r) => findReusable(tx, principal.workspaceId, jobRowData(principal, r, null, null).reuseKey)));
       const needHold = rows.filter((_, i) => !cached[i]);

@@ -1,9 +1,10 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { JobRequest } from '../../api/schemas/jobs';
 import { CANCEL_UPDATE, type CancelResult } from '../../workflows/definitions';
 import type { Principal } from '../accounts/principal';
 import { isErrorCode, ServiceError, type ErrorObject } from '../errors';
+import type { IdempotencyScope } from '../idempotency';
 import { getJob } from './read';
 import { submitJob, type JobServiceDeps, type SubmitResult } from './submit';
 import { isFinal, type JobView } from './view';
@@ -21,9 +22,17 @@ export async function cancelJob(deps: JobServiceDeps, principal: Principal, jobI
   // while the job is still queued and its workflow not there yet, try again shortly.
   for (let attempt = 0; ; attempt++) {
     try {
-      await deps.temporal.workflow.getHandle(job.workflowId).executeUpdate<CancelResult, []>(CANCEL_UPDATE);
+      // One update id per job: a repeated cancel (after a 503) joins the first one instead of queueing another.
+      const handle = deps.temporal.workflow.getHandle(job.workflowId);
+      await deps.temporal.withDeadline(Date.now() + deps.cancelWaitMs, () => handle.executeUpdate<CancelResult, []>(CANCEL_UPDATE, { updateId: `cancel-${jobId}` }));
       break;
     } catch (err) {
+      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isDeadlineExceeded(err)) {
+        throw new ServiceError('SERVICE_UNAVAILABLE', `cancel_wait_seconds=${deps.cancelWaitMs / 1000}`, {
+          message: `The job's workflow did not decide within ${deps.cancelWaitMs / 1000} s (no worker is running it right now). The job is unchanged unless a later read shows it cancelled; send the cancel again.`,
+          retryAfterSeconds: 5,
+        });
+      }
       if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && isErrorCode(err.cause.type)) {
         const detail = (err.cause.details?.[0] as string | undefined) ?? 'stage';
         throw new ServiceError(err.cause.type, detail, { message: err.cause.message });
@@ -42,6 +51,12 @@ export async function cancelJob(deps: JobServiceDeps, principal: Principal, jobI
   return getJob(deps.db, principal.workspaceId, jobId);
 }
 
+/** gRPC DEADLINE_EXCEEDED (code 4) anywhere in the cause chain. */
+function isDeadlineExceeded(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 6; e = e.cause as typeof e, i++) if (e.code === 4) return true;
+  return false;
+}
+
 function notAllowed(detail: string, message: string) {
   return new ServiceError('CANCELLATION_NOT_ALLOWED', detail, { message });
 }
@@ -52,7 +67,7 @@ export async function retryJob(
   principal: Principal,
   jobId: string,
   body: { max_credits?: number },
-  idempotencyKey: string,
+  idempotency: IdempotencyScope,
 ): Promise<SubmitResult> {
   const job = await deps.db.job.findFirst({ where: { id: jobId, workspaceId: principal.workspaceId } });
   if (!job) throw new ServiceError('NOT_FOUND', 'id', { message: 'No job with this id in this workspace.' });
@@ -72,5 +87,5 @@ export async function retryJob(
     ...(job.webhookEndpointId ? { webhook_endpoint_id: job.webhookEndpointId } : {}),
     metadata: job.metadata as Record<string, string>,
   };
-  return submitJob(deps, principal, req, idempotencyKey, { operation: `POST /v1/jobs/${jobId}/retry`, retryOfJobId: jobId, hashBody: body });
+  return submitJob(deps, principal, req, idempotency, { retryOfJobId: jobId, hashBody: body });
 }

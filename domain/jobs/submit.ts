@@ -6,7 +6,7 @@ import type { Principal } from '../accounts/principal';
 import type { Db, Tx } from '../db';
 import { placeHolds } from '../credits/ledger';
 import { ServiceError } from '../errors';
-import { bindIdempotencyRecord, claimIdempotencyKey, requestHash } from '../idempotency';
+import { bindIdempotencyRecord, claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
 import { PLANS } from '../plans';
 import { recognizeLink } from '../sources/links';
 import { DEFAULT_PROVIDER_POLL_MS, DEFAULT_PROVIDER_TIMEOUT_MS, DEFAULT_RETRY, JOB_WORKFLOW, workflowIds, type JobWorkflowInput, type RetrySettings } from '../../workflows/definitions';
@@ -29,6 +29,8 @@ export interface JobServiceDeps {
   addressPolicy?: AddressPolicy;
   photosocialEnabled: boolean;
   asrEnabled: boolean;
+  /** How long a cancel waits for the job's workflow to decide. */
+  cancelWaitMs: number;
 }
 
 export interface SubmitResult {
@@ -56,7 +58,8 @@ export async function resolveJobSource(db: Db | Tx, principal: Principal, req: J
     const upload = await db.upload.findFirst({ where: { id: req.source.upload_id, workspaceId: principal.workspaceId } });
     if (!upload) throw new ServiceError('NOT_FOUND', at('source.upload_id'), { message: 'No upload with this id in this workspace.' });
     if (upload.status !== 'ready') {
-      throw new ServiceError('INVALID_REQUEST', at('source.upload_id'), { message: `The upload is ${upload.status}; complete it first.` });
+      const why = upload.status === 'verifying' ? 'still being verified; wait until it is ready' : upload.status === 'pending' ? 'pending; complete it first' : `${upload.status}; reserve a new upload`;
+      throw new ServiceError('INVALID_REQUEST', at('source.upload_id'), { message: `The upload is ${why}.` });
     }
     source = { platform: 'upload', mediaId: upload.id, canonicalUrl: null, sourceUrl: null, uploadId: upload.id, title: upload.filename };
   } else {
@@ -211,10 +214,9 @@ export async function submitJob(
   deps: JobServiceDeps,
   principal: Principal,
   req: JobRequest,
-  idempotencyKey: string,
-  opts: { operation?: string; retryOfJobId?: string; hashBody?: unknown } = {},
+  idempotency: IdempotencyScope,
+  opts: { retryOfJobId?: string; hashBody?: unknown } = {},
 ): Promise<SubmitResult> {
-  const operation = opts.operation ?? 'POST /v1/jobs';
   const hash = requestHash(opts.hashBody ?? req);
   const source = await resolveJobSource(deps.db, principal, req, deps);
   await assertWebhookEndpoint(deps.db, principal.workspaceId, req.webhook_endpoint_id, 'webhook_endpoint_id');
@@ -224,7 +226,7 @@ export async function submitJob(
 
   const outcome = await deps.db.$transaction(
     async (tx) => {
-      const claim = await claimIdempotencyKey(tx, { workspaceId: principal.workspaceId, operation, key: idempotencyKey, hash });
+      const claim = await claimIdempotencyKey(tx, { workspaceId: principal.workspaceId, operation: idempotency.operation, key: idempotency.key, hash });
       if (claim.kind === 'replay') return { replayOf: claim.resourceId };
       const cached = await findReusable(tx, principal.workspaceId, probe.reuseKey);
       let holdId: string | null = null;

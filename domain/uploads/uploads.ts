@@ -9,15 +9,19 @@ import type { Db } from '../db';
 import { isErrorCode, ServiceError, type ErrorObject } from '../errors';
 
 // Upload statuses: `pending` (slot reserved, waiting for the file and the
-// completion call), `ready` (verified: usable as a job source), `failed`
+// completion call), `verifying` (completion called; a worker is checking the
+// file), `ready` (verified: usable as a job source), `failed`
 // (verification refused the file; reserve a new slot), `expired` (the 24-hour
 // slot lapsed before completion).
+
+export const UPLOAD_STATUSES = ['pending', 'verifying', 'ready', 'failed', 'expired'] as const;
+export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
 
 export function toUploadView(u: Upload, signedUrl: string | null = null) {
   const expired = u.status === 'pending' && u.expiresAt <= new Date();
   return {
     id: u.id,
-    status: (expired ? 'expired' : u.status) as 'pending' | 'ready' | 'failed' | 'expired',
+    status: (expired ? 'expired' : u.status) as UploadStatus,
     filename: u.filename,
     content_type: u.contentType,
     bytes: u.bytes,
@@ -49,42 +53,74 @@ export async function reserveUpload(db: Db, store: ObjectStore, workspaceId: str
   return toUploadView(row, url);
 }
 
+/** GET /v1/uploads/{id}: the upload as it stands (poll it after a 202 from completion). */
+export async function getUpload(db: Db, workspaceId: string, id: string) {
+  const upload = await db.upload.findFirst({ where: { id, workspaceId } });
+  if (!upload) throw new ServiceError('NOT_FOUND', 'id', { message: 'No upload with this id in this workspace.' });
+  return toUploadView(upload);
+}
+
+export type CompletionResult = { status: 200 | 202; upload: ReturnType<typeof toUploadView> };
+
 /**
  * POST /v1/uploads/{id}/complete: the worker verifies the stored file (size,
  * type, content sniffed, duration) in a workflow named after the upload, so a
- * second concurrent completion joins the same verification instead of racing it.
+ * second concurrent completion joins the same verification instead of racing
+ * it. The request waits at most `waitMs`: a verification still running then
+ * answers 202 with the upload `verifying` (poll GET /v1/uploads/{id}, or
+ * complete again, which joins the same verification).
  */
-export async function completeUpload(db: Db, temporal: Client, taskQueue: string, workspaceId: string, id: string) {
+export async function completeUpload(db: Db, temporal: Client, taskQueue: string, workspaceId: string, id: string, waitMs: number): Promise<CompletionResult> {
   const upload = await db.upload.findFirst({ where: { id, workspaceId } });
   if (!upload) throw new ServiceError('NOT_FOUND', 'id', { message: 'No upload with this id in this workspace.' });
   if (upload.status === 'ready') throw new ServiceError('CONFLICT', 'status=ready', { message: 'This upload was already completed.' });
   if (upload.status === 'failed') throw new ServiceError('CONFLICT', 'status=failed', { message: 'This upload failed verification; reserve a new slot.' });
-  if (upload.expiresAt <= new Date()) {
+  if (upload.status === 'pending' && upload.expiresAt <= new Date()) {
     await db.upload.updateMany({ where: { id, status: 'pending' }, data: { status: 'expired' } });
     throw new ServiceError('CONFLICT', 'expires_at', { message: 'The 24-hour upload slot expired; reserve a new one.' });
   }
+  if (upload.status === 'expired') throw new ServiceError('CONFLICT', 'expires_at', { message: 'The 24-hour upload slot expired; reserve a new one.' });
+  await db.upload.updateMany({ where: { id, status: 'pending' }, data: { status: 'verifying' } });
   const workflowId = workflowIds.uploadVerify(id);
+  let handle;
   try {
-    await temporal.workflow.execute(UPLOAD_VERIFY_WORKFLOW, { taskQueue, workflowId, args: [id] });
+    handle = await temporal.workflow.start(UPLOAD_VERIFY_WORKFLOW, { taskQueue, workflowId, args: [id] });
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      await temporal.workflow.getHandle(workflowId).result().catch(() => undefined);
-    } else if (err instanceof WorkflowFailedError) {
-      // workflow failure ← activity failure ← the catalogue error the activity threw
-      let cause: unknown = err.cause;
-      while (cause && !(cause instanceof ApplicationFailure)) cause = (cause as { cause?: unknown }).cause;
-      if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) {
-        throw new ServiceError(cause.type, (cause.details?.[0] as string | undefined) ?? 'file', { message: cause.message });
-      }
-      throw err;
-    } else {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
+      // Not started: the slot is as it was, so a later completion can try again.
+      await db.upload.updateMany({ where: { id, status: 'verifying' }, data: { status: 'pending' } });
       throw err;
     }
+    handle = temporal.workflow.getHandle(workflowId);
+  }
+  const verdict = await waitAtMost(handle.result(), waitMs);
+  if (verdict.kind === 'timeout') return { status: 202, upload: toUploadView(await db.upload.findUniqueOrThrow({ where: { id } })) };
+  if (verdict.kind === 'failed') {
+    const err = verdict.error;
+    // workflow failure ← activity failure ← the catalogue error the activity threw
+    let cause: unknown = err instanceof WorkflowFailedError ? err.cause : undefined;
+    while (cause && !(cause instanceof ApplicationFailure)) cause = (cause as { cause?: unknown }).cause;
+    if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) {
+      throw new ServiceError(cause.type, (cause.details?.[0] as string | undefined) ?? 'file', { message: cause.message });
+    }
+    throw err;
   }
   const after = await db.upload.findUniqueOrThrow({ where: { id } });
   if (after.status !== 'ready') {
     const e = after.error as ErrorObject | null;
     throw new ServiceError(e?.code ?? 'INVALID_MEDIA', e?.details?.detail ?? 'file', { message: e?.message });
   }
-  return toUploadView(after);
+  return { status: 200, upload: toUploadView(after) };
+}
+
+type Verdict<T> = { kind: 'done'; value: T } | { kind: 'failed'; error: unknown } | { kind: 'timeout' };
+
+async function waitAtMost<T>(promise: Promise<T>, ms: number): Promise<Verdict<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Verdict<T>>((resolve) => (timer = setTimeout(() => resolve({ kind: 'timeout' }), ms)));
+  try {
+    return await Promise.race([promise.then((value) => ({ kind: 'done', value }) as const, (error) => ({ kind: 'failed', error }) as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

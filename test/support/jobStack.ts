@@ -51,18 +51,20 @@ export async function startJobStack(routes: ReplayRoute[] = [], opts: { retry?: 
   api.deps.jobRetry = opts.retry ?? FAST_RETRY;
   const outbound = createOutbound({ originOverride: origin.url, timeoutMs: 2000 });
   const worker = await startTestWorker(createActivities(activityDepsFor(api, outbound, { originOverride: origin.url, maxPieceMs: opts.maxPieceMs, cloud: opts.cloud, callbackUrl: opts.callbackUrl })), taskQueue);
-  return {
+  const stack: JobStack = {
     api,
     worker,
     origin,
     outbound,
+    // Stops the worker the stack holds now (a test may have replaced it).
     close: async () => {
-      await worker.stop();
+      await stack.worker.stop();
       await outbound.close();
       await api.close();
       await origin.close();
     },
   };
+  return stack;
 }
 
 let keyCounter = 0;
