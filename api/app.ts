@@ -1,10 +1,7 @@
 import cookieParser from 'cookie-parser';
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type Express } from 'express';
 import swaggerUi from 'swagger-ui-express';
-import { verifyEmail } from '../domain/accounts/accounts';
-import { ServiceError } from '../domain/errors';
 import type { AppDeps } from './http/context';
-import { sendError } from './http/envelope';
 import { accessLog, errorHandler, metricsRegistry, requestId, unmatchedRoute, type KnownRoute } from './http/middleware';
 import { mount } from './http/route';
 import { buildOpenApiDocument } from './openapi';
@@ -37,18 +34,9 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Transcript Service API' }));
 
-  // Browser pages for signing in and following the verification link.
+  // Browser page for signing in (the verification link's page is a route in api/routes/account.ts).
   app.get('/app/sign-in', (_req, res) => {
     res.type('html').send(signInPage());
-  });
-  app.get('/app/verify-email', async (req: Request, res: Response) => {
-    try {
-      await verifyEmail(deps.db, String(req.query.token ?? ''));
-      res.type('html').send('<!doctype html><title>Verified</title><p>Your e-mail address is verified. <a href="/app/sign-in">Sign in</a>.</p>');
-    } catch (err) {
-      if (err instanceof ServiceError) return sendError(res, err);
-      throw err;
-    }
   });
   if (deps.config.APP_ENV !== 'production') {
     // Development outbox: no mail server is reachable, so mail is shown here.
@@ -69,7 +57,7 @@ export function createApp(deps: AppDeps): Express {
   mount(router, allRoutes, deps);
   app.use(router);
 
-  const pagePaths = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/app/sign-in', '/app/verify-email', ...(deps.config.APP_ENV !== 'production' ? ['/app/dev/outbox'] : [])];
+  const pagePaths = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/app/sign-in', ...(deps.config.APP_ENV !== 'production' ? ['/app/dev/outbox'] : [])];
   const pages: KnownRoute[] = pagePaths.map((path) => ({ method: 'get', path }));
   app.use(unmatchedRoute([...allRoutes, ...pages]));
   app.use(errorHandler(deps.logger));

@@ -6,7 +6,7 @@ import { JobWakeups } from '../domain/jobs/wakeups';
 import { resolveSecretsKey } from '../domain/secretsKey';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
-import { loopbackAllowance } from '../activities/fetch';
+import { testStackLoopbackOnly } from '../activities/fetch';
 import { selectRecognizers } from '../activities/recognizers/select';
 import { createObjectStore, objectStoreConfigFromEnv } from '../activities/storage';
 import { RateLimits } from './http/rateLimit';
@@ -26,7 +26,7 @@ async function main() {
   const objectStore = createObjectStore(objectStoreConfigFromEnv());
   await objectStore.ensureBucket();
   const recognizers = selectRecognizers();
-  const app = createApp({ config: cfg, db: prisma, pool, temporal, logger, rateLimits: new RateLimits(pool), wakeups, secretsKey: resolveSecretsKey(cfg), baseUrl, addressPolicy: { allowLoopbackForTests: loopbackAllowance(process.env) }, objectStore, recognizer: recognizers.active, cloudRecognizer: recognizers.cloud });
+  const app = createApp({ config: cfg, db: prisma, pool, temporal, logger, rateLimits: new RateLimits(pool), wakeups, secretsKey: resolveSecretsKey(cfg), baseUrl, addressPolicy: { loopbackOnly: testStackLoopbackOnly(process.env) }, objectStore, recognizer: recognizers.active, cloudRecognizer: recognizers.cloud });
   const server = createHttpServer(app).listen(cfg.PORT, () => logger.info({ port: cfg.PORT, base_url: baseUrl }, 'api listening'));
   const shutdown = async () => {
     server.close();

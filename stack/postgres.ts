@@ -27,13 +27,15 @@ export interface PostgresOptions {
   database?: string;
   /** Trade durability for speed (tests): no fsync, no synchronous commit. */
   fast?: boolean;
+  /** Start this cluster even when DATABASE_URL names another server (a test that restarts its own). */
+  ignoreDatabaseUrl?: boolean;
 }
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
 
 export async function startPostgres(opts: PostgresOptions): Promise<PostgresHandle> {
-  if (process.env.DATABASE_URL) {
+  if (process.env.DATABASE_URL && !opts.ignoreDatabaseUrl) {
     return { url: process.env.DATABASE_URL, started: false, stop: async () => {} };
   }
   const database = opts.database ?? 'transcripts';

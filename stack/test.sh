@@ -5,5 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source stack/setup.sh
+bash stack/test-tools-setup.sh
 # exec: signals (Ctrl-C, CI timeouts) go straight to test-env, which stops the servers.
 exec node_modules/.bin/tsx stack/test-env.ts "$@"

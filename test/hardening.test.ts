@@ -66,7 +66,7 @@ describe('text PostgreSQL cannot store is refused at the edge', () => {
   });
 
   it('keeps well-formed text, astral characters included', async () => {
-    const res = await request(api.app).post('/v1/jobs').set(bearer(pro.apiKey)).set('Idempotency-Key', newKey()).send({ source: { url: 'https://example.test/a.mp3' }, mode: 'captions_only', metadata: { emoji: '🎙️ ok', cjk: '日本語' } });
+    const res = await request(api.app).post('/v1/jobs').set(bearer(pro.apiKey)).set('Idempotency-Key', newKey()).send({ source: { url: 'https://127.0.0.1/a.mp3' }, mode: 'captions_only', metadata: { emoji: '🎙️ ok', cjk: '日本語' } });
     // Reaches the domain rule (direct links need transcribe), so the text passed the edge.
     expect(res.body.error.code).toBe('CAPABILITY_UNAVAILABLE');
   });
@@ -287,5 +287,26 @@ describe('idempotent replays are not new work', () => {
     const next = await request(api.app).post('/v1/uploads').set(bearer(ws.apiKey)).send({ filename: 'a.mp3', content_type: 'audio/mpeg', bytes: 10 });
     expect(next.status).toBe(201);
     expect(next.headers['ratelimit-remaining']).toBe('8');
+  });
+});
+
+describe('the test stack never leaves loopback, by construction', () => {
+  it('platform traffic without the replay origin is refused before it connects', async () => {
+    const outbound = createOutbound({ timeoutMs: 1000 });
+    try {
+      await expect(outbound.fetchText('videosite', 'https://www.youtube.com/watch?v=rCAS2eD-mcw')).rejects.toThrow(/loopback only/);
+    } finally {
+      await outbound.close();
+    }
+  });
+
+  it('yt-dlp is not started without the replay origin', async () => {
+    const { downloadAudio } = await import('../activities/media/download');
+    await expect(downloadAudio('https://www.youtube.com/watch?v=rCAS2eD-mcw', 'videosite', { toDir: '/tmp', outbound: {} })).rejects.toThrow(/loopback only/);
+  });
+
+  it('a job with an invented direct link is refused at submit without a DNS lookup', async () => {
+    const res = await submit(api, pro.apiKey, { source: { url: 'https://media.invented-by-a-fuzzer.example/a.mp3' }, mode: 'transcribe' });
+    expect(res.body.error).toMatchObject({ code: 'UNSAFE_URL', message: expect.stringMatching(/loopback only/), details: { detail: 'source.url' } });
   });
 });

@@ -8,7 +8,7 @@ import { ensureRetentionSchedule } from './schedules';
 import { config } from '../domain/config';
 import { createDb } from '../domain/db';
 import { resolveSecretsKey } from '../domain/secretsKey';
-import { loopbackAllowance } from '../activities/fetch';
+import { testStackLoopbackOnly } from '../activities/fetch';
 import { selectRecognizers } from '../activities/recognizers/select';
 import { downloadAudio } from '../activities/media/download';
 import { createObjectStore, objectStoreConfigFromEnv } from '../activities/storage';
@@ -45,10 +45,10 @@ async function main() {
         recognizer: recognizers.local,
         cloud: recognizers.cloud,
         callbackUrl: `${cfg.PUBLIC_BASE_URL ?? `http://127.0.0.1:${cfg.PORT}`}/ingress/asr/assemblyai`,
-        directLinkPolicy: { allowLoopbackForTests: loopbackAllowance(process.env) },
+        directLinkPolicy: { loopbackOnly: testStackLoopbackOnly(process.env) },
         downloadPlatformAudio: (url, platform, toDir) => downloadAudio(url, platform, { toDir, outbound: outboundConfigFromEnv() }),
       },
-      webhooks: { secretsKey: resolveSecretsKey(cfg), addressPolicy: { allowLoopbackForTests: loopbackAllowance(process.env) } },
+      webhooks: { secretsKey: resolveSecretsKey(cfg), addressPolicy: { loopbackOnly: testStackLoopbackOnly(process.env) } },
     }),
   });
   logger.info({ task_queue: taskQueue, metrics_port: metricsPort }, 'worker running');

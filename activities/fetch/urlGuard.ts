@@ -19,12 +19,15 @@ export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export interface AddressPolicy {
   /**
-   * Lets loopback addresses through, and only those: test servers listen on
-   * 127.0.0.1. Private, link-local, metadata and every other class stay
-   * refused, on every redirect hop. Never read from the environment here: the
-   * caller's config may set it only when APP_ENV=test (loopbackAllowance).
+   * The test stack: loopback destinations and nothing else. Test servers
+   * listen on 127.0.0.1, and a test or a fuzzer must never reach the
+   * internet: a public address is refused like a private one, and a host name
+   * other than localhost is refused before any DNS lookup (unless a resolver
+   * is injected, which answers from its own table). Checked on every redirect
+   * hop. Never read from the environment here: the caller sets it from
+   * APP_ENV=test (testStackLoopbackOnly).
    */
-  allowLoopbackForTests?: boolean;
+  loopbackOnly?: boolean;
   resolver?: Resolver;
 }
 
@@ -43,13 +46,14 @@ export const systemResolver: Resolver = async (hostname) => {
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
 
-/**
- * The test allowance from settings: on only when APP_ENV is 'test' AND the
- * dedicated switch is on, so a production config cannot turn it on by accident.
- */
-export function loopbackAllowance(settings: { APP_ENV?: string; DIRECT_LINK_ALLOW_LOOPBACK?: string | boolean }): boolean {
-  const on = settings.DIRECT_LINK_ALLOW_LOOPBACK === true || settings.DIRECT_LINK_ALLOW_LOOPBACK === 'true';
-  return on && settings.APP_ENV === 'test';
+/** The test stack (APP_ENV=test) reaches loopback only; every other environment fetches public addresses only. */
+export function testStackLoopbackOnly(settings: { APP_ENV?: string }): boolean {
+  return settings.APP_ENV === 'test';
+}
+
+/** Names that mean this machine without asking DNS (RFC 6761). */
+function isLocalhostName(hostname: string): boolean {
+  return hostname === 'localhost' || hostname.endsWith('.localhost');
 }
 
 /**
@@ -88,6 +92,9 @@ export async function checkUrl(input: string | URL, policy: AddressPolicy, hop: 
     return { url, hostname, addresses: [{ address: hostname, family: net.isIP(hostname) === 6 ? 6 : 4 }] };
   }
 
+  if (policy.loopbackOnly && !policy.resolver && !isLocalhostName(hostname)) {
+    throw new ServiceError('UNSAFE_URL', `${hostname}: the test stack reaches loopback only and looks up no other names`);
+  }
   const addresses = await resolve(hostname, policy.resolver ?? systemResolver);
   // Every address, not just the first: the connection may use any of them (happy eyeballs, retries).
   for (const a of addresses) assertAllowed(classifyAddress(a.address), policy, hostname);
@@ -111,13 +118,14 @@ async function resolve(hostname: string, resolver: Resolver): Promise<ResolvedAd
 }
 
 export function isAllowed(info: AddressInfo, policy: AddressPolicy): boolean {
-  return info.class === 'public' || (info.class === 'loopback' && policy.allowLoopbackForTests === true);
+  return policy.loopbackOnly ? info.class === 'loopback' : info.class === 'public';
 }
 
 function assertAllowed(info: AddressInfo, policy: AddressPolicy, hostname: string): void {
   if (isAllowed(info, policy)) return;
   const via = hostname === info.address ? '' : `${hostname} resolves to `;
-  throw new ServiceError('UNSAFE_URL', `${via}${describeAddress(info)}`);
+  const why = policy.loopbackOnly && info.class === 'public' ? ' (the test stack reaches loopback only)' : '';
+  throw new ServiceError('UNSAFE_URL', `${via}${describeAddress(info)}${why}`);
 }
 
 export type { AddressClass };

@@ -3,7 +3,7 @@ import { access, constants, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ServiceError } from '../../domain/errors';
 import { DEFAULT_USER_AGENT } from '../outbound/http';
-import { applyOriginOverride, parseOriginOverride } from '../outbound/origin-override';
+import { applyOriginOverride, assertLoopbackTarget, parseOriginOverride, TEST_STACK } from '../outbound/origin-override';
 import { ToolMissingError, lastLine, runTool } from './run-tool';
 
 // Audio of a platform video, fetched by yt-dlp (the pinned one that
@@ -113,6 +113,7 @@ export async function downloadAudio(url: string, platform: DownloadPlatform, opt
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const stem = `audio-${randomBytes(6).toString('hex')}`;
+  if (TEST_STACK) assertLoopbackTarget(applyOriginOverride(url, parseOriginOverride(opts.outbound.originOverride)).target);
   const args = buildYtdlpArgs(url, {
     outbound: opts.outbound,
     toDir: opts.toDir,

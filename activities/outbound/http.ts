@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { ServiceError } from '../../domain/errors';
-import { applyOriginOverride, parseOriginOverride } from './origin-override';
+import { applyOriginOverride, assertLoopbackTarget, parseOriginOverride, TEST_STACK } from './origin-override';
 import { Semaphore } from './semaphore';
 
 // The one way platform traffic leaves the worker. Everything a platform sees
@@ -27,6 +27,8 @@ export interface OutboundConfig {
   maxBodyBytes?: number;
   /** Hops followed when a request asks for `redirect: 'follow'`. Default 5. */
   maxRedirects?: number;
+  /** Refuse any target that is not loopback (after the override). Default: on in the test stack (APP_ENV=test). */
+  loopbackOnly?: boolean;
 }
 
 export interface OutboundRequest {
@@ -88,6 +90,7 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
   const timeoutMs = config.timeoutMs ?? DEFAULTS.timeoutMs;
   const maxBodyBytes = config.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
   const maxRedirects = config.maxRedirects ?? DEFAULTS.maxRedirects;
+  const loopbackOnly = config.loopbackOnly ?? TEST_STACK;
   const userAgent = config.userAgent ?? DEFAULT_USER_AGENT;
   const slots = Object.fromEntries(PLATFORMS.map((p) => [p, new Semaphore(config.concurrency?.[p] ?? DEFAULTS.concurrency)])) as Record<OutboundPlatform, Semaphore>;
   // Which proxy each platform uses now: a block on one platform says nothing about the others.
@@ -132,6 +135,7 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
 
   async function sendOnce(url: string, init: OutboundRequest, proxy: string | null): Promise<Omit<OutboundResponse, 'url' | 'redirects'>> {
     const { target, forwardedHost } = applyOriginOverride(url, override);
+    if (loopbackOnly) assertLoopbackTarget(target);
     const headers: Record<string, string> = {
       'user-agent': userAgent,
       accept: '*/*',

@@ -27,3 +27,17 @@ export function applyOriginOverride(url: string, override: URL | null): Overridd
   target.port = override.port;
   return { target: target.href, forwardedHost: original.host };
 }
+
+/** Set when this process is the test stack (APP_ENV=test): platform traffic may only reach loopback. */
+export const TEST_STACK = process.env.APP_ENV === 'test';
+
+/**
+ * The test stack's guarantee that platform traffic never leaves the machine:
+ * the target (after the override) must be a loopback address or localhost.
+ * A missing PLATFORM_ORIGIN_OVERRIDE fails here instead of reaching the internet.
+ */
+export function assertLoopbackTarget(target: string): void {
+  const host = new URL(target).hostname.replace(/^\[|\]$/g, '');
+  const loopback = host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1';
+  if (!loopback) throw new Error(`the test stack sends platform traffic to loopback only (set PLATFORM_ORIGIN_OVERRIDE); refused ${new URL(target).host}`);
+}

@@ -37,6 +37,16 @@ const verifyRoute = defineRoute({
   },
 });
 
+const verifyPageRoute = defineRoute({
+  method: 'get', path: '/app/verify-email', operationId: 'verifyEmailPage', summary: 'The verification link from the mail (a browser page)', tags,
+  auth: { kind: 'public' }, query: VerifyEmailRequest,
+  responses: { 200: { description: 'An HTML page saying the address is verified.', contentTypes: ['text/html'] } }, errors: [],
+  handler: async ({ query, deps }) => {
+    await verifyEmail(deps.db, query.token);
+    return { status: 200, raw: { contentType: 'text/html; charset=utf-8', body: '<!doctype html><meta charset="utf-8"><title>Verified</title><p>Your e-mail address is verified. <a href="/app/sign-in">Sign in</a>.</p>' } };
+  },
+});
+
 const signInRoute = defineRoute({
   method: 'post', path: '/app/session', operationId: 'signIn', summary: 'Sign in with e-mail and password (creates the browser session)', tags,
   description: `Sets the \`${SESSION_COOKIE}\` cookie (HttpOnly, SameSite=Lax, Secure outside local development). Cookie-authenticated writes must send the returned csrf_token as X-CSRF-Token.`,
@@ -160,5 +170,5 @@ const portal = defineRoute({
 });
 
 export const accountRoutes: RouteSpec<any, any, any>[] = [
-  signUpRoute, verifyRoute, signInRoute, signOutRoute, listKeys, createKey, revokeKey, profileGet, profilePatch, deleteAccount, quote, checkout, portal,
+  signUpRoute, verifyRoute, verifyPageRoute, signInRoute, signOutRoute, listKeys, createKey, revokeKey, profileGet, profilePatch, deleteAccount, quote, checkout, portal,
 ];

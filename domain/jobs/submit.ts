@@ -73,15 +73,6 @@ export async function resolveJobSource(db: Db | Tx, principal: Principal, req: J
     source = { platform: link.platform, mediaId: link.mediaId, canonicalUrl: link.canonicalUrl, sourceUrl: req.source.url!, uploadId: null, title: null };
   }
   const mediaOnly = source.platform === 'upload' || source.platform === 'direct';
-  if (source.platform === 'direct' && settings.addressPolicy) {
-    try {
-      await assertSafeUrl(source.sourceUrl!, settings.addressPolicy);
-    } catch (err) {
-      if (err instanceof ServiceError && err.code === 'UNSAFE_URL') throw new ServiceError('UNSAFE_URL', at('source.url'), { message: err.detail ?? err.message });
-      // A name that does not resolve now is the fetch's business, with its own error.
-      if (!(err instanceof ServiceError)) throw err;
-    }
-  }
   if (source.platform === 'photosocial' && !settings.photosocialEnabled) {
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('source.url'), { message: 'photosocial sources are switched off.' });
   }
@@ -98,6 +89,16 @@ export async function resolveJobSource(db: Db | Tx, principal: Principal, req: J
         if (err instanceof ServiceError) throw new ServiceError(err.code, at('language'), { message: err.detail ?? err.message });
         throw err;
       }
+    }
+  }
+  // Last: the only check that may need the network (DNS), after every rule that does not.
+  if (source.platform === 'direct' && settings.addressPolicy) {
+    try {
+      await assertSafeUrl(source.sourceUrl!, settings.addressPolicy);
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'UNSAFE_URL') throw new ServiceError('UNSAFE_URL', at('source.url'), { message: err.detail ?? err.message });
+      // A name that does not resolve now is the fetch's business, with its own error.
+      if (!(err instanceof ServiceError)) throw err;
     }
   }
   return source;

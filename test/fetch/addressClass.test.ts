@@ -1,5 +1,5 @@
 import { classifyAddress, type AddressClass } from '../../activities/fetch/addressClass';
-import { assertSafeUrl, checkUrl, loopbackAllowance, type Resolver } from '../../activities/fetch/urlGuard';
+import { assertSafeUrl, checkUrl, testStackLoopbackOnly, type Resolver } from '../../activities/fetch/urlGuard';
 import { ServiceError } from '../../domain/errors';
 
 describe('classifyAddress', () => {
@@ -222,25 +222,45 @@ describe('checkUrl / assertSafeUrl', () => {
     expect(err.retryable).toBe(true);
   });
 
-  describe('the test allowance covers loopback and nothing else', () => {
-    const policy = (table: Record<string, string[]>) => ({ allowLoopbackForTests: true, resolver: tableResolver(table) });
+  describe('the test stack reaches loopback and nothing else', () => {
+    const policy = (table: Record<string, string[]>) => ({ loopbackOnly: true, resolver: tableResolver(table) });
     test('loopback passes', async () => {
       await expect(assertSafeUrl('https://127.0.0.1:8443/a', policy({}))).resolves.toBeDefined();
       await expect(assertSafeUrl('https://[::1]/a', policy({}))).resolves.toBeDefined();
       await expect(assertSafeUrl('https://media.test/a', policy({ 'media.test': ['127.0.0.1'] }))).resolves.toBeDefined();
     });
-    test.each(['10.0.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', 'fd00::1', 'fe80::1', '0.0.0.0', '224.0.0.1'])('%s still fails', async (address) => {
+    test.each(['10.0.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', 'fd00::1', 'fe80::1', '0.0.0.0', '224.0.0.1', '93.184.216.34', '2606:2800:220:1::248'])('%s fails, public addresses included', async (address) => {
       const err = await rejection(assertSafeUrl('https://media.test/a', policy({ 'media.test': [address] })));
       expect(err.code).toBe('UNSAFE_URL');
     });
   });
 
-  test('loopbackAllowance: only APP_ENV=test together with DIRECT_LINK_ALLOW_LOOPBACK=true', () => {
-    expect(loopbackAllowance({ APP_ENV: 'test', DIRECT_LINK_ALLOW_LOOPBACK: 'true' })).toBe(true);
-    expect(loopbackAllowance({ APP_ENV: 'test', DIRECT_LINK_ALLOW_LOOPBACK: true })).toBe(true);
-    expect(loopbackAllowance({ APP_ENV: 'production', DIRECT_LINK_ALLOW_LOOPBACK: 'true' })).toBe(false);
-    expect(loopbackAllowance({ APP_ENV: 'development', DIRECT_LINK_ALLOW_LOOPBACK: 'true' })).toBe(false);
-    expect(loopbackAllowance({ APP_ENV: 'test' })).toBe(false);
-    expect(loopbackAllowance({})).toBe(false);
+  test('an invented name is refused before any DNS lookup on the test stack', async () => {
+    const looked: string[] = [];
+    const dnsModule = require('node:dns') as typeof import('node:dns');
+    const spy = jest.spyOn(dnsModule.promises, 'lookup').mockImplementation(async (name: string) => {
+      looked.push(name);
+      throw Object.assign(new Error('no DNS in tests'), { code: 'ENOTFOUND' });
+    });
+    try {
+      for (const url of ['https://media.fuzzer-invented.example/a.mp3', 'https://example.com/x', 'https://xn--n3h.example/']) {
+        const err = await rejection(assertSafeUrl(url, { loopbackOnly: true }));
+        expect(err.code).toBe('UNSAFE_URL');
+        expect(err.detail).toMatch(/loopback only/);
+      }
+      expect(looked).toEqual([]);
+      // localhost is this machine by definition, so it may be looked up.
+      await assertSafeUrl('https://localhost/a', { loopbackOnly: true }).catch(() => undefined);
+      expect(looked).toEqual(['localhost']);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  test('testStackLoopbackOnly: APP_ENV=test and nothing else', () => {
+    expect(testStackLoopbackOnly({ APP_ENV: 'test' })).toBe(true);
+    expect(testStackLoopbackOnly({ APP_ENV: 'production' })).toBe(false);
+    expect(testStackLoopbackOnly({ APP_ENV: 'development' })).toBe(false);
+    expect(testStackLoopbackOnly({})).toBe(false);
   });
 });

@@ -21,7 +21,7 @@ it('downloads a large body from a server that closes the connection, without cra
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'close-'));
   try {
     const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/big.mp3`;
-    const got = await safeFetch(url, { toFile: path.join(dir, 'big.mp3'), allowLoopbackForTests: true, caForTests: tls.cert });
+    const got = await safeFetch(url, { toFile: path.join(dir, 'big.mp3'), loopbackOnly: true, caForTests: tls.cert });
     expect(got.bytes).toBe(body.length);
     expect(fs.statSync(got.file).size).toBe(body.length);
   } finally {

@@ -28,7 +28,7 @@ afterAll(async () => {
 
 /** Options for a loopback test: the allowance, the test CA and a fresh target file. */
 function opts(extra: Partial<SafeFetchOptions> = {}): SafeFetchOptions {
-  return { toFile: path.join(dir, `out-${++n}.bin`), allowLoopbackForTests: true, caForTests: TEST_CA, ...extra };
+  return { toFile: path.join(dir, `out-${++n}.bin`), loopbackOnly: true, caForTests: TEST_CA, ...extra };
 }
 
 async function failure(p: Promise<unknown>): Promise<ServiceError> {
@@ -65,7 +65,7 @@ describe('safeFetch: downloads', () => {
 
   test('without the test allowance, loopback is UNSAFE_URL and nothing is requested', async () => {
     serveWav();
-    const err = await failure(safeFetch(`${origin.url}/a.wav`, opts({ allowLoopbackForTests: false })));
+    const err = await failure(safeFetch(`${origin.url}/a.wav`, opts({ loopbackOnly: false })));
     expect(err.code).toBe('UNSAFE_URL');
     expect(err.detail).toContain('127.0.0.1 is a loopback address');
     expect(origin.hits).toEqual([]);
@@ -155,7 +155,7 @@ describe('safeFetch: pinning', () => {
       const resolver: Resolver = async () => [{ address: '0:0:0:0:0:0:0:1', family: 6 }];
       const r = await safeFetch(`https://media.test:${v6.port}/a.wav`, opts({ resolver }));
       expect(r.bytes).toBe(WAV.length);
-      const err = await failure(safeFetch(`${v6.url}/a.wav`, opts({ allowLoopbackForTests: false })));
+      const err = await failure(safeFetch(`${v6.url}/a.wav`, opts({ loopbackOnly: false })));
       expect(err.detail).toBe('::1 is a loopback address');
     } finally {
       await v6.close();

@@ -53,7 +53,7 @@ export async function startTestApi(overrides: Partial<Record<string, string>> = 
     wakeups,
     secretsKey: resolveSecretsKey(cfg),
     baseUrl: 'http://127.0.0.1',
-    addressPolicy: { allowLoopbackForTests: true },
+    addressPolicy: { loopbackOnly: true },
     objectStore: testObjectStore(),
     recognizer: new PocketsphinxRecognizer(),
     cloudRecognizer: null,

@@ -28,11 +28,11 @@ export function activityDepsFor(api: TestApi, outbound: Outbound, opts: { cloud?
       recognizer: new PocketsphinxRecognizer(),
       cloud: opts.cloud ?? null,
       callbackUrl: opts.callbackUrl ?? null,
-      directLinkPolicy: { allowLoopbackForTests: true, caForTests: testTls().cert },
+      directLinkPolicy: { loopbackOnly: true, caForTests: testTls().cert },
       maxPieceMs: opts.maxPieceMs,
       downloadPlatformAudio: (url, platform, toDir) => downloadAudio(url, platform, { toDir, outbound: { originOverride: opts.originOverride ?? null } }),
     },
-    webhooks: { secretsKey: api.deps.secretsKey, addressPolicy: { allowLoopbackForTests: true }, extraCa: testTls().cert, timeoutMs: 3000 },
+    webhooks: { secretsKey: api.deps.secretsKey, addressPolicy: { loopbackOnly: true }, extraCa: testTls().cert, timeoutMs: 3000 },
   };
 }
 

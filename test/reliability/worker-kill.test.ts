@@ -1,0 +1,148 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { LocalDiskObjectStore } from '../../activities/storage';
+import { freePort, ROOT } from '../../stack/proc';
+import { bearer, createWorkspace, startTestApi, type TestApi } from '../support/harness';
+import { videositeCaptionRoutes } from '../support/jobStack';
+import { startReplayOrigin, type ReplayOrigin } from '../support/replay-origin';
+import { audioDir, makeSpeech, PARAGRAPHS } from '../support/speech';
+import { reserveAndPut } from '../support/uploads';
+
+// A worker process SIGKILLed in the middle of jobs: caption fetches in flight
+// (the replay origin answers slowly) and AI transcriptions (recognising, or
+// cutting audio). A replacement worker must bring every job to a final state
+// once, with credits exact, within RECOVERY_BOUND_MS of the kill (the
+// replacement's own start, about 5-10 s here, included). The bound
+// follows from the timeouts in workflows/job.ts: a source activity is declared
+// lost after its 10 s heartbeat timeout, a media activity after 20 s, then the
+// first automatic retry waits 5 s; the rest is the work itself.
+
+const RECOVERY_BOUND_MS = 45_000;
+const CAPTION_JOBS = 10;
+const AI_JOBS = 2;
+
+let origin: ReplayOrigin;
+let api: TestApi;
+let dataDir: string;
+const workers: ChildProcess[] = [];
+const taskQueue = `kill-${randomUUID()}`;
+const signingSecret = 'worker-kill-test-upload-signing-secret-0123456789';
+
+/** The real worker entry point (worker/main.ts) as its own process, on this test's queue. */
+async function startWorkerProcess(): Promise<ChildProcess> {
+  // node with tsx as a loader, not the tsx CLI: that runs the program in a child of its own, which a SIGKILL would orphan.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      APP_ENV: 'test',
+      LOG_LEVEL: 'info',
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      PLATFORM_ORIGIN_OVERRIDE: origin.url,
+      WORKER_METRICS_PORT: String(await freePort()),
+      DATA_DIR: dataDir,
+      UPLOAD_SIGNING_SECRET: signingSecret,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  workers.push(child);
+  let log = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${log}`)), 60_000);
+    child.stdout!.on('data', (d) => {
+      log += d.toString();
+      if (log.includes('worker running')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.stderr!.on('data', (d) => (log += d.toString()));
+    child.on('exit', (code) => reject(new Error(`worker exited with ${code}:\n${log}`)));
+  });
+  return child;
+}
+
+beforeAll(async () => {
+  origin = await startReplayOrigin(videositeCaptionRoutes({ captionDelayMs: 4000 }));
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'worker-kill-'));
+  // The API and the worker process share the local object store (uploads).
+  const objectStore = new LocalDiskObjectStore({ root: path.join(dataDir, 'objects'), baseUrl: 'http://127.0.0.1', signingSecret: Buffer.from(signingSecret, 'utf8') });
+  api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue }, { objectStore });
+});
+
+afterAll(async () => {
+  await Promise.all(workers.filter((w) => w.exitCode === null && w.signalCode === null).map((w) => new Promise((r) => (w.once('exit', r), w.kill('SIGKILL')))));
+  await api.close();
+  await origin.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+test(`after a SIGKILLed worker every job is final once, credits exact, within ${RECOVERY_BOUND_MS / 1000} s of the kill`, async () => {
+  const first = await startWorkerProcess();
+  const ws = await createWorkspace(api.deps, { plan: 'pro' });
+  const before = (await request(api.app).get('/v1/usage').set(bearer(ws.apiKey))).body;
+
+  const audio = await audioDir();
+  const speech = await makeSpeech(`${PARAGRAPHS[0]} ${PARAGRAPHS[1]}`, audio.dir, 'talk', { format: 'mp3' });
+  const uploadIds: string[] = [];
+  for (let i = 0; i < AI_JOBS; i++) {
+    const { slot } = await reserveAndPut(api, ws, speech.path, 'audio/mpeg');
+    const done = await request(api.app).post(`/v1/uploads/${slot.id}/complete`).set(bearer(ws.apiKey));
+    expect(done.body.status).toBe('ready');
+    uploadIds.push(slot.id);
+  }
+  await audio.cleanup();
+
+  const jobIds: string[] = [];
+  const submit = async (body: object) => {
+    const res = await request(api.app).post('/v1/jobs').set(bearer(ws.apiKey)).set('Idempotency-Key', randomUUID()).send(body);
+    expect(res.status).toBe(202);
+    jobIds.push(res.body.id);
+  };
+  for (const uploadId of uploadIds) await submit({ source: { upload_id: uploadId }, mode: 'transcribe', language: 'en' });
+  for (let i = 0; i < CAPTION_JOBS; i++) await submit({ source: { url: `https://www.youtube.com/watch?v=kill${String(i).padStart(7, '0')}` }, mode: 'captions_only' });
+
+  // Kill once the caption fetches are in flight (the origin holds them 4 s).
+  for (let i = 0; i < 100; i++) {
+    const inCaptions = await api.deps.db.job.count({ where: { id: { in: jobIds }, stage: 'captions' } });
+    if (inCaptions >= CAPTION_JOBS / 2) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  first.kill('SIGKILL');
+  const killedAt = Date.now();
+  await new Promise((r) => first.once('exit', r));
+  const stagesAtKill = await api.deps.db.job.findMany({ where: { id: { in: jobIds } }, select: { status: true, stage: true } });
+  expect(stagesAtKill.filter((j) => j.stage === 'captions').length).toBeGreaterThanOrEqual(CAPTION_JOBS / 2);
+
+  await startWorkerProcess();
+  const replacementReady = Date.now();
+  let final = 0;
+  while (Date.now() - killedAt < RECOVERY_BOUND_MS + 15_000) {
+    final = await api.deps.db.job.count({ where: { id: { in: jobIds }, status: { in: ['succeeded', 'failed', 'cancelled'] } } });
+    if (final === jobIds.length) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const recoveredMs = Date.now() - killedAt;
+  console.log(`[worker-kill] ${jobIds.length} jobs final ${recoveredMs} ms after the kill; the replacement worker took ${replacementReady - killedAt} ms to start (bound ${RECOVERY_BOUND_MS} ms)`);
+  expect(final).toBe(jobIds.length);
+  expect(recoveredMs).toBeLessThan(RECOVERY_BOUND_MS);
+
+  // Every job succeeded, once: one published transcript each, one charge per hold.
+  const jobs = await api.deps.db.job.findMany({ where: { id: { in: jobIds } } });
+  expect(jobs.map((j) => j.status)).toEqual(jobIds.map(() => 'succeeded'));
+  for (const job of jobs) {
+    expect(await api.deps.db.transcript.count({ where: { jobId: job.id, publishedAt: { not: null } } })).toBe(1);
+    const settlements = await api.deps.db.creditLedgerEntry.count({ where: { holdId: job.holdId!, kind: 'charge' } });
+    expect(settlements).toBe(1);
+  }
+  const charged = jobs.reduce((sum, j) => sum + j.creditsCharged, 0);
+  const after = (await request(api.app).get('/v1/usage').set(bearer(ws.apiKey))).body;
+  expect(after.credits_reserved).toBe(0);
+  expect(before.credits_remaining - after.credits_remaining).toBe(charged);
+  expect(charged).toBe(CAPTION_JOBS * 1 + AI_JOBS * 2);
+  expect(await api.deps.db.creditHold.count({ where: { workspaceId: ws.workspaceId, status: 'held' } })).toBe(0);
+}, 240_000);
