@@ -33,6 +33,6 @@ RUN npm prune --omit=dev --no-audit --no-fund \
 USER node
 ENV DATA_DIR=/app/.data PORT=3000
 EXPOSE 3000
-# The API applies pending migrations at start (stack/migrations.ts), so a new
+# The API applies pending migrations at start (prisma/migrate.ts), so a new
 # image can be started against an older database.
 CMD ["npx", "tsx", "api/main.ts"]

@@ -1,10 +1,10 @@
 import type { Db } from '../domain/db';
 import { ServiceError } from '../domain/errors';
-import type { CaptionOptions, CaptionResult } from './platforms/types';
+import type { CaptionOptions, CaptionResult } from '../integrations/platforms/types';
 import { reuseKey } from '../domain/jobs/reuse';
 import { asActivity } from './failures';
-import { saveDraftTranscript } from './transcriptDraft';
-import { recordRetry, type JobPlan } from './jobState';
+import { saveDraftTranscript } from './transcript-draft';
+import { recordRetry, type JobPlan } from './job-state';
 
 /** The platform side the caption activities need; the worker wires the real clients behind the outbound layer. */
 export interface CaptionSources {

@@ -1,9 +1,9 @@
 import type { Db } from '../domain/db';
 import { createBatchActivities } from './batches';
 import { createCaptionActivities, type CaptionSources } from './captions';
-import { createJobStateActivities } from './jobState';
+import { createJobStateActivities } from './job-state';
 import { createRetentionActivities } from './retention';
-import type { ObjectStore } from './storage';
+import type { ObjectStore } from '../integrations/storage';
 import { createTranscriptionActivities, type TranscriptionDeps } from './transcription';
 import { createUploadActivities } from './uploads';
 import { createWebhookActivities, type WebhookDeps } from './webhooks';

@@ -5,18 +5,18 @@ import { increaseHold } from '../domain/credits/ledger';
 import type { Db } from '../domain/db';
 import { ServiceError } from '../domain/errors';
 import { DEFAULT_MAX_CREDITS, transcriptionCredits, type PlanId } from '../domain/plans';
-import { Semaphore } from './outbound/semaphore';
+import { Semaphore } from '../integrations/outbound/semaphore';
 import { asActivity } from './failures';
 import { savedProgress, saveProgress } from './heartbeat';
-import { saveDraftTranscript } from './transcriptDraft';
-import { recordRetry, type JobPlan } from './jobState';
-import { safeFetch, type AddressPolicy } from './fetch';
-import { toRecognizerWav } from './media/convert';
-import { probeMedia } from './media/probe';
-import { splitAtSilences, stitch, type Piece, type RecognizedPiece } from './media/split';
-import type { AssemblyAiRecognizer } from './recognizers/cloud';
-import { qualityStatus, recognizeOrEmpty, resolveLanguage, type RecognitionResult, type Recognizer } from './recognizers/types';
-import type { ObjectStore } from './storage';
+import { saveDraftTranscript } from './transcript-draft';
+import { recordRetry, type JobPlan } from './job-state';
+import { safeFetch, type AddressPolicy } from '../integrations/fetch';
+import { toRecognizerWav } from '../integrations/media/convert';
+import { probeMedia } from '../integrations/media/probe';
+import { splitAtSilences, stitch, type Piece, type RecognizedPiece } from '../integrations/media/split';
+import type { AssemblyAiRecognizer } from '../integrations/recognizers/cloud';
+import { qualityStatus, recognizeOrEmpty, resolveLanguage, type RecognitionResult, type Recognizer } from '../integrations/recognizers/types';
+import type { ObjectStore } from '../integrations/storage';
 
 // AI transcription, one small activity per step. Audio and per-piece results
 // travel through object storage (never through workflow history), so every

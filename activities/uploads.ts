@@ -5,8 +5,8 @@ import { Prisma } from '../prisma/generated/client';
 import type { Db } from '../domain/db';
 import { ServiceError } from '../domain/errors';
 import { asActivity } from './failures';
-import { probeMedia } from './media/probe';
-import { verifyStoredUpload, type ObjectStore } from './storage';
+import { probeMedia } from '../integrations/media/probe';
+import { verifyStoredUpload, type ObjectStore } from '../integrations/storage';
 
 export function createUploadActivities(db: Db, store: ObjectStore) {
   return {

@@ -3,7 +3,7 @@ import { decryptSecret } from '../domain/accounts/secrets';
 import type { Db } from '../domain/db';
 import { ServiceError } from '../domain/errors';
 import { webhookHeaders } from '../domain/webhooks/signing';
-import { assertSafeUrl, pinnedDispatcher, type AddressPolicy } from './fetch';
+import { assertSafeUrl, pinnedDispatcher, type AddressPolicy } from '../integrations/fetch';
 
 export interface WebhookDeps {
   db: Db;

@@ -7,7 +7,7 @@ import { mount } from './http/route';
 import { buildOpenApiDocument } from './openapi';
 import { allRoutes } from './routes';
 import { signInPage } from './pages';
-import { createLocalUploadHandler } from '../activities/storage';
+import { createLocalUploadHandler } from '../integrations/storage';
 
 export function createApp(deps: AppDeps): Express {
   const app = express();

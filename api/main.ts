@@ -3,14 +3,14 @@ import pino from 'pino';
 import { config } from '../domain/config';
 import { createDb } from '../domain/db';
 import { JobWakeups } from '../domain/jobs/wakeups';
-import { resolveSecretsKey } from '../domain/secretsKey';
+import { resolveSecretsKey } from '../domain/secrets-key';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
-import { testStackLoopbackOnly } from '../activities/fetch';
-import { selectRecognizers } from '../activities/recognizers/select';
-import { createObjectStore, objectStoreConfigFromEnv } from '../activities/storage';
-import { RateLimits } from './http/rateLimit';
-import { applyMigrations } from '../stack/migrations';
+import { testStackLoopbackOnly } from '../integrations/fetch';
+import { selectRecognizers } from '../integrations/recognizers/select';
+import { createObjectStore, objectStoreConfigFromEnv } from '../integrations/storage';
+import { RateLimits } from './http/rate-limit';
+import { applyMigrations } from '../prisma/migrate';
 
 // The API process: stateless; any number can run behind a load balancer.
 async function main() {

@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { ERROR_CATALOGUE } from '../domain/errors';
 import { applyQueryDependencies, registerOpenApi, type RouteSpec } from './http/route';
-import { UNSTORABLE_TEXT_RULE } from './http/storableText';
+import { UNSTORABLE_TEXT_RULE } from './http/storable-text';
 import { allRoutes } from './routes';
 
 /** The OpenAPI 3.1 document, generated from the same route declarations and zod schemas that serve requests. */

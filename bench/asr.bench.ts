@@ -16,12 +16,12 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { toRecognizerWav } from '../activities/media/convert';
-import { splitAtSilences, stitch, type RecognizedPiece } from '../activities/media/split';
-import { runTool } from '../activities/media/run-tool';
-import { readWavInfo } from '../activities/media/wav';
-import { DEFAULT_POCKETSPHINX_MODEL_DIR, PocketsphinxRecognizer } from '../activities/recognizers/pocketsphinx';
-import { recognizeOrEmpty } from '../activities/recognizers/types';
+import { toRecognizerWav } from '../integrations/media/convert';
+import { splitAtSilences, stitch, type RecognizedPiece } from '../integrations/media/split';
+import { runTool } from '../integrations/media/run-tool';
+import { readWavInfo } from '../integrations/media/wav';
+import { DEFAULT_POCKETSPHINX_MODEL_DIR, PocketsphinxRecognizer } from '../integrations/recognizers/pocketsphinx';
+import { recognizeOrEmpty } from '../integrations/recognizers/types';
 import { PARAGRAPHS, audioDir, concatWithPauses, makeSpeech, wordErrorRate } from '../test/support/speech';
 
 const argIdx = process.argv.indexOf('--minutes');

@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import { createActivities } from '../activities';
-import { createOutbound } from '../activities/outbound/http';
-import { applyMigrations } from '../stack/migrations';
+import { createOutbound } from '../integrations/outbound/http';
+import { applyMigrations } from '../prisma/migrate';
 import { createDatabase, dropDatabase, startPostgres, withDatabase } from '../stack/postgres';
 import { ROOT } from '../stack/proc';
 import { startTemporal } from '../stack/temporal';
@@ -73,7 +73,7 @@ async function main() {
   const { startTestApi, createWorkspace, bearer } = await import('../test/support/harness');
   const { startTestWorker } = await import('../test/support/worker');
   const { startReplayOrigin } = await import('../test/support/replay-origin');
-  const { videositeCaptionRoutes, activityDepsFor } = await import('../test/support/jobStack');
+  const { videositeCaptionRoutes, activityDepsFor } = await import('../test/support/job-stack');
 
   const origin = await startReplayOrigin(videositeCaptionRoutes());
   const taskQueue = `bench-${randomUUID()}`;
@@ -233,7 +233,7 @@ async function main() {
   out();
 
   // --- issue 5: job completion → webhook received, and a batch of 50 vs 50 single jobs
-  const { startWebhookReceiver } = await import('../test/support/webhookReceiver');
+  const { startWebhookReceiver } = await import('../test/support/webhook-receiver');
   const { signInSession } = await import('../test/support/harness');
   const { testTls } = await import('../test/support/tls');
   const { webhookHeaders } = await import('../domain/webhooks/signing');
@@ -320,9 +320,9 @@ async function main() {
   {
     const { audioDir, concatWithPauses, makeSpeech, PARAGRAPHS, wordErrorRate } = await import('../test/support/speech');
     const { uploadReady } = await import('../test/support/uploads');
-    const { PocketsphinxRecognizer } = await import('../activities/recognizers/pocketsphinx');
-    const { toRecognizerWav } = await import('../activities/media/convert');
-    const { probeMedia } = await import('../activities/media/probe');
+    const { PocketsphinxRecognizer } = await import('../integrations/recognizers/pocketsphinx');
+    const { toRecognizerWav } = await import('../integrations/media/convert');
+    const { probeMedia } = await import('../integrations/media/probe');
     const dir = await audioDir('bench-');
     const parts = await Promise.all(PARAGRAPHS.map((p, i) => makeSpeech(p, dir.dir, `p${i}`)));
     const audio = await concatWithPauses(parts.map((p) => p.path), path.join(dir.dir, 'speech.wav'), 1);

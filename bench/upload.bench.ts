@@ -19,9 +19,9 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { createLocalUploadHandler } from '../activities/storage/localUploadHandler';
-import { LocalDiskObjectStore } from '../activities/storage/localDiskObjectStore';
-import { S3ObjectStore } from '../activities/storage/s3ObjectStore';
+import { createLocalUploadHandler } from '../integrations/storage/local-upload-handler';
+import { LocalDiskObjectStore } from '../integrations/storage/local-disk-object-store';
+import { S3ObjectStore } from '../integrations/storage/s3-object-store';
 import { startMinio, type MinioHandle } from '../stack/minio';
 import { freePort, ROOT } from '../stack/proc';
 

@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { applyMigrations } from './migrations';
+import { applyMigrations } from '../prisma/migrate';
 import { startPostgres, type PostgresHandle } from './postgres';
 import { prefixLines, ROOT, waitFor } from './proc';
 import { startTemporal, type TemporalHandle } from './temporal';

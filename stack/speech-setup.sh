@@ -4,7 +4,7 @@
 # source it from stack/setup.sh. Idempotent: every step checks first, so a
 # second run costs a few milliseconds and installs nothing.
 #
-#  - ffmpeg/ffprobe: probing, decoding, cutting pieces (activities/media);
+#  - ffmpeg/ffprobe: probing, decoding, cutting pieces (integrations/media);
 #  - pocketsphinx + pocketsphinx-en-us: the embedded English recognizer;
 #  - flite, festival + festvox-us-slt-hts, sox: English test speech
 #    (test/support/speech.ts; not espeak-ng, which pocketsphinx cannot follow);

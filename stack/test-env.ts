@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import { applyMigrations } from './migrations';
+import { applyMigrations } from '../prisma/migrate';
 import { createDatabase, dropDatabase, startPostgres, withDatabase, type PostgresHandle } from './postgres';
 import { ROOT, isAlive } from './proc';
 import { startTemporal, type TemporalHandle } from './temporal';

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# yt-dlp for activities/media/download.ts, pinned, from PyPI into .tools/venv.
+# yt-dlp for integrations/media/download.ts, pinned, from PyPI into .tools/venv.
 # Not Debian's package: its 2023 release cannot read today's platforms, and
 # platforms change often enough that the version must be one we chose and tested.
 # Besides yt-dlp: yt-dlp-ejs, YouTube's JS challenge solver (else fetched from

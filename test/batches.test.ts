@@ -2,9 +2,9 @@ import request from 'supertest';
 import { getBalance } from '../domain/credits/ledger';
 import { batchStatus } from '../domain/batches/status';
 import { bearer, createWorkspace, signInSession, type TestWorkspace } from './support/harness';
-import { newKey, startJobStack, videositeCaptionRoutes, VIDEO_URL, type JobStack } from './support/jobStack';
+import { newKey, startJobStack, videositeCaptionRoutes, VIDEO_URL, type JobStack } from './support/job-stack';
 import type { ReplayRoute } from './support/replay-origin';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhookReceiver';
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
 
 // Three videos told apart by the id in the request: one with captions, one
 // private, one whose captions are slow (cancelled while it waits).

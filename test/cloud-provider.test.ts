@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { startAssemblyAiFake, type AssemblyAiFake } from '../activities/recognizers/assemblyai-fake';
-import { AssemblyAiRecognizer } from '../activities/recognizers/cloud';
+import { startAssemblyAiFake, type AssemblyAiFake } from './support/assemblyai-fake';
+import { AssemblyAiRecognizer } from '../integrations/recognizers/cloud';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
-import { startJobStack, submit, waitFinal, type JobStack } from './support/jobStack';
+import { startJobStack, submit, waitFinal, type JobStack } from './support/job-stack';
 import { audioDir, makeSpeech, PARAGRAPHS, wordErrorRate } from './support/speech';
 import { uploadReady } from './support/uploads';
 

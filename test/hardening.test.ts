@@ -8,13 +8,13 @@ import { createActivities } from '../activities';
 import { createHttpServer } from '../api/http/server';
 import { loadConfig } from '../domain/config';
 import { freePort, ROOT } from '../stack/proc';
-import { activityDepsFor, FAST_RETRY, newKey, submit, startJobStack, videositeCaptionRoutes, VIDEO_URL, type JobStack } from './support/jobStack';
+import { activityDepsFor, FAST_RETRY, newKey, submit, startJobStack, videositeCaptionRoutes, VIDEO_URL, type JobStack } from './support/job-stack';
 import { bearer, createWorkspace, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
-import { createOutbound } from '../activities/outbound/http';
+import { createOutbound } from '../integrations/outbound/http';
 import { reserveAndPut, complete } from './support/uploads';
 import { startTestWorker } from './support/worker';
 import { audioDir, makeSpeech, PARAGRAPHS } from './support/speech';
-import { startTcpProxy } from './support/tcpProxy';
+import { startTcpProxy } from './support/tcp-proxy';
 import { randomUUID } from 'node:crypto';
 
 // Issue 9: what an attacker or an unlucky operator found. Each case failed
@@ -301,7 +301,7 @@ describe('the test stack never leaves loopback, by construction', () => {
   });
 
   it('yt-dlp is not started without the replay origin', async () => {
-    const { downloadAudio } = await import('../activities/media/download');
+    const { downloadAudio } = await import('../integrations/media/download');
     await expect(downloadAudio('https://www.youtube.com/watch?v=rCAS2eD-mcw', 'videosite', { toDir: '/tmp', outbound: {} })).rejects.toThrow(/loopback only/);
   });
 

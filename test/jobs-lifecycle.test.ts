@@ -3,7 +3,7 @@ import request from 'supertest';
 import { createActivities } from '../activities';
 import { getBalance } from '../domain/credits/ledger';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
-import { activityDepsFor, newKey, startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/jobStack';
+import { activityDepsFor, newKey, startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/job-stack';
 import type { ReplayRoute } from './support/replay-origin';
 import { startTestWorker } from './support/worker';
 

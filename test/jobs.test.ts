@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { getBalance } from '../domain/credits/ledger';
 import { bearer, createWorkspace, startTestApi, type TestWorkspace } from './support/harness';
-import { newKey, startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/jobStack';
+import { newKey, startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/job-stack';
 
 let stack: JobStack;
 let pro: TestWorkspace;

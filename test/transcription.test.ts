@@ -5,7 +5,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { getBalance } from '../domain/credits/ledger';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
-import { startJobStack, submit, waitFinal, type JobStack } from './support/jobStack';
+import { startJobStack, submit, waitFinal, type JobStack } from './support/job-stack';
 import type { ReplayRoute } from './support/replay-origin';
 import { audioDir, concatWithPauses, ffmpeg, makeSilence, makeSpeech, PARAGRAPHS, wordErrorRate } from './support/speech';
 import { testTls } from './support/tls';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { bearer, createWorkspace, testObjectStore, type TestWorkspace } from './support/harness';
-import { startJobStack, type JobStack } from './support/jobStack';
+import { startJobStack, type JobStack } from './support/job-stack';
 import { audioDir, ffmpeg, makeSpeech, PARAGRAPHS } from './support/speech';
 import { complete, reserveAndPut } from './support/uploads';
 

@@ -1,9 +1,9 @@
 import { request as httpsRequest } from 'node:https';
 import request from 'supertest';
 import { bearer, createWorkspace, signInSession, type TestWorkspace } from './support/harness';
-import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/jobStack';
+import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/job-stack';
 import { testTls } from './support/tls';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhookReceiver';
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
 
 let stack: JobStack;
 let receiver: WebhookReceiver;

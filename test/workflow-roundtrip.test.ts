@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createActivities } from '../activities';
-import { createOutbound } from '../activities/outbound/http';
-import { activityDepsFor } from './support/jobStack';
+import { createOutbound } from '../integrations/outbound/http';
+import { activityDepsFor } from './support/job-stack';
 import { probeWorkflow } from '../workflows/probe';
 import { startTestApi, type TestApi } from './support/harness';
 import { startTestWorker, type TestWorker } from './support/worker';

@@ -1,18 +1,18 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { createActivities } from '../activities';
-import { createOutbound, outboundConfigFromEnv } from '../activities/outbound/http';
-import { createCaptionSources } from '../activities/platforms/sources';
+import { createOutbound, outboundConfigFromEnv } from '../integrations/outbound/http';
+import { createCaptionSources } from '../integrations/platforms/sources';
 import { Client, Connection } from '@temporalio/client';
 import { ensureRetentionSchedule } from './schedules';
 import { config } from '../domain/config';
 import { createDb } from '../domain/db';
-import { resolveSecretsKey } from '../domain/secretsKey';
-import { testStackLoopbackOnly } from '../activities/fetch';
-import { selectRecognizers } from '../activities/recognizers/select';
-import { downloadAudio } from '../activities/media/download';
-import { createObjectStore, objectStoreConfigFromEnv } from '../activities/storage';
-import { applyMigrations } from '../stack/migrations';
+import { resolveSecretsKey } from '../domain/secrets-key';
+import { testStackLoopbackOnly } from '../integrations/fetch';
+import { selectRecognizers } from '../integrations/recognizers/select';
+import { downloadAudio } from '../integrations/media/download';
+import { createObjectStore, objectStoreConfigFromEnv } from '../integrations/storage';
+import { applyMigrations } from '../prisma/migrate';
 
 // The worker process: runs workflows and activities from the task queue. Scale
 // out by starting more of them; Temporal spreads the work.

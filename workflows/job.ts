@@ -2,7 +2,7 @@ import {
   ApplicationFailure, CancellationScope, condition, defineSignal, defineUpdate, isCancellation, proxyActivities, proxyLocalActivities, setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { JobOutcome, JobPlan } from '../activities/jobState';
+import type { JobOutcome, JobPlan } from '../activities/job-state';
 import { CANCEL_UPDATE, JOB_NOT_COMMITTED, PROVIDER_CALLBACK_SIGNAL, type CancelResult, type JobWorkflowInput } from './definitions';
 import { errorFromFailure, failureCode } from './failures';
 import { deliverEvent } from './webhook';

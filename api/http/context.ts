@@ -3,13 +3,13 @@ import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../../domain/config';
 import type { Db } from '../../domain/db';
-import type { RateLimits } from './rateLimit';
+import type { RateLimits } from './rate-limit';
 import type { JobWakeups } from '../../domain/jobs/wakeups';
 import type { RetrySettings } from '../../workflows/definitions';
-import type { AddressPolicy } from '../../activities/fetch';
-import type { AssemblyAiRecognizer } from '../../activities/recognizers/cloud';
-import type { Recognizer } from '../../activities/recognizers/types';
-import type { ObjectStore } from '../../activities/storage';
+import type { AddressPolicy } from '../../integrations/fetch';
+import type { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
+import type { Recognizer } from '../../integrations/recognizers/types';
+import type { ObjectStore } from '../../integrations/storage';
 
 /** Everything a handler may use; built once per API process in api/app.ts. */
 export interface AppDeps {

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { ZodError } from 'zod';
-import { z } from './zod';
+import { z } from '../../domain/schemas/zod';
 import { docUrl, ERROR_CATALOGUE, ServiceError, type ErrorCode } from '../../domain/errors';
 
 /** The one mapping from a ServiceError to HTTP: status, headers and the spec's envelope. */

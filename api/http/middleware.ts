@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import client from 'prom-client';
 import { ServiceError, type ErrorCode } from '../../domain/errors';
-import { unreachableDependency } from './dependencyErrors';
+import { unreachableDependency } from './dependency-errors';
 import { sendError } from './envelope';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;

@@ -7,10 +7,10 @@ import { safeEqual, sha256Hex } from '../../domain/accounts/secrets';
 import { ERROR_CATALOGUE, ServiceError, type ErrorCode } from '../../domain/errors';
 import type { AppDeps } from './context';
 import { ErrorEnvelopeSchema, zodToServiceError } from './envelope';
-import { assertStorableText } from './storableText';
+import { assertStorableText } from './storable-text';
 import { idempotencyKeyUsed, type IdempotencyScope } from '../../domain/idempotency';
-import type { RateLimitKind } from './rateLimit';
-import { z } from './zod';
+import type { RateLimitKind } from './rate-limit';
+import { z } from '../../domain/schemas/zod';
 
 // One declaration per endpoint drives both the Express handler and its OpenAPI
 // entry: authentication, scope, rate-limit class, the zod schemas that validate

@@ -5,13 +5,13 @@ import { disableWorkspace, getProfile, updateProfile } from '../../domain/accoun
 import { ServiceError } from '../../domain/errors';
 import { PRICE_VERSION, quoteCredits } from '../../domain/plans';
 import { defineRoute, SESSION_COOKIE, type RouteSpec } from '../http/route';
-import { z } from '../http/zod';
+import { z } from '../../domain/schemas/zod';
 import {
   ApiKeyCreatedSchema, ApiKeyListSchema, CheckoutRequest, CheckoutSessionSchema, CreateApiKeyRequest, DeleteAccountRequest,
   PortalSessionSchema, ProfileSchema, QuoteQuery, QuoteSchema, SessionSchema, SignInRequest, SignUpRequest, UpdateProfileRequest,
   VerifyEmailRequest,
-} from '../schemas/account';
-import { IdParams } from '../schemas/common';
+} from '../../domain/schemas/account';
+import { IdParams } from '../../domain/schemas/common';
 
 const tags = ['Account'];
 

@@ -1,7 +1,7 @@
 import { getBatch, submitBatch } from '../../domain/batches/submit';
 import { defineRoute, type RouteSpec } from '../http/route';
-import { IdParams } from '../schemas/common';
-import { BatchRequestSchema, BatchSchema } from '../schemas/resources';
+import { IdParams } from '../../domain/schemas/common';
+import { BatchRequestSchema, BatchSchema } from '../../domain/schemas/resources';
 import { jobServiceDeps } from './jobs';
 
 const tags = ['Batches'];

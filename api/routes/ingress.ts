@@ -1,6 +1,6 @@
-import { acceptProviderCallback } from '../../domain/jobs/providerCallback';
+import { acceptProviderCallback } from '../../domain/jobs/provider-callback';
 import { defineRoute, type RouteSpec } from '../http/route';
-import { z } from '../http/zod';
+import { z } from '../../domain/schemas/zod';
 
 // Callbacks from outside providers: verified by their own secret, never in the public document.
 const asrCallback = defineRoute({

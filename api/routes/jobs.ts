@@ -3,7 +3,7 @@ import { listJobs, waitForJob } from '../../domain/jobs/read';
 import { submitJob, type JobServiceDeps } from '../../domain/jobs/submit';
 import type { AppDeps } from '../http/context';
 import { defineRoute, type Reply, type RouteSpec } from '../http/route';
-import { JobIdParams, JobListQuery, JobListSchema, JobRequestSchema, JobSchema, RetryRequestSchema, WaitQuery } from '../schemas/jobs';
+import { JobIdParams, JobListQuery, JobListSchema, JobRequestSchema, JobSchema, RetryRequestSchema, WaitQuery } from '../../domain/schemas/jobs';
 
 const tags = ['Jobs'];
 const POLL_AFTER_SECONDS = 2;

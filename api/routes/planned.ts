@@ -1,7 +1,7 @@
 import { ServiceError } from '../../domain/errors';
 import { defineRoute, type RouteSpec } from '../http/route';
-import { IdParams } from '../schemas/common';
-import { LanguageDiscoveryRequestSchema, LanguageDiscoverySchema, VideoDiscoveryRequestSchema, VideoDiscoverySchema } from '../schemas/resources';
+import { IdParams } from '../../domain/schemas/common';
+import { LanguageDiscoveryRequestSchema, LanguageDiscoverySchema, VideoDiscoveryRequestSchema, VideoDiscoverySchema } from '../../domain/schemas/resources';
 
 // Endpoints of the spec not built yet (discoveries). They are declared with
 // their real schemas, so the OpenAPI document is complete, and answer 501

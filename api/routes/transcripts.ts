@@ -1,7 +1,7 @@
 import { deleteTranscript, exportTranscriptFile, getTranscript } from '../../domain/transcripts/read';
 import { defineRoute, type RouteSpec } from '../http/route';
-import { IdParams } from '../schemas/common';
-import { DeletionSchema, ExportQuery, TranscriptSchema } from '../schemas/resources';
+import { IdParams } from '../../domain/schemas/common';
+import { DeletionSchema, ExportQuery, TranscriptSchema } from '../../domain/schemas/resources';
 
 const tags = ['Transcripts'];
 

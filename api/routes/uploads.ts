@@ -1,7 +1,7 @@
 import { completeUpload, getUpload, reserveUpload } from '../../domain/uploads/uploads';
 import { defineRoute, type RouteSpec } from '../http/route';
-import { IdParams } from '../schemas/common';
-import { UploadRequestSchema, UploadSchema } from '../schemas/resources';
+import { IdParams } from '../../domain/schemas/common';
+import { UploadRequestSchema, UploadSchema } from '../../domain/schemas/resources';
 
 const tags = ['Uploads'];
 

@@ -1,7 +1,7 @@
 import { capabilitiesFor } from '../../domain/capabilities';
 import { getUsage } from '../../domain/credits/usage';
 import { defineRoute, type RouteSpec } from '../http/route';
-import { CapabilitiesSchema, UsageSchema } from '../schemas/account';
+import { CapabilitiesSchema, UsageSchema } from '../../domain/schemas/account';
 
 const capabilities = defineRoute({
   method: 'get', path: '/v1/capabilities', operationId: 'getCapabilities', summary: 'Capability matrix', tags: ['Usage'],

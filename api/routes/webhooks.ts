@@ -1,8 +1,8 @@
 import { createWebhookEndpoint, disableWebhookEndpoint, listDeliveries, listWebhookEndpoints, MAX_WEBHOOK_ENDPOINTS, resendDelivery } from '../../domain/webhooks/endpoints';
 import { defineRoute, type RouteSpec } from '../http/route';
-import { z } from '../http/zod';
-import { IdParams } from '../schemas/common';
-import { DeliveryQuery, WebhookDeliverySchema, WebhookEndpointCreatedSchema, WebhookEndpointListSchema, WebhookEndpointRequestSchema } from '../schemas/resources';
+import { z } from '../../domain/schemas/zod';
+import { IdParams } from '../../domain/schemas/common';
+import { DeliveryQuery, WebhookDeliverySchema, WebhookEndpointCreatedSchema, WebhookEndpointListSchema, WebhookEndpointRequestSchema } from '../../domain/schemas/resources';
 
 const tags = ['Webhooks'];
 

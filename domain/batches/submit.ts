@@ -1,6 +1,6 @@
 import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import type { JobRequest } from '../../api/schemas/jobs';
+import type { JobRequest } from '../schemas/jobs';
 import { BATCH_WORKFLOW, workflowIds, type BatchWorkflowInput } from '../../workflows/definitions';
 import type { Principal } from '../accounts/principal';
 import type { Db } from '../db';

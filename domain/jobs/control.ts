@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { JobRequest } from '../../api/schemas/jobs';
+import type { JobRequest } from '../schemas/jobs';
 import { CANCEL_UPDATE, type CancelResult } from '../../workflows/definitions';
 import type { Principal } from '../accounts/principal';
 import { isErrorCode, ServiceError, type ErrorObject } from '../errors';

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import type { JobRequest } from '../../api/schemas/jobs';
+import type { JobRequest } from '../schemas/jobs';
 import type { Principal } from '../accounts/principal';
 import type { Db, Tx } from '../db';
 import { placeHolds } from '../credits/ledger';
@@ -11,8 +11,8 @@ import { PLANS } from '../plans';
 import { recognizeLink } from '../sources/links';
 import { DEFAULT_PROVIDER_POLL_MS, DEFAULT_PROVIDER_TIMEOUT_MS, DEFAULT_RETRY, JOB_WORKFLOW, workflowIds, type JobWorkflowInput, type RetrySettings } from '../../workflows/definitions';
 import { reuseKey } from './reuse';
-import { resolveLanguage, type Recognizer } from '../../activities/recognizers/types';
-import { assertSafeUrl, type AddressPolicy } from '../../activities/fetch';
+import { resolveLanguage, type Recognizer } from '../../integrations/recognizers/types';
+import { assertSafeUrl, type AddressPolicy } from '../../integrations/fetch';
 import { ACTIVE_STATUSES, toJobView, type JobView } from './view';
 
 export interface JobServiceDeps {

@@ -13,7 +13,7 @@ export interface RecognizedLink {
   /** videosite: 11-char id; shortvideo: numeric id, or `share:<code>` until resolved; photosocial: shortcode; direct: sha256 hex of canonicalUrl. */
   mediaId: string;
   canonicalUrl: string;
-  /** True for shortvideo share links: the numeric id is only known after following the redirect (activities/platforms/shortvideo.ts). */
+  /** True for shortvideo share links: the numeric id is only known after following the redirect (integrations/platforms/shortvideo.ts). */
   needsResolve: boolean;
 }
 

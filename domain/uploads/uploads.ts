@@ -1,8 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
-import type { ObjectStore } from '../../activities/storage';
-import { UPLOAD_URL_TTL_SECONDS } from '../../activities/storage';
+import type { ObjectStore } from '../../integrations/storage';
+import { UPLOAD_URL_TTL_SECONDS } from '../../integrations/storage';
 import type { Upload } from '../../prisma/generated/client';
 import { UPLOAD_VERIFY_WORKFLOW, workflowIds } from '../../workflows/definitions';
 import type { Db } from '../db';

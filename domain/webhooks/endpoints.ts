@@ -1,5 +1,5 @@
-import type { AddressPolicy } from '../../activities/fetch';
-import { assertSafeUrl } from '../../activities/fetch';
+import type { AddressPolicy } from '../../integrations/fetch';
+import { assertSafeUrl } from '../../integrations/fetch';
 import { encryptSecret, randomToken } from '../accounts/secrets';
 import type { Db } from '../db';
 import { ServiceError } from '../errors';

@@ -2,11 +2,11 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildYtdlpArgs, classifyYtdlpFailure, downloadAudio } from '../../activities/media/download';
-import { probeMedia } from '../../activities/media/probe';
-import { DEFAULT_USER_AGENT } from '../../activities/outbound/http';
+import { buildYtdlpArgs, classifyYtdlpFailure, downloadAudio } from '../../integrations/media/download';
+import { probeMedia } from '../../integrations/media/probe';
+import { DEFAULT_USER_AGENT } from '../../integrations/outbound/http';
 import { audioDir, ffmpeg } from '../support/speech';
-import { codeOf } from '../support/serviceErrors';
+import { codeOf } from '../support/service-errors';
 
 // The real yt-dlp (stack/ytdlp-setup.sh) against a loopback server standing in
 // for the platform: the origin override sends it there, and its generic

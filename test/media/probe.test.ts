@@ -2,10 +2,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { probeMedia, toRecognizerWav } from '../../activities/media/probe';
-import { readWavInfo } from '../../activities/media/wav';
+import { probeMedia, toRecognizerWav } from '../../integrations/media/probe';
+import { readWavInfo } from '../../integrations/media/wav';
 import { audioDir, ffmpeg } from '../support/speech';
-import { codeOf } from '../support/serviceErrors';
+import { codeOf } from '../support/service-errors';
 
 // Real files made with ffmpeg's generated sources (a tone, a test picture,
 // silence); every check runs the real ffprobe/ffmpeg.

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { ServiceError } from '../../domain/errors';
-import { toRecognizerWav } from '../../activities/media/convert';
-import { findSilences, parseSilences, planPieces, splitAtSilences, stitch, type Piece } from '../../activities/media/split';
-import { readWavInfo } from '../../activities/media/wav';
-import { PocketsphinxRecognizer } from '../../activities/recognizers/pocketsphinx';
-import { recognizeOrEmpty, type RecognitionResult } from '../../activities/recognizers/types';
+import { toRecognizerWav } from '../../integrations/media/convert';
+import { findSilences, parseSilences, planPieces, splitAtSilences, stitch, type Piece } from '../../integrations/media/split';
+import { readWavInfo } from '../../integrations/media/wav';
+import { PocketsphinxRecognizer } from '../../integrations/recognizers/pocketsphinx';
+import { recognizeOrEmpty, type RecognitionResult } from '../../integrations/recognizers/types';
 import { PARAGRAPHS, audioDir, concatWithPauses, makeSpeech, wordErrorRate } from '../support/speech';
 
 function expectCovering(pieces: Piece[], durationMs: number, maxPieceMs: number) {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseCaptionBody } from '../../activities/platforms/caption-formats';
+import { parseCaptionBody } from '../../integrations/platforms/caption-formats';
 import { FIXTURES_DIR, HANDMADE_DIR, fixturesAvailable } from '../support/replay-origin';
 import { expectSaneSegments } from './segment-checks';
 

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { createOutbound, DEFAULT_USER_AGENT, outboundConfigFromEnv, type Outbound } from '../../activities/outbound/http';
-import { Semaphore } from '../../activities/outbound/semaphore';
+import { createOutbound, DEFAULT_USER_AGENT, outboundConfigFromEnv, type Outbound } from '../../integrations/outbound/http';
+import { Semaphore } from '../../integrations/outbound/semaphore';
 import { startReplayOrigin, type ReplayOrigin } from '../support/replay-origin';
 
 let origin: ReplayOrigin;

@@ -1,4 +1,4 @@
-import type { Segment } from '../../activities/platforms/types';
+import type { Segment } from '../../integrations/platforms/types';
 
 /** What every parsed caption body must give, whatever its format. */
 export function expectSaneSegments(segments: Segment[]): void {

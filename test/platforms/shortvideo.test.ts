@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createOutbound, type Outbound } from '../../activities/outbound/http';
-import { createShortvideoSource, type ShortvideoSource } from '../../activities/platforms/shortvideo';
+import { createOutbound, type Outbound } from '../../integrations/outbound/http';
+import { createShortvideoSource, type ShortvideoSource } from '../../integrations/platforms/shortvideo';
 import { HANDMADE_DIR, startReplayOrigin, type ReplayOrigin, type ReplayRoute } from '../support/replay-origin';
 import { expectSaneSegments } from './segment-checks';
-import { outcome } from '../support/serviceErrors';
+import { outcome } from '../support/service-errors';
 
 // Every answer here is HAND-MADE (test/fixtures-handmade/shortvideo/README.md):
 // nothing real was recorded for this platform. The tests pin the behaviour the

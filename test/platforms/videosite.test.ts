@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createOutbound, type Outbound } from '../../activities/outbound/http';
-import { createVideositeSource, timedtextUrl, type VideositeSource } from '../../activities/platforms/videosite';
-import { ANDROID_PLAYER, ANDROID_REEL, DEFAULT_VIDEOSITE_CLIENTS, VISIONOS_PLAYER, type InnertubeClient } from '../../activities/platforms/videosite-clients';
-import type { CaptionOptions } from '../../activities/platforms/types';
+import { createOutbound, type Outbound } from '../../integrations/outbound/http';
+import { createVideositeSource, timedtextUrl, type VideositeSource } from '../../integrations/platforms/videosite';
+import { ANDROID_PLAYER, ANDROID_REEL, DEFAULT_VIDEOSITE_CLIENTS, VISIONOS_PLAYER, type InnertubeClient } from '../../integrations/platforms/videosite-clients';
+import type { CaptionOptions } from '../../integrations/platforms/types';
 import { FIXTURES_DIR, fixturesAvailable, startReplayOrigin, type RecordedRequest, type ReplayOrigin, type ReplayRoute } from '../support/replay-origin';
 import { expectSaneSegments } from './segment-checks';
-import { outcome } from '../support/serviceErrors';
+import { outcome } from '../support/service-errors';
 
 // Every recorded videosite player response and error case, replayed through
 // the outbound layer with the origin override: the code under test sends real

@@ -2,10 +2,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ServiceError } from '../../domain/errors';
-import { AssemblyAiFake, startAssemblyAiFake } from '../../activities/recognizers/assemblyai-fake';
-import { AssemblyAiRecognizer, type ProviderCallback } from '../../activities/recognizers/cloud';
+import { AssemblyAiFake, startAssemblyAiFake } from '../support/assemblyai-fake';
+import { AssemblyAiRecognizer, type ProviderCallback } from '../../integrations/recognizers/cloud';
 import { PARAGRAPHS, audioDir, makeSilence, makeSpeech, wordErrorRate } from '../support/speech';
-import { caughtServiceError } from '../support/serviceErrors';
+import { caughtServiceError } from '../support/service-errors';
 
 // The AssemblyAI client against the local fake of AssemblyAI's v2 API, which
 // really recognises the audio (pocketsphinx) and calls our webhook with the

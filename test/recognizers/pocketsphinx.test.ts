@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { ServiceError } from '../../domain/errors';
-import { toRecognizerWav } from '../../activities/media/convert';
-import { readWavInfo } from '../../activities/media/wav';
-import { PocketsphinxRecognizer, parsePocketsphinxWords } from '../../activities/recognizers/pocketsphinx';
-import { qualityStatus, type RecognitionResult } from '../../activities/recognizers/types';
+import { toRecognizerWav } from '../../integrations/media/convert';
+import { readWavInfo } from '../../integrations/media/wav';
+import { PocketsphinxRecognizer, parsePocketsphinxWords } from '../../integrations/recognizers/pocketsphinx';
+import { qualityStatus, type RecognitionResult } from '../../integrations/recognizers/types';
 import { PARAGRAPHS, audioDir, concatWithPauses, ffmpeg, makeSilence, makeSpeech, wordErrorRate } from '../support/speech';
-import { caughtServiceError } from '../support/serviceErrors';
+import { caughtServiceError } from '../support/service-errors';
 
 // The embedded recognizer on synthetic English speech with a known text.
 // WER bounds were measured on this machine (Debian 12, pocketsphinx

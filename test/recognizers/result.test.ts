@@ -1,7 +1,7 @@
 import { ServiceError } from '../../domain/errors';
-import { cleanWords, joinWords, resultFromWords, segmentsFromWords } from '../../activities/recognizers/result';
-import { EXPERIMENTAL_LANGUAGE, TARGET_LANGUAGES, qualityStatus, recognizeOrEmpty, resolveLanguage, type Recognizer } from '../../activities/recognizers/types';
-import { AssemblyAiRecognizer } from '../../activities/recognizers/cloud';
+import { cleanWords, joinWords, resultFromWords, segmentsFromWords } from '../../integrations/recognizers/result';
+import { EXPERIMENTAL_LANGUAGE, TARGET_LANGUAGES, qualityStatus, recognizeOrEmpty, resolveLanguage, type Recognizer } from '../../integrations/recognizers/types';
+import { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
 
 const w = (text: string, start: number, end: number, confidence = 0.9) => ({ text, start, end, confidence });
 

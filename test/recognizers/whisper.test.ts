@@ -1,11 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ServiceError } from '../../domain/errors';
-import { toRecognizerWav } from '../../activities/media/convert';
-import { readWavInfo } from '../../activities/media/wav';
-import { readWhisperHparams } from '../../activities/recognizers/ggml-header';
-import { qualityStatus } from '../../activities/recognizers/types';
-import { WhisperRecognizer } from '../../activities/recognizers/whisper';
+import { toRecognizerWav } from '../../integrations/media/convert';
+import { readWavInfo } from '../../integrations/media/wav';
+import { readWhisperHparams } from '../../integrations/recognizers/ggml-header';
+import { qualityStatus } from '../../integrations/recognizers/types';
+import { WhisperRecognizer } from '../../integrations/recognizers/whisper';
 import { PARAGRAPHS, audioDir, makeSpeech } from '../support/speech';
 import { TINY, writeRandomTinyWhisperModel } from './random-whisper-model';
 

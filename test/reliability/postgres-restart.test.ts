@@ -3,12 +3,12 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import request from 'supertest';
 import { createActivities } from '../../activities';
-import { createOutbound } from '../../activities/outbound/http';
-import { applyMigrations } from '../../stack/migrations';
+import { createOutbound } from '../../integrations/outbound/http';
+import { applyMigrations } from '../../prisma/migrate';
 import { freePort, ROOT } from '../../stack/proc';
 import { createDatabase } from '../../stack/postgres';
 import { bearer, createWorkspace, startTestApi, type TestApi } from '../support/harness';
-import { activityDepsFor, videositeCaptionRoutes } from '../support/jobStack';
+import { activityDepsFor, videositeCaptionRoutes } from '../support/job-stack';
 import { startReplayOrigin, type ReplayOrigin } from '../support/replay-origin';
 import { startTestWorker, type TestWorker } from '../support/worker';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type net from 'node:net';
 import path from 'node:path';
 import { createHttpServer } from '../../api/http/server';
-import { RateLimits } from '../../api/http/rateLimit';
+import { RateLimits } from '../../api/http/rate-limit';
 import { ROOT } from '../../stack/proc';
 import { createWorkspace, signInSession, startTestApi, type TestApi } from '../support/harness';
 

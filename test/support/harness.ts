@@ -2,14 +2,14 @@ import { Client, Connection } from '@temporalio/client';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PocketsphinxRecognizer } from '../../activities/recognizers/pocketsphinx';
-import { LocalDiskObjectStore } from '../../activities/storage';
+import { PocketsphinxRecognizer } from '../../integrations/recognizers/pocketsphinx';
+import { LocalDiskObjectStore } from '../../integrations/storage';
 import type { Express } from 'express';
 import pino from 'pino';
 import request from 'supertest';
 import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/http/context';
-import { RateLimits } from '../../api/http/rateLimit';
+import { RateLimits } from '../../api/http/rate-limit';
 import { createApiKey, signUp } from '../../domain/accounts/accounts';
 import { changePlan } from '../../domain/accounts/plan';
 import { SCOPES, type Scope } from '../../domain/accounts/principal';
@@ -17,7 +17,7 @@ import { loadConfig } from '../../domain/config';
 import { createDb } from '../../domain/db';
 import { JobWakeups } from '../../domain/jobs/wakeups';
 import type { PlanId } from '../../domain/plans';
-import { resolveSecretsKey } from '../../domain/secretsKey';
+import { resolveSecretsKey } from '../../domain/secrets-key';
 
 // Integration tests run against the real PostgreSQL and Temporal servers that
 // stack/test-env.ts starts; these helpers build the app in-process on top.

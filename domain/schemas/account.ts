@@ -1,0 +1,163 @@
+import { SCOPES } from '../accounts/principal';
+import { PLAN_IDS } from '../plans';
+import { z } from './zod';
+import { DateTime, Uuid } from './common';
+
+export const UsageSchema = z
+  .object({
+    plan: z.enum(PLAN_IDS),
+    period_end: DateTime,
+    credits_remaining: z.number().int().openapi({ description: 'Already excludes credits_reserved.' }),
+    credits_total: z.number().int(),
+    credits_reserved: z.number().int(),
+    prepaid_credits: z.number().int(),
+    transcribe_credits_per_minute: z.literal(2),
+    minimum_billable_seconds: z.literal(60),
+    subscription: z
+      .object({ status: z.string(), interval: z.enum(['monthly', 'yearly']), cancel_at_period_end: z.boolean(), current_period_end: DateTime })
+      .nullable(),
+  })
+  .openapi('Usage');
+
+const SourceCapability = z.object({
+  enabled: z.boolean(),
+  captions_only: z.boolean(),
+  auto: z.boolean(),
+  transcribe: z.boolean(),
+  social_acquisition_fee: z.boolean(),
+});
+
+export const CapabilitiesSchema = z
+  .object({
+    videosite: SourceCapability,
+    shortvideo: SourceCapability,
+    photosocial: SourceCapability.extend({ native_captions: z.string() }),
+    upload: SourceCapability,
+    direct: SourceCapability,
+    max_duration_ms: z.number().int(),
+    max_media_bytes: z.number().int(),
+    export_formats: z.array(z.enum(['txt', 'json', 'srt', 'vtt'])),
+    recognition_profiles: z.array(z.literal('standard')),
+    transcribe_credits_per_minute: z.number().int(),
+    minimum_billable_seconds: z.number().int(),
+    price_version: z.string().openapi({ example: '2026-11-01' }),
+    asr_enabled: z.boolean(),
+    photosocial_enabled: z.boolean(),
+    free_caption_credits: z.number().int(),
+    free_caption_credits_period: z.literal('month'),
+    plan: z.enum(PLAN_IDS).nullable().openapi({ description: 'The caller\'s plan; null without a key (then the answer shows what a trial may do).' }),
+  })
+  .openapi('Capabilities');
+
+/**
+ * The e-mail rule, stated as the pattern it is: a dot-atom local part, then a
+ * domain of dot-separated labels (no hyphen at either end) ending in a 2+
+ * letter top-level label. Published as the pattern itself: `format: email`
+ * means something different to every validator.
+ */
+export const EMAIL_PATTERN = "^[A-Za-z0-9_'+-]+(\\.[A-Za-z0-9_'+-]+)*@([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?\\.)+[A-Za-z]{2,}$";
+export const EmailSchema = z
+  .string()
+  .max(254)
+  .regex(new RegExp(EMAIL_PATTERN), 'must be an e-mail address such as name@example.com')
+  .openapi({ pattern: EMAIL_PATTERN, maxLength: 254, example: 'name@example.com', description: 'An e-mail address matching the pattern (dot-atom local part, letters-digits-hyphens domain labels, a 2+ letter top-level label).' });
+
+export const SignUpRequest = z
+  .strictObject({
+    email: EmailSchema,
+    password: z.string().min(12, 'at least 12 characters').max(256),
+    display_name: z.string().min(1).max(100),
+    workspace_name: z.string().min(1).max(100).optional(),
+  })
+  .openapi('SignUpRequest');
+
+export const SignInRequest = z.strictObject({ email: z.string().min(1).max(254), password: z.string().min(1).max(256) }).openapi('SignInRequest');
+export const VerifyEmailRequest = z.strictObject({ token: z.string().min(10).max(200) }).openapi('VerifyEmailRequest');
+
+export const SessionSchema = z
+  .object({
+    user: z.object({ id: Uuid, email: z.string(), display_name: z.string(), email_verified: z.boolean() }),
+    workspace_id: Uuid,
+    csrf_token: z.string().openapi({ description: 'Send as X-CSRF-Token on every cookie-authenticated write.' }),
+    expires_at: DateTime,
+  })
+  .openapi('Session');
+
+export const ApiKeySchema = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    prefix: z.string().openapi({ description: 'The first characters of the key, to recognise it. The stored hash is never returned.' }),
+    scopes: z.array(z.enum(SCOPES)),
+    created_at: DateTime,
+    last_used_at: DateTime.nullable(),
+    revoked_at: DateTime.nullable(),
+  })
+  .openapi('ApiKey');
+
+export const ApiKeyCreatedSchema = ApiKeySchema.extend({
+  secret: z.string().openapi({ description: 'The raw key (fixed prefix `tsk_`), shown only in this response.' }),
+}).openapi('ApiKeyCreated');
+
+export const ApiKeyListSchema = z.object({ keys: z.array(ApiKeySchema) }).openapi('ApiKeyList');
+
+export const CreateApiKeyRequest = z
+  .strictObject({
+    name: z.string().min(1).max(100),
+    scopes: z.array(z.enum(SCOPES)).min(1, 'choose at least one scope'),
+  })
+  .openapi('CreateApiKeyRequest');
+
+export const ProfileSchema = z
+  .object({
+    display_name: z.string(),
+    email: z.string(),
+    email_verified: z.boolean(),
+    workspace_id: Uuid,
+    workspace_name: z.string(),
+    plan: z.enum(PLAN_IDS),
+    retention_days: z.number().int(),
+    max_retention_days: z.number().int(),
+  })
+  .openapi('Profile');
+
+export const UpdateProfileRequest = z
+  .strictObject({
+    display_name: z.string().min(1).max(100).optional(),
+    retention_days: z.number().int().min(1).max(90).optional().openapi({ description: 'At most the plan\'s retention (7/30/90/90 days).' }),
+  })
+  .refine((b) => b.display_name !== undefined || b.retention_days !== undefined, { message: 'give display_name or retention_days' })
+  .openapi('UpdateProfileRequest', { anyOf: [{ required: ['display_name'] }, { required: ['retention_days'] }] });
+
+export const DeleteAccountRequest = z.strictObject({ confirm: z.literal('DELETE', { message: 'type DELETE to confirm' }) }).openapi('DeleteAccountRequest');
+
+export const CheckoutRequest = z
+  .discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('subscription'), plan: z.enum(['starter', 'pro', 'scale']), interval: z.enum(['monthly', 'yearly']).default('monthly') }),
+    z.strictObject({ kind: z.literal('credits'), units: z.number().int().min(1000).max(100000).multipleOf(1000) }),
+  ])
+  .openapi('CheckoutRequest');
+
+export const CheckoutSessionSchema = z.object({ id: z.string(), url: z.string() }).openapi('CheckoutSession');
+export const PortalSessionSchema = z.object({ url: z.string() }).openapi('PortalSession');
+
+export const QuoteQuery = z.strictObject({
+  units: z.coerce
+    .number()
+    .int()
+    .min(1000, 'units must be at least 1000')
+    .max(100000, 'units must be at most 100000')
+    .multipleOf(1000, 'units must be a multiple of 1000')
+    .openapi({ type: 'integer', minimum: 1000, maximum: 100000, multipleOf: 1000 }),
+});
+export const QuoteSchema = z
+  .object({
+    plan: z.enum(PLAN_IDS),
+    units: z.number().int(),
+    unit_price_usd_per_1000: z.number(),
+    discount_percent: z.number().int(),
+    total_usd: z.number(),
+    currency: z.literal('usd'),
+    price_version: z.string(),
+  })
+  .openapi('CreditQuote');

@@ -1,0 +1,113 @@
+import { z } from './zod';
+import { ErrorObjectSchema, Uuid, DateTime } from './common';
+
+// Job request and job object: one schema validates POST /v1/jobs and each batch
+// item, gives the handler its type and writes the OpenAPI component.
+
+export const MODES = ['captions_only', 'auto', 'transcribe'] as const;
+export const CAPTION_PREFERENCES = ['prefer_creator', 'creator_only', 'automatic_only'] as const;
+
+export const Bcp47Tag = z
+  .string()
+  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'must be a BCP 47 language tag such as en or pt-BR')
+  .max(35)
+  .openapi({ example: 'en' });
+
+export const MetadataSchema = z
+  .record(z.string().min(1).max(64, 'keys are at most 64 characters'), z.string().max(256, 'values are at most 256 characters'))
+  .refine((m) => Object.keys(m).length <= 10, { message: 'at most 10 metadata values' })
+  .openapi('Metadata', {
+    maxProperties: 10,
+    ...({ propertyNames: { minLength: 1, maxLength: 64 } } as object), description: 'At most 10 string values; keys up to 64 characters, values up to 256. Echoed in webhook events; no effect on reuse.' });
+
+export const JobSourceRequest = z
+  .strictObject({
+    url: z.string().optional().openapi({ description: 'https link, at most 2048 characters (422 INVALID_URL otherwise).', maxLength: 2048, format: 'uri' }),
+    upload_id: Uuid.optional().openapi({ description: 'A completed upload. Always AI transcription.' }),
+  })
+  .refine((s) => (s.url === undefined) !== (s.upload_id === undefined), { message: 'give exactly one of source.url and source.upload_id' })
+  .openapi('JobSourceRequest', {
+    description: 'Exactly one of `url` and `upload_id`.',
+    oneOf: [{ required: ['url'] }, { required: ['upload_id'] }],
+  });
+
+export const JobRequestSchema = z
+  .strictObject({
+    source: JobSourceRequest,
+    mode: z.enum(MODES),
+    caption_languages: z.array(Bcp47Tag).max(5, 'at most 5 caption languages').optional(),
+    caption_preference: z.enum(CAPTION_PREFERENCES).optional(),
+    language: Bcp47Tag.optional().openapi({ description: 'Spoken-language hint for AI transcription. Default: automatic detection.' }),
+    max_credits: z.number().int().min(1).max(1_000_000).optional().openapi({ description: 'Spending cap for AI transcription. Default: enough for two hours (240 credits).' }),
+    webhook_endpoint_id: Uuid.optional(),
+    metadata: MetadataSchema.optional(),
+  })
+  .openapi('JobRequest');
+export type JobRequest = z.infer<typeof JobRequestSchema>;
+
+export const JOB_STATUSES = ['queued', 'processing', 'awaiting_provider', 'succeeded', 'failed', 'cancelled'] as const;
+export const FINAL_JOB_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
+export const STAGES = ['resolve', 'captions', 'acquire_audio', 'submit_asr', 'wait_asr', 'finalize'] as const;
+export const PLATFORMS = ['videosite', 'shortvideo', 'photosocial', 'upload', 'direct'] as const;
+
+export const JobSchema = z
+  .object({
+    id: Uuid,
+    status: z.enum(JOB_STATUSES),
+    stage: z.enum(STAGES).nullable(),
+    result_id: Uuid.nullable(),
+    error: ErrorObjectSchema.nullable(),
+    billing: z.object({
+      credits_reserved: z.number().int(),
+      credits_charged: z.number().int(),
+      kind: z.enum(['captions', 'ai_transcription', 'cached']),
+    }),
+    source: z.object({
+      platform: z.enum(PLATFORMS),
+      media_id: z.string(),
+      canonical_url: z.string().nullable(),
+      title: z.string().nullable(),
+      upload_id: Uuid.nullable(),
+    }),
+    options: z.object({
+      mode: z.enum(MODES),
+      language: z.string().nullable(),
+      caption_preference: z.enum(CAPTION_PREFERENCES),
+      caption_languages: z.array(z.string()),
+    }),
+    metadata: z.record(z.string(), z.string()),
+    batch_id: Uuid.nullable(),
+    retry: z
+      .object({ attempt: z.number().int(), last_error: ErrorObjectSchema })
+      .nullable()
+      .openapi({ description: 'Set while the job is being retried automatically after a retryable error: the status stays `processing` and this shows the attempt and the error being retried. Null otherwise.' }),
+    created_at: DateTime,
+    updated_at: DateTime,
+  })
+  .openapi('Job');
+export type JobView = z.infer<typeof JobSchema>;
+
+export const JobListSchema = z
+  .object({
+    jobs: z.array(JobSchema),
+    next_cursor: z.string().nullable().openapi({ description: 'Opaque, tamper-proof; null on the last page.' }),
+  })
+  .openapi('JobList', { description: 'A page of jobs, newest first by created_at and id. The array is named `jobs`.' });
+
+export const JobListQuery = z
+  .strictObject({
+    cursor: z.string().max(512).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    platform: z.enum(PLATFORMS).optional().openapi({ description: 'Given together with `source_id` or not at all.' }),
+    source_id: z.string().min(1).max(128).optional().openapi({ description: 'The `source.media_id` of a job; given together with `platform` or not at all.' }),
+  })
+  .refine((q) => (q.platform === undefined) === (q.source_id === undefined), {
+    message: 'platform and source_id must be given together or not at all',
+    path: ['platform'],
+  });
+
+export const JobIdParams = z.strictObject({ id: Uuid });
+export const WaitQuery = z.strictObject({
+  wait: z.coerce.number().int().min(0).max(25).default(0).openapi({ description: 'Hold the request up to this many seconds; returns as soon as the job is final.' }),
+});
+export const RetryRequestSchema = z.strictObject({ max_credits: z.number().int().min(1).max(1_000_000).optional() }).openapi('RetryRequest');

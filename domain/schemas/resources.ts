@@ -1,0 +1,179 @@
+import { z } from './zod';
+import { DateTime, ErrorObjectSchema, Uuid } from './common';
+import { JobRequestSchema, MetadataSchema, PLATFORMS } from './jobs';
+
+// Transcripts, batches, uploads, discoveries and webhook endpoints.
+
+export const SegmentSchema = z.object({ start: z.number(), end: z.number(), text: z.string() }).openapi('Segment');
+export const WordSchema = z.object({ start: z.number(), end: z.number(), text: z.string(), confidence: z.number().min(0).max(1) }).openapi('Word');
+
+export const TranscriptSchema = z
+  .object({
+    id: Uuid,
+    source: z.object({ platform: z.enum(PLATFORMS), media_id: z.string(), canonical_url: z.string().nullable(), title: z.string().nullable() }),
+    source_origin: z.enum(['creator_captions', 'platform_captions', 'speech_recognition']),
+    language: z.string().nullable(),
+    text: z.string(),
+    segments: z.array(SegmentSchema),
+    words: z.array(WordSchema).nullable(),
+    timing_granularity: z.enum(['word', 'segment', 'none']),
+    duration_seconds: z.number().nullable(),
+    recognition: z
+      .object({ model: z.string(), profile: z.literal('standard'), quality_status: z.enum(['validated_language', 'provider_supported', 'experimental_language']) })
+      .nullable(),
+    extraction_version: z.string(),
+    created_at: DateTime,
+    expires_at: DateTime.openapi({ description: 'End of the retention window; the transcript is purged then.' }),
+  })
+  .openapi('Transcript');
+
+export const ExportQuery = z.strictObject({ format: z.enum(['txt', 'srt', 'vtt', 'json']) });
+export const DeletionSchema = z
+  .object({ id: Uuid, status: z.literal('deletion_scheduled'), purge_after: DateTime })
+  .openapi('TranscriptDeletion', { description: 'The transcript is hidden at once and its reuse entry dropped; the stored text is purged by purge_after.' });
+
+export const BATCH_STATUSES = ['queued', 'processing', 'succeeded', 'partial_success', 'failed', 'cancelled'] as const;
+export const BatchRequestSchema = z
+  .strictObject({
+    items: z.array(JobRequestSchema).min(1, 'at least one item').max(50, 'at most 50 items'),
+    webhook_endpoint_id: Uuid.optional(),
+    metadata: MetadataSchema.optional(),
+  })
+  .openapi('BatchRequest');
+
+export const BatchSchema = z
+  .object({
+    id: Uuid,
+    status: z.enum(BATCH_STATUSES),
+    total_items: z.number().int(),
+    succeeded_items: z.number().int(),
+    failed_items: z.number().int(),
+    cancelled_items: z.number().int(),
+    items: z.array(z.object({ job_id: Uuid, item_index: z.number().int(), status: z.string() })),
+    metadata: z.record(z.string(), z.string()),
+    created_at: DateTime,
+  })
+  .openapi('Batch', {
+    description:
+      'Status rule: `queued` while no item has started; `processing` while any item is not final; once all are final: `succeeded` if all succeeded, `failed` if none succeeded and at least one failed, `cancelled` if all were cancelled, otherwise `partial_success`.',
+  });
+
+export const UPLOAD_CONTENT_TYPES = [
+  'audio/mpeg', 'audio/mp3', 'audio/wav', 'audio/x-wav', 'audio/wave', 'audio/mp4', 'audio/x-m4a', 'audio/m4a',
+  'audio/ogg', 'audio/aac', 'audio/x-aac', 'video/mp4', 'video/webm', 'audio/webm',
+] as const;
+
+export const UploadRequestSchema = z
+  .strictObject({
+    filename: z.string().min(1).max(255, 'at most 255 characters'),
+    content_type: z.enum(UPLOAD_CONTENT_TYPES, { message: 'must be an mp3, wav, m4a, ogg, aac, mp4 or webm media type' }),
+    bytes: z.number().int().min(1).max(262_144_000, 'at most 262144000 bytes (250 MB)'),
+  })
+  .openapi('UploadRequest');
+
+export const UploadSchema = z
+  .object({
+    id: Uuid,
+    status: z.enum(['pending', 'verifying', 'ready', 'failed', 'expired']),
+    filename: z.string(),
+    content_type: z.string(),
+    bytes: z.number().int(),
+    signed_upload_url: z.string().nullable(),
+    expires_at: DateTime,
+    duration_ms: z.number().int().nullable(),
+    error: ErrorObjectSchema.nullable(),
+    created_at: DateTime,
+    completed_at: DateTime.nullable(),
+  })
+  .openapi('Upload', { description: '`pending` until completed; `verifying` while a worker checks the file after completion; `ready` once verified (usable as a job source); `failed` when verification failed; `expired` when the 24-hour slot lapsed unused.' });
+
+export const DISCOVERY_KINDS = ['videosite_search', 'videosite_channel_videos', 'videosite_channel_search', 'videosite_playlist_videos', 'shortvideo_user_videos'] as const;
+export const VideoDiscoveryRequestSchema = z
+  .strictObject({
+    kind: z.enum(DISCOVERY_KINDS),
+    query: z.string().min(1).max(200).optional(),
+    channel: z.string().min(1).max(2048).optional(),
+    playlist: z.string().min(1).max(2048).optional(),
+    user: z.string().min(1).max(2048).optional(),
+    limit: z.number().int().min(1).max(50).default(20),
+    cursor: z.string().max(4096).optional(),
+    include_details: z.boolean().optional(),
+  })
+  .openapi('VideoDiscoveryRequest');
+
+export const VideoEntrySchema = z
+  .object({
+    platform: z.enum(['videosite', 'shortvideo']),
+    video_id: z.string(),
+    url: z.string(),
+    title: z.string().nullable(),
+    channel_id: z.string().nullable(),
+    channel_title: z.string().nullable(),
+    duration_s: z.number().int().nullable(),
+    published_at: DateTime.nullable(),
+    published_text: z.string().nullable(),
+    view_count: z.number().int().nullable(),
+    view_count_text: z.string().nullable(),
+    thumbnail_url: z.string().nullable(),
+    shortvideo: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .openapi('VideoEntry');
+
+export const DISCOVERY_STATUSES = ['queued', 'processing', 'succeeded', 'failed'] as const;
+export const VideoDiscoverySchema = z
+  .object({
+    id: Uuid,
+    kind: z.enum(DISCOVERY_KINDS),
+    status: z.enum(DISCOVERY_STATUSES),
+    request: VideoDiscoveryRequestSchema,
+    videos: z.array(VideoEntrySchema),
+    profile: z.record(z.string(), z.unknown()).nullable(),
+    next_cursor: z.string().nullable(),
+    error: ErrorObjectSchema.nullable(),
+    created_at: DateTime,
+    updated_at: DateTime,
+    expires_at: DateTime,
+  })
+  .openapi('VideoDiscovery');
+
+export const LanguageDiscoveryRequestSchema = z.strictObject({ source: z.strictObject({ url: z.string() }) }).openapi('LanguageDiscoveryRequest');
+export const LanguageDiscoverySchema = z
+  .object({
+    id: Uuid,
+    status: z.enum(DISCOVERY_STATUSES),
+    source: z.object({ platform: z.literal('videosite'), media_id: z.string(), canonical_url: z.string() }),
+    tracks: z.array(z.object({ language_code: z.string(), name: z.string(), kind: z.enum(['creator', 'automatic']), is_default: z.boolean() })),
+    error: ErrorObjectSchema.nullable(),
+    created_at: DateTime,
+    updated_at: DateTime,
+    expires_at: DateTime,
+  })
+  .openapi('LanguageDiscovery', { description: 'The caption tracks of a videosite video; `language_code` values are used in caption_languages.' });
+
+export const WebhookEndpointRequestSchema = z
+  .strictObject({ url: z.string().max(2048).openapi({ format: 'uri' }), description: z.string().max(500).optional() })
+  .openapi('WebhookEndpointRequest');
+export const WebhookEndpointSchema = z
+  .object({ id: Uuid, url: z.string(), description: z.string().nullable(), enabled: z.boolean(), created_at: DateTime, disabled_at: DateTime.nullable() })
+  .openapi('WebhookEndpoint');
+export const WebhookEndpointCreatedSchema = WebhookEndpointSchema.extend({
+  secret: z.string().openapi({ description: 'Signing secret, returned exactly once.' }),
+}).openapi('WebhookEndpointCreated');
+export const WebhookEndpointListSchema = z.object({ endpoints: z.array(WebhookEndpointSchema) }).openapi('WebhookEndpointList');
+
+export const DeliveryQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(20) });
+export const WebhookDeliverySchema = z
+  .object({
+    id: Uuid,
+    event_id: Uuid,
+    event_type: z.string(),
+    endpoint_id: Uuid,
+    url: z.string().openapi({ description: 'Redacted: scheme and host only.' }),
+    attempt: z.number().int(),
+    status_code: z.number().int().nullable(),
+    succeeded: z.boolean(),
+    error: z.string().nullable(),
+    duration_ms: z.number().int(),
+    created_at: DateTime,
+  })
+  .openapi('WebhookDelivery');

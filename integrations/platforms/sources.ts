@@ -1,0 +1,15 @@
+import type { CaptionSources } from '../../activities/captions';
+import type { Outbound } from '../outbound/http';
+import { createShortvideoSource } from './shortvideo';
+import { createVideositeSource } from './videosite';
+
+/** The caption sources the worker uses: the platform clients behind the one outbound layer. */
+export function createCaptionSources(outbound: Outbound): CaptionSources {
+  const videosite = createVideositeSource({ outbound });
+  const shortvideo = createShortvideoSource({ outbound });
+  return {
+    fetchCaptions: (platform, mediaId, options) =>
+      platform === 'videosite' ? videosite.fetchCaptions(mediaId, options) : shortvideo.fetchCaptions(mediaId, options),
+    resolveShareLink: (_platform, url) => shortvideo.resolveShareLink(url),
+  };
+}

@@ -1,0 +1,73 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { LocalDiskObjectStore } from './local-disk-object-store';
+import type { ObjectStore } from './object-store';
+import { S3ObjectStore, type S3ObjectStoreOptions } from './s3-object-store';
+
+// Picks the store: S3 when S3_ENDPOINT is set, otherwise files under
+// DATA_DIR/objects (the embedded dev default, served by createLocalUploadHandler).
+
+export interface ObjectStoreConfig {
+  /** Set (from S3_ENDPOINT) to use S3; null/undefined for local disk. */
+  s3?: S3ObjectStoreOptions | null;
+  /** DATA_DIR; local objects go to <dataDir>/objects. */
+  dataDir: string;
+  /** Base of the local signed PUT URLs: the API's public URL (PUBLIC_BASE_URL). */
+  publicBaseUrl: string;
+  /**
+   * Key for the local signed PUT URLs. The API and every other process that
+   * presigns must share it. When absent, a random key is kept in
+   * <dataDir>/objects/.upload-signing-key (fine for one machine).
+   */
+  signingSecret?: Buffer;
+}
+
+/** Reads the storage settings (names as in docker-compose.yml). */
+export function objectStoreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ObjectStoreConfig {
+  const s3: S3ObjectStoreOptions | null = env.S3_ENDPOINT
+    ? {
+        endpoint: env.S3_ENDPOINT,
+        publicEndpoint: env.S3_PUBLIC_ENDPOINT || undefined,
+        accessKey: env.S3_ACCESS_KEY ?? '',
+        secretKey: env.S3_SECRET_KEY ?? '',
+        bucket: env.S3_BUCKET || 'transcripts',
+        region: env.S3_REGION || undefined,
+      }
+    : null;
+  let signingSecret: Buffer | undefined;
+  if (env.UPLOAD_SIGNING_SECRET) signingSecret = Buffer.from(env.UPLOAD_SIGNING_SECRET, 'utf8');
+  // A key derived from SECRETS_KEY, so one secret configures both (and a leaked URL key reveals nothing of SECRETS_KEY).
+  else if (env.SECRETS_KEY) signingSecret = createHmac('sha256', env.SECRETS_KEY).update('local-upload-put-url-v1').digest();
+  return {
+    s3,
+    dataDir: env.DATA_DIR || '.data',
+    publicBaseUrl: env.PUBLIC_BASE_URL || `http://localhost:${env.PORT || 3000}`,
+    signingSecret,
+  };
+}
+
+export function createObjectStore(config: ObjectStoreConfig): ObjectStore {
+  if (config.s3) return new S3ObjectStore(config.s3);
+  const root = path.resolve(config.dataDir, 'objects');
+  return new LocalDiskObjectStore({ root, baseUrl: config.publicBaseUrl, signingSecret: config.signingSecret ?? persistedKey(root) });
+}
+
+function persistedKey(root: string): Buffer {
+  const file = path.join(root, '.upload-signing-key');
+  try {
+    return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  fs.mkdirSync(root, { recursive: true });
+  const key = randomBytes(32);
+  try {
+    // 'wx': when the API and the worker start together, the first writer wins and the other reads its key.
+    fs.writeFileSync(file, key.toString('hex'), { flag: 'wx', mode: 0o600 });
+    return key;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
+  }
+}

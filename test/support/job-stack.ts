@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { createActivities, type ActivityDeps } from '../../activities';
+import { createOutbound, type Outbound } from '../../integrations/outbound/http';
+import { createCaptionSources } from '../../integrations/platforms/sources';
+import type { RetrySettings } from '../../workflows/definitions';
+import { bearer, startTestApi, testObjectStore, type TestApi } from './harness';
+import { PocketsphinxRecognizer } from '../../integrations/recognizers/pocketsphinx';
+import type { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
+import { startReplayOrigin, type ReplayOrigin, type ReplayRoute } from './replay-origin';
+import { testTls } from './tls';
+import { downloadAudio } from '../../integrations/media/download';
+import { startTestWorker, type TestWorker } from './worker';
+
+// The whole job path on real components: API (in process) → Temporal dev
+// server → a real worker → the platform clients → the outbound layer → a
+// loopback origin replaying recorded platform responses.
+
+export const FAST_RETRY: RetrySettings = { initialIntervalMs: 50, backoffCoefficient: 2, maximumIntervalMs: 200, maximumAttempts: 3 };
+
+/** The worker's dependencies in tests: real platform clients through `outbound`, webhooks allowed to loopback https. */
+export function activityDepsFor(api: TestApi, outbound: Outbound, opts: { cloud?: AssemblyAiRecognizer | null; callbackUrl?: string; maxPieceMs?: number; originOverride?: string } = {}): ActivityDeps {
+  return {
+    db: api.deps.db,
+    store: testObjectStore(),
+    captions: createCaptionSources(outbound),
+    transcription: {
+      recognizer: new PocketsphinxRecognizer(),
+      cloud: opts.cloud ?? null,
+      callbackUrl: opts.callbackUrl ?? null,
+      directLinkPolicy: { loopbackOnly: true, caForTests: testTls().cert },
+      maxPieceMs: opts.maxPieceMs,
+      downloadPlatformAudio: (url, platform, toDir) => downloadAudio(url, platform, { toDir, outbound: { originOverride: opts.originOverride ?? null } }),
+    },
+    webhooks: { secretsKey: api.deps.secretsKey, addressPolicy: { loopbackOnly: true }, extraCa: testTls().cert, timeoutMs: 3000 },
+  };
+}
+
+export interface JobStack {
+  api: TestApi;
+  worker: TestWorker;
+  origin: ReplayOrigin;
+  outbound: Outbound;
+  close: () => Promise<void>;
+}
+
+export async function startJobStack(routes: ReplayRoute[] = [], opts: { retry?: RetrySettings; maxPieceMs?: number; cloud?: AssemblyAiRecognizer | null; callbackUrl?: string } = {}): Promise<JobStack> {
+  const origin = await startReplayOrigin(routes);
+  const taskQueue = `jobs-${randomUUID()}`;
+  const api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue });
+  api.deps.jobRetry = opts.retry ?? FAST_RETRY;
+  const outbound = createOutbound({ originOverride: origin.url, timeoutMs: 2000 });
+  const worker = await startTestWorker(createActivities(activityDepsFor(api, outbound, { originOverride: origin.url, maxPieceMs: opts.maxPieceMs, cloud: opts.cloud, callbackUrl: opts.callbackUrl })), taskQueue);
+  const stack: JobStack = {
+    api,
+    worker,
+    origin,
+    outbound,
+    // Stops the worker the stack holds now (a test may have replaced it).
+    close: async () => {
+      await stack.worker.stop();
+      await outbound.close();
+      await api.close();
+      await origin.close();
+    },
+  };
+  return stack;
+}
+
+let keyCounter = 0;
+export const newKey = () => `test-key-${Date.now()}-${++keyCounter}-${randomUUID().slice(0, 8)}`;
+
+export async function submit(api: TestApi, apiKey: string, body: object, key = newKey()) {
+  return request(api.app).post('/v1/jobs').set(bearer(apiKey)).set('Idempotency-Key', key).send(body);
+}
+
+export async function waitFinal(api: TestApi, apiKey: string, jobId: string, seconds = 20) {
+  const res = await request(api.app).get(`/v1/jobs/${jobId}`).query({ wait: Math.min(25, seconds) }).set(bearer(apiKey));
+  return res;
+}
+
+/**
+ * Replay routes for a videosite video with captions: the ANDROID reel answer
+ * (real recording, 13 tracks), the /player answer for the fallback clients and
+ * a caption body.
+ */
+export function videositeCaptionRoutes(opts: { reel?: ReplayRoute; player?: string; captionBody?: string; captionFixture?: string; captionDelayMs?: number } = {}): ReplayRoute[] {
+  return [
+    opts.reel ?? { method: 'POST', path: '/youtubei/v1/reel/reel_item_watch', fixture: 'videosite/player-captions/android-reel_item_watch-rCAS2eD-mcw-13tracks.body.json' },
+    { method: 'POST', path: '/youtubei/v1/player', fixture: opts.player ?? 'videosite/player-captions/android-player-GJLlxj_dtq8-9tracks.innertube.json' },
+    opts.captionBody !== undefined
+      ? { path: '/api/timedtext', body: opts.captionBody, headers: { 'content-type': 'text/xml' }, delayMs: opts.captionDelayMs }
+      : { path: '/api/timedtext', fixture: opts.captionFixture ?? 'videosite/caption-bodies/srv3/mesmerizer.srv3.xml', delayMs: opts.captionDelayMs },
+  ];
+}
+
+export const VIDEO_URL = 'https://www.youtube.com/watch?v=rCAS2eD-mcw';

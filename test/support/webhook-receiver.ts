@@ -1,0 +1,53 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { testTls } from './tls';
+
+export interface ReceivedDelivery {
+  /** Date.now() in the receiver process when the request was complete. */
+  received_at: number;
+  event_id: string;
+  type: string;
+  status: number;
+  duplicate: boolean;
+  signature_ok: boolean;
+  timestamp_ok: boolean;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+export interface WebhookReceiver {
+  url: string;
+  received: ReceivedDelivery[];
+  configure(cfg: { secret?: string; failFirst?: number }): void;
+  waitFor(predicate: (all: ReceivedDelivery[]) => boolean, timeoutMs?: number): Promise<ReceivedDelivery[]>;
+  close(): Promise<void>;
+}
+
+/** Starts the receiver process (test/support/webhook-receiver-process.js) on loopback https. */
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const tls = testTls();
+  const child: ChildProcess = fork(path.join(__dirname, 'webhook-receiver-process.js'), [], { env: { ...process.env, TLS_KEY: tls.key, TLS_CERT: tls.cert }, stdio: 'inherit' });
+  const received: ReceivedDelivery[] = [];
+  const port = await new Promise<number>((resolve) => {
+    child.on('message', (m: { listening?: number } & ReceivedDelivery) => {
+      if (m.listening) resolve(m.listening);
+      else received.push(m);
+    });
+  });
+  return {
+    url: `https://127.0.0.1:${port}/hooks`,
+    received,
+    configure: (cfg) => child.send(cfg),
+    async waitFor(predicate, timeoutMs = 15000) {
+      const until = Date.now() + timeoutMs;
+      while (!predicate(received)) {
+        if (Date.now() > until) throw new Error(`webhook receiver: condition not met; received ${JSON.stringify(received.map((r) => [r.type, r.status]))}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return received;
+    },
+    async close() {
+      child.kill();
+    },
+  };
+}
