@@ -9,8 +9,15 @@ export function createBatchActivities(db: Db) {
         const batch = await tx.batch.findUniqueOrThrow({ where: { id: batchId } });
         if (!batch.completedAt) await tx.batch.update({ where: { id: batchId }, data: { completedAt: new Date() } });
         const eventId = await recordEvent(tx, {
-          workspaceId: batch.workspaceId, endpointId: batch.webhookEndpointId, type: 'batch.completed', subjectKey: `batch:${batchId}`,
-          jobId: null, batchId, resultId: null, metadata: batch.metadata as Record<string, string>, error: null,
+          workspaceId: batch.workspaceId,
+          endpointId: batch.webhookEndpointId,
+          type: 'batch.completed',
+          subjectKey: `batch:${batchId}`,
+          jobId: null,
+          batchId,
+          resultId: null,
+          metadata: batch.metadata as Record<string, string>,
+          error: null,
         });
         return { eventId };
       });

@@ -1,17 +1,10 @@
 import type { Db } from '../domain/db';
 import { ServiceError } from '../domain/errors';
-import type { CaptionOptions, CaptionResult } from '../integrations/platforms/types';
+import type { CaptionSources } from '../integrations/platforms/types';
 import { reuseKey } from '../domain/jobs/reuse';
 import { asActivity } from './failures';
 import { saveDraftTranscript } from './transcript-draft';
 import { recordRetry, type JobPlan } from './job-state';
-
-/** The platform side the caption activities need; the worker wires the real clients behind the outbound layer. */
-export interface CaptionSources {
-  fetchCaptions(platform: 'videosite' | 'shortvideo', mediaId: string, options: CaptionOptions): Promise<CaptionResult>;
-  /** Follows a share link to the video it names. */
-  resolveShareLink(platform: 'shortvideo', url: string): Promise<{ mediaId: string; canonicalUrl: string }>;
-}
 
 /** Version of the processing pipeline, stored on every transcript. */
 export const EXTRACTION_VERSION = 'captions-2026.11.1';
@@ -31,7 +24,14 @@ export function createCaptionActivities(db: Db, sources: CaptionSources) {
           data: {
             mediaId: resolved.mediaId,
             canonicalUrl: resolved.canonicalUrl,
-            reuseKey: reuseKey({ platform: job.platform, mediaId: resolved.mediaId, mode: job.mode, captionLanguages: job.captionLanguages, captionPreference: job.captionPreference, language: job.language }),
+            reuseKey: reuseKey({
+              platform: job.platform,
+              mediaId: resolved.mediaId,
+              mode: job.mode,
+              captionLanguages: job.captionLanguages,
+              captionPreference: job.captionPreference,
+              language: job.language,
+            }),
           },
         });
         return { mediaId: resolved.mediaId };

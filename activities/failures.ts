@@ -23,7 +23,10 @@ export function toTemporalFailure(err: unknown): unknown {
 }
 
 /** Runs an activity body (heartbeating while it works) and converts its failure once, at the boundary. */
-export async function asActivity<T>(fn: () => Promise<T>, onRetryableFailure?: (err: ServiceError, attempt: number) => Promise<void>): Promise<T> {
+export async function asActivity<T>(
+  fn: () => Promise<T>,
+  onRetryableFailure?: (err: ServiceError, attempt: number) => Promise<void>,
+): Promise<T> {
   try {
     return await whileHeartbeating(fn);
   } catch (err) {

@@ -1,6 +1,7 @@
 import type { Db } from '../domain/db';
 import { createBatchActivities } from './batches';
-import { createCaptionActivities, type CaptionSources } from './captions';
+import { createCaptionActivities } from './captions';
+import type { CaptionSources } from '../integrations/platforms/types';
 import { createJobStateActivities } from './job-state';
 import { createRetentionActivities } from './retention';
 import type { ObjectStore } from '../integrations/storage';

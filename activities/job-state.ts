@@ -56,7 +56,8 @@ export function createJobStateActivities(db: Db, opts: { recognizer: 'local' | '
         const job = await db.job.findUnique({ where: { id: jobId } });
         if (!job) {
           // Retried (about 30 s) in case the accepting transaction has not committed yet; then it never will.
-          if (Context.current().info.attempt < NOT_COMMITTED_AFTER_ATTEMPTS) throw new ServiceError('STORAGE_UNAVAILABLE', 'job_not_visible_yet');
+          if (Context.current().info.attempt < NOT_COMMITTED_AFTER_ATTEMPTS)
+            throw new ServiceError('STORAGE_UNAVAILABLE', 'job_not_visible_yet');
           throw ApplicationFailure.create({ type: JOB_NOT_COMMITTED, nonRetryable: true, message: `Job ${jobId} was never committed.` });
         }
         if (job.status === 'queued') {
@@ -91,7 +92,10 @@ export function createJobStateActivities(db: Db, opts: { recognizer: 'local' | '
      * Success: charges the hold, publishes the transcript and marks the job
      * succeeded in one transaction, then wakes long polls.
      */
-    async completeJob(jobId: string, result: { transcriptId: string; charge: number; billingKind: 'captions' | 'ai_transcription' }): Promise<JobOutcome> {
+    async completeJob(
+      jobId: string,
+      result: { transcriptId: string; charge: number; billingKind: 'captions' | 'ai_transcription' },
+    ): Promise<JobOutcome> {
       return db.$transaction(async (tx) => {
         const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
         if (isFinal(job.status)) return { status: job.status as JobOutcome['status'], eventId: await existingEventId(tx, jobId) };
@@ -105,13 +109,27 @@ export function createJobStateActivities(db: Db, opts: { recognizer: 'local' | '
         await tx.job.update({
           where: { id: jobId },
           data: {
-            status: 'succeeded', stage: null, resultId: result.transcriptId, billingKind: result.billingKind,
-            creditsCharged: settled.charged, creditsReserved: 0, finishedAt: now, retryAttempt: 0, lastRetryError: Prisma.DbNull,
+            status: 'succeeded',
+            stage: null,
+            resultId: result.transcriptId,
+            billingKind: result.billingKind,
+            creditsCharged: settled.charged,
+            creditsReserved: 0,
+            finishedAt: now,
+            retryAttempt: 0,
+            lastRetryError: Prisma.DbNull,
           },
         });
         const eventId = await recordEvent(tx, {
-          workspaceId: job.workspaceId, endpointId: job.webhookEndpointId, type: 'job.succeeded', subjectKey: `job:${jobId}`,
-          jobId, batchId: job.batchId, resultId: result.transcriptId, metadata: job.metadata as Record<string, string>, error: null,
+          workspaceId: job.workspaceId,
+          endpointId: job.webhookEndpointId,
+          type: 'job.succeeded',
+          subjectKey: `job:${jobId}`,
+          jobId,
+          batchId: job.batchId,
+          resultId: result.transcriptId,
+          metadata: job.metadata as Record<string, string>,
+          error: null,
         });
         await notifyFinal(tx, jobId);
         return { status: 'succeeded', eventId };
@@ -153,16 +171,29 @@ async function finish(db: Db, jobId: string, status: 'failed' | 'cancelled', err
     await tx.job.update({
       where: { id: jobId },
       data: {
-        status, stage: null, creditsReserved: 0, creditsCharged: 0, finishedAt: new Date(),
-        error: error ? (error as unknown as Prisma.InputJsonValue) : Prisma.DbNull, retryAttempt: 0, lastRetryError: Prisma.DbNull,
+        status,
+        stage: null,
+        creditsReserved: 0,
+        creditsCharged: 0,
+        finishedAt: new Date(),
+        error: error ? (error as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
+        retryAttempt: 0,
+        lastRetryError: Prisma.DbNull,
       },
     });
     // Cancelled jobs emit no event (the spec names job.succeeded and job.failed only).
     const eventId =
       status === 'failed'
         ? await recordEvent(tx, {
-            workspaceId: job.workspaceId, endpointId: job.webhookEndpointId, type: 'job.failed', subjectKey: `job:${jobId}`,
-            jobId, batchId: job.batchId, resultId: null, metadata: job.metadata as Record<string, string>, error,
+            workspaceId: job.workspaceId,
+            endpointId: job.webhookEndpointId,
+            type: 'job.failed',
+            subjectKey: `job:${jobId}`,
+            jobId,
+            batchId: job.batchId,
+            resultId: null,
+            metadata: job.metadata as Record<string, string>,
+            error,
           })
         : null;
     await notifyFinal(tx, jobId);

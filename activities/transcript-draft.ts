@@ -42,7 +42,12 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
     // Replaced by the retention window when published.
     expiresAt: new Date(Date.now() + 86400_000),
   };
-  const t = await db.transcript.upsert({ where: { jobId }, create: { id: randomUUID(), jobId, ...data }, update: data, select: { id: true } });
+  const t = await db.transcript.upsert({
+    where: { jobId },
+    create: { id: randomUUID(), jobId, ...data },
+    update: data,
+    select: { id: true },
+  });
   if (content.title && content.title !== job.title) await db.job.update({ where: { id: jobId }, data: { title: content.title } });
   return t.id;
 }

@@ -15,7 +15,13 @@ import { toRecognizerWav } from '../integrations/media/convert';
 import { probeMedia } from '../integrations/media/probe';
 import { splitAtSilences, stitch, type Piece, type RecognizedPiece } from '../integrations/media/split';
 import type { AssemblyAiRecognizer } from '../integrations/recognizers/cloud';
-import { qualityStatus, recognizeOrEmpty, resolveLanguage, type RecognitionResult, type Recognizer } from '../integrations/recognizers/types';
+import {
+  qualityStatus,
+  recognizeOrEmpty,
+  resolveLanguage,
+  type RecognitionResult,
+  type Recognizer,
+} from '../integrations/recognizers/types';
 import type { ObjectStore } from '../integrations/storage';
 
 // AI transcription, one small activity per step. Audio and per-piece results
@@ -25,7 +31,11 @@ import type { ObjectStore } from '../integrations/storage';
 export const ASR_EXTRACTION_VERSION = 'asr-2026.11.1';
 
 /** Downloads the audio of a videosite/shortvideo video (yt-dlp behind the outbound settings). */
-export type PlatformAudioDownloader = (url: string, platform: 'videosite' | 'shortvideo', toDir: string) => Promise<{ file: string; title: string | null }>;
+export type PlatformAudioDownloader = (
+  url: string,
+  platform: 'videosite' | 'shortvideo',
+  toDir: string,
+) => Promise<{ file: string; title: string | null }>;
 
 export interface TranscriptionDeps {
   db: Db;
@@ -67,7 +77,8 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
             const audioKey = workKey(plan.jobId, 'audio.wav');
             // A previous attempt that stored the audio and its length (then lost its worker) did the work already.
             const measured = await db.job.findUniqueOrThrow({ where: { id: plan.jobId }, select: { mediaDurationMs: true } });
-            if (measured.mediaDurationMs !== null && (await store.stat(audioKey))) return { audioKey, durationMs: measured.mediaDurationMs };
+            if (measured.mediaDurationMs !== null && (await store.stat(audioKey)))
+              return { audioKey, durationMs: measured.mediaDurationMs };
             let media: string;
             if (plan.platform === 'upload') {
               const upload = await db.upload.findUniqueOrThrow({ where: { id: plan.mediaId } });
@@ -80,7 +91,9 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
               media = got.file;
               if (got.title) await db.job.update({ where: { id: plan.jobId }, data: { title: got.title } });
             } else {
-              throw new ServiceError('CAPABILITY_UNAVAILABLE', 'mode', { message: `Audio of ${plan.platform} sources cannot be fetched here.` });
+              throw new ServiceError('CAPABILITY_UNAVAILABLE', 'mode', {
+                message: `Audio of ${plan.platform} sources cannot be fetched here.`,
+              });
             }
             const info = await probeMedia(media);
             const wav = await toRecognizerWav(media, path.join(dir, 'audio.wav'));
@@ -103,10 +116,15 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
         const cost = transcriptionCredits(durationMs);
         const cap = job.maxCredits ?? DEFAULT_MAX_CREDITS;
         if (cost > cap) {
-          throw new ServiceError('BUDGET_EXCEEDED', `cost=${cost} > max_credits=${cap}`, { message: `Transcribing ${Math.ceil(durationMs / 1000)} s costs ${cost} credits, over max_credits ${cap}. Nothing was charged.` });
+          throw new ServiceError('BUDGET_EXCEEDED', `cost=${cost} > max_credits=${cap}`, {
+            message: `Transcribing ${Math.ceil(durationMs / 1000)} s costs ${cost} credits, over max_credits ${cap}. Nothing was charged.`,
+          });
         }
         if (job.holdId) await increaseHold(db, job.holdId, cost, job.workspace.plan as PlanId);
-        await db.job.update({ where: { id: plan.jobId }, data: { creditsReserved: Math.max(cost, job.creditsReserved), billingKind: 'ai_transcription' } });
+        await db.job.update({
+          where: { id: plan.jobId },
+          data: { creditsReserved: Math.max(cost, job.creditsReserved), billingKind: 'ai_transcription' },
+        });
         return { cost };
       });
     },
@@ -131,7 +149,10 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
             const key = workKey(plan.jobId, `piece-${i}.wav`);
             keys.push(key);
             if (i < alreadyStored) continue;
-            const out = await toRecognizerWav(wav, path.join(dir, `piece-${i}.wav`), { startMs: p.startMs, durationMs: p.endMs - p.startMs });
+            const out = await toRecognizerWav(wav, path.join(dir, `piece-${i}.wav`), {
+              startMs: p.startMs,
+              durationMs: p.endMs - p.startMs,
+            });
             await store.put(key, out, 'audio/wav');
             saveProgress({ piecesStored: i + 1 });
           }
@@ -190,7 +211,10 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
             if (existing.providerJobId) return existing.providerJobId;
             const wav = path.join(dir, 'audio.wav');
             await store.download(audioKey, wav);
-            const providerJobId = await cloud.submit(wav, { language: plan.language ?? undefined, webhookUrl: deps.callbackUrl ?? undefined });
+            const providerJobId = await cloud.submit(wav, {
+              language: plan.language ?? undefined,
+              webhookUrl: deps.callbackUrl ?? undefined,
+            });
             await db.job.update({ where: { id: plan.jobId }, data: { providerJobId, status: 'awaiting_provider', stage: 'wait_asr' } });
             return providerJobId;
           }),
@@ -213,7 +237,13 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
   };
 }
 
-async function writeTranscript(db: Db, plan: JobPlan, recognizer: Recognizer, result: RecognitionResult, durationMs: number): Promise<string> {
+async function writeTranscript(
+  db: Db,
+  plan: JobPlan,
+  recognizer: Recognizer,
+  result: RecognitionResult,
+  durationMs: number,
+): Promise<string> {
   if (result.words.length === 0 && result.text.trim() === '') throw new ServiceError('NO_SPEECH', 'no words recognised');
   const language = result.language ?? plan.language ?? null;
   return saveDraftTranscript(db, plan.jobId, {
@@ -231,6 +261,9 @@ async function writeTranscript(db: Db, plan: JobPlan, recognizer: Recognizer, re
 }
 
 async function cleanupWork(store: ObjectStore, jobId: string, pieces: number): Promise<void> {
-  const keys = [workKey(jobId, 'audio.wav'), ...Array.from({ length: pieces }, (_, i) => [workKey(jobId, `piece-${i}.wav`), workKey(jobId, `result-${i}.json`)]).flat()];
+  const keys = [
+    workKey(jobId, 'audio.wav'),
+    ...Array.from({ length: pieces }, (_, i) => [workKey(jobId, `piece-${i}.wav`), workKey(jobId, `result-${i}.json`)]).flat(),
+  ];
   await Promise.all(keys.map((k) => store.delete(k).catch(() => undefined)));
 }

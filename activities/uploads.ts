@@ -26,14 +26,20 @@ export function createUploadActivities(db: Db, store: ObjectStore) {
             const file = path.join(dir, 'media');
             await store.download(upload.objectKey, file);
             const info = await probeMedia(file);
-            await db.upload.update({ where: { id: uploadId }, data: { status: 'ready', durationMs: info.durationMs, completedAt: new Date() } });
+            await db.upload.update({
+              where: { id: uploadId },
+              data: { status: 'ready', durationMs: info.durationMs, completedAt: new Date() },
+            });
             return { status: 'ready' };
           } catch (err) {
             // Nothing uploaded yet is not a verdict on the file: the slot goes back to pending.
             if (err instanceof ServiceError && err.code === 'CONFLICT') {
               await db.upload.updateMany({ where: { id: uploadId, status: 'verifying' }, data: { status: 'pending' } });
             } else if (err instanceof ServiceError && !err.retryable) {
-              await db.upload.update({ where: { id: uploadId }, data: { status: 'failed', error: err.toObject() as unknown as Prisma.InputJsonValue, completedAt: new Date() } });
+              await db.upload.update({
+                where: { id: uploadId },
+                data: { status: 'failed', error: err.toObject() as unknown as Prisma.InputJsonValue, completedAt: new Date() },
+              });
               await store.delete(upload.objectKey).catch(() => undefined);
             }
             throw err;

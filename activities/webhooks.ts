@@ -37,7 +37,12 @@ export function createWebhookActivities(deps: WebhookDeps) {
       try {
         // The endpoint's address is checked again at every attempt and the connection pinned to it.
         const checked = await assertSafeUrl(event.endpoint.url, deps.addressPolicy);
-        const dispatcher = pinnedDispatcher(checked, deps.addressPolicy, { connectTimeoutMs: timeoutMs, headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs, ...(deps.extraCa ? { ca: deps.extraCa } : {}) });
+        const dispatcher = pinnedDispatcher(checked, deps.addressPolicy, {
+          connectTimeoutMs: timeoutMs,
+          headersTimeoutMs: timeoutMs,
+          bodyTimeoutMs: timeoutMs,
+          ...(deps.extraCa ? { ca: deps.extraCa } : {}),
+        });
         try {
           const res = await request(checked.url, {
             method: 'POST',
@@ -52,11 +57,24 @@ export function createWebhookActivities(deps: WebhookDeps) {
           void dispatcher.close();
         }
       } catch (err) {
-        errorMessage = err instanceof ServiceError ? `${err.code}: ${err.detail ?? err.message}` : (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (err as Error).message;
+        errorMessage =
+          err instanceof ServiceError
+            ? `${err.code}: ${err.detail ?? err.message}`
+            : (err as Error).name === 'TimeoutError'
+              ? `no answer within ${timeoutMs} ms`
+              : (err as Error).message;
       }
       const succeeded = statusCode !== null && statusCode >= 200 && statusCode < 300;
       await deps.db.webhookDelivery.create({
-        data: { eventId, workspaceId: event.workspaceId, attempt, statusCode, errorMessage: errorMessage?.slice(0, 500) ?? null, durationMs: Date.now() - started, succeeded },
+        data: {
+          eventId,
+          workspaceId: event.workspaceId,
+          attempt,
+          statusCode,
+          errorMessage: errorMessage?.slice(0, 500) ?? null,
+          durationMs: Date.now() - started,
+          succeeded,
+        },
       });
       if (succeeded) await deps.db.webhookEvent.update({ where: { id: eventId }, data: { deliveredAt: new Date() } });
       return succeeded ? 'delivered' : 'failed';

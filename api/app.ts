@@ -22,7 +22,9 @@ export function createApp(deps: AppDeps): Express {
   });
   app.get('/readyz', async (_req, res) => {
     const checks = await readiness(deps);
-    res.status(Object.values(checks).every((c) => c === 'ok') ? 200 : 503).json({ status: Object.values(checks).every((c) => c === 'ok') ? 'ready' : 'not_ready', checks });
+    res
+      .status(Object.values(checks).every((c) => c === 'ok') ? 200 : 503)
+      .json({ status: Object.values(checks).every((c) => c === 'ok') ? 'ready' : 'not_ready', checks });
   });
   app.get('/metrics', async (_req, res) => {
     res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
@@ -43,7 +45,9 @@ export function createApp(deps: AppDeps): Express {
     app.get('/app/dev/outbox', async (req, res) => {
       const to = typeof req.query.to === 'string' ? req.query.to.toLowerCase() : undefined;
       const mails = await deps.db.outboxEmail.findMany({ where: to ? { to } : {}, orderBy: { createdAt: 'desc' }, take: 50 });
-      res.json({ emails: mails.map((m) => ({ id: m.id, to: m.to, subject: m.subject, body: m.body, created_at: m.createdAt.toISOString() })) });
+      res.json({
+        emails: mails.map((m) => ({ id: m.id, to: m.to, subject: m.subject, body: m.body, created_at: m.createdAt.toISOString() })),
+      });
     });
   }
 
@@ -57,7 +61,14 @@ export function createApp(deps: AppDeps): Express {
   mount(router, allRoutes, deps);
   app.use(router);
 
-  const pagePaths = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/app/sign-in', ...(deps.config.APP_ENV !== 'production' ? ['/app/dev/outbox'] : [])];
+  const pagePaths = [
+    '/healthz',
+    '/readyz',
+    '/metrics',
+    '/openapi.json',
+    '/app/sign-in',
+    ...(deps.config.APP_ENV !== 'production' ? ['/app/dev/outbox'] : []),
+  ];
   const pages: KnownRoute[] = pagePaths.map((path) => ({ method: 'get', path }));
   app.use(unmatchedRoute([...allRoutes, ...pages]));
   app.use(errorHandler(deps.logger));

@@ -15,7 +15,11 @@ import { applyMigrations } from '../prisma/migrate';
 // The API process: stateless; any number can run behind a load balancer.
 async function main() {
   const cfg = config();
-  const logger = pino({ level: cfg.LOG_LEVEL, base: { service: 'api' }, redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret'] });
+  const logger = pino({
+    level: cfg.LOG_LEVEL,
+    base: { service: 'api' },
+    redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret'],
+  });
   await applyMigrations(cfg.DATABASE_URL);
   const { prisma, pool } = createDb(cfg.DATABASE_URL);
   const connection = await Connection.connect({ address: cfg.TEMPORAL_ADDRESS });
@@ -26,7 +30,21 @@ async function main() {
   const objectStore = createObjectStore(objectStoreConfigFromEnv());
   await objectStore.ensureBucket();
   const recognizers = selectRecognizers();
-  const app = createApp({ config: cfg, db: prisma, pool, temporal, logger, rateLimits: new RateLimits(pool), wakeups, secretsKey: resolveSecretsKey(cfg), baseUrl, addressPolicy: { loopbackOnly: testStackLoopbackOnly(process.env) }, objectStore, recognizer: recognizers.active, cloudRecognizer: recognizers.cloud });
+  const app = createApp({
+    config: cfg,
+    db: prisma,
+    pool,
+    temporal,
+    logger,
+    rateLimits: new RateLimits(pool),
+    wakeups,
+    secretsKey: resolveSecretsKey(cfg),
+    baseUrl,
+    addressPolicy: { loopbackOnly: testStackLoopbackOnly(process.env) },
+    objectStore,
+    recognizer: recognizers.active,
+    cloudRecognizer: recognizers.cloud,
+  });
   const server = createHttpServer(app).listen(cfg.PORT, () => logger.info({ port: cfg.PORT, base_url: baseUrl }, 'api listening'));
   const shutdown = async () => {
     server.close();

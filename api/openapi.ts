@@ -12,10 +12,18 @@ export function buildOpenApiDocument(specs: RouteSpec<any, any, any>[] = allRout
     scheme: 'bearer',
     description: 'API key with the fixed prefix `tsk_`. Scopes: jobs:read, jobs:write, transcripts:read, uploads:write.',
   });
-  registry.registerComponent('securitySchemes', 'sessionCookie', { type: 'apiKey', in: 'cookie', name: 'ts_session', description: 'Signed-in owner session (POST /app/session).' });
+  registry.registerComponent('securitySchemes', 'sessionCookie', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'ts_session',
+    description: 'Signed-in owner session (POST /app/session).',
+  });
   registerOpenApi(registry, specs);
   const errorTable = Object.entries(ERROR_CATALOGUE)
-    .map(([code, e]) => `| <a id="error-${code.toLowerCase().replace(/_/g, '-')}"></a>\`${code}\` | ${e.status} | ${e.retryable ? 'yes' : 'no'} | ${e.message} |`)
+    .map(
+      ([code, e]) =>
+        `| <a id="error-${code.toLowerCase().replace(/_/g, '-')}"></a>\`${code}\` | ${e.status} | ${e.retryable ? 'yes' : 'no'} | ${e.message} |`,
+    )
     .join('\n');
   const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

@@ -64,13 +64,23 @@ async function main() {
     // ~60 s of speech: five paragraphs with one-second pauses.
     const base = PARAGRAPHS.slice(0, 5);
     const parts = await Promise.all(base.map((p, i) => makeSpeech(p, dir, `p${i}`)));
-    const minuteWav = await toRecognizerWav(await concatWithPauses(parts.map((p) => p.path), join(dir, 'minute.raw.wav'), 1), join(dir, 'minute.wav'));
+    const minuteWav = await toRecognizerWav(
+      await concatWithPauses(
+        parts.map((p) => p.path),
+        join(dir, 'minute.raw.wav'),
+        1,
+      ),
+      join(dir, 'minute.wav'),
+    );
     const minuteSec = (await readWavInfo(minuteWav)).durationSec;
     const minuteText = base.join(' ');
 
     // The long recording: the minute repeated to LONG_MINUTES minutes.
     const repeats = Math.max(1, Math.round((LONG_MINUTES * 60) / minuteSec));
-    const longWav = await toRecognizerWav(await concatWithPauses(Array(repeats).fill(minuteWav), join(dir, 'long.raw.wav'), 1), join(dir, 'long.wav'));
+    const longWav = await toRecognizerWav(
+      await concatWithPauses(Array(repeats).fill(minuteWav), join(dir, 'long.raw.wav'), 1),
+      join(dir, 'long.wav'),
+    );
     const longSec = (await readWavInfo(longWav)).durationSec;
     const longText = Array(repeats).fill(minuteText).join(' ');
 
@@ -79,16 +89,48 @@ async function main() {
     const m = DEFAULT_POCKETSPHINX_MODEL_DIR;
 
     const direct = await timed(() =>
-      runTool('pocketsphinx_continuous', ['-infile', minuteWav, '-hmm', `${m}/en-us`, '-lm', `${m}/en-us.lm.bin`, '-dict', `${m}/cmudict-en-us.dict`, '-time', 'yes']),
+      runTool('pocketsphinx_continuous', [
+        '-infile',
+        minuteWav,
+        '-hmm',
+        `${m}/en-us`,
+        '-lm',
+        `${m}/en-us.lm.bin`,
+        '-dict',
+        `${m}/cmudict-en-us.dict`,
+        '-time',
+        'yes',
+      ]),
     );
-    const directText = direct.value.stdout.split('\n').filter((l) => l.trim() !== '' && !/ \d+\.\d+ \d+\.\d+ /.test(l)).join(' ');
-    rows.push({ run: 'pocketsphinx_continuous, direct (baseline)', audioSec: minuteSec, wallSec: direct.sec, wer: wordErrorRate(minuteText, directText), notes: 'one process, one core, includes ~0.7 s model load' });
+    const directText = direct.value.stdout
+      .split('\n')
+      .filter((l) => l.trim() !== '' && !/ \d+\.\d+ \d+\.\d+ /.test(l))
+      .join(' ');
+    rows.push({
+      run: 'pocketsphinx_continuous, direct (baseline)',
+      audioSec: minuteSec,
+      wallSec: direct.sec,
+      wer: wordErrorRate(minuteText, directText),
+      notes: 'one process, one core, includes ~0.7 s model load',
+    });
 
     const wrapped = await timed(() => recognizer.recognize(minuteWav));
-    rows.push({ run: 'PocketsphinxRecognizer.recognize', audioSec: minuteSec, wallSec: wrapped.sec, wer: wordErrorRate(minuteText, wrapped.value.text), notes: 'baseline + parsing, segments' });
+    rows.push({
+      run: 'PocketsphinxRecognizer.recognize',
+      audioSec: minuteSec,
+      wallSec: wrapped.sec,
+      wer: wordErrorRate(minuteText, wrapped.value.text),
+      notes: 'baseline + parsing, segments',
+    });
 
     const whole = await timed(() => recognizer.recognize(longWav));
-    rows.push({ run: `long recording, 1 piece`, audioSec: longSec, wallSec: whole.sec, wer: wordErrorRate(longText, whole.value.text), notes: 'one core busy' });
+    rows.push({
+      run: `long recording, 1 piece`,
+      audioSec: longSec,
+      wallSec: whole.sec,
+      wer: wordErrorRate(longText, whole.value.text),
+      notes: 'one core busy',
+    });
 
     const split = await timed(async () => {
       const pieces = await splitAtSilences(longWav);
@@ -107,11 +149,15 @@ async function main() {
       notes: `split at pauses (≤ 90 s), cut, recognise, stitch; ${(whole.sec / split.sec).toFixed(2)}× faster than 1 piece`,
     });
 
-    console.log(`\n## ASR speed (pocketsphinx en-us, flite slt speech, ${CORES} cores, load average ${load0.toFixed(2)} → ${loadavg()[0].toFixed(2)})\n`);
+    console.log(
+      `\n## ASR speed (pocketsphinx en-us, flite slt speech, ${CORES} cores, load average ${load0.toFixed(2)} → ${loadavg()[0].toFixed(2)})\n`,
+    );
     console.log('| Run | Audio (s) | Wall (s) | Real-time factor | WER | Notes |');
     console.log('|---|---:|---:|---:|---:|---|');
     for (const r of rows) {
-      console.log(`| ${r.run} | ${r.audioSec.toFixed(1)} | ${r.wallSec.toFixed(2)} | ${(r.wallSec / r.audioSec).toFixed(3)} | ${r.wer === null ? '' : (r.wer * 100).toFixed(1) + ' %'} | ${r.notes} |`);
+      console.log(
+        `| ${r.run} | ${r.audioSec.toFixed(1)} | ${r.wallSec.toFixed(2)} | ${(r.wallSec / r.audioSec).toFixed(3)} | ${r.wer === null ? '' : (r.wer * 100).toFixed(1) + ' %'} | ${r.notes} |`,
+      );
     }
     console.log('');
   } finally {

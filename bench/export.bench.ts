@@ -112,11 +112,14 @@ export function exportBenchMarkdown(iterations = 400, only: ExportFixture[] = ['
     }));
     measureAll([...baselines, ...exports], iterations);
     const ref = p50(baselines[0]);
-    for (const b of baselines) rows.push(`| ${name} | ${b.name} | ${p50(b).toFixed(3)} | ${p99(b).toFixed(3)} | ${(p50(b) / ref).toFixed(1)}x | |`);
+    for (const b of baselines)
+      rows.push(`| ${name} | ${b.name} | ${p50(b).toFixed(3)} | ${p99(b).toFixed(3)} | ${(p50(b) / ref).toFixed(1)}x | |`);
     for (const e of exports) {
       worst = Math.max(worst, p50(e));
       worstP99 = Math.max(worstP99, p99(e));
-      rows.push(`| ${name} | ${e.name} | ${p50(e).toFixed(3)} | ${p99(e).toFixed(3)} | ${(p50(e) / ref).toFixed(1)}x | ${p50(e) <= GOAL_MS ? 'yes' : 'NO'} |`);
+      rows.push(
+        `| ${name} | ${e.name} | ${p50(e).toFixed(3)} | ${p99(e).toFixed(3)} | ${(p50(e) / ref).toFixed(1)}x | ${p50(e) <= GOAL_MS ? 'yes' : 'NO'} |`,
+      );
     }
     notes.push(`${name}: ${transcript.segments.length} segments, ${words} words`);
   }
@@ -124,10 +127,17 @@ export function exportBenchMarkdown(iterations = 400, only: ExportFixture[] = ['
   const load = loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-  lines.push(`Export bench: ${iterations} rounds after ${WARMUP} warm-up, Node ${process.version}, ${cpus().length} CPUs, load average ${load}; goal p50 <= ${GOAL_MS} ms per format`, '');
+  lines.push(
+    `Export bench: ${iterations} rounds after ${WARMUP} warm-up, Node ${process.version}, ${cpus().length} CPUs, load average ${load}; goal p50 <= ${GOAL_MS} ms per format`,
+    '',
+  );
   lines.push('| transcript | operation | p50 ms | p99 ms | p50 vs JSON.stringify(segments) | p50 within goal |');
   lines.push('|---|---|---:|---:|---:|:---:|', ...rows);
-  lines.push('', `Fixtures: ${notes.join('; ')}.`, `worst export p50: ${worst.toFixed(3)} ms (${worst <= GOAL_MS ? 'within' : 'OVER'} the ${GOAL_MS} ms goal); worst export p99: ${worstP99.toFixed(3)} ms`);
+  lines.push(
+    '',
+    `Fixtures: ${notes.join('; ')}.`,
+    `worst export p50: ${worst.toFixed(3)} ms (${worst <= GOAL_MS ? 'within' : 'OVER'} the ${GOAL_MS} ms goal); worst export p99: ${worstP99.toFixed(3)} ms`,
+  );
   return lines.join('\n');
 }
 

@@ -24,7 +24,11 @@ const instance = autocannon(
           if (cfg.authKeys?.length) headers.authorization = `Bearer ${cfg.authKeys[n++ % cfg.authKeys.length]}`;
           if (cfg.uniqueJob) {
             headers['idempotency-key'] = `bench-${randomUUID()}`;
-            return { ...req, headers, body: JSON.stringify({ ...cfg.body, source: { url: `https://www.youtube.com/watch?v=${videoId()}` } }) };
+            return {
+              ...req,
+              headers,
+              body: JSON.stringify({ ...cfg.body, source: { url: `https://www.youtube.com/watch?v=${videoId()}` } }),
+            };
           }
           return { ...req, headers, ...(cfg.body ? { body: JSON.stringify(cfg.body) } : {}) };
         },

@@ -43,7 +43,9 @@ function runLoad(cfg: object): Promise<Load> {
     const child = spawn(process.execPath, [path.join(__dirname, 'load.js'), JSON.stringify(cfg)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load exited ${code}`)),
+    );
   });
 }
 
@@ -99,16 +101,20 @@ async function main() {
   // Workspaces: reads are limited to 120 per minute per workspace, so the load rotates over many.
   const makeWorkspaces = async (count: number) => {
     const made = [];
-    for (let i = 0; i < count; i += 4) made.push(...(await Promise.all(Array.from({ length: Math.min(4, count - i) }, () => createWorkspace(api.deps, { plan: 'scale' })))));
+    for (let i = 0; i < count; i += 4)
+      made.push(...(await Promise.all(Array.from({ length: Math.min(4, count - i) }, () => createWorkspace(api.deps, { plan: 'scale' })))));
     return made;
   };
   const readers = await makeWorkspaces(160);
   const submitters = await makeWorkspaces(40);
-  for (const w of submitters) await api.deps.db.$executeRaw`UPDATE credit_accounts SET prepaid_credits = 1000000 WHERE workspace_id = ${w.workspaceId}::uuid`;
+  for (const w of submitters)
+    await api.deps.db.$executeRaw`UPDATE credit_accounts SET prepaid_credits = 1000000 WHERE workspace_id = ${w.workspaceId}::uuid`;
 
   out(`# Benchmark results`);
   out();
-  out(`Command: \`npm run bench\` · ${new Date().toISOString()} · ${os.cpus().length} cores, Node ${process.version}. Each figure stands beside a baseline measured in the same run; the ratio is what counts on these shared machines.`);
+  out(
+    `Command: \`npm run bench\` · ${new Date().toISOString()} · ${os.cpus().length} cores, Node ${process.version}. Each figure stands beside a baseline measured in the same run; the ratio is what counts on these shared machines.`,
+  );
   out();
 
   // --- issue 2: authenticated GET /v1/usage vs a bare Express handler
@@ -121,7 +127,9 @@ async function main() {
   out(`|---|---|---|---|---|`);
   out(`| bare Express handler (baseline) | ${bareGet.rps.toFixed(0)} | ${bareGet.p50} ms | ${bareGet.p99} ms | ${bareGet.non2xx} |`);
   out(`| GET /v1/usage (auth, rate limit, ledger read) | ${usage.rps.toFixed(0)} | ${usage.p50} ms | ${usage.p99} ms | ${usage.non2xx} |`);
-  out(`| ratio | ${ratio(bareGet.rps, usage.rps)} fewer | ${ratio(usage.p50, Math.max(bareGet.p50, 0.5))} | ${ratio(usage.p99, Math.max(bareGet.p99, 0.5))} | |`);
+  out(
+    `| ratio | ${ratio(bareGet.rps, usage.rps)} fewer | ${ratio(usage.p50, Math.max(bareGet.p50, 0.5))} | ${ratio(usage.p99, Math.max(bareGet.p99, 0.5))} | |`,
+  );
   out();
 
   // --- empty workflow round trip vs a raw Temporal gRPC call
@@ -129,7 +137,11 @@ async function main() {
   const grpcTimes: number[] = [];
   for (let i = 0; i < 100; i++) {
     grpcTimes.push((await timed(() => api.deps.temporal.workflowService.getSystemInfo({})))[0]);
-    emptyTimes.push((await timed(() => api.deps.temporal.workflow.execute('emptyWorkflow', { taskQueue, workflowId: `empty-${randomUUID()}`, args: [] })))[0]);
+    emptyTimes.push(
+      (
+        await timed(() => api.deps.temporal.workflow.execute('emptyWorkflow', { taskQueue, workflowId: `empty-${randomUUID()}`, args: [] }))
+      )[0],
+    );
   }
   out(`## Empty Temporal workflow, start → result (100 sequential)`);
   out();
@@ -165,7 +177,9 @@ async function main() {
   out(`| | p50 | p99 | vs empty workflow p50 (goal ≤ 3×) |`);
   out(`|---|---|---|---|`);
   out(`| empty workflow round trip (baseline) | ${ms(emptyP50)} | ${ms(pct(emptyTimes, 99))} | 1.00× |`);
-  out(`| caption job submit → long poll returns succeeded | ${ms(pct(e2e, 50))} | ${ms(pct(e2e, 99))} | ${ratio(pct(e2e, 50), emptyP50)} |`);
+  out(
+    `| caption job submit → long poll returns succeeded | ${ms(pct(e2e, 50))} | ${ms(pct(e2e, 99))} | ${ratio(pct(e2e, 50), emptyP50)} |`,
+  );
   out();
   out(`## Long-poll wake-up after completion (goal ≤ 20 ms p50)`);
   out();
@@ -189,18 +203,26 @@ async function main() {
   });
   out(`## Jobs accepted per second (POST /v1/jobs, new video each, 16 connections, 5 s)`);
   out();
-  out(`Each accepted job writes idempotency record, hold and job in one transaction and starts its workflow before committing; the worker runs them meanwhile.`);
+  out(
+    `Each accepted job writes idempotency record, hold and job in one transaction and starts its workflow before committing; the worker runs them meanwhile.`,
+  );
   out();
   out(`| | requests/s | p50 | p99 | statuses |`);
   out(`|---|---|---|---|---|`);
-  out(`| bare Express JSON POST (baseline) | ${barePost.rps.toFixed(0)} | ${barePost.p50} ms | ${barePost.p99} ms | ${JSON.stringify(barePost.statuses)} |`);
+  out(
+    `| bare Express JSON POST (baseline) | ${barePost.rps.toFixed(0)} | ${barePost.p50} ms | ${barePost.p99} ms | ${JSON.stringify(barePost.statuses)} |`,
+  );
   out(`| POST /v1/jobs accepted | ${accept.rps.toFixed(0)} | ${accept.p50} ms | ${accept.p99} ms | ${JSON.stringify(accept.statuses)} |`);
   out();
 
   // --- cached repeat vs a plain authenticated GET
   const cacheWs = submitters[1]!;
   const body = JSON.stringify({ source: { url: 'https://www.youtube.com/watch?v=rCAS2eD-mcw' }, mode: 'captions_only' });
-  const first = await fetch(`${base}/v1/jobs`, { method: 'POST', headers: { ...bearer(cacheWs.apiKey), 'content-type': 'application/json', 'idempotency-key': `bench-${randomUUID()}` }, body });
+  const first = await fetch(`${base}/v1/jobs`, {
+    method: 'POST',
+    headers: { ...bearer(cacheWs.apiKey), 'content-type': 'application/json', 'idempotency-key': `bench-${randomUUID()}` },
+    body,
+  });
   const firstJob = (await first.json()) as { id: string };
   await fetch(`${base}/v1/jobs/${firstJob.id}?wait=25`, { headers: bearer(cacheWs.apiKey) });
   const cached: number[] = [];
@@ -211,12 +233,20 @@ async function main() {
     const ws = submitters[2 + (i % 30)]!;
     if (i < 30) {
       // Seed each workspace's cache once (not timed).
-      const r = await fetch(`${base}/v1/jobs`, { method: 'POST', headers: { ...bearer(ws.apiKey), 'content-type': 'application/json', 'idempotency-key': `bench-${randomUUID()}` }, body });
+      const r = await fetch(`${base}/v1/jobs`, {
+        method: 'POST',
+        headers: { ...bearer(ws.apiKey), 'content-type': 'application/json', 'idempotency-key': `bench-${randomUUID()}` },
+        body,
+      });
       const j = (await r.json()) as { id: string };
       await fetch(`${base}/v1/jobs/${j.id}?wait=25`, { headers: bearer(ws.apiKey) });
     }
     const [t, status] = await timed(() =>
-      fetch(`${base}/v1/jobs`, { method: 'POST', headers: { ...bearer(ws.apiKey), 'content-type': 'application/json', 'idempotency-key': `bench-${randomUUID()}` }, body }).then(async (r) => {
+      fetch(`${base}/v1/jobs`, {
+        method: 'POST',
+        headers: { ...bearer(ws.apiKey), 'content-type': 'application/json', 'idempotency-key': `bench-${randomUUID()}` },
+        body,
+      }).then(async (r) => {
         await r.text();
         return r.status;
       }),
@@ -229,7 +259,9 @@ async function main() {
   out(`| | p50 | p99 |`);
   out(`|---|---|---|`);
   out(`| GET /v1/usage (baseline) | ${ms(pct(plain, 50))} | ${ms(pct(plain, 99))} |`);
-  out(`| POST /v1/jobs answered from the workspace's retained transcript | ${ms(pct(cached, 50))} | ${ms(pct(cached, 99))} (${ratio(pct(cached, 50), pct(plain, 50))} at p50) |`);
+  out(
+    `| POST /v1/jobs answered from the workspace's retained transcript | ${ms(pct(cached, 50))} | ${ms(pct(cached, 99))} (${ratio(pct(cached, 50), pct(plain, 50))} at p50) |`,
+  );
   out();
 
   // --- issue 5: job completion → webhook received, and a batch of 50 vs 50 single jobs
@@ -241,7 +273,11 @@ async function main() {
   const hookWs = submitters[32]!;
   const session = await signInSession(api.app, hookWs.email, hookWs.password);
   const supertest = (await import('supertest')).default;
-  const ep = await supertest(api.app).post('/v1/webhook-endpoints').set('Cookie', session.cookie).set('X-CSRF-Token', session.csrf).send({ url: receiver.url });
+  const ep = await supertest(api.app)
+    .post('/v1/webhook-endpoints')
+    .set('Cookie', session.cookie)
+    .set('X-CSRF-Token', session.csrf)
+    .send({ url: receiver.url });
   receiver.configure({ secret: ep.body.secret, failFirst: 0 });
   const https = await import('node:https');
   const rawPost: number[] = [];
@@ -251,10 +287,14 @@ async function main() {
     const ts = Math.floor(Date.now() / 1000);
     const t0 = Date.now();
     await new Promise<void>((resolve, reject) => {
-      const req = https.request(receiver.url, { method: 'POST', ca: testTls().cert, headers: webhookHeaders(ep.body.secret, id, ts, body) }, (res) => {
-        res.resume();
-        res.on('end', () => resolve());
-      });
+      const req = https.request(
+        receiver.url,
+        { method: 'POST', ca: testTls().cert, headers: webhookHeaders(ep.body.secret, id, ts, body) },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -266,7 +306,11 @@ async function main() {
     const res = await fetch(`${base}/v1/jobs`, {
       method: 'POST',
       headers: { ...bearer(hookWs.apiKey), 'content-type': 'application/json', 'idempotency-key': `bench-${randomUUID()}` },
-      body: JSON.stringify({ source: { url: `https://www.youtube.com/watch?v=${videoId()}` }, mode: 'captions_only', webhook_endpoint_id: ep.body.id }),
+      body: JSON.stringify({
+        source: { url: `https://www.youtube.com/watch?v=${videoId()}` },
+        mode: 'captions_only',
+        webhook_endpoint_id: ep.body.id,
+      }),
     });
     const job = (await res.json()) as { id: string };
     const all = await receiver.waitFor((xs) => xs.some((r) => r.body?.job_id === job.id), 20000);
@@ -276,7 +320,9 @@ async function main() {
   }
   out(`## Job completion → webhook received (40 sequential jobs)`);
   out();
-  out(`From the finalising transaction (job.finished_at) to the signed POST arriving at a receiver in another process (https on loopback).`);
+  out(
+    `From the finalising transaction (job.finished_at) to the signed POST arriving at a receiver in another process (https on loopback).`,
+  );
   out();
   out(`| | p50 | p99 |`);
   out(`|---|---|---|`);
@@ -286,13 +332,21 @@ async function main() {
   await receiver.close();
 
   const batchWs = submitters[33]!;
-  const items = Array.from({ length: 50 }, () => ({ source: { url: `https://www.youtube.com/watch?v=${videoId()}` }, mode: 'captions_only' }));
+  const items = Array.from({ length: 50 }, () => ({
+    source: { url: `https://www.youtube.com/watch?v=${videoId()}` },
+    mode: 'captions_only',
+  }));
   const [batchMs] = await timed(async () => {
-    const res = await fetch(`${base}/v1/batches`, { method: 'POST', headers: { ...bearer(batchWs.apiKey), 'content-type': 'application/json', 'idempotency-key': `bench-${randomUUID()}` }, body: JSON.stringify({ items }) });
+    const res = await fetch(`${base}/v1/batches`, {
+      method: 'POST',
+      headers: { ...bearer(batchWs.apiKey), 'content-type': 'application/json', 'idempotency-key': `bench-${randomUUID()}` },
+      body: JSON.stringify({ items }),
+    });
     const batch = (await res.json()) as { id: string; items: { job_id: string }[] };
     if (res.status !== 202) throw new Error(`batch answered ${res.status}: ${JSON.stringify(batch)}`);
     // Long polls on each child (a read each, well inside the read limit), then the batch itself.
-    for (const item of batch.items) await fetch(`${base}/v1/jobs/${item.job_id}?wait=25`, { headers: bearer(batchWs.apiKey) }).then((r) => r.text());
+    for (const item of batch.items)
+      await fetch(`${base}/v1/jobs/${item.job_id}?wait=25`, { headers: bearer(batchWs.apiKey) }).then((r) => r.text());
     const b = (await (await fetch(`${base}/v1/batches/${batch.id}`, { headers: bearer(batchWs.apiKey) })).json()) as { status: string };
     if (b.status !== 'succeeded') throw new Error(`bench batch ended ${b.status}`);
   });
@@ -313,7 +367,9 @@ async function main() {
   out(`| | total | per job |`);
   out(`|---|---|---|`);
   out(`| 50 single jobs, each submitted after the previous finished (baseline) | ${ms(singlesMs)} | ${ms(singlesMs / 50)} |`);
-  out(`| one batch of 50 (POST /v1/batches → batch succeeded) | ${ms(batchMs)} | ${ms(batchMs / 50)} (${ratio(singlesMs, batchMs)} faster) |`);
+  out(
+    `| one batch of 50 (POST /v1/batches → batch succeeded) | ${ms(batchMs)} | ${ms(batchMs / 50)} (${ratio(singlesMs, batchMs)} faster) |`,
+  );
   out();
 
   // --- issue 4: AI transcription through the whole pipeline vs the recognizer called directly
@@ -325,7 +381,11 @@ async function main() {
     const { probeMedia } = await import('../integrations/media/probe');
     const dir = await audioDir('bench-');
     const parts = await Promise.all(PARAGRAPHS.map((p, i) => makeSpeech(p, dir.dir, `p${i}`)));
-    const audio = await concatWithPauses(parts.map((p) => p.path), path.join(dir.dir, 'speech.wav'), 1);
+    const audio = await concatWithPauses(
+      parts.map((p) => p.path),
+      path.join(dir.dir, 'speech.wav'),
+      1,
+    );
     const text = parts.map((p) => p.text).join(' ');
     const seconds = (await probeMedia(audio)).durationMs / 1000;
     const wav16 = await toRecognizerWav(audio, path.join(dir.dir, 'speech16.wav'));
@@ -349,24 +409,41 @@ async function main() {
         body: JSON.stringify({ source: { upload_id: uploadId }, mode: 'transcribe', language: 'en' }),
       });
       const job = (await res.json()) as { id: string };
-      const final = (await (await fetch(`${base}/v1/jobs/${job.id}?wait=25`, { headers: bearer(asrWs.apiKey) })).json()) as { status: string; result_id: string };
+      const final = (await (await fetch(`${base}/v1/jobs/${job.id}?wait=25`, { headers: bearer(asrWs.apiKey) })).json()) as {
+        status: string;
+        result_id: string;
+      };
       pipelineRuns.push(performance.now() - t0);
       if (final.status !== 'succeeded') throw new Error(`bench transcription ended ${final.status}`);
-      pipelineText = ((await (await fetch(`${base}/v1/transcripts/${final.result_id}`, { headers: bearer(asrWs.apiKey) })).json()) as { text: string }).text;
+      pipelineText = (
+        (await (await fetch(`${base}/v1/transcripts/${final.result_id}`, { headers: bearer(asrWs.apiKey) })).json()) as { text: string }
+      ).text;
     }
     const rtf = (msList: number[]) => pct(msList, 50) / 1000 / seconds;
     out(`## AI transcription real-time factor (${seconds.toFixed(1)} s of flite speech, pocketsphinx, median of 3)`);
     out();
     out(`| | median time | RTF | WER |`);
     out(`|---|---|---|---|`);
-    out(`| pocketsphinx called directly on the 16 kHz wav (baseline) | ${ms(pct(directRuns, 50))} | ${rtf(directRuns).toFixed(3)} | ${(wordErrorRate(text, directText) * 100).toFixed(1)} % |`);
-    out(`| job through the pipeline (submit → succeeded: workflow, ffprobe, conversion, storage, pieces ≤ 90 s, stitch) | ${ms(pct(pipelineRuns, 50))} | ${rtf(pipelineRuns).toFixed(3)} (overhead ${(((pct(pipelineRuns, 50) - pct(directRuns, 50)) / pct(directRuns, 50)) * 100).toFixed(0)} %) | ${(wordErrorRate(text, pipelineText) * 100).toFixed(1)} % |`);
+    out(
+      `| pocketsphinx called directly on the 16 kHz wav (baseline) | ${ms(pct(directRuns, 50))} | ${rtf(directRuns).toFixed(3)} | ${(wordErrorRate(text, directText) * 100).toFixed(1)} % |`,
+    );
+    out(
+      `| job through the pipeline (submit → succeeded: workflow, ffprobe, conversion, storage, pieces ≤ 90 s, stitch) | ${ms(pct(pipelineRuns, 50))} | ${rtf(pipelineRuns).toFixed(3)} (overhead ${(((pct(pipelineRuns, 50) - pct(directRuns, 50)) / pct(directRuns, 50)) * 100).toFixed(0)} %) | ${(wordErrorRate(text, pipelineText) * 100).toFixed(1)} % |`,
+    );
     out();
     await dir.cleanup();
   }
-  for (const [script, args] of [['asr.bench.ts', ['--minutes', process.env.BENCH_LONG_MINUTES ?? '20']], ['upload.bench.ts', []]] as const) {
+  for (const [script, args] of [
+    ['asr.bench.ts', ['--minutes', process.env.BENCH_LONG_MINUTES ?? '20']],
+    ['upload.bench.ts', []],
+  ] as const) {
     try {
-      out(execFileSync(process.execPath, [require.resolve('tsx/cli'), path.join(__dirname, script), ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).trim());
+      out(
+        execFileSync(process.execPath, [require.resolve('tsx/cli'), path.join(__dirname, script), ...args], {
+          encoding: 'utf8',
+          maxBuffer: 64 * 1024 * 1024,
+        }).trim(),
+      );
       out();
     } catch (e) {
       out(`(${script} failed: ${(e as Error).message.split('\n')[0]})`);
@@ -376,7 +453,11 @@ async function main() {
   // --- exports (their own script, one process per transcript kind, same run)
   for (const fixture of ['captions', 'asr']) {
     try {
-      const exportOut = execFileSync(process.execPath, [require.resolve('tsx/cli'), path.join(__dirname, 'export.bench.ts'), '--fixture', fixture], { encoding: 'utf8' });
+      const exportOut = execFileSync(
+        process.execPath,
+        [require.resolve('tsx/cli'), path.join(__dirname, 'export.bench.ts'), '--fixture', fixture],
+        { encoding: 'utf8' },
+      );
       out(exportOut.trim());
       out();
     } catch (e) {

@@ -34,7 +34,11 @@ const RUNS = arg('runs', 5);
 const BYTES = Math.round(MB * 1_000_000);
 const TYPE = 'audio/wav';
 
-interface Row { store: string; path: string; seconds: number[] }
+interface Row {
+  store: string;
+  path: string;
+  seconds: number[];
+}
 
 async function time(fn: () => Promise<void>): Promise<number[]> {
   await fn(); // warm-up: first-touch costs (page cache, connection, JIT) out of the numbers
@@ -48,7 +52,11 @@ async function time(fn: () => Promise<void>): Promise<number[]> {
 }
 
 async function putFile(url: string, file: string): Promise<void> {
-  const res = await request(url, { method: 'PUT', body: fs.createReadStream(file), headers: { 'content-type': TYPE, 'content-length': String(BYTES) } });
+  const res = await request(url, {
+    method: 'PUT',
+    body: fs.createReadStream(file),
+    headers: { 'content-type': TYPE, 'content-length': String(BYTES) },
+  });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`PUT answered ${res.statusCode}: ${text.slice(0, 300)}`);
 }
@@ -66,14 +74,24 @@ async function main() {
     let handler: ReturnType<typeof createLocalUploadHandler> | undefined;
     server = http.createServer((req, res) => handler!(req, res));
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const local = new LocalDiskObjectStore({ root, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, signingSecret: randomBytes(32) });
+    const local = new LocalDiskObjectStore({
+      root,
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      signingSecret: randomBytes(32),
+    });
     await local.ensureBucket();
     handler = createLocalUploadHandler(local);
-    rows.push({ store: 'local disk', path: 'baseline: stream copy into the folder', seconds: await time(() => pipeline(fs.createReadStream(file), fs.createWriteStream(path.join(root, 'raw')))) });
+    rows.push({
+      store: 'local disk',
+      path: 'baseline: stream copy into the folder',
+      seconds: await time(() => pipeline(fs.createReadStream(file), fs.createWriteStream(path.join(root, 'raw')))),
+    });
     rows.push({
       store: 'local disk',
       path: 'signed PUT via createLocalUploadHandler',
-      seconds: await time(async () => putFile(await local.presignPut('uploads/bench', { contentType: TYPE, bytes: BYTES, expiresSeconds: 600 }), file)),
+      seconds: await time(async () =>
+        putFile(await local.presignPut('uploads/bench', { contentType: TYPE, bytes: BYTES, expiresSeconds: 600 }), file),
+      ),
     });
 
     // MinIO.
@@ -88,12 +106,16 @@ async function main() {
       rows.push({
         store: `MinIO (${minio.started ? 'local' : minio.endpoint})`,
         path: 'baseline: minio client putObject (stream)',
-        seconds: await time(async () => void (await s3.raw.putObject('bench', 'raw', fs.createReadStream(file), BYTES, { 'Content-Type': TYPE }))),
+        seconds: await time(
+          async () => void (await s3.raw.putObject('bench', 'raw', fs.createReadStream(file), BYTES, { 'Content-Type': TYPE })),
+        ),
       });
       rows.push({
         store: `MinIO (${minio.started ? 'local' : minio.endpoint})`,
         path: 'presigned PUT',
-        seconds: await time(async () => putFile(await s3.presignPut('uploads/bench', { contentType: TYPE, bytes: BYTES, expiresSeconds: 600 }), file)),
+        seconds: await time(async () =>
+          putFile(await s3.presignPut('uploads/bench', { contentType: TYPE, bytes: BYTES, expiresSeconds: 600 }), file),
+        ),
       });
     }
   } finally {
@@ -103,7 +125,9 @@ async function main() {
     await fsp.rm(work, { recursive: true, force: true });
   }
 
-  console.log(`\nUpload of a ${MB} MB file (median of ${RUNS} runs after one warm-up; ${os.cpus().length} cores, Node ${process.version})\n`);
+  console.log(
+    `\nUpload of a ${MB} MB file (median of ${RUNS} runs after one warm-up; ${os.cpus().length} cores, Node ${process.version})\n`,
+  );
   console.log('| Store | Path | Median s | MB/s | vs baseline |');
   console.log('|---|---|---:|---:|---:|');
   const baseline = new Map<string, number>();
@@ -112,10 +136,11 @@ async function main() {
     const median = sorted[Math.floor(sorted.length / 2)]!;
     if (r.path.startsWith('baseline')) baseline.set(r.store, median);
     const base = baseline.get(r.store)!;
-    console.log(`| ${r.store} | ${r.path} | ${median.toFixed(3)} | ${(MB / median).toFixed(0)} | ${r.path.startsWith('baseline') ? '1.00×' : `${(median / base).toFixed(2)}× time`} |`);
+    console.log(
+      `| ${r.store} | ${r.path} | ${median.toFixed(3)} | ${(MB / median).toFixed(0)} | ${r.path.startsWith('baseline') ? '1.00×' : `${(median / base).toFixed(2)}× time`} |`,
+    );
   }
 }
-
 
 main().catch((e) => {
   console.error(e);

@@ -1,6 +1,12 @@
 import {
-  FREE_CAPTION_CREDITS, MAX_DURATION_MS, MAX_MEDIA_BYTES, MINIMUM_BILLABLE_SECONDS, PLANS, PRICE_VERSION,
-  TRANSCRIBE_CREDITS_PER_MINUTE, type PlanId,
+  FREE_CAPTION_CREDITS,
+  MAX_DURATION_MS,
+  MAX_MEDIA_BYTES,
+  MINIMUM_BILLABLE_SECONDS,
+  PLANS,
+  PRICE_VERSION,
+  TRANSCRIBE_CREDITS_PER_MINUTE,
+  type PlanId,
 } from './plans';
 
 export interface CapabilitySettings {
@@ -16,7 +22,13 @@ export interface CapabilitySettings {
 export function capabilitiesFor(plan: PlanId | null, settings: CapabilitySettings) {
   const paid = plan !== null && PLANS[plan].paid;
   const ai = paid && settings.asrEnabled;
-  const video = (enabled: boolean) => ({ enabled, captions_only: enabled, auto: enabled && ai, transcribe: enabled && ai, social_acquisition_fee: false });
+  const video = (enabled: boolean) => ({
+    enabled,
+    captions_only: enabled,
+    auto: enabled && ai,
+    transcribe: enabled && ai,
+    social_acquisition_fee: false,
+  });
   const mediaOnly = { enabled: true, captions_only: false, auto: false, transcribe: ai, social_acquisition_fee: false };
   return {
     videosite: video(true),

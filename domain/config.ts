@@ -19,8 +19,14 @@ const ConfigSchema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
   PLATFORM_ORIGIN_OVERRIDE: z.string().url().optional(),
   EGRESS_PROXIES: z.string().optional(),
-  PHOTOSOCIAL_ENABLED: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
-  ASR_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  PHOTOSOCIAL_ENABLED: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  ASR_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   STRIPE_SECRET_KEY: z.string().optional(),
   STRIPE_API_BASE: z.string().url().optional(),
   S3_ENDPOINT: z.string().url().optional(),
@@ -58,7 +64,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const missing = missingProductionSettings(parsed.data);
   if (missing.length > 0) {
-    throw new Error(`APP_ENV=production (the default) needs these settings:\n${missing.map((m) => `  ${m}`).join('\n')}\nFor local development run \`npm run dev\` or set APP_ENV=development.`);
+    throw new Error(
+      `APP_ENV=production (the default) needs these settings:\n${missing.map((m) => `  ${m}`).join('\n')}\nFor local development run \`npm run dev\` or set APP_ENV=development.`,
+    );
   }
   return parsed.data;
 }

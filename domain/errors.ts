@@ -23,7 +23,11 @@ export const ERROR_CATALOGUE = {
   BAD_REQUEST: { status: 400, retryable: false, message: 'The HTTP request could not be read (malformed header or body encoding).' },
   HEADERS_TOO_LARGE: { status: 431, retryable: false, message: 'The request headers are larger than the server accepts.' },
   METHOD_NOT_ALLOWED: { status: 405, retryable: false, message: 'This path does not accept this method; see the Allow header.' },
-  UNSUPPORTED_ENCODING: { status: 415, retryable: false, message: 'The body uses a Content-Encoding or charset the service does not accept.' },
+  UNSUPPORTED_ENCODING: {
+    status: 415,
+    retryable: false,
+    message: 'The body uses a Content-Encoding or charset the service does not accept.',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, message: 'Request body is larger than the limit.' },
   RATE_LIMITED: { status: 429, retryable: true, message: 'Over a rate or queue limit. Nothing charged.' },
   SOURCE_NOT_FOUND: { status: 422, retryable: false, message: 'Video does not exist or was removed.' },

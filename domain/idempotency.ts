@@ -17,7 +17,9 @@ export function requestHash(body: unknown): string {
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);
@@ -57,7 +59,9 @@ export async function claimIdempotencyKey(
   const existing = await tx.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: { workspaceId, operation, key } } });
   if (!existing) throw new ServiceError('INTERNAL_ERROR');
   if (existing.requestHash !== hash) {
-    throw new ServiceError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key', { message: 'This Idempotency-Key was already used with a different body.' });
+    throw new ServiceError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key', {
+      message: 'This Idempotency-Key was already used with a different body.',
+    });
   }
   if (!existing.resourceId) throw new ServiceError('INTERNAL_ERROR');
   return { kind: 'replay', resourceId: existing.resourceId };

@@ -19,10 +19,54 @@ export interface PlanLimits {
 }
 
 export const PLANS: Record<PlanId, PlanLimits> = {
-  trial: { name: 'Trial', paid: false, monthlyCredits: 50, priceUsdPerMonth: 0, submitsPerMinute: 10, jobsInProgress: 10, readsPerMinute: 120, batchSize: 1, retentionDays: 7, creditPackUsdPer1000: null },
-  starter: { name: 'Starter', paid: true, monthlyCredits: 2000, priceUsdPerMonth: 19, submitsPerMinute: 60, jobsInProgress: 100, readsPerMinute: 120, batchSize: 10, retentionDays: 30, creditPackUsdPer1000: 8 },
-  pro: { name: 'Pro', paid: true, monthlyCredits: 6000, priceUsdPerMonth: 49, submitsPerMinute: 120, jobsInProgress: 500, readsPerMinute: 120, batchSize: 25, retentionDays: 90, creditPackUsdPer1000: 7 },
-  scale: { name: 'Scale', paid: true, monthlyCredits: 20000, priceUsdPerMonth: 149, submitsPerMinute: 300, jobsInProgress: 2000, readsPerMinute: 120, batchSize: 50, retentionDays: 90, creditPackUsdPer1000: 6 },
+  trial: {
+    name: 'Trial',
+    paid: false,
+    monthlyCredits: 50,
+    priceUsdPerMonth: 0,
+    submitsPerMinute: 10,
+    jobsInProgress: 10,
+    readsPerMinute: 120,
+    batchSize: 1,
+    retentionDays: 7,
+    creditPackUsdPer1000: null,
+  },
+  starter: {
+    name: 'Starter',
+    paid: true,
+    monthlyCredits: 2000,
+    priceUsdPerMonth: 19,
+    submitsPerMinute: 60,
+    jobsInProgress: 100,
+    readsPerMinute: 120,
+    batchSize: 10,
+    retentionDays: 30,
+    creditPackUsdPer1000: 8,
+  },
+  pro: {
+    name: 'Pro',
+    paid: true,
+    monthlyCredits: 6000,
+    priceUsdPerMonth: 49,
+    submitsPerMinute: 120,
+    jobsInProgress: 500,
+    readsPerMinute: 120,
+    batchSize: 25,
+    retentionDays: 90,
+    creditPackUsdPer1000: 7,
+  },
+  scale: {
+    name: 'Scale',
+    paid: true,
+    monthlyCredits: 20000,
+    priceUsdPerMonth: 149,
+    submitsPerMinute: 300,
+    jobsInProgress: 2000,
+    readsPerMinute: 120,
+    batchSize: 50,
+    retentionDays: 90,
+    creditPackUsdPer1000: 6,
+  },
 };
 
 export const PRICE_VERSION = '2026-11-01';
@@ -44,10 +88,13 @@ export function transcriptionCredits(durationMs: number): number {
 export const DEFAULT_MAX_CREDITS = transcriptionCredits(MAX_DURATION_MS);
 
 /** Price of `units` extra credits with the volume discount (10% from 10,000, 20% from 50,000). */
-export function quoteCredits(plan: PlanId, units: number): { unitPriceUsdPer1000: number; discountPercent: number; totalUsd: number } | null {
+export function quoteCredits(
+  plan: PlanId,
+  units: number,
+): { unitPriceUsdPer1000: number; discountPercent: number; totalUsd: number } | null {
   const per1000 = PLANS[plan].creditPackUsdPer1000;
   if (per1000 === null) return null;
   const discountPercent = units >= 50_000 ? 20 : units >= 10_000 ? 10 : 0;
-  const cents = Math.round((units / 1000) * per1000 * 100 * (100 - discountPercent) / 100);
+  const cents = Math.round(((units / 1000) * per1000 * 100 * (100 - discountPercent)) / 100);
   return { unitPriceUsdPer1000: per1000, discountPercent, totalUsd: cents / 100 };
 }

@@ -42,7 +42,15 @@ async function main() {
   startChild('api', 'api/main.ts', env);
   startChild('worker', 'worker/main.ts', env);
   const apiUp = children.some((c) => c.spawnargs.includes('api/main.ts'))
-    ? await waitFor(() => fetch(`${BASE}/healthz`).then((r) => r.ok, () => false), 60_000, 500)
+    ? await waitFor(
+        () =>
+          fetch(`${BASE}/healthz`).then(
+            (r) => r.ok,
+            () => false,
+          ),
+        60_000,
+        500,
+      )
     : false;
   printBanner(seed, apiUp);
 }
@@ -70,7 +78,6 @@ async function runSeed(databaseUrl: string): Promise<Seed | undefined> {
 }
 
 /** require() relative to the repo root; undefined if that very file does not exist (other errors surface). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function optionalRequire(file: string): any {
   const full = path.join(ROOT, file);
   try {

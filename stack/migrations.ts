@@ -29,7 +29,10 @@ async function main() {
       const name = rest.find((a) => !a.startsWith('--'));
       if (!name) throw new Error(usage);
       // Prisma's CLI turns the name into a snake_case slug the same way.
-      const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+      const slug = name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '_')
+        .replace(/^_|_$/g, '');
       const created = await createMigration(pg.url, slug, rest.includes('--empty'));
       console.log(created ? `created prisma/migrations/${created}/migration.sql` : 'schema.prisma has no changes: no migration created');
     } else if (command === 'apply') {

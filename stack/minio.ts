@@ -48,7 +48,8 @@ export function ensureMinioServer(): string {
   if (have === MINIO_VERSION) return MINIO_BIN;
   if (have) console.log(`[minio] ${MINIO_BIN} is ${have}, expected ${MINIO_VERSION}: rebuilding`);
   const go = spawnSync('go', ['version'], { encoding: 'utf8' });
-  if (!go.error && go.status !== 0) throw new Error(`\`go version\` failed (exit ${go.status}), so MinIO cannot be built: ${go.stderr.trim()}`);
+  if (!go.error && go.status !== 0)
+    throw new Error(`\`go version\` failed (exit ${go.status}), so MinIO cannot be built: ${go.stderr.trim()}`);
   if (go.error) {
     if (fs.existsSync(MINIO_BIN)) {
       console.log(`[minio] Go is not installed, so the version of ${MINIO_BIN} cannot be checked: using it as it is`);
@@ -60,14 +61,17 @@ export function ensureMinioServer(): string {
         'or point S3_ENDPOINT (with S3_ACCESS_KEY, S3_SECRET_KEY) at a running S3 server.',
     );
   }
-  console.log(`[minio] building ${MINIO_MODULE} into .tools/bin (first run only; about 10 minutes on 2 cores; full log in ${path.relative(ROOT, BUILD_LOG)})...`);
+  console.log(
+    `[minio] building ${MINIO_MODULE} into .tools/bin (first run only; about 10 minutes on 2 cores; full log in ${path.relative(ROOT, BUILD_LOG)})...`,
+  );
   fs.mkdirSync(path.dirname(BUILD_LOG), { recursive: true });
   const t0 = Date.now();
   // -v names each package as it is compiled; the whole list (1,500+ lines) goes
   // to the log and every 100th line to the terminal, so a long build shows progress.
   // -trimpath keeps this machine's paths out of the binary.
   const flags = [process.env.GOFLAGS, '-trimpath'].filter(Boolean).join(' ');
-  const script = 'set -o pipefail; go install -v "$MODULE" 2>&1 | tee "$LOG" | awk \'NR % 100 == 0 { print "[minio] build: " NR " lines, at " $0; fflush() }\'';
+  const script =
+    'set -o pipefail; go install -v "$MODULE" 2>&1 | tee "$LOG" | awk \'NR % 100 == 0 { print "[minio] build: " NR " lines, at " $0; fflush() }\'';
   const r = spawnSync('bash', ['-c', script], {
     stdio: ['ignore', 'inherit', 'inherit'],
     env: { ...process.env, GOBIN: path.dirname(MINIO_BIN), GOFLAGS: flags, MODULE: MINIO_MODULE, LOG: BUILD_LOG },
@@ -144,7 +148,6 @@ async function httpOk(url: string): Promise<boolean> {
     return false;
   }
 }
-
 
 // `tsx stack/minio.ts [dataDir] [port]`: build if needed, start, keep running.
 // `tsx stack/minio.ts --build`: only build.

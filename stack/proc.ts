@@ -98,7 +98,9 @@ export async function claimServerPort(opts: { name: string; port: number; pidFil
   if (fs.existsSync(opts.pidFile)) {
     const pid = Number(fs.readFileSync(opts.pidFile, 'utf8'));
     if ((await reclaimLeftover(pid, `${opts.name} on port ${opts.port}`, 'SIGTERM')) === 'in-use') {
-      throw new Error(`${opts.name} on port ${opts.port} is already run by another dev/test process (pid ${pid}): stop that first, or set ${opts.shareHint} to share it`);
+      throw new Error(
+        `${opts.name} on port ${opts.port} is already run by another dev/test process (pid ${pid}): stop that first, or set ${opts.shareHint} to share it`,
+      );
     }
   }
   if (await portOpen(opts.port)) {
@@ -127,7 +129,10 @@ export function serveUntilSignal(label: string, start: () => Promise<{ stop(): P
 
 /** Forwards a child's output line by line with a prefix. */
 export function prefixLines(child: ChildProcess, prefix: string, enabled: () => boolean = () => true): void {
-  for (const [stream, out] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+  for (const [stream, out] of [
+    [child.stdout, process.stdout],
+    [child.stderr, process.stderr],
+  ] as const) {
     let buf = '';
     stream?.setEncoding('utf8');
     stream?.on('data', (chunk: string) => {
@@ -173,10 +178,14 @@ export async function superviseServer(child: ChildProcess, opts: ServerSupervisi
       resolve();
     }),
   );
-  const ready = await waitFor(async () => {
-    if (exited !== undefined) throw new Error(`${opts.name} exited with code ${exited} (output above)`);
-    return opts.ready();
-  }, opts.readyTimeoutMs, opts.stepMs);
+  const ready = await waitFor(
+    async () => {
+      if (exited !== undefined) throw new Error(`${opts.name} exited with code ${exited} (output above)`);
+      return opts.ready();
+    },
+    opts.readyTimeoutMs,
+    opts.stepMs,
+  );
   if (!ready) {
     child.kill('SIGKILL');
     throw new Error(`${opts.name} did not become ready within ${opts.readyTimeoutMs / 1000} s`);

@@ -104,9 +104,22 @@ export async function startTemporal(opts: { dbFile: string; port: number }): Pro
   const pidFile = path.join(ROOT, '.data', `temporal-${opts.port}.pid`);
   await claimServerPort({ name: 'Temporal', port: opts.port, pidFile, shareHint: `TEMPORAL_ADDRESS=127.0.0.1:${opts.port}` });
 
-  const args = ['server', 'start-dev', '--db-filename', dbFile, '--ip', '127.0.0.1',
-    '--port', String(opts.port), '--ui-port', String(uiPort), '--log-level', 'warn',
-    ...dynamicConfigArgs(), ...DEV_SERVER_SQLITE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p])];
+  const args = [
+    'server',
+    'start-dev',
+    '--db-filename',
+    dbFile,
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--ui-port',
+    String(uiPort),
+    '--log-level',
+    'warn',
+    ...dynamicConfigArgs(),
+    ...DEV_SERVER_SQLITE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p]),
+  ];
   // Own process group: a Ctrl-C in the terminal reaches only us, and we stop
   // the server after the processes that use it.
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });

@@ -36,7 +36,9 @@ async function main(): Promise<number> {
   removeAbandonedSqliteFiles();
 
   const applied = await applyMigrations(testDbUrl);
-  console.log(`[test] stack ready in ${Date.now() - t0} ms (database test_${RUN}, ${applied.length} migrations, Temporal ${temporal.address})`);
+  console.log(
+    `[test] stack ready in ${Date.now() - t0} ms (database test_${RUN}, ${applied.length} migrations, Temporal ${temporal.address})`,
+  );
 
   const jestBin = require.resolve('jest/bin/jest');
   jest = spawn(process.execPath, [jestBin, '--runInBand=false', '--json', `--outputFile=${RESULTS}`, ...process.argv.slice(2)], {
@@ -65,7 +67,8 @@ function cleanup(): Promise<void> {
     if (pg && testDbUrl) await dropDatabase(testDbUrl).catch((e) => console.error(`[test] test database not dropped now: ${e.message}`));
     await temporal?.stop().catch((e) => console.error(`[test] stopping Temporal: ${e.message}`));
     await pg?.stop().catch((e) => console.error(`[test] stopping PostgreSQL: ${e.message}`));
-    for (const f of [sqliteFile, sqliteFile && `${sqliteFile}-wal`, sqliteFile && `${sqliteFile}-shm`]) if (f) fs.rmSync(f, { force: true });
+    for (const f of [sqliteFile, sqliteFile && `${sqliteFile}-wal`, sqliteFile && `${sqliteFile}-shm`])
+      if (f) fs.rmSync(f, { force: true });
   })();
   return cleaning;
 }
@@ -105,14 +108,17 @@ function removeAbandonedSqliteFiles() {
 // process.on, not once: the same Ctrl-C can arrive twice (from the terminal and
 // relayed by tsx), and with no listener left tsx's own handler exits at once,
 // skipping the cleanup.
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   process.on(signal, () => {
     if (!cleaning) console.error(`\n[test] ${signal}: stopping`);
     void cleanup().finally(() => process.exit(code));
   });
 }
 
-main()
+void main()
   .catch((e) => {
     console.error(`[test] ${e instanceof Error ? e.message : e}`);
     return 1;

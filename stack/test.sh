@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source stack/setup.sh
+# The tooling gate first: a type error or a lint fault fails before any server starts.
+bash stack/check.sh
 bash stack/test-tools-setup.sh
 # exec: signals (Ctrl-C, CI timeouts) go straight to test-env, which stops the servers.
 exec node_modules/.bin/tsx stack/test-env.ts "$@"

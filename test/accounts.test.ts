@@ -73,12 +73,24 @@ describe('sign-up, verification and sign-in', () => {
   it('requires the CSRF token on cookie-authenticated writes', async () => {
     const ws = await createWorkspace(api.deps);
     const s = await signInSession(api.app, ws.email, ws.password);
-    const without = await request(api.app).post('/app/keys').set('Cookie', s.cookie).send({ name: 'x', scopes: ['jobs:read'] });
+    const without = await request(api.app)
+      .post('/app/keys')
+      .set('Cookie', s.cookie)
+      .send({ name: 'x', scopes: ['jobs:read'] });
     expect(without.status).toBe(403);
     expect(without.body.error.details.detail).toBe('X-CSRF-Token');
-    const wrong = await request(api.app).post('/app/keys').set('Cookie', s.cookie).set('X-CSRF-Token', 'nope').send({ name: 'x', scopes: ['jobs:read'] });
+    const wrong = await request(api.app)
+      .post('/app/keys')
+      .set('Cookie', s.cookie)
+      .set('X-CSRF-Token', 'nope')
+      .send({ name: 'x', scopes: ['jobs:read'] });
     expect(wrong.status).toBe(403);
-    await request(api.app).post('/app/keys').set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf).send({ name: 'x', scopes: ['jobs:read'] }).expect(201);
+    await request(api.app)
+      .post('/app/keys')
+      .set('Cookie', s.cookie)
+      .set('X-CSRF-Token', s.csrf)
+      .send({ name: 'x', scopes: ['jobs:read'] })
+      .expect(201);
   });
 
   it('signs out: the cookie stops working', async () => {
@@ -94,8 +106,12 @@ describe('API keys', () => {
   it('shows the secret once, stores only its hash, lists newest first, revokes', async () => {
     const ws = await createWorkspace(api.deps);
     const s = await signInSession(api.app, ws.email, ws.password);
-    const created = await request(api.app).post('/app/keys').set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf)
-      .send({ name: 'ci', scopes: ['jobs:read', 'transcripts:read'] }).expect(201);
+    const created = await request(api.app)
+      .post('/app/keys')
+      .set('Cookie', s.cookie)
+      .set('X-CSRF-Token', s.csrf)
+      .send({ name: 'ci', scopes: ['jobs:read', 'transcripts:read'] })
+      .expect(201);
     const secret: string = created.body.secret;
     expect(secret.startsWith(API_KEY_PREFIX)).toBe(true);
     expect(secret.length).toBeGreaterThan(40);
@@ -121,7 +137,11 @@ describe('API keys', () => {
     const s = await signInSession(api.app, ws.email, ws.password);
     const results = await Promise.all(
       Array.from({ length: MAX_API_KEYS + 2 }, (_, i) =>
-        request(api.app).post('/app/keys').set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf).send({ name: `k${i}`, scopes: ['jobs:read'] }),
+        request(api.app)
+          .post('/app/keys')
+          .set('Cookie', s.cookie)
+          .set('X-CSRF-Token', s.csrf)
+          .send({ name: `k${i}`, scopes: ['jobs:read'] }),
       ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(MAX_API_KEYS - 1);
@@ -133,7 +153,10 @@ describe('API keys', () => {
 
   it('refuses key creation with an API key (owner session only)', async () => {
     const ws = await createWorkspace(api.deps);
-    const res = await request(api.app).post('/app/keys').set(bearer(ws.apiKey)).send({ name: 'x', scopes: ['jobs:read'] });
+    const res = await request(api.app)
+      .post('/app/keys')
+      .set(bearer(ws.apiKey))
+      .send({ name: 'x', scopes: ['jobs:read'] });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('FORBIDDEN');
   });
@@ -165,10 +188,19 @@ describe('authentication and scope rules', () => {
   it('disables the workspace on account deletion: later requests get FORBIDDEN', async () => {
     const ws = await createWorkspace(api.deps);
     const s = await signInSession(api.app, ws.email, ws.password);
-    const bad = await request(api.app).delete('/app/account').set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf).send({ confirm: 'delete' });
+    const bad = await request(api.app)
+      .delete('/app/account')
+      .set('Cookie', s.cookie)
+      .set('X-CSRF-Token', s.csrf)
+      .send({ confirm: 'delete' });
     expect(bad.status).toBe(422);
     expect(bad.body.error.details.detail).toBe('confirm');
-    await request(api.app).delete('/app/account').set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf).send({ confirm: 'DELETE' }).expect(204);
+    await request(api.app)
+      .delete('/app/account')
+      .set('Cookie', s.cookie)
+      .set('X-CSRF-Token', s.csrf)
+      .send({ confirm: 'DELETE' })
+      .expect(204);
     const res = await request(api.app).get('/v1/usage').set(bearer(ws.apiKey));
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('FORBIDDEN');
@@ -180,10 +212,19 @@ describe('authentication and scope rules', () => {
   it('limits the retention window to the plan', async () => {
     const ws = await createWorkspace(api.deps, { plan: 'starter' });
     const s = await signInSession(api.app, ws.email, ws.password);
-    const tooLong = await request(api.app).patch('/app/profile').set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf).send({ retention_days: 90 });
+    const tooLong = await request(api.app)
+      .patch('/app/profile')
+      .set('Cookie', s.cookie)
+      .set('X-CSRF-Token', s.csrf)
+      .send({ retention_days: 90 });
     expect(tooLong.status).toBe(422);
     expect(tooLong.body.error.details.detail).toBe('retention_days');
-    const ok = await request(api.app).patch('/app/profile').set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf).send({ retention_days: 14, display_name: 'Grace' }).expect(200);
+    const ok = await request(api.app)
+      .patch('/app/profile')
+      .set('Cookie', s.cookie)
+      .set('X-CSRF-Token', s.csrf)
+      .send({ retention_days: 14, display_name: 'Grace' })
+      .expect(200);
     expect(ok.body).toMatchObject({ retention_days: 14, display_name: 'Grace', plan: 'starter', max_retention_days: 30 });
   });
 
@@ -202,7 +243,11 @@ describe('authentication and scope rules', () => {
   it('answers 503 for checkout while no payment provider is configured', async () => {
     const ws = await createWorkspace(api.deps, { plan: 'pro' });
     const s = await signInSession(api.app, ws.email, ws.password);
-    const res = await request(api.app).post('/app/billing/checkout').set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf).send({ kind: 'credits', units: 1000 });
+    const res = await request(api.app)
+      .post('/app/billing/checkout')
+      .set('Cookie', s.cookie)
+      .set('X-CSRF-Token', s.csrf)
+      .send({ kind: 'credits', units: 1000 });
     expect(res.status).toBe(503);
     expect(res.body.error.details.detail).toBe('payment_provider');
   });

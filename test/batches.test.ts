@@ -12,11 +12,23 @@ const OK_ID = 'rCAS2eD-mcw';
 const PRIVATE_ID = 'PRIVATEvid1';
 const SLOW_ID = 'SLOWvideo01';
 const url = (id: string) => `https://www.youtube.com/watch?v=${id}`;
-const forVideo = (id: string) => (req: { body: string; query: URLSearchParams }) => req.body.includes(`"${id}"`) || req.query.get('v') === id;
+const forVideo = (id: string) => (req: { body: string; query: URLSearchParams }) =>
+  req.body.includes(`"${id}"`) || req.query.get('v') === id;
 
 const mixedRoutes: ReplayRoute[] = [
-  { method: 'POST', path: '/youtubei/v1/reel/reel_item_watch', when: forVideo(PRIVATE_ID), recording: 'videosite/errors/private/android-reel_item_watch-private.newpipe-mock.json' },
-  { method: 'POST', path: '/youtubei/v1/reel/reel_item_watch', when: forVideo(SLOW_ID), fixture: 'videosite/player-captions/android-reel_item_watch-rCAS2eD-mcw-13tracks.body.json', delayMs: 6000 },
+  {
+    method: 'POST',
+    path: '/youtubei/v1/reel/reel_item_watch',
+    when: forVideo(PRIVATE_ID),
+    recording: 'videosite/errors/private/android-reel_item_watch-private.newpipe-mock.json',
+  },
+  {
+    method: 'POST',
+    path: '/youtubei/v1/reel/reel_item_watch',
+    when: forVideo(SLOW_ID),
+    fixture: 'videosite/player-captions/android-reel_item_watch-rCAS2eD-mcw-13tracks.body.json',
+    delayMs: 6000,
+  },
   ...videositeCaptionRoutes(),
 ];
 
@@ -34,7 +46,8 @@ afterAll(async () => {
 });
 
 const app = () => stack.api.app;
-const postBatch = (ws: TestWorkspace, body: object, key = newKey()) => request(app()).post('/v1/batches').set(bearer(ws.apiKey)).set('Idempotency-Key', key).send(body);
+const postBatch = (ws: TestWorkspace, body: object, key = newKey()) =>
+  request(app()).post('/v1/batches').set(bearer(ws.apiKey)).set('Idempotency-Key', key).send(body);
 
 async function waitBatchFinal(ws: TestWorkspace, id: string, timeoutMs = 20000) {
   const until = Date.now() + timeoutMs;
@@ -66,7 +79,12 @@ describe('POST /v1/batches', () => {
   it('runs a batch with mixed outcomes to partial_success and one batch.completed', async () => {
     const ws = await createWorkspace(stack.api.deps, { plan: 'starter' });
     const s = await signInSession(app(), ws.email, ws.password);
-    const ep = await request(app()).post('/v1/webhook-endpoints').set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf).send({ url: receiver.url }).expect(201);
+    const ep = await request(app())
+      .post('/v1/webhook-endpoints')
+      .set('Cookie', s.cookie)
+      .set('X-CSRF-Token', s.csrf)
+      .send({ url: receiver.url })
+      .expect(201);
     receiver.configure({ secret: ep.body.secret, failFirst: 0 });
 
     const res = await postBatch(ws, {
@@ -102,7 +120,14 @@ describe('POST /v1/batches', () => {
     const events = receiver.received.filter((r) => r.body?.batch_id === res.body.id);
     // Only the batch event: the items named no endpoint of their own.
     expect(events.map((e) => e.type)).toEqual(['batch.completed']);
-    expect(events[0]!.body).toMatchObject({ type: 'batch.completed', job_id: null, batch_id: res.body.id, result_id: null, metadata: { campaign: 'fall' }, error: null });
+    expect(events[0]!.body).toMatchObject({
+      type: 'batch.completed',
+      job_id: null,
+      batch_id: res.body.id,
+      result_id: null,
+      metadata: { campaign: 'fall' },
+      error: null,
+    });
   }, 30000);
 
   it('replays the same key with 200', async () => {
@@ -119,17 +144,26 @@ describe('POST /v1/batches', () => {
     await waitBatchFinal(ws, first.body.id);
   });
 
-  it('rejects a batch over the plan\'s size whole, with nothing reserved', async () => {
+  it("rejects a batch over the plan's size whole, with nothing reserved", async () => {
     const trial = await createWorkspace(stack.api.deps);
-    const two = await postBatch(trial, { items: [{ source: { url: url(OK_ID) }, mode: 'captions_only' }, { source: { url: url(SLOW_ID) }, mode: 'captions_only' }] });
+    const two = await postBatch(trial, {
+      items: [
+        { source: { url: url(OK_ID) }, mode: 'captions_only' },
+        { source: { url: url(SLOW_ID) }, mode: 'captions_only' },
+      ],
+    });
     expect(two.status).toBe(402);
     expect(two.body.error.code).toBe('PLAN_REQUIRED');
     expect(two.body.error.details.detail).toMatch(/^items: at most 1/);
 
     const starter = await createWorkspace(stack.api.deps, { plan: 'starter' });
-    const eleven = await postBatch(starter, { items: Array.from({ length: 11 }, () => ({ source: { url: url(OK_ID) }, mode: 'captions_only' })) });
+    const eleven = await postBatch(starter, {
+      items: Array.from({ length: 11 }, () => ({ source: { url: url(OK_ID) }, mode: 'captions_only' })),
+    });
     expect(eleven.status).toBe(402);
-    const fiftyOne = await postBatch(starter, { items: Array.from({ length: 51 }, () => ({ source: { url: url(OK_ID) }, mode: 'captions_only' })) });
+    const fiftyOne = await postBatch(starter, {
+      items: Array.from({ length: 51 }, () => ({ source: { url: url(OK_ID) }, mode: 'captions_only' })),
+    });
     expect(fiftyOne.status).toBe(422);
     expect(fiftyOne.body.error.details.detail).toBe('items');
     for (const w of [trial, starter]) {
@@ -149,7 +183,12 @@ describe('POST /v1/batches', () => {
     });
     expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({ code: 'UNSUPPORTED_SOURCE', details: { detail: 'items[2].source.url' } });
-    const shape = await postBatch(ws, { items: [{ source: { url: url(OK_ID) }, mode: 'captions_only' }, { source: { url: url(OK_ID) }, mode: 'nope' }] });
+    const shape = await postBatch(ws, {
+      items: [
+        { source: { url: url(OK_ID) }, mode: 'captions_only' },
+        { source: { url: url(OK_ID) }, mode: 'nope' },
+      ],
+    });
     expect(shape.status).toBe(422);
     expect(shape.body.error.details.detail).toBe('items[1].mode');
     expect((await getBalance(stack.api.deps.db, ws.workspaceId)).reserved).toBe(0);
@@ -160,14 +199,16 @@ describe('POST /v1/batches', () => {
   it('reserves all holds or none when the balance is short', async () => {
     const ws = await createWorkspace(stack.api.deps, { plan: 'starter' });
     await stack.api.deps.db.$executeRaw`UPDATE credit_accounts SET period_credits = 2 WHERE workspace_id = ${ws.workspaceId}::uuid`;
-    const res = await postBatch(ws, { items: [0, 1, 2].map((i) => ({ source: { url: url(OK_ID) }, mode: 'captions_only', caption_languages: [['en', 'de', 'fr'][i]] })) });
+    const res = await postBatch(ws, {
+      items: [0, 1, 2].map((i) => ({ source: { url: url(OK_ID) }, mode: 'captions_only', caption_languages: [['en', 'de', 'fr'][i]] })),
+    });
     expect(res.status).toBe(402);
     expect(res.body.error).toMatchObject({ code: 'INSUFFICIENT_BALANCE', details: { detail: 'items' } });
     expect((await getBalance(stack.api.deps.db, ws.workspaceId)).reserved).toBe(0);
     expect(await stack.api.deps.db.job.count({ where: { workspaceId: ws.workspaceId } })).toBe(0);
   });
 
-  it('hides another workspace\'s batch', async () => {
+  it("hides another workspace's batch", async () => {
     const a = await createWorkspace(stack.api.deps, { plan: 'pro' });
     const b = await createWorkspace(stack.api.deps, { plan: 'pro' });
     const res = await postBatch(a, { items: [{ source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['es'] }] });

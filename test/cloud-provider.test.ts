@@ -29,8 +29,17 @@ beforeAll(async () => {
   server = createServer((req, res) => handler(req as never, res as never));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const callbackUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ingress/asr/assemblyai`;
-  cloud = new AssemblyAiRecognizer({ apiKey: 'test-assemblyai-key', baseUrl: fake.url, webhookAuthHeaderValue: SECRET, pollIntervalMs: 200 });
-  stack = await startJobStack([], { cloud, callbackUrl, retry: { initialIntervalMs: 100, backoffCoefficient: 2, maximumIntervalMs: 400, maximumAttempts: 5 } });
+  cloud = new AssemblyAiRecognizer({
+    apiKey: 'test-assemblyai-key',
+    baseUrl: fake.url,
+    webhookAuthHeaderValue: SECRET,
+    pollIntervalMs: 200,
+  });
+  stack = await startJobStack([], {
+    cloud,
+    callbackUrl,
+    retry: { initialIntervalMs: 100, backoffCoefficient: 2, maximumIntervalMs: 400, maximumAttempts: 5 },
+  });
   stack.api.deps.cloudRecognizer = cloud;
   stack.api.deps.recognizer = cloud;
   stack.api.deps.providerPollMs = 60_000;
@@ -82,7 +91,10 @@ describe('cloud recognition provider', () => {
   });
 
   it('refuses a callback without the secret', async () => {
-    const res = await request(app()).post('/ingress/asr/assemblyai').set('X-Service-Provider-Secret', 'wrong').send({ transcript_id: 'x', status: 'completed' });
+    const res = await request(app())
+      .post('/ingress/asr/assemblyai')
+      .set('X-Service-Provider-Secret', 'wrong')
+      .send({ transcript_id: 'x', status: 'completed' });
     expect(res.status).toBe(401);
     const none = await request(app()).post('/ingress/asr/assemblyai').send({ transcript_id: 'x', status: 'completed' });
     expect(none.status).toBe(401);
@@ -90,7 +102,11 @@ describe('cloud recognition provider', () => {
 
   it('falls back to polling when the callback is lost', async () => {
     // The ingress now expects another secret, so the provider's callback is refused (lost).
-    stack.api.deps.cloudRecognizer = new AssemblyAiRecognizer({ apiKey: 'x', baseUrl: fake.url, webhookAuthHeaderValue: 'another-secret-0123456789' });
+    stack.api.deps.cloudRecognizer = new AssemblyAiRecognizer({
+      apiKey: 'x',
+      baseUrl: fake.url,
+      webhookAuthHeaderValue: 'another-secret-0123456789',
+    });
     stack.api.deps.providerPollMs = 300;
     try {
       const uploadId = await uploadReady(stack.api, ws, speech.path, 'audio/mpeg');
@@ -98,7 +114,9 @@ describe('cloud recognition provider', () => {
       const done = await waitFinal(stack.api, ws.apiKey, res.body.id, 25);
       expect(done.body.status).toBe('succeeded');
       const job = await stack.api.deps.db.job.findUniqueOrThrow({ where: { id: res.body.id } });
-      expect(fake.webhookDeliveries.filter((w) => w.body.transcript_id === job.providerJobId).every((w) => w.responseStatus === 401)).toBe(true);
+      expect(fake.webhookDeliveries.filter((w) => w.body.transcript_id === job.providerJobId).every((w) => w.responseStatus === 401)).toBe(
+        true,
+      );
     } finally {
       stack.api.deps.cloudRecognizer = cloud;
       stack.api.deps.providerPollMs = 60_000;

@@ -8,7 +8,16 @@ import { createActivities } from '../activities';
 import { createHttpServer } from '../api/http/server';
 import { loadConfig } from '../domain/config';
 import { freePort, ROOT } from '../stack/proc';
-import { activityDepsFor, FAST_RETRY, newKey, submit, startJobStack, videositeCaptionRoutes, VIDEO_URL, type JobStack } from './support/job-stack';
+import {
+  activityDepsFor,
+  FAST_RETRY,
+  newKey,
+  submit,
+  startJobStack,
+  videositeCaptionRoutes,
+  VIDEO_URL,
+  type JobStack,
+} from './support/job-stack';
 import { bearer, createWorkspace, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
 import { createOutbound } from '../integrations/outbound/http';
 import { reserveAndPut, complete } from './support/uploads';
@@ -38,23 +47,102 @@ function expectEnvelope(res: { status: number; headers: Record<string, string>; 
 describe('text PostgreSQL cannot store is refused at the edge', () => {
   const NUL = '\u0000';
   const cases: { name: string; send: (a: TestApi) => request.Test; detail: string }[] = [
-    { name: 'NUL in a metadata value', send: (a) => a.app && request(a.app).post('/v1/jobs').set(bearer(pro.apiKey)).set('Idempotency-Key', newKey()).send({ source: { url: VIDEO_URL }, mode: 'captions_only', metadata: { k: `a${NUL}b` } }), detail: 'metadata.k' },
-    { name: 'NUL in a metadata key', send: (a) => request(a.app).post('/v1/jobs').set(bearer(pro.apiKey)).set('Idempotency-Key', newKey()).send({ source: { url: VIDEO_URL }, mode: 'captions_only', metadata: { [`k${NUL}`]: 'v' } }), detail: 'metadata (key)' },
-    { name: 'NUL in source.url', send: (a) => request(a.app).post('/v1/jobs').set(bearer(pro.apiKey)).set('Idempotency-Key', newKey()).send({ source: { url: `${VIDEO_URL}${NUL}` }, mode: 'captions_only' }), detail: 'source.url' },
-    { name: 'NUL in a batch item', send: (a) => request(a.app).post('/v1/batches').set(bearer(pro.apiKey)).set('Idempotency-Key', newKey()).send({ items: [{ source: { url: VIDEO_URL }, mode: 'captions_only', metadata: { k: NUL } }] }), detail: 'items[0].metadata.k' },
-    { name: 'NUL in an upload filename', send: (a) => request(a.app).post('/v1/uploads').set(bearer(pro.apiKey)).send({ filename: `a${NUL}.mp3`, content_type: 'audio/mpeg', bytes: 10 }), detail: 'filename' },
-    { name: 'NUL in a sign-up display_name', send: (a) => request(a.app).post('/app/sign-up').send({ email: 'nul@example.test', password: 'long enough password', display_name: `x${NUL}` }), detail: 'display_name' },
-    { name: 'NUL in a sign-in email', send: (a) => request(a.app).post('/app/session').send({ email: `a${NUL}@example.test`, password: 'whatever password' }), detail: 'email' },
-    { name: 'NUL in a query string', send: (a) => request(a.app).get('/v1/jobs').query({ cursor: `x${NUL}` }).set(bearer(pro.apiKey)), detail: 'cursor' },
+    {
+      name: 'NUL in a metadata value',
+      send: (a) =>
+        a.app &&
+        request(a.app)
+          .post('/v1/jobs')
+          .set(bearer(pro.apiKey))
+          .set('Idempotency-Key', newKey())
+          .send({ source: { url: VIDEO_URL }, mode: 'captions_only', metadata: { k: `a${NUL}b` } }),
+      detail: 'metadata.k',
+    },
+    {
+      name: 'NUL in a metadata key',
+      send: (a) =>
+        request(a.app)
+          .post('/v1/jobs')
+          .set(bearer(pro.apiKey))
+          .set('Idempotency-Key', newKey())
+          .send({ source: { url: VIDEO_URL }, mode: 'captions_only', metadata: { [`k${NUL}`]: 'v' } }),
+      detail: 'metadata (key)',
+    },
+    {
+      name: 'NUL in source.url',
+      send: (a) =>
+        request(a.app)
+          .post('/v1/jobs')
+          .set(bearer(pro.apiKey))
+          .set('Idempotency-Key', newKey())
+          .send({ source: { url: `${VIDEO_URL}${NUL}` }, mode: 'captions_only' }),
+      detail: 'source.url',
+    },
+    {
+      name: 'NUL in a batch item',
+      send: (a) =>
+        request(a.app)
+          .post('/v1/batches')
+          .set(bearer(pro.apiKey))
+          .set('Idempotency-Key', newKey())
+          .send({ items: [{ source: { url: VIDEO_URL }, mode: 'captions_only', metadata: { k: NUL } }] }),
+      detail: 'items[0].metadata.k',
+    },
+    {
+      name: 'NUL in an upload filename',
+      send: (a) =>
+        request(a.app)
+          .post('/v1/uploads')
+          .set(bearer(pro.apiKey))
+          .send({ filename: `a${NUL}.mp3`, content_type: 'audio/mpeg', bytes: 10 }),
+      detail: 'filename',
+    },
+    {
+      name: 'NUL in a sign-up display_name',
+      send: (a) =>
+        request(a.app)
+          .post('/app/sign-up')
+          .send({ email: 'nul@example.test', password: 'long enough password', display_name: `x${NUL}` }),
+      detail: 'display_name',
+    },
+    {
+      name: 'NUL in a sign-in email',
+      send: (a) =>
+        request(a.app)
+          .post('/app/session')
+          .send({ email: `a${NUL}@example.test`, password: 'whatever password' }),
+      detail: 'email',
+    },
+    {
+      name: 'NUL in a query string',
+      send: (a) =>
+        request(a.app)
+          .get('/v1/jobs')
+          .query({ cursor: `x${NUL}` })
+          .set(bearer(pro.apiKey)),
+      detail: 'cursor',
+    },
     {
       name: 'a lone surrogate in metadata',
       // Raw JSON text: "\ud800" parses to an unpaired high surrogate.
-      send: (a) => request(a.app).post('/v1/jobs').set(bearer(pro.apiKey)).set('Idempotency-Key', newKey()).set('content-type', 'application/json').send(`{"source":{"url":"${VIDEO_URL}"},"mode":"captions_only","metadata":{"k":"x\\ud800y"}}`),
+      send: (a) =>
+        request(a.app)
+          .post('/v1/jobs')
+          .set(bearer(pro.apiKey))
+          .set('Idempotency-Key', newKey())
+          .set('content-type', 'application/json')
+          .send(`{"source":{"url":"${VIDEO_URL}"},"mode":"captions_only","metadata":{"k":"x\\ud800y"}}`),
       detail: 'metadata.k',
     },
     {
       name: 'a lone low surrogate in a metadata key',
-      send: (a) => request(a.app).post('/v1/jobs').set(bearer(pro.apiKey)).set('Idempotency-Key', newKey()).set('content-type', 'application/json').send(`{"source":{"url":"${VIDEO_URL}"},"mode":"captions_only","metadata":{"\\udc00":"v"}}`),
+      send: (a) =>
+        request(a.app)
+          .post('/v1/jobs')
+          .set(bearer(pro.apiKey))
+          .set('Idempotency-Key', newKey())
+          .set('content-type', 'application/json')
+          .send(`{"source":{"url":"${VIDEO_URL}"},"mode":"captions_only","metadata":{"\\udc00":"v"}}`),
       detail: 'metadata (key)',
     },
   ];
@@ -66,7 +154,11 @@ describe('text PostgreSQL cannot store is refused at the edge', () => {
   });
 
   it('keeps well-formed text, astral characters included', async () => {
-    const res = await request(api.app).post('/v1/jobs').set(bearer(pro.apiKey)).set('Idempotency-Key', newKey()).send({ source: { url: 'https://127.0.0.1/a.mp3' }, mode: 'captions_only', metadata: { emoji: '🎙️ ok', cjk: '日本語' } });
+    const res = await request(api.app)
+      .post('/v1/jobs')
+      .set(bearer(pro.apiKey))
+      .set('Idempotency-Key', newKey())
+      .send({ source: { url: 'https://127.0.0.1/a.mp3' }, mode: 'captions_only', metadata: { emoji: '🎙️ ok', cjk: '日本語' } });
     // Reaches the domain rule (direct links need transcribe), so the text passed the edge.
     expect(res.body.error.code).toBe('CAPABILITY_UNAVAILABLE');
   });
@@ -79,7 +171,11 @@ describe('HTTP-level errors keep the envelope', () => {
     ['deflate', 400, 'BAD_REQUEST'],
     ['x-unknown', 415, 'UNSUPPORTED_ENCODING'],
   ])('a body that claims Content-Encoding %s without having it → %i %s', async (encoding, status, code) => {
-    const res = await request(api.app).post('/app/session').set('content-type', 'application/json').set('content-encoding', encoding).send('{"email":"a@example.test","password":"x"}');
+    const res = await request(api.app)
+      .post('/app/session')
+      .set('content-type', 'application/json')
+      .set('content-encoding', encoding)
+      .send('{"email":"a@example.test","password":"x"}');
     expectEnvelope(res, code, status);
     expect(res.body.error.details.detail).toBe('Content-Encoding');
   });
@@ -193,7 +289,10 @@ describe('bounded waits', () => {
       expect(refused.body.error.details.detail).toBe('cancel_wait_seconds=1');
       // A worker again: the same cancel now completes.
       const s = stack!;
-      s.worker = await startTestWorker(createActivities(activityDepsFor(s.api, s.outbound, { originOverride: s.origin.url })), s.api.deps.config.TEMPORAL_TASK_QUEUE);
+      s.worker = await startTestWorker(
+        createActivities(activityDepsFor(s.api, s.outbound, { originOverride: s.origin.url })),
+        s.api.deps.config.TEMPORAL_TASK_QUEUE,
+      );
       const again = await request(stack.api.app).post(`/v1/jobs/${res.body.id}/cancel`).set(bearer(ws.apiKey));
       expect(again.status).toBe(200);
       expect(again.body.status).toBe('cancelled');
@@ -243,7 +342,9 @@ describe('safe by default', () => {
   it('APP_ENV defaults to production, which refuses to start without its secrets and names them', () => {
     const env = { DATABASE_URL: 'postgresql://x@127.0.0.1/db' };
     expect(() => loadConfig(env)).toThrow(/SECRETS_KEY[\s\S]*PUBLIC_BASE_URL/);
-    expect(() => loadConfig({ ...env, S3_ENDPOINT: 'http://minio:9000', SECRETS_KEY: 'k'.repeat(40), PUBLIC_BASE_URL: 'https://api.example.test' })).toThrow(/S3_ACCESS_KEY[\s\S]*S3_SECRET_KEY/);
+    expect(() =>
+      loadConfig({ ...env, S3_ENDPOINT: 'http://minio:9000', SECRETS_KEY: 'k'.repeat(40), PUBLIC_BASE_URL: 'https://api.example.test' }),
+    ).toThrow(/S3_ACCESS_KEY[\s\S]*S3_SECRET_KEY/);
     const cfg = loadConfig({ ...env, SECRETS_KEY: 'k'.repeat(40), PUBLIC_BASE_URL: 'https://api.example.test' });
     expect(cfg.APP_ENV).toBe('production');
     expect(loadConfig({ ...env, APP_ENV: 'development' }).APP_ENV).toBe('development');
@@ -271,7 +372,7 @@ describe('safe by default', () => {
 });
 
 describe('idempotent replays are not new work', () => {
-  it('20 replays of one key use one of the trial\'s 10 submits a minute', async () => {
+  it("20 replays of one key use one of the trial's 10 submits a minute", async () => {
     const ws = await createWorkspace(api.deps); // trial: 10 submits per minute
     const key = newKey();
     const body = { source: { url: VIDEO_URL }, mode: 'captions_only' };
@@ -284,7 +385,10 @@ describe('idempotent replays are not new work', () => {
       expect(replay.status).toBe(200);
       expect(replay.body.id).toBe(first.body.id);
     }
-    const next = await request(api.app).post('/v1/uploads').set(bearer(ws.apiKey)).send({ filename: 'a.mp3', content_type: 'audio/mpeg', bytes: 10 });
+    const next = await request(api.app)
+      .post('/v1/uploads')
+      .set(bearer(ws.apiKey))
+      .send({ filename: 'a.mp3', content_type: 'audio/mpeg', bytes: 10 });
     expect(next.status).toBe(201);
     expect(next.headers['ratelimit-remaining']).toBe('8');
   });
@@ -302,11 +406,17 @@ describe('the test stack never leaves loopback, by construction', () => {
 
   it('yt-dlp is not started without the replay origin', async () => {
     const { downloadAudio } = await import('../integrations/media/download');
-    await expect(downloadAudio('https://www.youtube.com/watch?v=rCAS2eD-mcw', 'videosite', { toDir: '/tmp', outbound: {} })).rejects.toThrow(/loopback only/);
+    await expect(
+      downloadAudio('https://www.youtube.com/watch?v=rCAS2eD-mcw', 'videosite', { toDir: '/tmp', outbound: {} }),
+    ).rejects.toThrow(/loopback only/);
   });
 
   it('a job with an invented direct link is refused at submit without a DNS lookup', async () => {
     const res = await submit(api, pro.apiKey, { source: { url: 'https://media.invented-by-a-fuzzer.example/a.mp3' }, mode: 'transcribe' });
-    expect(res.body.error).toMatchObject({ code: 'UNSAFE_URL', message: expect.stringMatching(/loopback only/), details: { detail: 'source.url' } });
+    expect(res.body.error).toMatchObject({
+      code: 'UNSAFE_URL',
+      message: expect.stringMatching(/loopback only/),
+      details: { detail: 'source.url' },
+    });
   });
 });

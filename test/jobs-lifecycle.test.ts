@@ -3,7 +3,16 @@ import request from 'supertest';
 import { createActivities } from '../activities';
 import { getBalance } from '../domain/credits/ledger';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
-import { activityDepsFor, newKey, startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/job-stack';
+import {
+  activityDepsFor,
+  newKey,
+  startJobStack,
+  submit,
+  videositeCaptionRoutes,
+  VIDEO_URL,
+  waitFinal,
+  type JobStack,
+} from './support/job-stack';
 import type { ReplayRoute } from './support/replay-origin';
 import { startTestWorker } from './support/worker';
 
@@ -26,10 +35,41 @@ async function balanceOf(w: TestWorkspace) {
 
 describe('failures after acceptance', () => {
   const finalCases: [string, ReplayRoute[], string][] = [
-    ['private video', [{ method: 'POST', path: '/youtubei/v1/reel/reel_item_watch', recording: 'videosite/errors/private/android-reel_item_watch-private.newpipe-mock.json' }], 'SOURCE_PRIVATE'],
-    ['region-blocked video', [{ method: 'POST', path: '/youtubei/v1/reel/reel_item_watch', recording: 'videosite/errors/region-blocked/android-reel_item_watch-region-blocked.newpipe-mock.json' }], 'SOURCE_REGION_RESTRICTED'],
-    ['video without captions', videositeCaptionRoutes({ reel: reel404, player: 'videosite/errors/no-captions/android-player-dsMFmonKDD4-no-captions.innertube.json' }), 'NO_CAPTIONS'],
-    ['age-restricted video', videositeCaptionRoutes({ reel: reel404, player: 'videosite/errors/age-restricted/android-player-age-restricted.innertube.json' }), 'SOURCE_AUTH_REQUIRED'],
+    [
+      'private video',
+      [
+        {
+          method: 'POST',
+          path: '/youtubei/v1/reel/reel_item_watch',
+          recording: 'videosite/errors/private/android-reel_item_watch-private.newpipe-mock.json',
+        },
+      ],
+      'SOURCE_PRIVATE',
+    ],
+    [
+      'region-blocked video',
+      [
+        {
+          method: 'POST',
+          path: '/youtubei/v1/reel/reel_item_watch',
+          recording: 'videosite/errors/region-blocked/android-reel_item_watch-region-blocked.newpipe-mock.json',
+        },
+      ],
+      'SOURCE_REGION_RESTRICTED',
+    ],
+    [
+      'video without captions',
+      videositeCaptionRoutes({
+        reel: reel404,
+        player: 'videosite/errors/no-captions/android-player-dsMFmonKDD4-no-captions.innertube.json',
+      }),
+      'NO_CAPTIONS',
+    ],
+    [
+      'age-restricted video',
+      videositeCaptionRoutes({ reel: reel404, player: 'videosite/errors/age-restricted/android-player-age-restricted.innertube.json' }),
+      'SOURCE_AUTH_REQUIRED',
+    ],
   ];
 
   it.each(finalCases)('%s fails at once with the right code; GET 200; hold released', async (_name, routes, code) => {
@@ -39,19 +79,38 @@ describe('failures after acceptance', () => {
     expect(res.status).toBe(202);
     const done = await waitFinal(stack.api, w.apiKey, res.body.id);
     expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ status: 'failed', result_id: null, retry: null, billing: { credits_reserved: 0, credits_charged: 0 } });
+    expect(done.body).toMatchObject({
+      status: 'failed',
+      result_id: null,
+      retry: null,
+      billing: { credits_reserved: 0, credits_charged: 0 },
+    });
     expect(done.body.error).toMatchObject({ code, retryable: false });
     expect(done.body.error.details.detail).toEqual(expect.any(String));
     expect((await balanceOf(w)).available).toBe(2000);
-    const retry = await request(app()).post(`/v1/jobs/${res.body.id}/retry`).set(bearer(w.apiKey)).set('Idempotency-Key', newKey()).send({});
+    const retry = await request(app())
+      .post(`/v1/jobs/${res.body.id}/retry`)
+      .set(bearer(w.apiKey))
+      .set('Idempotency-Key', newKey())
+      .send({});
     expect(retry.status).toBe(409);
     expect(retry.body.error.code).toBe('JOB_NOT_RETRYABLE');
   });
 
   it('retries a rate-limited source automatically, shows the attempt meanwhile, then fails retryable', async () => {
     const limited: ReplayRoute[] = [
-      { method: 'POST', path: '/youtubei/v1/reel/reel_item_watch', status: 429, fixture: 'videosite/errors/rate-limited/youtube_too_many_requests.html.static' },
-      { method: 'POST', path: '/youtubei/v1/player', status: 429, fixture: 'videosite/errors/rate-limited/youtube_too_many_requests.html.static' },
+      {
+        method: 'POST',
+        path: '/youtubei/v1/reel/reel_item_watch',
+        status: 429,
+        fixture: 'videosite/errors/rate-limited/youtube_too_many_requests.html.static',
+      },
+      {
+        method: 'POST',
+        path: '/youtubei/v1/player',
+        status: 429,
+        fixture: 'videosite/errors/rate-limited/youtube_too_many_requests.html.static',
+      },
     ];
     stack.origin.setRoutes(limited);
     stack.api.deps.jobRetry = { initialIntervalMs: 1500, backoffCoefficient: 2, maximumIntervalMs: 3000, maximumAttempts: 2 };
@@ -201,12 +260,16 @@ describe('transcript deletion and retention', () => {
     await request(app()).get(`/v1/transcripts/${id}`).set(bearer(ws.apiKey)).expect(404);
     const again = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['fil'] });
     expect(again.status).toBe(202);
-    await stack.api.deps.temporal.workflow.execute('retentionSweepWorkflow', { taskQueue: stack.worker.taskQueue, workflowId: `sweep-${randomUUID()}`, args: [] });
+    await stack.api.deps.temporal.workflow.execute('retentionSweepWorkflow', {
+      taskQueue: stack.worker.taskQueue,
+      workflowId: `sweep-${randomUUID()}`,
+      args: [],
+    });
     expect(await stack.api.deps.db.transcript.findUnique({ where: { id } })).toBeNull();
     await waitFinal(stack.api, ws.apiKey, again.body.id);
   });
 
-  it('keeps transcripts for the workspace\'s retention window', async () => {
+  it("keeps transcripts for the workspace's retention window", async () => {
     const trial = await createWorkspace(stack.api.deps);
     const r = await submit(stack.api, trial.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only' });
     const done = await waitFinal(stack.api, trial.apiKey, r.body.id);

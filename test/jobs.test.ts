@@ -23,16 +23,28 @@ describe('caption job end to end', () => {
     expect(res.headers.location).toBe(`/v1/jobs/${res.body.id}`);
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(res.body).toMatchObject({
-      status: 'queued', stage: 'resolve', result_id: null, error: null,
+      status: 'queued',
+      stage: 'resolve',
+      result_id: null,
+      error: null,
       billing: { credits_reserved: 1, credits_charged: 0, kind: 'captions' },
-      source: { platform: 'videosite', media_id: 'rCAS2eD-mcw', canonical_url: 'https://www.youtube.com/watch?v=rCAS2eD-mcw', upload_id: null },
+      source: {
+        platform: 'videosite',
+        media_id: 'rCAS2eD-mcw',
+        canonical_url: 'https://www.youtube.com/watch?v=rCAS2eD-mcw',
+        upload_id: null,
+      },
       options: { mode: 'captions_only', language: null, caption_preference: 'prefer_creator' },
       metadata: { order: '42' },
     });
     // The hold shows in usage while the job runs (or is already settled).
     const done = await waitFinal(stack.api, ws.apiKey, res.body.id);
     expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ status: 'succeeded', stage: null, billing: { credits_reserved: 0, credits_charged: 1, kind: 'captions' } });
+    expect(done.body).toMatchObject({
+      status: 'succeeded',
+      stage: null,
+      billing: { credits_reserved: 0, credits_charged: 1, kind: 'captions' },
+    });
     expect(done.body.result_id).toMatch(/^[0-9a-f-]{36}$/);
     const after = await getBalance(stack.api.deps.db, ws.workspaceId);
     expect(after.available).toBe(before.available - 1);
@@ -52,7 +64,11 @@ describe('caption job end to end', () => {
     expect(typeof t.body.extraction_version).toBe('string');
     expect(t.body.language).toBeTruthy();
 
-    const srt = await request(app()).get(`/v1/transcripts/${done.body.result_id}/export`).query({ format: 'srt' }).set(bearer(ws.apiKey)).expect(200);
+    const srt = await request(app())
+      .get(`/v1/transcripts/${done.body.result_id}/export`)
+      .query({ format: 'srt' })
+      .set(bearer(ws.apiKey))
+      .expect(200);
     expect(srt.headers['content-type']).toMatch(/^text\/srt/);
     expect(srt.headers['content-disposition']).toMatch(/^attachment; filename=".+\.srt"/);
     expect(srt.text).toMatch(/^1\r?\n\d\d:\d\d:\d\d,\d{3} --> /);
@@ -65,10 +81,18 @@ describe('caption job end to end', () => {
     expect(done.body.status).toBe('succeeded');
     const balance = (await getBalance(stack.api.deps.db, ws.workspaceId)).available;
 
-    for (const url of ['https://youtu.be/rCAS2eD-mcw?si=abc', 'https://m.youtube.com/shorts/rCAS2eD-mcw', 'https://www.youtube.com/embed/rCAS2eD-mcw']) {
+    for (const url of [
+      'https://youtu.be/rCAS2eD-mcw?si=abc',
+      'https://m.youtube.com/shorts/rCAS2eD-mcw',
+      'https://www.youtube.com/embed/rCAS2eD-mcw',
+    ]) {
       const again = await submit(stack.api, ws.apiKey, { source: { url }, mode: 'captions_only', metadata: { other: 'yes' } });
       expect(again.status).toBe(200);
-      expect(again.body).toMatchObject({ status: 'succeeded', result_id: done.body.result_id, billing: { kind: 'cached', credits_charged: 0, credits_reserved: 0 } });
+      expect(again.body).toMatchObject({
+        status: 'succeeded',
+        result_id: done.body.result_id,
+        billing: { kind: 'cached', credits_charged: 0, credits_reserved: 0 },
+      });
       expect(again.body.id).not.toBe(first.body.id);
     }
     expect((await getBalance(stack.api.deps.db, ws.workspaceId)).available).toBe(balance);
@@ -101,7 +125,12 @@ describe('caption job end to end', () => {
     const res = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['xx'] });
     const done = await waitFinal(stack.api, ws.apiKey, res.body.id);
     expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ status: 'failed', stage: null, result_id: null, billing: { credits_reserved: 0, credits_charged: 0 } });
+    expect(done.body).toMatchObject({
+      status: 'failed',
+      stage: null,
+      result_id: null,
+      billing: { credits_reserved: 0, credits_charged: 0 },
+    });
     expect(done.body.error).toMatchObject({ code: 'LANGUAGE_UNAVAILABLE', retryable: false });
     expect(typeof done.body.error.details.detail).toBe('string');
     const b = await getBalance(stack.api.deps.db, ws.workspaceId);
@@ -112,25 +141,119 @@ describe('caption job end to end', () => {
 
 describe('POST /v1/jobs validation', () => {
   const cases: [string, object, number, string, string][] = [
-    ['http link', { source: { url: 'http://www.youtube.com/watch?v=rCAS2eD-mcw' }, mode: 'captions_only' }, 422, 'INVALID_URL', 'source.url'],
-    ['too long link', { source: { url: `https://example.com/${'a'.repeat(2040)}.mp3` }, mode: 'transcribe' }, 422, 'INVALID_URL', 'source.url'],
+    [
+      'http link',
+      { source: { url: 'http://www.youtube.com/watch?v=rCAS2eD-mcw' }, mode: 'captions_only' },
+      422,
+      'INVALID_URL',
+      'source.url',
+    ],
+    [
+      'too long link',
+      { source: { url: `https://example.com/${'a'.repeat(2040)}.mp3` }, mode: 'transcribe' },
+      422,
+      'INVALID_URL',
+      'source.url',
+    ],
     ['not a link', { source: { url: 'nope' }, mode: 'captions_only' }, 422, 'INVALID_URL', 'source.url'],
-    ['channel page', { source: { url: 'https://www.youtube.com/@somechannel' }, mode: 'captions_only' }, 422, 'UNSUPPORTED_SOURCE', 'source.url'],
-    ['url and upload_id', { source: { url: VIDEO_URL, upload_id: '6f1c1c1e-8a52-4a4e-9a57-1b1c2d3e4f50' }, mode: 'captions_only' }, 422, 'INVALID_REQUEST', 'source'],
+    [
+      'channel page',
+      { source: { url: 'https://www.youtube.com/@somechannel' }, mode: 'captions_only' },
+      422,
+      'UNSUPPORTED_SOURCE',
+      'source.url',
+    ],
+    [
+      'url and upload_id',
+      { source: { url: VIDEO_URL, upload_id: '6f1c1c1e-8a52-4a4e-9a57-1b1c2d3e4f50' }, mode: 'captions_only' },
+      422,
+      'INVALID_REQUEST',
+      'source',
+    ],
     ['no source', { mode: 'captions_only' }, 422, 'INVALID_REQUEST', 'source'],
     ['bad mode', { source: { url: VIDEO_URL }, mode: 'fast' }, 422, 'INVALID_REQUEST', 'mode'],
-    ['six languages', { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['en', 'de', 'fr', 'es', 'it', 'pt'] }, 422, 'INVALID_REQUEST', 'caption_languages'],
-    ['bad tag', { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['english!'] }, 422, 'INVALID_REQUEST', 'caption_languages[0]'],
-    ['bad preference', { source: { url: VIDEO_URL }, mode: 'captions_only', caption_preference: 'any' }, 422, 'INVALID_REQUEST', 'caption_preference'],
+    [
+      'six languages',
+      { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['en', 'de', 'fr', 'es', 'it', 'pt'] },
+      422,
+      'INVALID_REQUEST',
+      'caption_languages',
+    ],
+    [
+      'bad tag',
+      { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['english!'] },
+      422,
+      'INVALID_REQUEST',
+      'caption_languages[0]',
+    ],
+    [
+      'bad preference',
+      { source: { url: VIDEO_URL }, mode: 'captions_only', caption_preference: 'any' },
+      422,
+      'INVALID_REQUEST',
+      'caption_preference',
+    ],
     ['max_credits not integer', { source: { url: VIDEO_URL }, mode: 'auto', max_credits: 1.5 }, 422, 'INVALID_REQUEST', 'max_credits'],
-    ['eleven metadata values', { source: { url: VIDEO_URL }, mode: 'captions_only', metadata: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, 'v'])) }, 422, 'INVALID_REQUEST', 'metadata'],
-    ['long metadata key', { source: { url: VIDEO_URL }, mode: 'captions_only', metadata: { ['k'.repeat(65)]: 'v' } }, 422, 'INVALID_REQUEST', 'metadata'],
-    ['long metadata value', { source: { url: VIDEO_URL }, mode: 'captions_only', metadata: { k: 'v'.repeat(257) } }, 422, 'INVALID_REQUEST', 'metadata.k'],
-    ['non-string metadata', { source: { url: VIDEO_URL }, mode: 'captions_only', metadata: { k: 1 } }, 422, 'INVALID_REQUEST', 'metadata.k'],
-    ['unknown webhook endpoint', { source: { url: VIDEO_URL }, mode: 'captions_only', webhook_endpoint_id: '6f1c1c1e-8a52-4a4e-9a57-1b1c2d3e4f50' }, 422, 'INVALID_REQUEST', 'webhook_endpoint_id'],
-    ['captions on a direct link', { source: { url: 'https://cdn.example.com/talk.mp3' }, mode: 'captions_only' }, 422, 'CAPABILITY_UNAVAILABLE', 'mode'],
-    ['photosocial while off', { source: { url: 'https://www.instagram.com/reel/Cabc123/' }, mode: 'captions_only' }, 422, 'CAPABILITY_UNAVAILABLE', 'source.url'],
-    ['unknown upload', { source: { upload_id: '6f1c1c1e-8a52-4a4e-9a57-1b1c2d3e4f50' }, mode: 'transcribe' }, 404, 'NOT_FOUND', 'source.upload_id'],
+    [
+      'eleven metadata values',
+      {
+        source: { url: VIDEO_URL },
+        mode: 'captions_only',
+        metadata: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, 'v'])),
+      },
+      422,
+      'INVALID_REQUEST',
+      'metadata',
+    ],
+    [
+      'long metadata key',
+      { source: { url: VIDEO_URL }, mode: 'captions_only', metadata: { ['k'.repeat(65)]: 'v' } },
+      422,
+      'INVALID_REQUEST',
+      'metadata',
+    ],
+    [
+      'long metadata value',
+      { source: { url: VIDEO_URL }, mode: 'captions_only', metadata: { k: 'v'.repeat(257) } },
+      422,
+      'INVALID_REQUEST',
+      'metadata.k',
+    ],
+    [
+      'non-string metadata',
+      { source: { url: VIDEO_URL }, mode: 'captions_only', metadata: { k: 1 } },
+      422,
+      'INVALID_REQUEST',
+      'metadata.k',
+    ],
+    [
+      'unknown webhook endpoint',
+      { source: { url: VIDEO_URL }, mode: 'captions_only', webhook_endpoint_id: '6f1c1c1e-8a52-4a4e-9a57-1b1c2d3e4f50' },
+      422,
+      'INVALID_REQUEST',
+      'webhook_endpoint_id',
+    ],
+    [
+      'captions on a direct link',
+      { source: { url: 'https://cdn.example.com/talk.mp3' }, mode: 'captions_only' },
+      422,
+      'CAPABILITY_UNAVAILABLE',
+      'mode',
+    ],
+    [
+      'photosocial while off',
+      { source: { url: 'https://www.instagram.com/reel/Cabc123/' }, mode: 'captions_only' },
+      422,
+      'CAPABILITY_UNAVAILABLE',
+      'source.url',
+    ],
+    [
+      'unknown upload',
+      { source: { upload_id: '6f1c1c1e-8a52-4a4e-9a57-1b1c2d3e4f50' }, mode: 'transcribe' },
+      404,
+      'NOT_FOUND',
+      'source.upload_id',
+    ],
     ['unknown field', { source: { url: VIDEO_URL }, mode: 'captions_only', priority: 'high' }, 422, 'INVALID_REQUEST', 'priority'],
   ];
 
@@ -143,7 +266,10 @@ describe('POST /v1/jobs validation', () => {
   });
 
   it('needs the Idempotency-Key header, 8–128 printable ASCII', async () => {
-    const none = await request(app()).post('/v1/jobs').set(bearer(pro.apiKey)).send({ source: { url: VIDEO_URL }, mode: 'captions_only' });
+    const none = await request(app())
+      .post('/v1/jobs')
+      .set(bearer(pro.apiKey))
+      .send({ source: { url: VIDEO_URL }, mode: 'captions_only' });
     expect(none.status).toBe(422);
     expect(none.body.error.details.detail).toBe('Idempotency-Key');
     const short = await submit(stack.api, pro.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only' }, 'short');
@@ -183,7 +309,12 @@ describe('Idempotency-Key', () => {
     const body = { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['en'], metadata: { a: '1' } };
     const first = await submit(stack.api, ws.apiKey, body, key);
     expect(first.status).toBe(202);
-    const replay = await submit(stack.api, ws.apiKey, { metadata: { a: '1' }, caption_languages: ['en'], mode: 'captions_only', source: { url: VIDEO_URL } }, key);
+    const replay = await submit(
+      stack.api,
+      ws.apiKey,
+      { metadata: { a: '1' }, caption_languages: ['en'], mode: 'captions_only', source: { url: VIDEO_URL } },
+      key,
+    );
     expect(replay.status).toBe(200);
     expect(replay.body.id).toBe(first.body.id);
     const conflict = await submit(stack.api, ws.apiKey, { ...body, caption_languages: ['fr'] }, key);
@@ -202,7 +333,10 @@ describe('Idempotency-Key', () => {
     expect(results.filter((r) => r.status === 202)).toHaveLength(1);
     expect(results.filter((r) => r.status === 200)).toHaveLength(4);
     expect(await stack.api.deps.db.job.count({ where: { workspaceId: ws.workspaceId } })).toBe(1);
-    expect((await getBalance(stack.api.deps.db, ws.workspaceId)).reserved + (await stack.api.deps.db.creditHold.count({ where: { workspaceId: ws.workspaceId, status: 'charged' } }))).toBe(1);
+    expect(
+      (await getBalance(stack.api.deps.db, ws.workspaceId)).reserved +
+        (await stack.api.deps.db.creditHold.count({ where: { workspaceId: ws.workspaceId, status: 'charged' } })),
+    ).toBe(1);
     await waitFinal(stack.api, ws.apiKey, [...ids][0]!);
   });
 
@@ -229,9 +363,17 @@ describe('reading jobs', () => {
     }
     const page1 = await request(app()).get('/v1/jobs').query({ limit: 2 }).set(bearer(ws.apiKey)).expect(200);
     expect(page1.body.jobs.map((j: { id: string }) => j.id)).toEqual([ids[4], ids[3]]);
-    const page2 = await request(app()).get('/v1/jobs').query({ limit: 2, cursor: page1.body.next_cursor }).set(bearer(ws.apiKey)).expect(200);
+    const page2 = await request(app())
+      .get('/v1/jobs')
+      .query({ limit: 2, cursor: page1.body.next_cursor })
+      .set(bearer(ws.apiKey))
+      .expect(200);
     expect(page2.body.jobs.map((j: { id: string }) => j.id)).toEqual([ids[2], ids[1]]);
-    const page3 = await request(app()).get('/v1/jobs').query({ limit: 2, cursor: page2.body.next_cursor }).set(bearer(ws.apiKey)).expect(200);
+    const page3 = await request(app())
+      .get('/v1/jobs')
+      .query({ limit: 2, cursor: page2.body.next_cursor })
+      .set(bearer(ws.apiKey))
+      .expect(200);
     expect(page3.body.jobs.map((j: { id: string }) => j.id)).toEqual([ids[0]]);
     expect(page3.body.next_cursor).toBeNull();
 
@@ -240,9 +382,17 @@ describe('reading jobs', () => {
     expect(bad.status).toBe(422);
     expect(bad.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { detail: 'cursor' } });
 
-    const one = await request(app()).get('/v1/jobs').query({ platform: 'videosite', source_id: 'rCAS2eD-mcw', limit: 100 }).set(bearer(ws.apiKey)).expect(200);
+    const one = await request(app())
+      .get('/v1/jobs')
+      .query({ platform: 'videosite', source_id: 'rCAS2eD-mcw', limit: 100 })
+      .set(bearer(ws.apiKey))
+      .expect(200);
     expect(one.body.jobs).toHaveLength(5);
-    const none = await request(app()).get('/v1/jobs').query({ platform: 'videosite', source_id: 'dQw4w9WgXcQ' }).set(bearer(ws.apiKey)).expect(200);
+    const none = await request(app())
+      .get('/v1/jobs')
+      .query({ platform: 'videosite', source_id: 'dQw4w9WgXcQ' })
+      .set(bearer(ws.apiKey))
+      .expect(200);
     expect(none.body.jobs).toHaveLength(0);
     const half = await request(app()).get('/v1/jobs').query({ platform: 'videosite' }).set(bearer(ws.apiKey));
     expect(half.status).toBe(422);
@@ -252,12 +402,16 @@ describe('reading jobs', () => {
     for (const id of ids) await waitFinal(stack.api, ws.apiKey, id);
   });
 
-  it('hides other workspaces\' jobs and transcripts (404)', async () => {
+  it("hides other workspaces' jobs and transcripts (404)", async () => {
     const owner = await createWorkspace(stack.api.deps, { plan: 'pro' });
     const stranger = await createWorkspace(stack.api.deps, { plan: 'pro' });
     const r = await submit(stack.api, owner.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only' });
     const done = await waitFinal(stack.api, owner.apiKey, r.body.id);
-    for (const path of [`/v1/jobs/${r.body.id}`, `/v1/transcripts/${done.body.result_id}`, `/v1/transcripts/${done.body.result_id}/export?format=txt`]) {
+    for (const path of [
+      `/v1/jobs/${r.body.id}`,
+      `/v1/transcripts/${done.body.result_id}`,
+      `/v1/transcripts/${done.body.result_id}/export?format=txt`,
+    ]) {
       const res = await request(app()).get(path).set(bearer(stranger.apiKey));
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('NOT_FOUND');

@@ -17,7 +17,8 @@ async function hold(workspaceId: string, amount: number, plan: 'trial' | 'pro' =
 
 /** Sets the balance of a workspace directly, for a small-balance scenario. */
 async function setBalance(workspaceId: string, period: number, prepaid = 0) {
-  await db().$executeRaw`UPDATE credit_accounts SET period_credits = ${period}, prepaid_credits = ${prepaid}, reserved = 0 WHERE workspace_id = ${workspaceId}::uuid`;
+  await db()
+    .$executeRaw`UPDATE credit_accounts SET period_credits = ${period}, prepaid_credits = ${prepaid}, reserved = 0 WHERE workspace_id = ${workspaceId}::uuid`;
 }
 
 describe('credits ledger', () => {
@@ -39,7 +40,11 @@ describe('credits ledger', () => {
     await setBalance(ws.workspaceId, 5);
     const [holdId] = await hold(ws.workspaceId, 2);
     const outcomes = await Promise.all([
-      chargeHold(db(), holdId!, 1), chargeHold(db(), holdId!, 1), releaseHold(db(), holdId!), releaseHold(db(), holdId!), chargeHold(db(), holdId!, 2),
+      chargeHold(db(), holdId!, 1),
+      chargeHold(db(), holdId!, 1),
+      releaseHold(db(), holdId!),
+      releaseHold(db(), holdId!),
+      chargeHold(db(), holdId!, 2),
     ]);
     expect(outcomes.filter((o) => o.settled)).toHaveLength(1);
     const winner = outcomes.find((o) => o.settled)!;
@@ -65,7 +70,9 @@ describe('credits ledger', () => {
   it('places a batch of holds all or none', async () => {
     const ws = await createWorkspace(api.deps, { plan: 'pro' });
     await setBalance(ws.workspaceId, 5);
-    await expect(db().$transaction((tx) => placeHolds(tx, ws.workspaceId, [2, 2, 2], 'batch', { plan: 'pro' }))).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
+    await expect(db().$transaction((tx) => placeHolds(tx, ws.workspaceId, [2, 2, 2], 'batch', { plan: 'pro' }))).rejects.toMatchObject({
+      code: 'INSUFFICIENT_BALANCE',
+    });
     expect((await getBalance(db(), ws.workspaceId)).reserved).toBe(0);
     expect(await db().creditHold.count({ where: { workspaceId: ws.workspaceId } })).toBe(0);
     const ids = await db().$transaction((tx) => placeHolds(tx, ws.workspaceId, [2, 3], 'batch', { plan: 'pro' }));
@@ -93,7 +100,8 @@ describe('credits ledger', () => {
 
     const trial = await createWorkspace(api.deps);
     await setBalance(trial.workspaceId, 3);
-    await db().$executeRaw`UPDATE credit_accounts SET period_end = now() - interval '1 day' WHERE workspace_id = ${trial.workspaceId}::uuid`;
+    await db()
+      .$executeRaw`UPDATE credit_accounts SET period_end = now() - interval '1 day' WHERE workspace_id = ${trial.workspaceId}::uuid`;
     expect((await getBalance(db(), trial.workspaceId)).periodCredits).toBe(3);
   });
 
@@ -106,7 +114,12 @@ describe('credits ledger', () => {
 
   it('is backed by CHECK constraints in the database', async () => {
     const ws = await createWorkspace(api.deps, { plan: 'pro' });
-    await expect(db().$executeRaw`UPDATE credit_accounts SET period_credits = -1 WHERE workspace_id = ${ws.workspaceId}::uuid`).rejects.toThrow();
-    await expect(db().$executeRaw`UPDATE credit_accounts SET reserved = period_credits + prepaid_credits + 1 WHERE workspace_id = ${ws.workspaceId}::uuid`).rejects.toThrow();
+    await expect(
+      db().$executeRaw`UPDATE credit_accounts SET period_credits = -1 WHERE workspace_id = ${ws.workspaceId}::uuid`,
+    ).rejects.toThrow();
+    await expect(
+      db()
+        .$executeRaw`UPDATE credit_accounts SET reserved = period_credits + prepaid_credits + 1 WHERE workspace_id = ${ws.workspaceId}::uuid`,
+    ).rejects.toThrow();
   });
 });

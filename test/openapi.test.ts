@@ -4,13 +4,37 @@ import { bearer, createWorkspace, startTestApi, type TestApi } from './support/h
 
 // Every endpoint of the spec, as (method, OpenAPI path).
 const SPEC_ENDPOINTS: [string, string][] = [
-  ['get', '/v1/capabilities'], ['post', '/v1/jobs'], ['get', '/v1/jobs'], ['get', '/v1/jobs/{id}'], ['post', '/v1/jobs/{id}/cancel'],
-  ['post', '/v1/jobs/{id}/retry'], ['post', '/v1/batches'], ['get', '/v1/batches/{id}'], ['get', '/v1/transcripts/{id}'],
-  ['get', '/v1/transcripts/{id}/export'], ['delete', '/v1/transcripts/{id}'], ['post', '/v1/uploads'], ['post', '/v1/uploads/{id}/complete'],
-  ['post', '/v1/video-discoveries'], ['get', '/v1/video-discoveries/{id}'], ['post', '/v1/language-discoveries'], ['get', '/v1/language-discoveries/{id}'],
-  ['post', '/v1/webhook-endpoints'], ['get', '/v1/webhook-endpoints'], ['delete', '/v1/webhook-endpoints/{id}'], ['get', '/v1/usage'],
-  ['get', '/app/keys'], ['post', '/app/keys'], ['delete', '/app/keys/{id}'], ['post', '/app/billing/checkout'], ['get', '/app/billing/quote'],
-  ['post', '/app/billing/portal'], ['get', '/app/profile'], ['patch', '/app/profile'], ['delete', '/app/account'], ['get', '/app/webhooks/deliveries'],
+  ['get', '/v1/capabilities'],
+  ['post', '/v1/jobs'],
+  ['get', '/v1/jobs'],
+  ['get', '/v1/jobs/{id}'],
+  ['post', '/v1/jobs/{id}/cancel'],
+  ['post', '/v1/jobs/{id}/retry'],
+  ['post', '/v1/batches'],
+  ['get', '/v1/batches/{id}'],
+  ['get', '/v1/transcripts/{id}'],
+  ['get', '/v1/transcripts/{id}/export'],
+  ['delete', '/v1/transcripts/{id}'],
+  ['post', '/v1/uploads'],
+  ['post', '/v1/uploads/{id}/complete'],
+  ['post', '/v1/video-discoveries'],
+  ['get', '/v1/video-discoveries/{id}'],
+  ['post', '/v1/language-discoveries'],
+  ['get', '/v1/language-discoveries/{id}'],
+  ['post', '/v1/webhook-endpoints'],
+  ['get', '/v1/webhook-endpoints'],
+  ['delete', '/v1/webhook-endpoints/{id}'],
+  ['get', '/v1/usage'],
+  ['get', '/app/keys'],
+  ['post', '/app/keys'],
+  ['delete', '/app/keys/{id}'],
+  ['post', '/app/billing/checkout'],
+  ['get', '/app/billing/quote'],
+  ['post', '/app/billing/portal'],
+  ['get', '/app/profile'],
+  ['patch', '/app/profile'],
+  ['delete', '/app/account'],
+  ['get', '/app/webhooks/deliveries'],
 ];
 
 let api: TestApi;
@@ -77,7 +101,11 @@ describe('the document states every rule the server enforces', () => {
     expect(doc.components.schemas.JobSourceRequest.oneOf).toEqual([{ required: ['url'] }, { required: ['upload_id'] }]);
     const ws = await createWorkspace(api.deps, { plan: 'pro' });
     for (const source of [{}, { url: 'https://www.youtube.com/watch?v=rCAS2eD-mcw', upload_id: '6f1c1c1e-8a52-4a4e-9a57-1b1c2d3e4f50' }]) {
-      const res = await request(api.app).post('/v1/jobs').set(bearer(ws.apiKey)).set('Idempotency-Key', `k-${Math.random()}`).send({ source, mode: 'transcribe' });
+      const res = await request(api.app)
+        .post('/v1/jobs')
+        .set(bearer(ws.apiKey))
+        .set('Idempotency-Key', `k-${Math.random()}`)
+        .send({ source, mode: 'transcribe' });
       expect(res.body.error.code).toBe('INVALID_REQUEST');
     }
   });
@@ -86,7 +114,11 @@ describe('the document states every rule the server enforces', () => {
     const params = doc.paths['/v1/jobs'].get.parameters;
     const query = params.find((p: any) => p.in === 'query');
     expect(params.filter((p: any) => p.in === 'query')).toHaveLength(1);
-    expect(query).toMatchObject({ style: 'form', explode: true, schema: { type: 'object', dependentRequired: { platform: ['source_id'], source_id: ['platform'] } } });
+    expect(query).toMatchObject({
+      style: 'form',
+      explode: true,
+      schema: { type: 'object', dependentRequired: { platform: ['source_id'], source_id: ['platform'] } },
+    });
     expect(Object.keys(query.schema.properties).sort()).toEqual(['cursor', 'limit', 'platform', 'source_id']);
     const ws = await createWorkspace(api.deps, { plan: 'pro' });
     const res = await request(api.app).get('/v1/jobs').query({ platform: 'videosite' }).set(bearer(ws.apiKey));
@@ -102,9 +134,19 @@ describe('the document states every rule the server enforces', () => {
   it('the e-mail rule as the pattern the server applies', async () => {
     const email = doc.components.schemas.SignUpRequest.properties.email;
     const pattern = new RegExp(email.pattern);
-    const samples = ['name@example.com', 'a.b+tag@sub.example.org', '.lead@example.com', 'a..b@example.com', 'no-tld@example', 'x@-bad.com', "o'brien@example.ie"];
+    const samples = [
+      'name@example.com',
+      'a.b+tag@sub.example.org',
+      '.lead@example.com',
+      'a..b@example.com',
+      'no-tld@example',
+      'x@-bad.com',
+      "o'brien@example.ie",
+    ];
     for (const address of samples) {
-      const res = await request(api.app).post('/app/sign-up').send({ email: address, password: 'a long enough password', display_name: 'Rule' });
+      const res = await request(api.app)
+        .post('/app/sign-up')
+        .send({ email: address, password: 'a long enough password', display_name: 'Rule' });
       // What the document allows is accepted (201, or 409 when taken); what it refuses is 422 naming `email`.
       if (pattern.test(address)) expect([201, 409]).toContain(res.status);
       else expect(res.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { detail: 'email' } });
@@ -120,7 +162,14 @@ describe('the document states every rule the server enforces', () => {
   });
 
   it('501 on the endpoints not built yet', () => {
-    for (const [method, path] of [['post', '/v1/video-discoveries'], ['get', '/v1/video-discoveries/{id}'], ['post', '/v1/language-discoveries'], ['get', '/v1/language-discoveries/{id}'], ['post', '/app/billing/checkout'], ['post', '/app/billing/portal']]) {
+    for (const [method, path] of [
+      ['post', '/v1/video-discoveries'],
+      ['get', '/v1/video-discoveries/{id}'],
+      ['post', '/v1/language-discoveries'],
+      ['get', '/v1/language-discoveries/{id}'],
+      ['post', '/app/billing/checkout'],
+      ['post', '/app/billing/portal'],
+    ]) {
       expect(doc.paths[path!][method!].responses['501']).toBeDefined();
     }
   });

@@ -19,7 +19,9 @@ describe('rate limits per plan', () => {
     const statuses: number[] = [];
     let last: request.Response | undefined;
     for (let i = 0; i < 120; i++) {
-      const res = await request(i % 2 === 0 ? one.app : two.app).get('/v1/usage').set(bearer(ws.apiKey));
+      const res = await request(i % 2 === 0 ? one.app : two.app)
+        .get('/v1/usage')
+        .set(bearer(ws.apiKey));
       statuses.push(res.status);
       last = res;
     }
@@ -42,11 +44,14 @@ describe('rate limits per plan', () => {
     await request(one.app).get('/v1/usage').set(bearer(other.apiKey)).expect(200);
   });
 
-  it('applies the plan\'s submit limit (trial: 10 per minute)', async () => {
+  it("applies the plan's submit limit (trial: 10 per minute)", async () => {
     const ws = await createWorkspace(one.deps);
     const results: number[] = [];
     for (let i = 0; i < 11; i++) {
-      const res = await one.deps.rateLimits.consume('submit', 'trial', ws.workspaceId).then(() => 200, (e) => (e.code === 'RATE_LIMITED' ? 429 : 500));
+      const res = await one.deps.rateLimits.consume('submit', 'trial', ws.workspaceId).then(
+        () => 200,
+        (e) => (e.code === 'RATE_LIMITED' ? 429 : 500),
+      );
       results.push(res);
     }
     expect(results.slice(0, 10).every((s) => s === 200)).toBe(true);

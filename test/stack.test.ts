@@ -22,7 +22,16 @@ describe('test stack', () => {
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
     );
     const names = tables.map((t) => t.table_name);
-    for (const t of ['workspaces', 'users', 'jobs', 'transcripts', 'credit_accounts', 'credit_holds', 'rate_limits', '_prisma_migrations']) {
+    for (const t of [
+      'workspaces',
+      'users',
+      'jobs',
+      'transcripts',
+      'credit_accounts',
+      'credit_holds',
+      'rate_limits',
+      '_prisma_migrations',
+    ]) {
       expect(names).toContain(t);
     }
     // Every folder in prisma/migrations is applied, in order, and finished.

@@ -50,7 +50,10 @@ describe('eager activity dispatch on the test server', () => {
     };
     // Worker "workflows" runs workflow tasks and activities; worker "activities-only"
     // polls the same queue for activities. Through the queue both would get some.
-    for (const [name, withWorkflows] of [['workflows', true], ['activities-only', false]] as const) {
+    for (const [name, withWorkflows] of [
+      ['workflows', true],
+      ['activities-only', false],
+    ] as const) {
       const connection = await NativeConnection.connect({ address });
       const worker = await Worker.create({
         connection,
@@ -73,7 +76,7 @@ describe('eager activity dispatch on the test server', () => {
     await client.connection.close();
   });
 
-  it('runs a workflow\'s activity on the worker that scheduled it', async () => {
+  it("runs a workflow's activity on the worker that scheduled it", async () => {
     for (let i = 0; i < 12; i++) {
       const result = await client.workflow.execute(probeWorkflow, { taskQueue, workflowId: `eager-${randomUUID()}`, args: [`n${i}`] });
       expect(result).toBe(`pong:n${i}`);
@@ -83,7 +86,7 @@ describe('eager activity dispatch on the test server', () => {
   });
 });
 
-describe('the dev server\'s SQLite file', () => {
+describe("the dev server's SQLite file", () => {
   it('is in WAL mode (a write does not wait for readers)', () => {
     expect(DEV_SERVER_SQLITE_PRAGMAS).toContain('journal_mode=wal');
     const file = process.env.TEMPORAL_DB_FILE;

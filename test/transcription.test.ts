@@ -34,7 +34,11 @@ beforeAll(async () => {
   dir = await audioDir();
   speech = await makeSpeech(`${PARAGRAPHS[0]} ${PARAGRAPHS[1]}`, dir.dir, 'two', { format: 'mp3' });
   const parts = await Promise.all([2, 3, 4, 5].map((i) => makeSpeech(PARAGRAPHS[i]!, dir.dir, `p${i}`)));
-  longSpeech = await concatWithPauses(parts.map((p) => p.path), path.join(dir.dir, 'long.wav'), 1.5);
+  longSpeech = await concatWithPauses(
+    parts.map((p) => p.path),
+    path.join(dir.dir, 'long.wav'),
+    1.5,
+  );
   longText = parts.map((p) => p.text).join(' ');
 
   // A direct-link host on loopback https (the test allowance lets loopback through, nothing else).
@@ -78,9 +82,15 @@ describe('AI transcription', () => {
     const uploadId = await uploadReady(stack.api, w, speech.path, 'audio/mpeg');
     const res = await submit(stack.api, w.apiKey, { source: { upload_id: uploadId }, mode: 'transcribe', language: 'en' });
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ source: { platform: 'upload', upload_id: uploadId }, billing: { kind: 'ai_transcription', credits_reserved: 2 } });
+    expect(res.body).toMatchObject({
+      source: { platform: 'upload', upload_id: uploadId },
+      billing: { kind: 'ai_transcription', credits_reserved: 2 },
+    });
     const done = await waitFinal(stack.api, w.apiKey, res.body.id, 25);
-    expect(done.body).toMatchObject({ status: 'succeeded', billing: { kind: 'ai_transcription', credits_charged: 2, credits_reserved: 0 } });
+    expect(done.body).toMatchObject({
+      status: 'succeeded',
+      billing: { kind: 'ai_transcription', credits_charged: 2, credits_reserved: 0 },
+    });
     expect((await getBalance(stack.api.deps.db, w.workspaceId)).available).toBe(1998);
 
     const t = (await request(app()).get(`/v1/transcripts/${done.body.result_id}`).set(bearer(w.apiKey)).expect(200)).body;
@@ -141,7 +151,11 @@ describe('AI transcription', () => {
   it('falls back from missing captions to AI transcription in auto mode (audio via yt-dlp through the replay origin)', async () => {
     const routes: ReplayRoute[] = [
       { method: 'POST', path: '/youtubei/v1/reel/reel_item_watch', status: 404, body: '' },
-      { method: 'POST', path: '/youtubei/v1/player', fixture: 'videosite/errors/no-captions/android-player-dsMFmonKDD4-no-captions.innertube.json' },
+      {
+        method: 'POST',
+        path: '/youtubei/v1/player',
+        fixture: 'videosite/errors/no-captions/android-player-dsMFmonKDD4-no-captions.innertube.json',
+      },
       { path: '/watch', body: fs.readFileSync(speech.path) as unknown as string, headers: { 'content-type': 'audio/mpeg' } },
     ];
     stack.origin.setRoutes(routes);
@@ -167,7 +181,12 @@ describe('AI transcription errors', () => {
   });
 
   it('UNSAFE_URL for private and metadata addresses', async () => {
-    for (const url of ['https://10.1.2.3/a.mp3', 'https://169.254.169.254/latest/meta-data', 'https://[::ffff:10.0.0.1]/a.mp3', 'https://100.100.1.1/a.mp3']) {
+    for (const url of [
+      'https://10.1.2.3/a.mp3',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::ffff:10.0.0.1]/a.mp3',
+      'https://100.100.1.1/a.mp3',
+    ]) {
       const res = await submit(stack.api, ws.apiKey, { source: { url }, mode: 'transcribe' });
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'UNSAFE_URL', details: { detail: 'source.url' } });
@@ -194,7 +213,11 @@ describe('AI transcription errors', () => {
     const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
     await stack.api.deps.db.$executeRaw`UPDATE credit_accounts SET period_credits = 3 WHERE workspace_id = ${w.workspaceId}::uuid`;
     // Over a minute (cost 4), so the 2-credit hold cannot be raised to the price.
-    const overMinute = await concatWithPauses([longSpeech, await makeSilence(path.join(dir.dir, 'pad.wav'), 15)], path.join(dir.dir, 'over-minute.wav'), 1);
+    const overMinute = await concatWithPauses(
+      [longSpeech, await makeSilence(path.join(dir.dir, 'pad.wav'), 15)],
+      path.join(dir.dir, 'over-minute.wav'),
+      1,
+    );
     served.set('/long.wav', { body: fs.readFileSync(overMinute), type: 'audio/wav' });
     await failsWith({ source: { url: `${mediaBase}/long.wav` }, mode: 'transcribe' }, 'INSUFFICIENT_BALANCE', w);
     expect(await getBalance(stack.api.deps.db, w.workspaceId)).toMatchObject({ available: 3, reserved: 0 });
@@ -212,7 +235,10 @@ describe('AI transcription errors', () => {
   it('UNSUPPORTED_MEDIA, INVALID_MEDIA and FILE_TOO_LARGE for direct links', async () => {
     served.set('/page.html', { body: Buffer.from('<html><body>hello</body></html>'), type: 'text/html' });
     await failsWith({ source: { url: `${mediaBase}/page.html` }, mode: 'transcribe' }, 'UNSUPPORTED_MEDIA');
-    served.set('/broken.mp3', { body: Buffer.concat([Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.alloc(5000, 0x11)]), type: 'audio/mpeg' });
+    served.set('/broken.mp3', {
+      body: Buffer.concat([Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.alloc(5000, 0x11)]),
+      type: 'audio/mpeg',
+    });
     const broken = await failsWith({ source: { url: `${mediaBase}/broken.mp3` }, mode: 'transcribe' }, 'INVALID_MEDIA').catch(async () =>
       failsWith({ source: { url: `${mediaBase}/broken.mp3?again` }, mode: 'transcribe' }, 'UNSUPPORTED_MEDIA'),
     );

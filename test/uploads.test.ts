@@ -39,7 +39,10 @@ describe('POST /v1/uploads', () => {
 
   it('needs the uploads:write scope', async () => {
     const reader = await createWorkspace(stack.api.deps, { plan: 'pro', scopes: ['jobs:read'] });
-    const res = await request(app()).post('/v1/uploads').set(bearer(reader.apiKey)).send({ filename: 'a.mp3', content_type: 'audio/mpeg', bytes: 10 });
+    const res = await request(app())
+      .post('/v1/uploads')
+      .set(bearer(reader.apiKey))
+      .send({ filename: 'a.mp3', content_type: 'audio/mpeg', bytes: 10 });
     expect(res.status).toBe(403);
   });
 
@@ -62,9 +65,15 @@ describe('POST /v1/uploads', () => {
     const body = fs.readFileSync(speechMp3);
     const wrongSize = await reserveAndPut(stack.api, ws, body, 'audio/mpeg', { declaredBytes: body.length + 10 });
     expect(wrongSize.put.status).toBeGreaterThanOrEqual(400);
-    const slot = await request(app()).post('/v1/uploads').set(bearer(ws.apiKey)).send({ filename: 'a.mp3', content_type: 'audio/mpeg', bytes: body.length });
+    const slot = await request(app())
+      .post('/v1/uploads')
+      .set(bearer(ws.apiKey))
+      .send({ filename: 'a.mp3', content_type: 'audio/mpeg', bytes: body.length });
     const url = new URL(slot.body.signed_upload_url);
-    const wrongType = await request(app()).put(url.pathname + url.search).set('content-type', 'audio/wav').send(body);
+    const wrongType = await request(app())
+      .put(url.pathname + url.search)
+      .set('content-type', 'audio/wav')
+      .send(body);
     expect(wrongType.status).toBe(422);
     // Nothing was stored, so completion says so and the slot stays pending.
     const early = await complete(stack.api, ws, slot.body.id);
@@ -82,7 +91,11 @@ describe('POST /v1/uploads', () => {
     const row = await stack.api.deps.db.upload.findUniqueOrThrow({ where: { id: slot.id } });
     expect(row.status).toBe('failed');
     expect(await testObjectStore().stat(row.objectKey)).toBeNull();
-    const job = await request(app()).post('/v1/jobs').set(bearer(ws.apiKey)).set('Idempotency-Key', `k-${slot.id}`).send({ source: { upload_id: slot.id }, mode: 'transcribe' });
+    const job = await request(app())
+      .post('/v1/jobs')
+      .set(bearer(ws.apiKey))
+      .set('Idempotency-Key', `k-${slot.id}`)
+      .send({ source: { upload_id: slot.id }, mode: 'transcribe' });
     expect(job.status).toBe(422);
     expect(job.body.error.details.detail).toBe('source.upload_id');
   });
@@ -111,7 +124,7 @@ describe('POST /v1/uploads', () => {
     expect(tooLong.body.error.code).toBe('DURATION_LIMIT_EXCEEDED');
   }, 60000);
 
-  it('refuses an expired slot and another workspace\'s upload', async () => {
+  it("refuses an expired slot and another workspace's upload", async () => {
     const { slot } = await reserveAndPut(stack.api, ws, speechMp3, 'audio/mpeg');
     const stranger = await createWorkspace(stack.api.deps, { plan: 'pro' });
     const theirs = await complete(stack.api, stranger, slot.id);

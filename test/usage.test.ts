@@ -37,16 +37,29 @@ describe('GET /v1/capabilities', () => {
   it('answers without a key, as for a trial', async () => {
     const res = await request(api.app).get('/v1/capabilities').expect(200);
     expect(res.body).toMatchObject({
-      max_duration_ms: 7200000, max_media_bytes: 262144000, recognition_profiles: ['standard'], transcribe_credits_per_minute: 2,
-      minimum_billable_seconds: 60, free_caption_credits: 50, free_caption_credits_period: 'month', photosocial_enabled: false, plan: null,
+      max_duration_ms: 7200000,
+      max_media_bytes: 262144000,
+      recognition_profiles: ['standard'],
+      transcribe_credits_per_minute: 2,
+      minimum_billable_seconds: 60,
+      free_caption_credits: 50,
+      free_caption_credits_period: 'month',
+      photosocial_enabled: false,
+      plan: null,
     });
     expect(res.body.export_formats.sort()).toEqual(['json', 'srt', 'txt', 'vtt']);
     expect(res.body.price_version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    expect(res.body.videosite).toEqual({ enabled: true, captions_only: true, auto: false, transcribe: false, social_acquisition_fee: false });
+    expect(res.body.videosite).toEqual({
+      enabled: true,
+      captions_only: true,
+      auto: false,
+      transcribe: false,
+      social_acquisition_fee: false,
+    });
     expect(res.body.photosocial).toMatchObject({ enabled: false, native_captions: 'unverified_disabled' });
   });
 
-  it('reflects the caller\'s plan', async () => {
+  it("reflects the caller's plan", async () => {
     const trial = await createWorkspace(api.deps);
     const t = await request(api.app).get('/v1/capabilities').set(bearer(trial.apiKey)).expect(200);
     expect(t.body.videosite).toMatchObject({ auto: false, transcribe: false });

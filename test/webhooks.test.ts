@@ -27,7 +27,11 @@ async function ownerSession(ws: TestWorkspace) {
 
 async function registerEndpoint(ws: TestWorkspace, url = receiver.url) {
   const s = await ownerSession(ws);
-  const res = await request(app()).post('/v1/webhook-endpoints').set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf).send({ url, description: 'test' });
+  const res = await request(app())
+    .post('/v1/webhook-endpoints')
+    .set('Cookie', s.cookie)
+    .set('X-CSRF-Token', s.csrf)
+    .send({ url, description: 'test' });
   return { res, session: s };
 }
 
@@ -56,7 +60,12 @@ describe('webhook endpoints', () => {
     const http = await registerEndpoint(ws, 'http://example.com/hook');
     expect(http.res.status).toBe(422);
     expect(http.res.body.error).toMatchObject({ code: 'INVALID_URL', details: { detail: 'url' } });
-    for (const url of ['https://10.0.0.5/hook', 'https://169.254.169.254/latest', 'https://[::ffff:192.168.1.1]/x', 'https://100.64.0.1/']) {
+    for (const url of [
+      'https://10.0.0.5/hook',
+      'https://169.254.169.254/latest',
+      'https://[::ffff:192.168.1.1]/x',
+      'https://100.64.0.1/',
+    ]) {
       const r = await registerEndpoint(ws, url);
       expect(r.res.status).toBe(422);
       expect(r.res.body.error.code).toBe('UNSAFE_URL');
@@ -67,7 +76,11 @@ describe('webhook endpoints', () => {
     const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
     const { res, session } = await registerEndpoint(ws);
     await request(app()).delete(`/v1/webhook-endpoints/${res.body.id}`).set(bearer(ws.apiKey)).expect(403);
-    await request(app()).delete(`/v1/webhook-endpoints/${res.body.id}`).set('Cookie', session.cookie).set('X-CSRF-Token', session.csrf).expect(204);
+    await request(app())
+      .delete(`/v1/webhook-endpoints/${res.body.id}`)
+      .set('Cookie', session.cookie)
+      .set('X-CSRF-Token', session.csrf)
+      .expect(204);
     const list = await request(app()).get('/v1/webhook-endpoints').set(bearer(ws.apiKey)).expect(200);
     expect(list.body.endpoints[0]).toMatchObject({ id: res.body.id, enabled: false });
     for (let i = 0; i < 10; i++) expect((await registerEndpoint(ws)).res.status).toBe(201);
@@ -82,7 +95,12 @@ describe('event delivery', () => {
     const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
     const { res: ep, session } = await registerEndpoint(ws);
     receiver.configure({ secret: ep.body.secret, failFirst: 2 });
-    const job = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', webhook_endpoint_id: ep.body.id, metadata: { order: '7' } });
+    const job = await submit(stack.api, ws.apiKey, {
+      source: { url: VIDEO_URL },
+      mode: 'captions_only',
+      webhook_endpoint_id: ep.body.id,
+      metadata: { order: '7' },
+    });
     expect(job.status).toBe(202);
     const done = await waitFinal(stack.api, ws.apiKey, job.body.id);
     const mine = (all: typeof receiver.received) => all.filter((r) => r.body?.job_id === job.body.id);
@@ -105,12 +123,20 @@ describe('event delivery', () => {
     expect(ok.headers['x-service-event-id']).toBe(ok.event_id);
 
     const log = await request(app()).get('/app/webhooks/deliveries').query({ limit: 10 }).set(bearer(ws.apiKey)).expect(200);
-    expect(log.body.deliveries.map((d: { attempt: number; succeeded: boolean }) => [d.attempt, d.succeeded])).toEqual([[3, true], [2, false], [1, false]]);
+    expect(log.body.deliveries.map((d: { attempt: number; succeeded: boolean }) => [d.attempt, d.succeeded])).toEqual([
+      [3, true],
+      [2, false],
+      [1, false],
+    ]);
     expect(log.body.deliveries[0].url).toBe(`https://127.0.0.1:${new URL(receiver.url).port}/…`);
     expect(JSON.stringify(log.body)).not.toContain(ep.body.secret);
 
     // Resend from the account endpoint: the same event_id again; the receiver dedups it.
-    await request(app()).post(`/app/webhooks/deliveries/${log.body.deliveries[0].id}/resend`).set('Cookie', session.cookie).set('X-CSRF-Token', session.csrf).expect(202);
+    await request(app())
+      .post(`/app/webhooks/deliveries/${log.body.deliveries[0].id}/resend`)
+      .set('Cookie', session.cookie)
+      .set('X-CSRF-Token', session.csrf)
+      .expect(202);
     await receiver.waitFor((all) => all.filter((r) => r.event_id === ok.event_id && r.duplicate).length === 1);
   });
 
@@ -118,15 +144,31 @@ describe('event delivery', () => {
     const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
     const { res: ep, session } = await registerEndpoint(ws);
     receiver.configure({ secret: ep.body.secret, failFirst: 0 });
-    stack.origin.setRoutes([{ method: 'POST', path: '/youtubei/v1/reel/reel_item_watch', recording: 'videosite/errors/private/android-reel_item_watch-private.newpipe-mock.json' }]);
+    stack.origin.setRoutes([
+      {
+        method: 'POST',
+        path: '/youtubei/v1/reel/reel_item_watch',
+        recording: 'videosite/errors/private/android-reel_item_watch-private.newpipe-mock.json',
+      },
+    ]);
     const job = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', webhook_endpoint_id: ep.body.id });
     await waitFinal(stack.api, ws.apiKey, job.body.id);
-    const [event] = (await receiver.waitFor((all) => all.some((r) => r.body?.job_id === job.body.id))).filter((r) => r.body?.job_id === job.body.id);
+    const [event] = (await receiver.waitFor((all) => all.some((r) => r.body?.job_id === job.body.id))).filter(
+      (r) => r.body?.job_id === job.body.id,
+    );
     expect(event!.body).toMatchObject({ type: 'job.failed', result_id: null, error: { code: 'SOURCE_PRIVATE', retryable: false } });
 
-    await request(app()).delete(`/v1/webhook-endpoints/${ep.body.id}`).set('Cookie', session.cookie).set('X-CSRF-Token', session.csrf).expect(204);
+    await request(app())
+      .delete(`/v1/webhook-endpoints/${ep.body.id}`)
+      .set('Cookie', session.cookie)
+      .set('X-CSRF-Token', session.csrf)
+      .expect(204);
     stack.origin.setRoutes(videositeCaptionRoutes());
-    const webhookEndpointGone = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', webhook_endpoint_id: ep.body.id });
+    const webhookEndpointGone = await submit(stack.api, ws.apiKey, {
+      source: { url: VIDEO_URL },
+      mode: 'captions_only',
+      webhook_endpoint_id: ep.body.id,
+    });
     expect(webhookEndpointGone.status).toBe(422);
   });
 
@@ -134,9 +176,18 @@ describe('event delivery', () => {
     const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
     const { res: ep, session } = await registerEndpoint(ws);
     receiver.configure({ secret: ep.body.secret, failFirst: 100 });
-    const job = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['de'], webhook_endpoint_id: ep.body.id });
+    const job = await submit(stack.api, ws.apiKey, {
+      source: { url: VIDEO_URL },
+      mode: 'captions_only',
+      caption_languages: ['de'],
+      webhook_endpoint_id: ep.body.id,
+    });
     await receiver.waitFor((all) => all.some((r) => r.body?.job_id === job.body.id));
-    await request(app()).delete(`/v1/webhook-endpoints/${ep.body.id}`).set('Cookie', session.cookie).set('X-CSRF-Token', session.csrf).expect(204);
+    await request(app())
+      .delete(`/v1/webhook-endpoints/${ep.body.id}`)
+      .set('Cookie', session.cookie)
+      .set('X-CSRF-Token', session.csrf)
+      .expect(204);
     const seen = receiver.received.filter((r) => r.body?.job_id === job.body.id).length;
     await new Promise((r) => setTimeout(r, 2000));
     expect(receiver.received.filter((r) => r.body?.job_id === job.body.id).length).toBeLessThanOrEqual(seen + 1);
@@ -154,13 +205,23 @@ describe('event delivery', () => {
     const body = JSON.stringify({ event_id: 'e1', type: 'job.succeeded' });
     const old = Math.floor(Date.now() / 1000) - 301;
     const status = await new Promise<number>((resolve, reject) => {
-      const req = httpsRequest(receiver.url, {
-        method: 'POST', ca: testTls().cert,
-        headers: { 'content-type': 'application/json', 'X-Service-Event-Id': 'e1', 'X-Service-Timestamp': String(old), 'X-Service-Signature': signWebhook(ep.body.secret, 'e1', old, body) },
-      }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
+      const req = httpsRequest(
+        receiver.url,
+        {
+          method: 'POST',
+          ca: testTls().cert,
+          headers: {
+            'content-type': 'application/json',
+            'X-Service-Event-Id': 'e1',
+            'X-Service-Timestamp': String(old),
+            'X-Service-Signature': signWebhook(ep.body.secret, 'e1', old, body),
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });

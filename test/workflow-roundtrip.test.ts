@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 describe('Temporal round trip', () => {
-  it('a workflow started through the API\'s client completes on the worker', async () => {
+  it("a workflow started through the API's client completes on the worker", async () => {
     const result = await api.deps.temporal.workflow.execute(probeWorkflow, {
       taskQueue: worker.taskQueue,
       workflowId: `probe-${randomUUID()}`,

@@ -18,7 +18,15 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<void> {
     input.jobIds.map((jobId) =>
       startChild(jobWorkflow, {
         workflowId: workflowIds.job(jobId),
-        args: [{ jobId, retry: input.retry, webhookDelaysMs: input.webhookDelaysMs, providerPollMs: input.providerPollMs, providerTimeoutMs: input.providerTimeoutMs }],
+        args: [
+          {
+            jobId,
+            retry: input.retry,
+            webhookDelaysMs: input.webhookDelaysMs,
+            providerPollMs: input.providerPollMs,
+            providerTimeoutMs: input.providerTimeoutMs,
+          },
+        ],
         // A child job finishes even if its batch's workflow is terminated.
         parentClosePolicy: ParentClosePolicy.ABANDON,
       }),

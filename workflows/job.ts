@@ -1,5 +1,13 @@
 import {
-  ApplicationFailure, CancellationScope, condition, defineSignal, defineUpdate, isCancellation, proxyActivities, proxyLocalActivities, setHandler,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  defineSignal,
+  defineUpdate,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { JobOutcome, JobPlan } from '../activities/job-state';
@@ -40,7 +48,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   // Media work: fetching and converting long files, recognising pieces. Not
   // eagerly dispatched to this worker: heavy work spreads over all workers.
   // Heartbeats (activities/heartbeat.ts) find a killed worker in 20 s.
-  const media = proxyActivities<Activities>({ startToCloseTimeout: '30 minutes', heartbeatTimeout: '20 seconds', allowEagerDispatch: false, retry });
+  const media = proxyActivities<Activities>({
+    startToCloseTimeout: '30 minutes',
+    heartbeatTimeout: '20 seconds',
+    allowEagerDispatch: false,
+    retry,
+  });
   // Source work: short network calls (each request has a 15 s budget), eagerly
   // dispatched to this worker where the server allows it
   // (stack/temporal-dynamic-config.yaml): no extra dispatch round trip. A
@@ -65,7 +78,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       validator: () => {
         const why = finished ? 'status=final' : refusal;
         if (why) {
-          throw ApplicationFailure.create({ type: 'CANCELLATION_NOT_ALLOWED', nonRetryable: true, message: 'The job can no longer be cancelled.', details: [why] });
+          throw ApplicationFailure.create({
+            type: 'CANCELLATION_NOT_ALLOWED',
+            nonRetryable: true,
+            message: 'The job can no longer be cancelled.',
+            details: [why],
+          });
         }
       },
     },
@@ -98,7 +116,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
           break;
         }
         if (Date.now() > deadline) {
-          throw ApplicationFailure.create({ type: 'PROVIDER_UNAVAILABLE', nonRetryable: true, message: 'The recognition provider did not finish in time.', details: ['provider_timeout'] });
+          throw ApplicationFailure.create({
+            type: 'PROVIDER_UNAVAILABLE',
+            nonRetryable: true,
+            message: 'The recognition provider did not finish in time.',
+            details: ['provider_timeout'],
+          });
         }
       }
     } else {

@@ -16,6 +16,5 @@ export async function verifyUploadWorkflow(uploadId: string): Promise<string> {
     // A verdict on the file already set the upload's status; anything else must not leave it `verifying`.
     await state.reopenUpload(uploadId);
     throw err; // an ActivityFailure: fails this workflow with the activity's error as its cause
-
   }
 }

@@ -14,7 +14,8 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
 const PG_UNAVAILABLE_STATES = /^(08\d{3}|57P0[123]|53300)$/;
 // Prisma's own codes for an unreachable server, a dropped connection and an exhausted pool.
 const PRISMA_UNAVAILABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
-const PG_CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|server closed the connection|the database system is (starting up|shutting down)|terminating connection due to administrator command/i;
+const PG_CONNECTION_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|server closed the connection|the database system is (starting up|shutting down)|terminating connection due to administrator command/i;
 // gRPC status codes the Temporal client reports for an unreachable server.
 const GRPC_UNAVAILABLE = new Set([4 /* DEADLINE_EXCEEDED */, 14 /* UNAVAILABLE */]);
 
@@ -44,7 +45,8 @@ export function unreachableDependency(err: unknown): Dependency | null {
     const message = typeof e.message === 'string' ? e.message : '';
     if (PG_CONNECTION_MESSAGES.test(message)) return 'database';
     // The pg adapter reports driver errors as { kind, ... } objects.
-    if (e.kind === 'DatabaseNotReachable' || e.kind === 'ConnectionClosed' || e.kind === 'SocketTimeout' || e.kind === 'TooManyConnections') return 'database';
+    if (e.kind === 'DatabaseNotReachable' || e.kind === 'ConnectionClosed' || e.kind === 'SocketTimeout' || e.kind === 'TooManyConnections')
+      return 'database';
   }
   return null;
 }

@@ -15,7 +15,16 @@ export function sendError(res: Response, err: ServiceError): void {
 }
 
 export function errorEnvelope(code: ErrorCode, detail: string | undefined, requestId: string) {
-  return { error: { code, message: ERROR_CATALOGUE[code].message, retryable: ERROR_CATALOGUE[code].retryable, ...(detail ? { details: { detail } } : {}), doc_url: docUrl(code) }, request_id: requestId };
+  return {
+    error: {
+      code,
+      message: ERROR_CATALOGUE[code].message,
+      retryable: ERROR_CATALOGUE[code].retryable,
+      ...(detail ? { details: { detail } } : {}),
+      doc_url: docUrl(code),
+    },
+    request_id: requestId,
+  };
 }
 
 /** A zod failure becomes INVALID_REQUEST naming the first offending field (dotted path, `[i]` for indexes). */

@@ -28,7 +28,6 @@ export const httpRequestDuration = new client.Histogram({
   registers: [metricsRegistry],
 });
 
-
 /** One structured log line per request, with the request id, never a secret. */
 export function accessLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -78,7 +77,10 @@ export function unmatchedRoute(routes: KnownRoute[]) {
     if (allowed.size > 0) {
       const allow = [...allowed].sort().join(', ');
       res.set('Allow', allow);
-      sendError(res, new ServiceError('METHOD_NOT_ALLOWED', `method:${req.method}`, { message: `${req.path} accepts ${allow}, not ${req.method}.` }));
+      sendError(
+        res,
+        new ServiceError('METHOD_NOT_ALLOWED', `method:${req.method}`, { message: `${req.path} accepts ${allow}, not ${req.method}.` }),
+      );
       return;
     }
     sendError(res, new ServiceError('NOT_FOUND', `route:${req.method} ${req.path}`, { message: `No route ${req.method} ${req.path}.` }));
@@ -97,7 +99,9 @@ export function toServiceError(err: unknown, logger: Logger, requestId: string):
   const e = err as { type?: string; status?: number; statusCode?: number; expose?: boolean; limit?: number; message?: string };
   if (e?.type === 'entity.parse.failed') return new ServiceError('INVALID_REQUEST', 'body', { message: 'The body is not valid JSON.' });
   if (e?.type === 'entity.too.large') {
-    return new ServiceError('PAYLOAD_TOO_LARGE', `body_limit_bytes=${e.limit}`, { message: `The request body is larger than ${e.limit} bytes.` });
+    return new ServiceError('PAYLOAD_TOO_LARGE', `body_limit_bytes=${e.limit}`, {
+      message: `The request body is larger than ${e.limit} bytes.`,
+    });
   }
   const status = e?.status ?? e?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500 && e.expose) {

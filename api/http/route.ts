@@ -20,9 +20,7 @@ export const SESSION_COOKIE = 'ts_session';
 export const CSRF_HEADER = 'x-csrf-token';
 
 export type AuthRule =
-  | { kind: 'public' }
-  | { kind: 'optional' }
-  | { kind: 'required'; scope: Scope | null; sessionOnly?: boolean; allowUnverified?: boolean };
+  { kind: 'public' } | { kind: 'optional' } | { kind: 'required'; scope: Scope | null; sessionOnly?: boolean; allowUnverified?: boolean };
 
 export interface Reply {
   status: number;
@@ -99,7 +97,8 @@ async function authenticate(req: Request, deps: AppDeps): Promise<(Principal & {
 
 function authorise(rule: AuthRule, principal: (Principal & { csrfTokenHash?: string }) | null, req: Request): void {
   if (rule.kind !== 'required') return;
-  if (!principal) throw new ServiceError('UNAUTHENTICATED', 'Authorization', { message: 'Send Authorization: Bearer <API_KEY>, or sign in.' });
+  if (!principal)
+    throw new ServiceError('UNAUTHENTICATED', 'Authorization', { message: 'Send Authorization: Bearer <API_KEY>, or sign in.' });
   if (rule.sessionOnly && principal.kind !== 'session') {
     throw new ServiceError('FORBIDDEN', 'session', { message: 'This call needs a signed-in owner session; API keys cannot make it.' });
   }
@@ -111,7 +110,9 @@ function authorise(rule: AuthRule, principal: (Principal & { csrfTokenHash?: str
   if (principal.kind === 'session' && req.method !== 'GET' && req.method !== 'HEAD') {
     const sent = req.get(CSRF_HEADER);
     if (!sent || !principal.csrfTokenHash || !safeEqual(sha256Hex(sent), principal.csrfTokenHash)) {
-      throw new ServiceError('FORBIDDEN', 'X-CSRF-Token', { message: 'Missing or wrong X-CSRF-Token header for a cookie-authenticated write.' });
+      throw new ServiceError('FORBIDDEN', 'X-CSRF-Token', {
+        message: 'Missing or wrong X-CSRF-Token header for a cookie-authenticated write.',
+      });
     }
   }
 }
@@ -138,16 +139,23 @@ export function mount(router: Router, specs: RouteSpec<any, any, any>[], deps: A
         let idempotencyKey: string | undefined;
         if (spec.idempotencyKey) {
           const raw = req.get('idempotency-key');
-          if (raw === undefined) throw new ServiceError('INVALID_REQUEST', 'Idempotency-Key', { message: 'The Idempotency-Key header is required.' });
+          if (raw === undefined)
+            throw new ServiceError('INVALID_REQUEST', 'Idempotency-Key', { message: 'The Idempotency-Key header is required.' });
           const parsed = IdempotencyKeySchema.safeParse(raw);
-          if (!parsed.success) throw new ServiceError('INVALID_REQUEST', 'Idempotency-Key', { message: 'Idempotency-Key must be 8 to 128 printable ASCII characters.' });
+          if (!parsed.success)
+            throw new ServiceError('INVALID_REQUEST', 'Idempotency-Key', {
+              message: 'Idempotency-Key must be 8 to 128 printable ASCII characters.',
+            });
           idempotencyKey = parsed.data;
         }
         const params = parsePart(spec.params, req.params, 'params');
         const query = parsePart(spec.query, req.query, 'query');
         // Bodies are always JSON; an absent body validates as {} so optional bodies work.
         const body = parsePart(spec.body, req.body ?? {}, 'body');
-        const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, operation: operationName(spec, params as Record<string, string>) };
+        const idempotency =
+          idempotencyKey === undefined
+            ? undefined
+            : { key: idempotencyKey, operation: operationName(spec, params as Record<string, string>) };
         if (spec.rateLimit && principal) {
           // A replay of a used key creates nothing, so it is not counted as a submit.
           const replay = idempotency !== undefined && (await idempotencyKeyUsed(deps.db, principal.workspaceId, idempotency));
@@ -189,13 +197,18 @@ interface ParameterObject {
  * `queryDependentRequired` into one exploded object parameter carrying the
  * rule. The wire format is unchanged: `?platform=videosite&source_id=abc`.
  */
-export function applyQueryDependencies(doc: { paths?: Record<string, Record<string, { parameters?: ParameterObject[] }>> }, specs: RouteSpec<any, any, any>[]): void {
+export function applyQueryDependencies(
+  doc: { paths?: Record<string, Record<string, { parameters?: ParameterObject[] }>> },
+  specs: RouteSpec<any, any, any>[],
+): void {
   for (const spec of specs) {
     if (!spec.queryDependentRequired) continue;
     const op = doc.paths?.[toOpenApiPath(spec.path)]?.[spec.method];
     if (!op?.parameters) continue;
     const query = op.parameters.filter((p) => p.in === 'query');
-    const properties = Object.fromEntries(query.map((p) => [p.name, { ...p.schema, ...(p.description ? { description: p.description } : {}) }]));
+    const properties = Object.fromEntries(
+      query.map((p) => [p.name, { ...p.schema, ...(p.description ? { description: p.description } : {}) }]),
+    );
     op.parameters = [
       ...op.parameters.filter((p) => p.in !== 'query'),
       {
@@ -203,8 +216,16 @@ export function applyQueryDependencies(doc: { paths?: Record<string, Record<stri
         in: 'query',
         style: 'form',
         explode: true,
-        description: `Query parameters; ${Object.entries(spec.queryDependentRequired).map(([k, v]) => `\`${k}\` needs ${v.map((x) => `\`${x}\``).join(', ')}`).join('; ')}.`,
-        schema: { type: 'object', properties, required: query.filter((p) => p.required).map((p) => p.name), additionalProperties: false, dependentRequired: spec.queryDependentRequired },
+        description: `Query parameters; ${Object.entries(spec.queryDependentRequired)
+          .map(([k, v]) => `\`${k}\` needs ${v.map((x) => `\`${x}\``).join(', ')}`)
+          .join('; ')}.`,
+        schema: {
+          type: 'object',
+          properties,
+          required: query.filter((p) => p.required).map((p) => p.name),
+          additionalProperties: false,
+          dependentRequired: spec.queryDependentRequired,
+        },
       } as ParameterObject,
     ];
   }
@@ -217,7 +238,9 @@ export function registerOpenApi(registry: OpenAPIRegistry, specs: RouteSpec<any,
     for (const [status, r] of Object.entries(spec.responses)) {
       responses[status] = {
         description: r.description,
-        ...(r.headers ? { headers: Object.fromEntries(Object.entries(r.headers).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }])) } : {}),
+        ...(r.headers
+          ? { headers: Object.fromEntries(Object.entries(r.headers).map(([k, d]) => [k, { description: d, schema: { type: 'string' } }])) }
+          : {}),
         ...(r.schema || r.contentTypes
           ? { content: Object.fromEntries((r.contentTypes ?? ['application/json']).map((ct) => [ct, { schema: r.schema ?? z.string() }])) }
           : {}),

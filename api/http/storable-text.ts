@@ -6,7 +6,8 @@ import { ServiceError } from '../../domain/errors';
 // no retry could ever fix. One rule at the edge refuses them in every string
 // and every object key of every request part, before any schema runs.
 
-export const UNSTORABLE_TEXT_RULE = 'Every string (and every object key) must be well-formed Unicode without U+0000: a NUL character or an unpaired UTF-16 surrogate answers 422 INVALID_REQUEST naming the field.';
+export const UNSTORABLE_TEXT_RULE =
+  'Every string (and every object key) must be well-formed Unicode without U+0000: a NUL character or an unpaired UTF-16 surrogate answers 422 INVALID_REQUEST naming the field.';
 
 function unstorable(s: string): boolean {
   return s.includes('\u0000') || !(s as string & { isWellFormed(): boolean }).isWellFormed();

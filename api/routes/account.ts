@@ -1,5 +1,12 @@
 import {
-  createApiKey, listApiKeys, revokeApiKey, SESSION_TTL_MS, signIn, signOut, signUp, verifyEmail,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  SESSION_TTL_MS,
+  signIn,
+  signOut,
+  signUp,
+  verifyEmail,
 } from '../../domain/accounts/accounts';
 import { disableWorkspace, getProfile, updateProfile } from '../../domain/accounts/profile';
 import { ServiceError } from '../../domain/errors';
@@ -7,8 +14,20 @@ import { PRICE_VERSION, quoteCredits } from '../../domain/plans';
 import { defineRoute, SESSION_COOKIE, type RouteSpec } from '../http/route';
 import { z } from '../../domain/schemas/zod';
 import {
-  ApiKeyCreatedSchema, ApiKeyListSchema, CheckoutRequest, CheckoutSessionSchema, CreateApiKeyRequest, DeleteAccountRequest,
-  PortalSessionSchema, ProfileSchema, QuoteQuery, QuoteSchema, SessionSchema, SignInRequest, SignUpRequest, UpdateProfileRequest,
+  ApiKeyCreatedSchema,
+  ApiKeyListSchema,
+  CheckoutRequest,
+  CheckoutSessionSchema,
+  CreateApiKeyRequest,
+  DeleteAccountRequest,
+  PortalSessionSchema,
+  ProfileSchema,
+  QuoteQuery,
+  QuoteSchema,
+  SessionSchema,
+  SignInRequest,
+  SignUpRequest,
+  UpdateProfileRequest,
   VerifyEmailRequest,
 } from '../../domain/schemas/account';
 import { IdParams } from '../../domain/schemas/common';
@@ -16,10 +35,21 @@ import { IdParams } from '../../domain/schemas/common';
 const tags = ['Account'];
 
 const signUpRoute = defineRoute({
-  method: 'post', path: '/app/sign-up', operationId: 'signUp', summary: 'Create a trial workspace and its owner', tags,
-  description: 'Sends a verification e-mail (in development it lands in the dev outbox). Most calls answer 403 EMAIL_UNVERIFIED until the address is verified.',
-  auth: { kind: 'public' }, body: SignUpRequest,
-  responses: { 201: { description: 'Account created; verify the e-mail next.', schema: z.object({ user_id: z.string(), workspace_id: z.string(), email_verification: z.literal('sent') }) } },
+  method: 'post',
+  path: '/app/sign-up',
+  operationId: 'signUp',
+  summary: 'Create a trial workspace and its owner',
+  tags,
+  description:
+    'Sends a verification e-mail (in development it lands in the dev outbox). Most calls answer 403 EMAIL_UNVERIFIED until the address is verified.',
+  auth: { kind: 'public' },
+  body: SignUpRequest,
+  responses: {
+    201: {
+      description: 'Account created; verify the e-mail next.',
+      schema: z.object({ user_id: z.string(), workspace_id: z.string(), email_verification: z.literal('sent') }),
+    },
+  },
   errors: ['CONFLICT'],
   handler: async ({ body, deps }) => {
     const { user, workspace } = await signUp(deps.db, body, { baseUrl: deps.baseUrl });
@@ -28,9 +58,15 @@ const signUpRoute = defineRoute({
 });
 
 const verifyRoute = defineRoute({
-  method: 'post', path: '/app/verify-email', operationId: 'verifyEmail', summary: 'Verify the account e-mail with the mailed token', tags,
-  auth: { kind: 'public' }, body: VerifyEmailRequest,
-  responses: { 204: { description: 'Verified.' } }, errors: [],
+  method: 'post',
+  path: '/app/verify-email',
+  operationId: 'verifyEmail',
+  summary: 'Verify the account e-mail with the mailed token',
+  tags,
+  auth: { kind: 'public' },
+  body: VerifyEmailRequest,
+  responses: { 204: { description: 'Verified.' } },
+  errors: [],
   handler: async ({ body, deps }) => {
     await verifyEmail(deps.db, body.token);
     return { status: 204 };
@@ -38,20 +74,38 @@ const verifyRoute = defineRoute({
 });
 
 const verifyPageRoute = defineRoute({
-  method: 'get', path: '/app/verify-email', operationId: 'verifyEmailPage', summary: 'The verification link from the mail (a browser page)', tags,
-  auth: { kind: 'public' }, query: VerifyEmailRequest,
-  responses: { 200: { description: 'An HTML page saying the address is verified.', contentTypes: ['text/html'] } }, errors: [],
+  method: 'get',
+  path: '/app/verify-email',
+  operationId: 'verifyEmailPage',
+  summary: 'The verification link from the mail (a browser page)',
+  tags,
+  auth: { kind: 'public' },
+  query: VerifyEmailRequest,
+  responses: { 200: { description: 'An HTML page saying the address is verified.', contentTypes: ['text/html'] } },
+  errors: [],
   handler: async ({ query, deps }) => {
     await verifyEmail(deps.db, query.token);
-    return { status: 200, raw: { contentType: 'text/html; charset=utf-8', body: '<!doctype html><meta charset="utf-8"><title>Verified</title><p>Your e-mail address is verified. <a href="/app/sign-in">Sign in</a>.</p>' } };
+    return {
+      status: 200,
+      raw: {
+        contentType: 'text/html; charset=utf-8',
+        body: '<!doctype html><meta charset="utf-8"><title>Verified</title><p>Your e-mail address is verified. <a href="/app/sign-in">Sign in</a>.</p>',
+      },
+    };
   },
 });
 
 const signInRoute = defineRoute({
-  method: 'post', path: '/app/session', operationId: 'signIn', summary: 'Sign in with e-mail and password (creates the browser session)', tags,
+  method: 'post',
+  path: '/app/session',
+  operationId: 'signIn',
+  summary: 'Sign in with e-mail and password (creates the browser session)',
+  tags,
   description: `Sets the \`${SESSION_COOKIE}\` cookie (HttpOnly, SameSite=Lax, Secure outside local development). Cookie-authenticated writes must send the returned csrf_token as X-CSRF-Token.`,
-  auth: { kind: 'public' }, body: SignInRequest,
-  responses: { 200: { description: 'Signed in.', schema: SessionSchema } }, errors: ['UNAUTHENTICATED'],
+  auth: { kind: 'public' },
+  body: SignInRequest,
+  responses: { 200: { description: 'Signed in.', schema: SessionSchema } },
+  errors: ['UNAUTHENTICATED'],
   handler: async ({ body, deps, res }) => {
     const { sessionToken, csrfToken, session, user } = await signIn(deps.db, body.email, body.password);
     res.cookie(SESSION_COOKIE, sessionToken, {
@@ -74,9 +128,14 @@ const signInRoute = defineRoute({
 });
 
 const signOutRoute = defineRoute({
-  method: 'delete', path: '/app/session', operationId: 'signOut', summary: 'Sign out', tags,
+  method: 'delete',
+  path: '/app/session',
+  operationId: 'signOut',
+  summary: 'Sign out',
+  tags,
   auth: { kind: 'required', scope: null, sessionOnly: true, allowUnverified: true },
-  responses: { 204: { description: 'Signed out.' } }, errors: [],
+  responses: { 204: { description: 'Signed out.' } },
+  errors: [],
   handler: async ({ principal, deps, res }) => {
     await signOut(deps.db, principal!.sessionId!);
     res.clearCookie(SESSION_COOKIE, { path: '/' });
@@ -85,24 +144,41 @@ const signOutRoute = defineRoute({
 });
 
 const listKeys = defineRoute({
-  method: 'get', path: '/app/keys', operationId: 'listApiKeys', summary: 'List API keys, newest first (hashes never returned)', tags,
+  method: 'get',
+  path: '/app/keys',
+  operationId: 'listApiKeys',
+  summary: 'List API keys, newest first (hashes never returned)',
+  tags,
   auth: { kind: 'required', scope: 'jobs:read' },
-  responses: { 200: { description: 'Keys.', schema: ApiKeyListSchema } }, errors: [],
+  responses: { 200: { description: 'Keys.', schema: ApiKeyListSchema } },
+  errors: [],
   handler: async ({ principal, deps }) => ({ status: 200, body: { keys: await listApiKeys(deps.db, principal!.workspaceId) } }),
 });
 
 const createKey = defineRoute({
-  method: 'post', path: '/app/keys', operationId: 'createApiKey', summary: 'Create an API key (secret shown once)', tags,
+  method: 'post',
+  path: '/app/keys',
+  operationId: 'createApiKey',
+  summary: 'Create an API key (secret shown once)',
+  tags,
   description: 'At most 10 active keys per workspace (409 CONFLICT naming `api_keys` beyond that).',
-  auth: { kind: 'required', scope: null, sessionOnly: true }, body: CreateApiKeyRequest,
-  responses: { 201: { description: 'Key with its one-time secret.', schema: ApiKeyCreatedSchema } }, errors: ['CONFLICT'],
+  auth: { kind: 'required', scope: null, sessionOnly: true },
+  body: CreateApiKeyRequest,
+  responses: { 201: { description: 'Key with its one-time secret.', schema: ApiKeyCreatedSchema } },
+  errors: ['CONFLICT'],
   handler: async ({ principal, deps, body }) => ({ status: 201, body: await createApiKey(deps.db, principal!.workspaceId, body) }),
 });
 
 const revokeKey = defineRoute({
-  method: 'delete', path: '/app/keys/:id', operationId: 'revokeApiKey', summary: 'Revoke an API key', tags,
-  auth: { kind: 'required', scope: null, sessionOnly: true }, params: IdParams,
-  responses: { 204: { description: 'Revoked.' } }, errors: ['NOT_FOUND'],
+  method: 'delete',
+  path: '/app/keys/:id',
+  operationId: 'revokeApiKey',
+  summary: 'Revoke an API key',
+  tags,
+  auth: { kind: 'required', scope: null, sessionOnly: true },
+  params: IdParams,
+  responses: { 204: { description: 'Revoked.' } },
+  errors: ['NOT_FOUND'],
   handler: async ({ principal, deps, params }) => {
     await revokeApiKey(deps.db, principal!.workspaceId, params.id);
     return { status: 204 };
@@ -110,24 +186,45 @@ const revokeKey = defineRoute({
 });
 
 const profileGet = defineRoute({
-  method: 'get', path: '/app/profile', operationId: 'getProfile', summary: 'Display name, plan and retention window', tags,
+  method: 'get',
+  path: '/app/profile',
+  operationId: 'getProfile',
+  summary: 'Display name, plan and retention window',
+  tags,
   auth: { kind: 'required', scope: null, allowUnverified: true },
-  responses: { 200: { description: 'Profile.', schema: ProfileSchema } }, errors: [],
+  responses: { 200: { description: 'Profile.', schema: ProfileSchema } },
+  errors: [],
   handler: async ({ principal, deps }) => ({ status: 200, body: await getProfile(deps.db, principal!.workspaceId, principal!.userId) }),
 });
 
 const profilePatch = defineRoute({
-  method: 'patch', path: '/app/profile', operationId: 'updateProfile', summary: 'Update display name or retention window', tags,
-  auth: { kind: 'required', scope: null, sessionOnly: true }, body: UpdateProfileRequest,
-  responses: { 200: { description: 'Updated profile.', schema: ProfileSchema } }, errors: [],
-  handler: async ({ principal, deps, body }) => ({ status: 200, body: await updateProfile(deps.db, principal!.workspaceId, principal!.userId!, body) }),
+  method: 'patch',
+  path: '/app/profile',
+  operationId: 'updateProfile',
+  summary: 'Update display name or retention window',
+  tags,
+  auth: { kind: 'required', scope: null, sessionOnly: true },
+  body: UpdateProfileRequest,
+  responses: { 200: { description: 'Updated profile.', schema: ProfileSchema } },
+  errors: [],
+  handler: async ({ principal, deps, body }) => ({
+    status: 200,
+    body: await updateProfile(deps.db, principal!.workspaceId, principal!.userId!, body),
+  }),
 });
 
 const deleteAccount = defineRoute({
-  method: 'delete', path: '/app/account', operationId: 'deleteAccount', summary: 'Disable the workspace and schedule its purge', tags,
-  description: 'Body `{"confirm":"DELETE"}`. Afterwards every request of the workspace fails with 403 FORBIDDEN; data is purged after 30 days.',
-  auth: { kind: 'required', scope: null, sessionOnly: true, allowUnverified: true }, body: DeleteAccountRequest,
-  responses: { 204: { description: 'Workspace disabled; purge scheduled.' } }, errors: [],
+  method: 'delete',
+  path: '/app/account',
+  operationId: 'deleteAccount',
+  summary: 'Disable the workspace and schedule its purge',
+  tags,
+  description:
+    'Body `{"confirm":"DELETE"}`. Afterwards every request of the workspace fails with 403 FORBIDDEN; data is purged after 30 days.',
+  auth: { kind: 'required', scope: null, sessionOnly: true, allowUnverified: true },
+  body: DeleteAccountRequest,
+  responses: { 204: { description: 'Workspace disabled; purge scheduled.' } },
+  errors: [],
   handler: async ({ principal, deps, res }) => {
     await disableWorkspace(deps.db, principal!.workspaceId);
     res.clearCookie(SESSION_COOKIE, { path: '/' });
@@ -136,39 +233,79 @@ const deleteAccount = defineRoute({
 });
 
 const quote = defineRoute({
-  method: 'get', path: '/app/billing/quote', operationId: 'quoteCredits', summary: 'Price of extra credits for this plan, volume discount applied', tags,
-  auth: { kind: 'required', scope: null }, query: QuoteQuery,
-  responses: { 200: { description: 'Quote.', schema: QuoteSchema } }, errors: [],
+  method: 'get',
+  path: '/app/billing/quote',
+  operationId: 'quoteCredits',
+  summary: 'Price of extra credits for this plan, volume discount applied',
+  tags,
+  auth: { kind: 'required', scope: null },
+  query: QuoteQuery,
+  responses: { 200: { description: 'Quote.', schema: QuoteSchema } },
+  errors: [],
   handler: async ({ principal, query }) => {
     const q = quoteCredits(principal!.plan, query.units);
     if (!q) throw new ServiceError('INVALID_REQUEST', 'plan', { message: 'The trial cannot buy credits; choose a paid plan first.' });
     return {
       status: 200,
-      body: { plan: principal!.plan, units: query.units, unit_price_usd_per_1000: q.unitPriceUsdPer1000, discount_percent: q.discountPercent, total_usd: q.totalUsd, currency: 'usd', price_version: PRICE_VERSION },
+      body: {
+        plan: principal!.plan,
+        units: query.units,
+        unit_price_usd_per_1000: q.unitPriceUsdPer1000,
+        discount_percent: q.discountPercent,
+        total_usd: q.totalUsd,
+        currency: 'usd',
+        price_version: PRICE_VERSION,
+      },
     };
   },
 });
 
 const checkout = defineRoute({
-  method: 'post', path: '/app/billing/checkout', operationId: 'createCheckout', summary: 'Start a checkout for a subscription or a credit purchase', tags,
-  auth: { kind: 'required', scope: null, sessionOnly: true }, body: CheckoutRequest,
-  responses: { 200: { description: 'Redirect the browser to `url`.', schema: CheckoutSessionSchema } }, errors: ['SERVICE_UNAVAILABLE', 'NOT_IMPLEMENTED'],
+  method: 'post',
+  path: '/app/billing/checkout',
+  operationId: 'createCheckout',
+  summary: 'Start a checkout for a subscription or a credit purchase',
+  tags,
+  auth: { kind: 'required', scope: null, sessionOnly: true },
+  body: CheckoutRequest,
+  responses: { 200: { description: 'Redirect the browser to `url`.', schema: CheckoutSessionSchema } },
+  errors: ['SERVICE_UNAVAILABLE', 'NOT_IMPLEMENTED'],
   handler: async ({ deps }) => {
-    if (!deps.config.STRIPE_SECRET_KEY) throw new ServiceError('SERVICE_UNAVAILABLE', 'payment_provider', { message: 'The payment provider is not configured yet.' });
+    if (!deps.config.STRIPE_SECRET_KEY)
+      throw new ServiceError('SERVICE_UNAVAILABLE', 'payment_provider', { message: 'The payment provider is not configured yet.' });
     throw new ServiceError('NOT_IMPLEMENTED', 'billing');
   },
 });
 
 const portal = defineRoute({
-  method: 'post', path: '/app/billing/portal', operationId: 'createPortalSession', summary: 'Open the customer billing portal', tags,
+  method: 'post',
+  path: '/app/billing/portal',
+  operationId: 'createPortalSession',
+  summary: 'Open the customer billing portal',
+  tags,
   auth: { kind: 'required', scope: null, sessionOnly: true },
-  responses: { 200: { description: 'Redirect the browser to `url`.', schema: PortalSessionSchema } }, errors: ['SERVICE_UNAVAILABLE', 'NOT_IMPLEMENTED'],
+  responses: { 200: { description: 'Redirect the browser to `url`.', schema: PortalSessionSchema } },
+  errors: ['SERVICE_UNAVAILABLE', 'NOT_IMPLEMENTED'],
   handler: async ({ deps }) => {
-    if (!deps.config.STRIPE_SECRET_KEY) throw new ServiceError('SERVICE_UNAVAILABLE', 'payment_provider', { message: 'The payment provider is not configured yet.' });
+    if (!deps.config.STRIPE_SECRET_KEY)
+      throw new ServiceError('SERVICE_UNAVAILABLE', 'payment_provider', { message: 'The payment provider is not configured yet.' });
     throw new ServiceError('NOT_IMPLEMENTED', 'billing');
   },
 });
 
 export const accountRoutes: RouteSpec<any, any, any>[] = [
-  signUpRoute, verifyRoute, verifyPageRoute, signInRoute, signOutRoute, listKeys, createKey, revokeKey, profileGet, profilePatch, deleteAccount, quote, checkout, portal,
+  signUpRoute,
+  verifyRoute,
+  verifyPageRoute,
+  signInRoute,
+  signOutRoute,
+  listKeys,
+  createKey,
+  revokeKey,
+  profileGet,
+  profilePatch,
+  deleteAccount,
+  quote,
+  checkout,
+  portal,
 ];

@@ -11,5 +11,13 @@ import { webhookRoutes } from './webhooks';
 
 /** Every route: the built feature modules, then the planned ones (501 until built). */
 export const allRoutes: RouteSpec<any, any, any>[] = [
-  ...usageRoutes, ...accountRoutes, ...jobRoutes, ...transcriptRoutes, ...batchRoutes, ...webhookRoutes, ...uploadRoutes, ...ingressRoutes, ...plannedRoutes,
+  ...usageRoutes,
+  ...accountRoutes,
+  ...jobRoutes,
+  ...transcriptRoutes,
+  ...batchRoutes,
+  ...webhookRoutes,
+  ...uploadRoutes,
+  ...ingressRoutes,
+  ...plannedRoutes,
 ];

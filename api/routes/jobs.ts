@@ -3,7 +3,15 @@ import { listJobs, waitForJob } from '../../domain/jobs/read';
 import { submitJob, type JobServiceDeps } from '../../domain/jobs/submit';
 import type { AppDeps } from '../http/context';
 import { defineRoute, type Reply, type RouteSpec } from '../http/route';
-import { JobIdParams, JobListQuery, JobListSchema, JobRequestSchema, JobSchema, RetryRequestSchema, WaitQuery } from '../../domain/schemas/jobs';
+import {
+  JobIdParams,
+  JobListQuery,
+  JobListSchema,
+  JobRequestSchema,
+  JobSchema,
+  RetryRequestSchema,
+  WaitQuery,
+} from '../../domain/schemas/jobs';
 
 const tags = ['Jobs'];
 const POLL_AFTER_SECONDS = 2;
@@ -34,31 +42,72 @@ function accepted(result: { status: 200 | 202; job: { id: string } }): Reply {
 }
 
 const createJob = defineRoute({
-  method: 'post', path: '/v1/jobs', operationId: 'createJob', summary: 'Submit one source', tags,
+  method: 'post',
+  path: '/v1/jobs',
+  operationId: 'createJob',
+  summary: 'Submit one source',
+  tags,
   description:
     'Reuse: a workspace that already holds a retained, undeleted transcript for the same video (same platform and normalised media_id, whatever link form) with the same mode and options — caption_languages (in order) and caption_preference for captions_only/auto, the language hint for auto/transcribe — gets 200 with a succeeded job, billing.kind `cached`, nothing charged. metadata, max_credits and webhook_endpoint_id never affect reuse. Credits held at acceptance: captions_only 1, auto 2, transcribe 2 (raised to the measured cost before any charge).',
-  auth: { kind: 'required', scope: 'jobs:write' }, rateLimit: 'submit', idempotencyKey: 'required', body: JobRequestSchema,
+  auth: { kind: 'required', scope: 'jobs:write' },
+  rateLimit: 'submit',
+  idempotencyKey: 'required',
+  body: JobRequestSchema,
   responses: {
-    202: { description: 'Accepted.', schema: JobSchema, headers: { Location: 'Path of the job to poll.', 'Retry-After': 'Seconds before the first poll.' } },
+    202: {
+      description: 'Accepted.',
+      schema: JobSchema,
+      headers: { Location: 'Path of the job to poll.', 'Retry-After': 'Seconds before the first poll.' },
+    },
     200: { description: 'Reused same-workspace result (free), or an idempotent replay.', schema: JobSchema },
   },
-  errors: ['INVALID_URL', 'UNSUPPORTED_SOURCE', 'CAPABILITY_UNAVAILABLE', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED', 'IDEMPOTENCY_CONFLICT', 'NOT_FOUND'],
-  handler: async ({ deps, principal, body, idempotency }) => accepted(await submitJob(jobServiceDeps(deps), principal!, body, idempotency!)),
+  errors: [
+    'INVALID_URL',
+    'UNSUPPORTED_SOURCE',
+    'CAPABILITY_UNAVAILABLE',
+    'INSUFFICIENT_BALANCE',
+    'PLAN_REQUIRED',
+    'IDEMPOTENCY_CONFLICT',
+    'NOT_FOUND',
+  ],
+  handler: async ({ deps, principal, body, idempotency }) =>
+    accepted(await submitJob(jobServiceDeps(deps), principal!, body, idempotency!)),
 });
 
 const listJobsRoute = defineRoute({
-  method: 'get', path: '/v1/jobs', operationId: 'listJobs', summary: 'Job history, newest first', tags,
-  description: '`platform` and `source_id` together list the jobs of one video in any mode. A malformed or altered cursor answers 422 INVALID_REQUEST naming `cursor`.',
-  auth: { kind: 'required', scope: 'jobs:read' }, rateLimit: 'read', query: JobListQuery, queryDependentRequired: { platform: ['source_id'], source_id: ['platform'] },
-  responses: { 200: { description: 'A page of jobs.', schema: JobListSchema } }, errors: [],
-  handler: async ({ deps, principal, query }) => ({ status: 200, body: await listJobs(deps.db, deps.secretsKey, principal!.workspaceId, query) }),
+  method: 'get',
+  path: '/v1/jobs',
+  operationId: 'listJobs',
+  summary: 'Job history, newest first',
+  tags,
+  description:
+    '`platform` and `source_id` together list the jobs of one video in any mode. A malformed or altered cursor answers 422 INVALID_REQUEST naming `cursor`.',
+  auth: { kind: 'required', scope: 'jobs:read' },
+  rateLimit: 'read',
+  query: JobListQuery,
+  queryDependentRequired: { platform: ['source_id'], source_id: ['platform'] },
+  responses: { 200: { description: 'A page of jobs.', schema: JobListSchema } },
+  errors: [],
+  handler: async ({ deps, principal, query }) => ({
+    status: 200,
+    body: await listJobs(deps.db, deps.secretsKey, principal!.workspaceId, query),
+  }),
 });
 
 const getJobRoute = defineRoute({
-  method: 'get', path: '/v1/jobs/:id', operationId: 'getJob', summary: 'Job, optional long poll', tags,
-  description: 'With `wait`, the request returns as soon as the job is succeeded, failed or cancelled (woken by the completion itself, on any API instance), or after `wait` seconds. While a retryable error is being retried automatically the job stays `processing` and `retry` shows the attempt and the error.',
-  auth: { kind: 'required', scope: 'jobs:read' }, rateLimit: 'read', params: JobIdParams, query: WaitQuery,
-  responses: { 200: { description: 'The job (a failed job is still 200).', schema: JobSchema } }, errors: ['NOT_FOUND'],
+  method: 'get',
+  path: '/v1/jobs/:id',
+  operationId: 'getJob',
+  summary: 'Job, optional long poll',
+  tags,
+  description:
+    'With `wait`, the request returns as soon as the job is succeeded, failed or cancelled (woken by the completion itself, on any API instance), or after `wait` seconds. While a retryable error is being retried automatically the job stays `processing` and `retry` shows the attempt and the error.',
+  auth: { kind: 'required', scope: 'jobs:read' },
+  rateLimit: 'read',
+  params: JobIdParams,
+  query: WaitQuery,
+  responses: { 200: { description: 'The job (a failed job is still 200).', schema: JobSchema } },
+  errors: ['NOT_FOUND'],
   handler: async ({ deps, principal, params, query, req }) => {
     const abort = new AbortController();
     req.on('close', () => abort.abort());
@@ -67,19 +116,38 @@ const getJobRoute = defineRoute({
 });
 
 const cancelRoute = defineRoute({
-  method: 'post', path: '/v1/jobs/:id/cancel', operationId: 'cancelJob', summary: 'Cancel', tags,
-  description: 'Allowed while no AI transcription has started (and before the result is being committed); the hold is released. Otherwise 409 CANCELLATION_NOT_ALLOWED and the job finishes. The job\'s workflow decides; when it cannot answer within 10 s (no worker is running it right now) the answer is 503 SERVICE_UNAVAILABLE with Retry-After: send the cancel again (it is idempotent).',
-  auth: { kind: 'required', scope: 'jobs:write' }, params: JobIdParams,
-  responses: { 200: { description: 'The cancelled job.', schema: JobSchema } }, errors: ['NOT_FOUND', 'CANCELLATION_NOT_ALLOWED', 'SERVICE_UNAVAILABLE'],
+  method: 'post',
+  path: '/v1/jobs/:id/cancel',
+  operationId: 'cancelJob',
+  summary: 'Cancel',
+  tags,
+  description:
+    "Allowed while no AI transcription has started (and before the result is being committed); the hold is released. Otherwise 409 CANCELLATION_NOT_ALLOWED and the job finishes. The job's workflow decides; when it cannot answer within 10 s (no worker is running it right now) the answer is 503 SERVICE_UNAVAILABLE with Retry-After: send the cancel again (it is idempotent).",
+  auth: { kind: 'required', scope: 'jobs:write' },
+  params: JobIdParams,
+  responses: { 200: { description: 'The cancelled job.', schema: JobSchema } },
+  errors: ['NOT_FOUND', 'CANCELLATION_NOT_ALLOWED', 'SERVICE_UNAVAILABLE'],
   handler: async ({ deps, principal, params }) => ({ status: 200, body: await cancelJob(jobServiceDeps(deps), principal!, params.id) }),
 });
 
 const retryRoute = defineRoute({
-  method: 'post', path: '/v1/jobs/:id/retry', operationId: 'retryJob', summary: 'New job from a retryable failure', tags,
-  auth: { kind: 'required', scope: 'jobs:write' }, rateLimit: 'submit', idempotencyKey: 'required', params: JobIdParams, body: RetryRequestSchema,
-  responses: { 202: { description: 'The new job.', schema: JobSchema }, 200: { description: 'Replay of the same retry key, or a reused result.', schema: JobSchema } },
+  method: 'post',
+  path: '/v1/jobs/:id/retry',
+  operationId: 'retryJob',
+  summary: 'New job from a retryable failure',
+  tags,
+  auth: { kind: 'required', scope: 'jobs:write' },
+  rateLimit: 'submit',
+  idempotencyKey: 'required',
+  params: JobIdParams,
+  body: RetryRequestSchema,
+  responses: {
+    202: { description: 'The new job.', schema: JobSchema },
+    200: { description: 'Replay of the same retry key, or a reused result.', schema: JobSchema },
+  },
   errors: ['NOT_FOUND', 'JOB_NOT_RETRYABLE', 'IDEMPOTENCY_CONFLICT', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED'],
-  handler: async ({ deps, principal, params, body, idempotency }) => accepted(await retryJob(jobServiceDeps(deps), principal!, params.id, body, idempotency!)),
+  handler: async ({ deps, principal, params, body, idempotency }) =>
+    accepted(await retryJob(jobServiceDeps(deps), principal!, params.id, body, idempotency!)),
 });
 
 export const jobRoutes: RouteSpec<any, any, any>[] = [createJob, listJobsRoute, getJobRoute, cancelRoute, retryRoute];

@@ -6,18 +6,32 @@ import { DeletionSchema, ExportQuery, TranscriptSchema } from '../../domain/sche
 const tags = ['Transcripts'];
 
 const getRoute = defineRoute({
-  method: 'get', path: '/v1/transcripts/:id', operationId: 'getTranscript', summary: 'Transcript', tags,
-  description: 'Another workspace\'s transcript, a deleted one and one past its retention window all answer 404.',
-  auth: { kind: 'required', scope: 'transcripts:read' }, rateLimit: 'read', params: IdParams,
-  responses: { 200: { description: 'The transcript.', schema: TranscriptSchema } }, errors: ['NOT_FOUND'],
+  method: 'get',
+  path: '/v1/transcripts/:id',
+  operationId: 'getTranscript',
+  summary: 'Transcript',
+  tags,
+  description: "Another workspace's transcript, a deleted one and one past its retention window all answer 404.",
+  auth: { kind: 'required', scope: 'transcripts:read' },
+  rateLimit: 'read',
+  params: IdParams,
+  responses: { 200: { description: 'The transcript.', schema: TranscriptSchema } },
+  errors: ['NOT_FOUND'],
   handler: async ({ deps, principal, params }) => ({ status: 200, body: await getTranscript(deps.db, principal!.workspaceId, params.id) }),
 });
 
 const deleteRoute = defineRoute({
-  method: 'delete', path: '/v1/transcripts/:id', operationId: 'deleteTranscript', summary: 'Hide and purge', tags,
-  description: 'Hidden at once and no longer reused; a durable workflow purges the stored text right away (`purge_after` is the time it was scheduled). Needs `jobs:write` (there is no transcripts:write scope).',
-  auth: { kind: 'required', scope: 'jobs:write' }, params: IdParams,
-  responses: { 202: { description: 'Hidden now; purge scheduled.', schema: DeletionSchema } }, errors: ['NOT_FOUND'],
+  method: 'delete',
+  path: '/v1/transcripts/:id',
+  operationId: 'deleteTranscript',
+  summary: 'Hide and purge',
+  tags,
+  description:
+    'Hidden at once and no longer reused; a durable workflow purges the stored text right away (`purge_after` is the time it was scheduled). Needs `jobs:write` (there is no transcripts:write scope).',
+  auth: { kind: 'required', scope: 'jobs:write' },
+  params: IdParams,
+  responses: { 202: { description: 'Hidden now; purge scheduled.', schema: DeletionSchema } },
+  errors: ['NOT_FOUND'],
   handler: async ({ deps, principal, params }) => ({
     status: 202,
     body: await deleteTranscript(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, principal!.workspaceId, params.id),
@@ -25,16 +39,32 @@ const deleteRoute = defineRoute({
 });
 
 const exportRoute = defineRoute({
-  method: 'get', path: '/v1/transcripts/:id/export', operationId: 'exportTranscript', summary: 'File export', tags,
-  description: 'txt (one segment per line, text/plain), srt (text/srt), vtt (text/vtt), json (application/json, the transcript object). The download filename is in `Content-Disposition: attachment; filename="…"; filename*=UTF-8\'\'…`.',
-  auth: { kind: 'required', scope: 'transcripts:read' }, rateLimit: 'read', params: IdParams, query: ExportQuery,
+  method: 'get',
+  path: '/v1/transcripts/:id/export',
+  operationId: 'exportTranscript',
+  summary: 'File export',
+  tags,
+  description:
+    'txt (one segment per line, text/plain), srt (text/srt), vtt (text/vtt), json (application/json, the transcript object). The download filename is in `Content-Disposition: attachment; filename="…"; filename*=UTF-8\'\'…`.',
+  auth: { kind: 'required', scope: 'transcripts:read' },
+  rateLimit: 'read',
+  params: IdParams,
+  query: ExportQuery,
   responses: {
-    200: { description: 'The file.', contentTypes: ['text/plain', 'text/srt', 'text/vtt', 'application/json'], headers: { 'Content-Disposition': 'attachment with the download filename' } },
+    200: {
+      description: 'The file.',
+      contentTypes: ['text/plain', 'text/srt', 'text/vtt', 'application/json'],
+      headers: { 'Content-Disposition': 'attachment with the download filename' },
+    },
   },
   errors: ['NOT_FOUND', 'TIMESTAMPS_UNAVAILABLE'],
   handler: async ({ deps, principal, params, query }) => {
     const file = await exportTranscriptFile(deps.db, principal!.workspaceId, params.id, query.format);
-    return { status: 200, headers: { 'Content-Disposition': file.contentDisposition }, raw: { contentType: file.contentType, body: file.body } };
+    return {
+      status: 200,
+      headers: { 'Content-Disposition': file.contentDisposition },
+      raw: { contentType: file.contentType, body: file.body },
+    };
   },
 });
 

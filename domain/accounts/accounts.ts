@@ -108,7 +108,14 @@ export async function principalFromApiKey(db: Db, rawKey: string): Promise<Princ
   if (key.status !== 'active') throw new ServiceError('FORBIDDEN', 'workspace', { message: 'This workspace is disabled.' });
   // last_used_at is written at most once a minute, so hot keys cost no write.
   if (key.stale) void touchApiKey(db, key.id).catch(() => undefined);
-  return { kind: 'api_key', workspaceId: key.workspace_id, plan: key.plan, scopes: key.scopes as Scope[], emailVerified: key.verified, apiKeyId: key.id };
+  return {
+    kind: 'api_key',
+    workspaceId: key.workspace_id,
+    plan: key.plan,
+    scopes: key.scopes as Scope[],
+    emailVerified: key.verified,
+    apiKeyId: key.id,
+  };
 }
 
 /** Resolves a session cookie to its principal (with the CSRF hash to check on writes), or null. */
@@ -138,7 +145,15 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
 }
 
-function keyRecord(k: { id: string; name: string; displayPrefix: string; scopes: string[]; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }): ApiKeyRecord {
+function keyRecord(k: {
+  id: string;
+  name: string;
+  displayPrefix: string;
+  scopes: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}): ApiKeyRecord {
   return {
     id: k.id,
     name: k.name,
@@ -158,10 +173,18 @@ export async function createApiKey(db: Db, workspaceId: string, input: { name: s
     await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${workspaceId}::uuid FOR UPDATE`;
     const active = await tx.apiKey.count({ where: { workspaceId, revokedAt: null } });
     if (active >= MAX_API_KEYS) {
-      throw new ServiceError('CONFLICT', 'api_keys', { message: `A workspace can have at most ${MAX_API_KEYS} API keys; revoke one first.` });
+      throw new ServiceError('CONFLICT', 'api_keys', {
+        message: `A workspace can have at most ${MAX_API_KEYS} API keys; revoke one first.`,
+      });
     }
     const key = await tx.apiKey.create({
-      data: { workspaceId, name: input.name, scopes: [...new Set(input.scopes)], secretHash: sha256Hex(secret), displayPrefix: secret.slice(0, API_KEY_PREFIX.length + 6) },
+      data: {
+        workspaceId,
+        name: input.name,
+        scopes: [...new Set(input.scopes)],
+        secretHash: sha256Hex(secret),
+        displayPrefix: secret.slice(0, API_KEY_PREFIX.length + 6),
+      },
     });
     return { ...keyRecord(key), secret };
   });

@@ -22,7 +22,12 @@ export async function getProfile(db: Db, workspaceId: string, userId?: string) {
   };
 }
 
-export async function updateProfile(db: Db, workspaceId: string, userId: string, input: { display_name?: string; retention_days?: number }) {
+export async function updateProfile(
+  db: Db,
+  workspaceId: string,
+  userId: string,
+  input: { display_name?: string; retention_days?: number },
+) {
   const ws = await db.workspace.findUniqueOrThrow({ where: { id: workspaceId } });
   if (input.retention_days !== undefined && input.retention_days > PLANS[ws.plan].retentionDays) {
     throw new ServiceError('INVALID_REQUEST', 'retention_days', {
@@ -30,7 +35,9 @@ export async function updateProfile(db: Db, workspaceId: string, userId: string,
     });
   }
   await db.$transaction([
-    ...(input.retention_days !== undefined ? [db.workspace.update({ where: { id: workspaceId }, data: { retentionDays: input.retention_days } })] : []),
+    ...(input.retention_days !== undefined
+      ? [db.workspace.update({ where: { id: workspaceId }, data: { retentionDays: input.retention_days } })]
+      : []),
     ...(input.display_name !== undefined ? [db.user.update({ where: { id: userId }, data: { displayName: input.display_name } })] : []),
   ]);
   return getProfile(db, workspaceId, userId);

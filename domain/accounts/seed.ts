@@ -14,14 +14,24 @@ export const DEV_PASSWORD = 'dev-password-change-me';
 export async function seedDevWorkspace(db: Db, baseUrl: string) {
   let user = await db.user.findUnique({ where: { email: DEV_EMAIL } });
   if (!user) {
-    const created = await signUp(db, { email: DEV_EMAIL, password: DEV_PASSWORD, display_name: 'Developer', workspace_name: 'Development' }, { baseUrl });
+    const created = await signUp(
+      db,
+      { email: DEV_EMAIL, password: DEV_PASSWORD, display_name: 'Developer', workspace_name: 'Development' },
+      { baseUrl },
+    );
     user = created.user;
     await db.user.update({ where: { id: user.id }, data: { emailVerifiedAt: new Date() } });
     await changePlan(db, user.workspaceId, 'pro');
   }
-  const active = await db.apiKey.findMany({ where: { workspaceId: user.workspaceId, revokedAt: null, name: 'dev' }, orderBy: { createdAt: 'asc' } });
+  const active = await db.apiKey.findMany({
+    where: { workspaceId: user.workspaceId, revokedAt: null, name: 'dev' },
+    orderBy: { createdAt: 'asc' },
+  });
   if (active.length >= 5) {
-    await db.apiKey.updateMany({ where: { id: { in: active.slice(0, active.length - 4).map((k) => k.id) } }, data: { revokedAt: new Date() } });
+    await db.apiKey.updateMany({
+      where: { id: { in: active.slice(0, active.length - 4).map((k) => k.id) } },
+      data: { revokedAt: new Date() },
+    });
   }
   const key = await createApiKey(db, user.workspaceId, { name: 'dev', scopes: [...SCOPES] });
   return { email: DEV_EMAIL, password: DEV_PASSWORD, apiKey: key.secret, workspaceId: user.workspaceId };

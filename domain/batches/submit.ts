@@ -8,7 +8,15 @@ import { placeHolds } from '../credits/ledger';
 import { ServiceError } from '../errors';
 import { bindIdempotencyRecord, claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
 import {
-  assertJobsInProgress, assertWebhookEndpoint, findReusable, initialHold, jobRowData, resolveJobSource, workflowSettings, type JobServiceDeps, type NewJobRow,
+  assertJobsInProgress,
+  assertWebhookEndpoint,
+  findReusable,
+  initialHold,
+  jobRowData,
+  resolveJobSource,
+  workflowSettings,
+  type JobServiceDeps,
+  type NewJobRow,
 } from '../jobs/submit';
 import { PLANS } from '../plans';
 import { batchStatus } from './status';
@@ -31,14 +39,19 @@ export function toBatchView(batch: BatchRow, jobs: ItemRow[]) {
     succeeded_items: statuses.filter((s) => s === 'succeeded').length,
     failed_items: statuses.filter((s) => s === 'failed').length,
     cancelled_items: statuses.filter((s) => s === 'cancelled').length,
-    items: [...jobs].sort((a, b) => (a.itemIndex ?? 0) - (b.itemIndex ?? 0)).map((j) => ({ job_id: j.id, item_index: j.itemIndex ?? 0, status: j.status })),
+    items: [...jobs]
+      .sort((a, b) => (a.itemIndex ?? 0) - (b.itemIndex ?? 0))
+      .map((j) => ({ job_id: j.id, item_index: j.itemIndex ?? 0, status: j.status })),
     metadata: batch.metadata as Record<string, string>,
     created_at: batch.createdAt.toISOString(),
   };
 }
 
 export async function getBatch(db: Db, workspaceId: string, id: string) {
-  const batch = await db.batch.findFirst({ where: { id, workspaceId }, include: { jobs: { select: { id: true, itemIndex: true, status: true } } } });
+  const batch = await db.batch.findFirst({
+    where: { id, workspaceId },
+    include: { jobs: { select: { id: true, itemIndex: true, status: true } } },
+  });
   if (!batch) throw new ServiceError('NOT_FOUND', 'id', { message: 'No batch with this id in this workspace.' });
   return toBatchView(batch, batch.jobs);
 }
@@ -68,22 +81,46 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
 
   const outcome = await deps.db.$transaction(
     async (tx) => {
-      const claim = await claimIdempotencyKey(tx, { workspaceId: principal.workspaceId, operation: idempotency.operation, key: idempotency.key, hash: requestHash(req) });
+      const claim = await claimIdempotencyKey(tx, {
+        workspaceId: principal.workspaceId,
+        operation: idempotency.operation,
+        key: idempotency.key,
+        hash: requestHash(req),
+      });
       if (claim.kind === 'replay') return { replayOf: claim.resourceId };
-      const cached = await Promise.all(rows.map((r) => findReusable(tx, principal.workspaceId, jobRowData(principal, r, null, null).reuseKey)));
+      const cached = await Promise.all(
+        rows.map((r) => findReusable(tx, principal.workspaceId, jobRowData(principal, r, null, null).reuseKey)),
+      );
       const needHold = rows.filter((_, i) => !cached[i]);
       const holdIds = needHold.length
-        ? await placeHolds(tx, principal.workspaceId, needHold.map((r) => initialHold(r.request.mode)), `batch ${batchId}`, { plan: principal.plan, detail: 'items' })
+        ? await placeHolds(
+            tx,
+            principal.workspaceId,
+            needHold.map((r) => initialHold(r.request.mode)),
+            `batch ${batchId}`,
+            { plan: principal.plan, detail: 'items' },
+          )
         : [];
       await assertJobsInProgress(tx, principal, needHold.length);
       await tx.batch.create({
-        data: { id: batchId, workspaceId: principal.workspaceId, webhookEndpointId: req.webhook_endpoint_id ?? null, metadata: req.metadata ?? {}, totalItems: rows.length, workflowId: workflowIds.batch(batchId) },
+        data: {
+          id: batchId,
+          workspaceId: principal.workspaceId,
+          webhookEndpointId: req.webhook_endpoint_id ?? null,
+          metadata: req.metadata ?? {},
+          totalItems: rows.length,
+          workflowId: workflowIds.batch(batchId),
+        },
       });
       let h = 0;
       const jobs = [];
       for (const [i, row] of rows.entries()) {
         const c = cached[i];
-        jobs.push(await tx.job.create({ data: jobRowData(principal, row, c ? null : holdIds[h++]!, c ? { transcriptId: c.id, title: c.title } : null) }));
+        jobs.push(
+          await tx.job.create({
+            data: jobRowData(principal, row, c ? null : holdIds[h++]!, c ? { transcriptId: c.id, title: c.title } : null),
+          }),
+        );
       }
       await bindIdempotencyRecord(tx, claim.recordId, 'batch', batchId);
       const input: BatchWorkflowInput = { batchId, jobIds: needHold.map((r) => r.id), ...workflowSettings(deps) };

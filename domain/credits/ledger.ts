@@ -206,7 +206,9 @@ export async function increaseHold(db: Db, holdId: string, newAmount: number, pl
       WHERE workspace_id = ${hold.workspace_id}::uuid AND period_credits + prepaid_credits - reserved >= ${extra}`;
     if (ok === 0) throw shortfallError(plan, newAmount, 0, 'credits_remaining');
     await tx.$executeRaw`UPDATE credit_holds SET amount = ${newAmount} WHERE id = ${holdId}::uuid`;
-    await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'hold', amount: extra, holdId, note: 'raised to measured cost' } });
+    await tx.creditLedgerEntry.create({
+      data: { workspaceId: hold.workspace_id, kind: 'hold', amount: extra, holdId, note: 'raised to measured cost' },
+    });
   });
 }
 

@@ -38,7 +38,12 @@ export async function getUsage(db: Db, workspaceId: string) {
     transcribe_credits_per_minute: TRANSCRIBE_CREDITS_PER_MINUTE as 2,
     minimum_billable_seconds: MINIMUM_BILLABLE_SECONDS as 60,
     subscription: row.sub_status
-      ? { status: row.sub_status, interval: row.sub_interval!, cancel_at_period_end: row.sub_cancel!, current_period_end: row.sub_period_end!.toISOString() }
+      ? {
+          status: row.sub_status,
+          interval: row.sub_interval!,
+          cancel_at_period_end: row.sub_cancel!,
+          current_period_end: row.sub_period_end!.toISOString(),
+        }
       : null,
   };
 }

@@ -24,7 +24,9 @@ export async function cancelJob(deps: JobServiceDeps, principal: Principal, jobI
     try {
       // One update id per job: a repeated cancel (after a 503) joins the first one instead of queueing another.
       const handle = deps.temporal.workflow.getHandle(job.workflowId);
-      await deps.temporal.withDeadline(Date.now() + deps.cancelWaitMs, () => handle.executeUpdate<CancelResult, []>(CANCEL_UPDATE, { updateId: `cancel-${jobId}` }));
+      await deps.temporal.withDeadline(Date.now() + deps.cancelWaitMs, () =>
+        handle.executeUpdate<CancelResult, []>(CANCEL_UPDATE, { updateId: `cancel-${jobId}` }),
+      );
       break;
     } catch (err) {
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isDeadlineExceeded(err)) {
@@ -53,7 +55,8 @@ export async function cancelJob(deps: JobServiceDeps, principal: Principal, jobI
 
 /** gRPC DEADLINE_EXCEEDED (code 4) anywhere in the cause chain. */
 function isDeadlineExceeded(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 6; e = e.cause as typeof e, i++) if (e.code === 4) return true;
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 6; e = e.cause as typeof e, i++)
+    if (e.code === 4) return true;
   return false;
 }
 
@@ -74,7 +77,10 @@ export async function retryJob(
   const error = job.error as ErrorObject | null;
   if (job.status !== 'failed' || !error?.retryable) {
     throw new ServiceError('JOB_NOT_RETRYABLE', job.status === 'failed' ? `error.code=${error?.code}` : `status=${job.status}`, {
-      message: job.status === 'failed' ? 'The failure was final; change the request instead.' : `Only failed jobs can be retried; this one is ${job.status}.`,
+      message:
+        job.status === 'failed'
+          ? 'The failure was final; change the request instead.'
+          : `Only failed jobs can be retried; this one is ${job.status}.`,
     });
   }
   const req: JobRequest = {
@@ -83,7 +89,7 @@ export async function retryJob(
     caption_languages: job.captionLanguages,
     caption_preference: job.captionPreference as JobRequest['caption_preference'],
     ...(job.language ? { language: job.language } : {}),
-    ...(body.max_credits ?? job.maxCredits ? { max_credits: body.max_credits ?? job.maxCredits! } : {}),
+    ...((body.max_credits ?? job.maxCredits) ? { max_credits: body.max_credits ?? job.maxCredits! } : {}),
     ...(job.webhookEndpointId ? { webhook_endpoint_id: job.webhookEndpointId } : {}),
     metadata: job.metadata as Record<string, string>,
   };

@@ -9,7 +9,13 @@ import { ServiceError } from '../errors';
  * constant time, then the job's workflow is signalled to fetch the result. An
  * unknown transcript id is acknowledged (the provider must not retry forever).
  */
-export async function acceptProviderCallback(db: Db, temporal: Client, cloud: AssemblyAiRecognizer | null, headers: Record<string, string | string[] | undefined>, body: unknown) {
+export async function acceptProviderCallback(
+  db: Db,
+  temporal: Client,
+  cloud: AssemblyAiRecognizer | null,
+  headers: Record<string, string | string[] | undefined>,
+  body: unknown,
+) {
   if (!cloud) throw new ServiceError('NOT_FOUND', 'provider', { message: 'No cloud recognizer is configured.' });
   const callback = cloud.verifyCallback(headers, body);
   const job = await db.job.findUnique({ where: { providerJobId: callback.providerJobId }, select: { workflowId: true } });

@@ -15,7 +15,14 @@ export async function getJob(db: Db, workspaceId: string, jobId: string): Promis
  * so a completion between the read and the wait still wakes it. It is woken by
  * the NOTIFY the finalize step sends, on whichever API instance it waits.
  */
-export async function waitForJob(db: Db, wakeups: JobWakeups, workspaceId: string, jobId: string, waitSeconds: number, signal?: AbortSignal): Promise<JobView> {
+export async function waitForJob(
+  db: Db,
+  wakeups: JobWakeups,
+  workspaceId: string,
+  jobId: string,
+  waitSeconds: number,
+  signal?: AbortSignal,
+): Promise<JobView> {
   if (waitSeconds <= 0) return getJob(db, workspaceId, jobId);
   const sub = wakeups.subscribe(jobId);
   try {
@@ -44,7 +51,9 @@ export async function listJobs(
   if (q.cursor) {
     after = verifyPayload<Cursor>(q.cursor, secretsKey);
     if (!after || typeof after.c !== 'string' || typeof after.i !== 'string' || Number.isNaN(Date.parse(after.c))) {
-      throw new ServiceError('INVALID_REQUEST', 'cursor', { message: 'The cursor is malformed or was altered; start from the first page.' });
+      throw new ServiceError('INVALID_REQUEST', 'cursor', {
+        message: 'The cursor is malformed or was altered; start from the first page.',
+      });
     }
   }
   const createdAt = after ? new Date(after.c) : null;

@@ -25,5 +25,7 @@ export function reuseKey(input: {
           caption_preference: input.captionPreference,
           ...(input.mode === 'auto' ? { language: input.language?.toLowerCase() ?? null } : {}),
         };
-  return createHash('sha256').update(JSON.stringify([input.platform, input.mediaId, input.mode, options])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([input.platform, input.mediaId, input.mode, options]))
+    .digest('hex');
 }

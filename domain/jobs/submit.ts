@@ -8,8 +8,16 @@ import { placeHolds } from '../credits/ledger';
 import { ServiceError } from '../errors';
 import { bindIdempotencyRecord, claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
 import { PLANS } from '../plans';
-import { recognizeLink } from '../sources/links';
-import { DEFAULT_PROVIDER_POLL_MS, DEFAULT_PROVIDER_TIMEOUT_MS, DEFAULT_RETRY, JOB_WORKFLOW, workflowIds, type JobWorkflowInput, type RetrySettings } from '../../workflows/definitions';
+import { recognizeLink } from '../../integrations/platforms/links';
+import {
+  DEFAULT_PROVIDER_POLL_MS,
+  DEFAULT_PROVIDER_TIMEOUT_MS,
+  DEFAULT_RETRY,
+  JOB_WORKFLOW,
+  workflowIds,
+  type JobWorkflowInput,
+  type RetrySettings,
+} from '../../workflows/definitions';
 import { reuseKey } from './reuse';
 import { resolveLanguage, type Recognizer } from '../../integrations/recognizers/types';
 import { assertSafeUrl, type AddressPolicy } from '../../integrations/fetch';
@@ -52,13 +60,24 @@ export type FieldPath = (field: string) => string;
 const plainPath: FieldPath = (f) => f;
 
 /** Checks the source and mode against the rules of the job request table and the caller's plan. */
-export async function resolveJobSource(db: Db | Tx, principal: Principal, req: JobRequest, settings: { photosocialEnabled: boolean; asrEnabled: boolean; recognizer?: Recognizer; addressPolicy?: AddressPolicy }, at: FieldPath = plainPath): Promise<ResolvedSource> {
+export async function resolveJobSource(
+  db: Db | Tx,
+  principal: Principal,
+  req: JobRequest,
+  settings: { photosocialEnabled: boolean; asrEnabled: boolean; recognizer?: Recognizer; addressPolicy?: AddressPolicy },
+  at: FieldPath = plainPath,
+): Promise<ResolvedSource> {
   let source: ResolvedSource;
   if (req.source.upload_id) {
     const upload = await db.upload.findFirst({ where: { id: req.source.upload_id, workspaceId: principal.workspaceId } });
     if (!upload) throw new ServiceError('NOT_FOUND', at('source.upload_id'), { message: 'No upload with this id in this workspace.' });
     if (upload.status !== 'ready') {
-      const why = upload.status === 'verifying' ? 'still being verified; wait until it is ready' : upload.status === 'pending' ? 'pending; complete it first' : `${upload.status}; reserve a new upload`;
+      const why =
+        upload.status === 'verifying'
+          ? 'still being verified; wait until it is ready'
+          : upload.status === 'pending'
+            ? 'pending; complete it first'
+            : `${upload.status}; reserve a new upload`;
       throw new ServiceError('INVALID_REQUEST', at('source.upload_id'), { message: `The upload is ${why}.` });
     }
     source = { platform: 'upload', mediaId: upload.id, canonicalUrl: null, sourceUrl: null, uploadId: upload.id, title: upload.filename };
@@ -70,18 +89,29 @@ export async function resolveJobSource(db: Db | Tx, principal: Principal, req: J
       if (err instanceof ServiceError) throw new ServiceError(err.code, at('source.url'), { message: err.message });
       throw err;
     }
-    source = { platform: link.platform, mediaId: link.mediaId, canonicalUrl: link.canonicalUrl, sourceUrl: req.source.url!, uploadId: null, title: null };
+    source = {
+      platform: link.platform,
+      mediaId: link.mediaId,
+      canonicalUrl: link.canonicalUrl,
+      sourceUrl: req.source.url!,
+      uploadId: null,
+      title: null,
+    };
   }
   const mediaOnly = source.platform === 'upload' || source.platform === 'direct';
   if (source.platform === 'photosocial' && !settings.photosocialEnabled) {
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('source.url'), { message: 'photosocial sources are switched off.' });
   }
   if (mediaOnly && req.mode !== 'transcribe') {
-    throw new ServiceError('CAPABILITY_UNAVAILABLE', at('mode'), { message: `Uploads and direct links have no captions; use mode transcribe.` });
+    throw new ServiceError('CAPABILITY_UNAVAILABLE', at('mode'), {
+      message: `Uploads and direct links have no captions; use mode transcribe.`,
+    });
   }
   if (req.mode !== 'captions_only') {
-    if (!PLANS[principal.plan].paid) throw new ServiceError('PLAN_REQUIRED', at('mode'), { message: 'AI transcription needs a paid plan.' });
-    if (!settings.asrEnabled) throw new ServiceError('CAPABILITY_UNAVAILABLE', at('mode'), { message: 'AI transcription is not available right now.' });
+    if (!PLANS[principal.plan].paid)
+      throw new ServiceError('PLAN_REQUIRED', at('mode'), { message: 'AI transcription needs a paid plan.' });
+    if (!settings.asrEnabled)
+      throw new ServiceError('CAPABILITY_UNAVAILABLE', at('mode'), { message: 'AI transcription is not available right now.' });
     if (settings.recognizer && req.language) {
       try {
         resolveLanguage(settings.recognizer, req.language);
@@ -96,7 +126,8 @@ export async function resolveJobSource(db: Db | Tx, principal: Principal, req: J
     try {
       await assertSafeUrl(source.sourceUrl!, settings.addressPolicy);
     } catch (err) {
-      if (err instanceof ServiceError && err.code === 'UNSAFE_URL') throw new ServiceError('UNSAFE_URL', at('source.url'), { message: err.detail ?? err.message });
+      if (err instanceof ServiceError && err.code === 'UNSAFE_URL')
+        throw new ServiceError('UNSAFE_URL', at('source.url'), { message: err.detail ?? err.message });
       // A name that does not resolve now is the fetch's business, with its own error.
       if (!(err instanceof ServiceError)) throw err;
     }
@@ -120,7 +151,12 @@ export interface NewJobRow {
   metadata?: Record<string, string>;
 }
 
-export function jobRowData(principal: Principal, row: NewJobRow, holdId: string | null, cached: { transcriptId: string; title: string | null } | null) {
+export function jobRowData(
+  principal: Principal,
+  row: NewJobRow,
+  holdId: string | null,
+  cached: { transcriptId: string; title: string | null } | null,
+) {
   const req = row.request;
   const captionPreference = req.caption_preference ?? 'prefer_creator';
   const captionLanguages = req.caption_languages ?? [];
@@ -146,7 +182,14 @@ export function jobRowData(principal: Principal, row: NewJobRow, holdId: string 
     canonicalUrl: row.source.canonicalUrl,
     title: cached?.title ?? row.source.title,
     uploadId: row.source.uploadId,
-    reuseKey: reuseKey({ platform: row.source.platform, mediaId: row.source.mediaId, mode: req.mode, captionLanguages, captionPreference, language }),
+    reuseKey: reuseKey({
+      platform: row.source.platform,
+      mediaId: row.source.mediaId,
+      mode: req.mode,
+      captionLanguages,
+      captionPreference,
+      language,
+    }),
     resultId: cached?.transcriptId ?? null,
     billingKind: cached ? 'cached' : req.mode === 'transcribe' ? 'ai_transcription' : 'captions',
     creditsReserved: hold,
@@ -170,7 +213,8 @@ export async function findReusable(db: Db | Tx, workspaceId: string, key: string
 export async function assertWebhookEndpoint(db: Db | Tx, workspaceId: string, id: string | undefined, field: string): Promise<void> {
   if (!id) return;
   const endpoint = await db.webhookEndpoint.findFirst({ where: { id, workspaceId, enabled: true }, select: { id: true } });
-  if (!endpoint) throw new ServiceError('INVALID_REQUEST', field, { message: 'No enabled webhook endpoint with this id in this workspace.' });
+  if (!endpoint)
+    throw new ServiceError('INVALID_REQUEST', field, { message: 'No enabled webhook endpoint with this id in this workspace.' });
 }
 
 /** Refuses a new job when the plan's jobs-in-progress limit is reached (checked under the account row lock). */
@@ -227,7 +271,12 @@ export async function submitJob(
 
   const outcome = await deps.db.$transaction(
     async (tx) => {
-      const claim = await claimIdempotencyKey(tx, { workspaceId: principal.workspaceId, operation: idempotency.operation, key: idempotency.key, hash });
+      const claim = await claimIdempotencyKey(tx, {
+        workspaceId: principal.workspaceId,
+        operation: idempotency.operation,
+        key: idempotency.key,
+        hash,
+      });
       if (claim.kind === 'replay') return { replayOf: claim.resourceId };
       const cached = await findReusable(tx, principal.workspaceId, probe.reuseKey);
       let holdId: string | null = null;
@@ -235,7 +284,9 @@ export async function submitJob(
         [holdId] = await placeHolds(tx, principal.workspaceId, [initialHold(req.mode)], `job ${id}`, { plan: principal.plan });
         await assertJobsInProgress(tx, principal, 1);
       }
-      const job = await tx.job.create({ data: jobRowData(principal, row, holdId, cached ? { transcriptId: cached.id, title: cached.title } : null) });
+      const job = await tx.job.create({
+        data: jobRowData(principal, row, holdId, cached ? { transcriptId: cached.id, title: cached.title } : null),
+      });
       await bindIdempotencyRecord(tx, claim.recordId, 'job', id);
       if (!cached) await startJobWorkflow(deps, id);
       return { job, cached: Boolean(cached) };

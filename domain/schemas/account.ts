@@ -14,7 +14,12 @@ export const UsageSchema = z
     transcribe_credits_per_minute: z.literal(2),
     minimum_billable_seconds: z.literal(60),
     subscription: z
-      .object({ status: z.string(), interval: z.enum(['monthly', 'yearly']), cancel_at_period_end: z.boolean(), current_period_end: DateTime })
+      .object({
+        status: z.string(),
+        interval: z.enum(['monthly', 'yearly']),
+        cancel_at_period_end: z.boolean(),
+        current_period_end: DateTime,
+      })
       .nullable(),
   })
   .openapi('Usage');
@@ -45,7 +50,10 @@ export const CapabilitiesSchema = z
     photosocial_enabled: z.boolean(),
     free_caption_credits: z.number().int(),
     free_caption_credits_period: z.literal('month'),
-    plan: z.enum(PLAN_IDS).nullable().openapi({ description: 'The caller\'s plan; null without a key (then the answer shows what a trial may do).' }),
+    plan: z
+      .enum(PLAN_IDS)
+      .nullable()
+      .openapi({ description: "The caller's plan; null without a key (then the answer shows what a trial may do)." }),
   })
   .openapi('Capabilities');
 
@@ -60,7 +68,13 @@ export const EmailSchema = z
   .string()
   .max(254)
   .regex(new RegExp(EMAIL_PATTERN), 'must be an e-mail address such as name@example.com')
-  .openapi({ pattern: EMAIL_PATTERN, maxLength: 254, example: 'name@example.com', description: 'An e-mail address matching the pattern (dot-atom local part, letters-digits-hyphens domain labels, a 2+ letter top-level label).' });
+  .openapi({
+    pattern: EMAIL_PATTERN,
+    maxLength: 254,
+    example: 'name@example.com',
+    description:
+      'An e-mail address matching the pattern (dot-atom local part, letters-digits-hyphens domain labels, a 2+ letter top-level label).',
+  });
 
 export const SignUpRequest = z
   .strictObject({
@@ -71,7 +85,9 @@ export const SignUpRequest = z
   })
   .openapi('SignUpRequest');
 
-export const SignInRequest = z.strictObject({ email: z.string().min(1).max(254), password: z.string().min(1).max(256) }).openapi('SignInRequest');
+export const SignInRequest = z
+  .strictObject({ email: z.string().min(1).max(254), password: z.string().min(1).max(256) })
+  .openapi('SignInRequest');
 export const VerifyEmailRequest = z.strictObject({ token: z.string().min(10).max(200) }).openapi('VerifyEmailRequest');
 
 export const SessionSchema = z
@@ -124,16 +140,22 @@ export const ProfileSchema = z
 export const UpdateProfileRequest = z
   .strictObject({
     display_name: z.string().min(1).max(100).optional(),
-    retention_days: z.number().int().min(1).max(90).optional().openapi({ description: 'At most the plan\'s retention (7/30/90/90 days).' }),
+    retention_days: z.number().int().min(1).max(90).optional().openapi({ description: "At most the plan's retention (7/30/90/90 days)." }),
   })
   .refine((b) => b.display_name !== undefined || b.retention_days !== undefined, { message: 'give display_name or retention_days' })
   .openapi('UpdateProfileRequest', { anyOf: [{ required: ['display_name'] }, { required: ['retention_days'] }] });
 
-export const DeleteAccountRequest = z.strictObject({ confirm: z.literal('DELETE', { message: 'type DELETE to confirm' }) }).openapi('DeleteAccountRequest');
+export const DeleteAccountRequest = z
+  .strictObject({ confirm: z.literal('DELETE', { message: 'type DELETE to confirm' }) })
+  .openapi('DeleteAccountRequest');
 
 export const CheckoutRequest = z
   .discriminatedUnion('kind', [
-    z.strictObject({ kind: z.literal('subscription'), plan: z.enum(['starter', 'pro', 'scale']), interval: z.enum(['monthly', 'yearly']).default('monthly') }),
+    z.strictObject({
+      kind: z.literal('subscription'),
+      plan: z.enum(['starter', 'pro', 'scale']),
+      interval: z.enum(['monthly', 'yearly']).default('monthly'),
+    }),
     z.strictObject({ kind: z.literal('credits'), units: z.number().int().min(1000).max(100000).multipleOf(1000) }),
   ])
   .openapi('CheckoutRequest');

@@ -18,11 +18,16 @@ export const MetadataSchema = z
   .refine((m) => Object.keys(m).length <= 10, { message: 'at most 10 metadata values' })
   .openapi('Metadata', {
     maxProperties: 10,
-    ...({ propertyNames: { minLength: 1, maxLength: 64 } } as object), description: 'At most 10 string values; keys up to 64 characters, values up to 256. Echoed in webhook events; no effect on reuse.' });
+    ...({ propertyNames: { minLength: 1, maxLength: 64 } } as object),
+    description: 'At most 10 string values; keys up to 64 characters, values up to 256. Echoed in webhook events; no effect on reuse.',
+  });
 
 export const JobSourceRequest = z
   .strictObject({
-    url: z.string().optional().openapi({ description: 'https link, at most 2048 characters (422 INVALID_URL otherwise).', maxLength: 2048, format: 'uri' }),
+    url: z
+      .string()
+      .optional()
+      .openapi({ description: 'https link, at most 2048 characters (422 INVALID_URL otherwise).', maxLength: 2048, format: 'uri' }),
     upload_id: Uuid.optional().openapi({ description: 'A completed upload. Always AI transcription.' }),
   })
   .refine((s) => (s.url === undefined) !== (s.upload_id === undefined), { message: 'give exactly one of source.url and source.upload_id' })
@@ -38,7 +43,13 @@ export const JobRequestSchema = z
     caption_languages: z.array(Bcp47Tag).max(5, 'at most 5 caption languages').optional(),
     caption_preference: z.enum(CAPTION_PREFERENCES).optional(),
     language: Bcp47Tag.optional().openapi({ description: 'Spoken-language hint for AI transcription. Default: automatic detection.' }),
-    max_credits: z.number().int().min(1).max(1_000_000).optional().openapi({ description: 'Spending cap for AI transcription. Default: enough for two hours (240 credits).' }),
+    max_credits: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .openapi({ description: 'Spending cap for AI transcription. Default: enough for two hours (240 credits).' }),
     webhook_endpoint_id: Uuid.optional(),
     metadata: MetadataSchema.optional(),
   })
@@ -77,10 +88,10 @@ export const JobSchema = z
     }),
     metadata: z.record(z.string(), z.string()),
     batch_id: Uuid.nullable(),
-    retry: z
-      .object({ attempt: z.number().int(), last_error: ErrorObjectSchema })
-      .nullable()
-      .openapi({ description: 'Set while the job is being retried automatically after a retryable error: the status stays `processing` and this shows the attempt and the error being retried. Null otherwise.' }),
+    retry: z.object({ attempt: z.number().int(), last_error: ErrorObjectSchema }).nullable().openapi({
+      description:
+        'Set while the job is being retried automatically after a retryable error: the status stays `processing` and this shows the attempt and the error being retried. Null otherwise.',
+    }),
     created_at: DateTime,
     updated_at: DateTime,
   })
@@ -99,7 +110,12 @@ export const JobListQuery = z
     cursor: z.string().max(512).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
     platform: z.enum(PLATFORMS).optional().openapi({ description: 'Given together with `source_id` or not at all.' }),
-    source_id: z.string().min(1).max(128).optional().openapi({ description: 'The `source.media_id` of a job; given together with `platform` or not at all.' }),
+    source_id: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .openapi({ description: 'The `source.media_id` of a job; given together with `platform` or not at all.' }),
   })
   .refine((q) => (q.platform === undefined) === (q.source_id === undefined), {
     message: 'platform and source_id must be given together or not at all',
@@ -108,6 +124,14 @@ export const JobListQuery = z
 
 export const JobIdParams = z.strictObject({ id: Uuid });
 export const WaitQuery = z.strictObject({
-  wait: z.coerce.number().int().min(0).max(25).default(0).openapi({ description: 'Hold the request up to this many seconds; returns as soon as the job is final.' }),
+  wait: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(25)
+    .default(0)
+    .openapi({ description: 'Hold the request up to this many seconds; returns as soon as the job is final.' }),
 });
-export const RetryRequestSchema = z.strictObject({ max_credits: z.number().int().min(1).max(1_000_000).optional() }).openapi('RetryRequest');
+export const RetryRequestSchema = z
+  .strictObject({ max_credits: z.number().int().min(1).max(1_000_000).optional() })
+  .openapi('RetryRequest');

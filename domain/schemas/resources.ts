@@ -5,12 +5,19 @@ import { JobRequestSchema, MetadataSchema, PLATFORMS } from './jobs';
 // Transcripts, batches, uploads, discoveries and webhook endpoints.
 
 export const SegmentSchema = z.object({ start: z.number(), end: z.number(), text: z.string() }).openapi('Segment');
-export const WordSchema = z.object({ start: z.number(), end: z.number(), text: z.string(), confidence: z.number().min(0).max(1) }).openapi('Word');
+export const WordSchema = z
+  .object({ start: z.number(), end: z.number(), text: z.string(), confidence: z.number().min(0).max(1) })
+  .openapi('Word');
 
 export const TranscriptSchema = z
   .object({
     id: Uuid,
-    source: z.object({ platform: z.enum(PLATFORMS), media_id: z.string(), canonical_url: z.string().nullable(), title: z.string().nullable() }),
+    source: z.object({
+      platform: z.enum(PLATFORMS),
+      media_id: z.string(),
+      canonical_url: z.string().nullable(),
+      title: z.string().nullable(),
+    }),
     source_origin: z.enum(['creator_captions', 'platform_captions', 'speech_recognition']),
     language: z.string().nullable(),
     text: z.string(),
@@ -19,7 +26,11 @@ export const TranscriptSchema = z
     timing_granularity: z.enum(['word', 'segment', 'none']),
     duration_seconds: z.number().nullable(),
     recognition: z
-      .object({ model: z.string(), profile: z.literal('standard'), quality_status: z.enum(['validated_language', 'provider_supported', 'experimental_language']) })
+      .object({
+        model: z.string(),
+        profile: z.literal('standard'),
+        quality_status: z.enum(['validated_language', 'provider_supported', 'experimental_language']),
+      })
       .nullable(),
     extraction_version: z.string(),
     created_at: DateTime,
@@ -30,7 +41,9 @@ export const TranscriptSchema = z
 export const ExportQuery = z.strictObject({ format: z.enum(['txt', 'srt', 'vtt', 'json']) });
 export const DeletionSchema = z
   .object({ id: Uuid, status: z.literal('deletion_scheduled'), purge_after: DateTime })
-  .openapi('TranscriptDeletion', { description: 'The transcript is hidden at once and its reuse entry dropped; the stored text is purged by purge_after.' });
+  .openapi('TranscriptDeletion', {
+    description: 'The transcript is hidden at once and its reuse entry dropped; the stored text is purged by purge_after.',
+  });
 
 export const BATCH_STATUSES = ['queued', 'processing', 'succeeded', 'partial_success', 'failed', 'cancelled'] as const;
 export const BatchRequestSchema = z
@@ -59,8 +72,20 @@ export const BatchSchema = z
   });
 
 export const UPLOAD_CONTENT_TYPES = [
-  'audio/mpeg', 'audio/mp3', 'audio/wav', 'audio/x-wav', 'audio/wave', 'audio/mp4', 'audio/x-m4a', 'audio/m4a',
-  'audio/ogg', 'audio/aac', 'audio/x-aac', 'video/mp4', 'video/webm', 'audio/webm',
+  'audio/mpeg',
+  'audio/mp3',
+  'audio/wav',
+  'audio/x-wav',
+  'audio/wave',
+  'audio/mp4',
+  'audio/x-m4a',
+  'audio/m4a',
+  'audio/ogg',
+  'audio/aac',
+  'audio/x-aac',
+  'video/mp4',
+  'video/webm',
+  'audio/webm',
 ] as const;
 
 export const UploadRequestSchema = z
@@ -85,9 +110,18 @@ export const UploadSchema = z
     created_at: DateTime,
     completed_at: DateTime.nullable(),
   })
-  .openapi('Upload', { description: '`pending` until completed; `verifying` while a worker checks the file after completion; `ready` once verified (usable as a job source); `failed` when verification failed; `expired` when the 24-hour slot lapsed unused.' });
+  .openapi('Upload', {
+    description:
+      '`pending` until completed; `verifying` while a worker checks the file after completion; `ready` once verified (usable as a job source); `failed` when verification failed; `expired` when the 24-hour slot lapsed unused.',
+  });
 
-export const DISCOVERY_KINDS = ['videosite_search', 'videosite_channel_videos', 'videosite_channel_search', 'videosite_playlist_videos', 'shortvideo_user_videos'] as const;
+export const DISCOVERY_KINDS = [
+  'videosite_search',
+  'videosite_channel_videos',
+  'videosite_channel_search',
+  'videosite_playlist_videos',
+  'shortvideo_user_videos',
+] as const;
 export const VideoDiscoveryRequestSchema = z
   .strictObject({
     kind: z.enum(DISCOVERY_KINDS),
@@ -136,25 +170,38 @@ export const VideoDiscoverySchema = z
   })
   .openapi('VideoDiscovery');
 
-export const LanguageDiscoveryRequestSchema = z.strictObject({ source: z.strictObject({ url: z.string() }) }).openapi('LanguageDiscoveryRequest');
+export const LanguageDiscoveryRequestSchema = z
+  .strictObject({ source: z.strictObject({ url: z.string() }) })
+  .openapi('LanguageDiscoveryRequest');
 export const LanguageDiscoverySchema = z
   .object({
     id: Uuid,
     status: z.enum(DISCOVERY_STATUSES),
     source: z.object({ platform: z.literal('videosite'), media_id: z.string(), canonical_url: z.string() }),
-    tracks: z.array(z.object({ language_code: z.string(), name: z.string(), kind: z.enum(['creator', 'automatic']), is_default: z.boolean() })),
+    tracks: z.array(
+      z.object({ language_code: z.string(), name: z.string(), kind: z.enum(['creator', 'automatic']), is_default: z.boolean() }),
+    ),
     error: ErrorObjectSchema.nullable(),
     created_at: DateTime,
     updated_at: DateTime,
     expires_at: DateTime,
   })
-  .openapi('LanguageDiscovery', { description: 'The caption tracks of a videosite video; `language_code` values are used in caption_languages.' });
+  .openapi('LanguageDiscovery', {
+    description: 'The caption tracks of a videosite video; `language_code` values are used in caption_languages.',
+  });
 
 export const WebhookEndpointRequestSchema = z
   .strictObject({ url: z.string().max(2048).openapi({ format: 'uri' }), description: z.string().max(500).optional() })
   .openapi('WebhookEndpointRequest');
 export const WebhookEndpointSchema = z
-  .object({ id: Uuid, url: z.string(), description: z.string().nullable(), enabled: z.boolean(), created_at: DateTime, disabled_at: DateTime.nullable() })
+  .object({
+    id: Uuid,
+    url: z.string(),
+    description: z.string().nullable(),
+    enabled: z.boolean(),
+    created_at: DateTime,
+    disabled_at: DateTime.nullable(),
+  })
   .openapi('WebhookEndpoint');
 export const WebhookEndpointCreatedSchema = WebhookEndpointSchema.extend({
   secret: z.string().openapi({ description: 'Signing secret, returned exactly once.' }),

@@ -171,7 +171,16 @@ export function serializeSrt(cues: readonly Cue[]): string {
   for (let i = 0; i < cues.length; i++) {
     const c = cues[i];
     if (i > 0) out += '\n';
-    out += i + 1 + '\n' + formatTimestamp(c.start, ',') + ' --> ' + formatTimestamp(c.end, ',') + '\n' + escapeSrtText(c.lines.join('\n')) + '\n';
+    out +=
+      i +
+      1 +
+      '\n' +
+      formatTimestamp(c.start, ',') +
+      ' --> ' +
+      formatTimestamp(c.end, ',') +
+      '\n' +
+      escapeSrtText(c.lines.join('\n')) +
+      '\n';
   }
   return out;
 }
@@ -201,8 +210,24 @@ export function serializeVtt(cues: readonly Cue[]): string {
 // Download filename
 
 const FOLD: Record<string, string> = {
-  ß: 'ss', æ: 'ae', Æ: 'AE', œ: 'oe', Œ: 'OE', ø: 'o', Ø: 'O', đ: 'd', Đ: 'D', ð: 'd', Ð: 'D',
-  ł: 'l', Ł: 'L', þ: 'th', Þ: 'TH', ı: 'i', ħ: 'h', Ħ: 'H',
+  ß: 'ss',
+  æ: 'ae',
+  Æ: 'AE',
+  œ: 'oe',
+  Œ: 'OE',
+  ø: 'o',
+  Ø: 'O',
+  đ: 'd',
+  Đ: 'D',
+  ð: 'd',
+  Ð: 'D',
+  ł: 'l',
+  Ł: 'L',
+  þ: 'th',
+  Þ: 'TH',
+  ı: 'i',
+  ħ: 'h',
+  Ħ: 'H',
 };
 const FOLDABLE = /[ßæÆœŒøØđĐðÐłŁþÞıħĦ]/g;
 const COMBINING = /[\u0300-\u036f]/g;
@@ -220,13 +245,27 @@ function trimSlug(slug: string): string {
 
 /** Lowercase ASCII slug of a title: accents folded, anything else becomes "-". */
 export function asciiSlug(title: string): string {
-  const folded = title.normalize('NFKD').replace(COMBINING, '').replace(FOLDABLE, (c) => FOLD[c] ?? '');
-  return trimSlug(folded.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+/, ''));
+  const folded = title
+    .normalize('NFKD')
+    .replace(COMBINING, '')
+    .replace(FOLDABLE, (c) => FOLD[c] ?? '');
+  return trimSlug(
+    folded
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+/, ''),
+  );
 }
 
 /** Lowercase Unicode slug: letters, marks and digits of any script kept, anything else becomes "-". */
 export function unicodeSlug(title: string): string {
-  const chars = Array.from(title.normalize('NFC').toLowerCase().replace(/[^\p{L}\p{M}\p{N}]+/gu, '-').replace(/^-+/, ''));
+  const chars = Array.from(
+    title
+      .normalize('NFC')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}]+/gu, '-')
+      .replace(/^-+/, ''),
+  );
   let s = chars.length > SLUG_MAX ? chars.slice(0, SLUG_MAX).join('') : chars.join('');
   if (chars.length > SLUG_MAX) {
     const cut = s.lastIndexOf('-');
@@ -243,7 +282,10 @@ export function exportFilenames(
   transcript: Pick<ExportableTranscript, 'id' | 'source'>,
   format: ExportFormat,
 ): { ascii: string; unicode?: string } {
-  const id8 = String(transcript.id ?? '').replace(/[^0-9A-Za-z]/g, '').slice(0, 8).toLowerCase();
+  const id8 = String(transcript.id ?? '')
+    .replace(/[^0-9A-Za-z]/g, '')
+    .slice(0, 8)
+    .toLowerCase();
   const suffix = (id8 ? '-' + id8 : '') + '.' + format;
   const title = typeof transcript.source?.title === 'string' ? transcript.source.title : '';
   const ascii = asciiSlug(title);

@@ -7,7 +7,13 @@ import { ServiceError } from '../errors';
 import { exportTranscript, type ExportFormat } from './export';
 
 /** Visible: published by its job, not deleted, inside its retention window. Anything else is gone. */
-const visible = (workspaceId: string, id: string) => ({ id, workspaceId, publishedAt: { not: null }, deletedAt: null, expiresAt: { gt: new Date() } });
+const visible = (workspaceId: string, id: string) => ({
+  id,
+  workspaceId,
+  publishedAt: { not: null },
+  deletedAt: null,
+  expiresAt: { gt: new Date() },
+});
 
 export function toTranscriptView(t: Transcript) {
   return {
@@ -20,7 +26,12 @@ export function toTranscriptView(t: Transcript) {
     words: (t.words as { start: number; end: number; text: string; confidence: number }[] | null) ?? null,
     timing_granularity: t.timingGranularity as 'word' | 'segment' | 'none',
     duration_seconds: t.durationSeconds,
-    recognition: (t.recognition as { model: string; profile: 'standard'; quality_status: 'validated_language' | 'provider_supported' | 'experimental_language' } | null) ?? null,
+    recognition:
+      (t.recognition as {
+        model: string;
+        profile: 'standard';
+        quality_status: 'validated_language' | 'provider_supported' | 'experimental_language';
+      } | null) ?? null,
     extraction_version: t.extractionVersion,
     created_at: (t.publishedAt ?? t.createdAt).toISOString(),
     expires_at: t.expiresAt.toISOString(),

@@ -80,7 +80,13 @@ function isCleanChar(c: number): boolean {
 // Characters one column wide at which a line never breaks (so a text made of
 // them and single spaces lays out by string length alone): Latin, Greek, Cyrillic.
 function isSimpleChar(c: number): boolean {
-  return (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0x2ff) || (c >= 0x370 && c <= 0x482) || (c >= 0x48a && c <= 0x52f) || (c >= 0x1e00 && c <= 0x1fff);
+  return (
+    (c >= 0x20 && c <= 0x7e) ||
+    (c >= 0xa0 && c <= 0x2ff) ||
+    (c >= 0x370 && c <= 0x482) ||
+    (c >= 0x48a && c <= 0x52f) ||
+    (c >= 0x1e00 && c <= 0x1fff)
+  );
 }
 
 const DIRTY = 1; // needs Unicode clean-up
@@ -223,7 +229,7 @@ function cpWidth(cp: number): number {
 export function displayWidth(text: string): number {
   if (SIMPLE_LAYOUT.test(text)) return text.length;
   let w = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     i = clusterEnd(text, i);
     w += clusterWidth;
   }
@@ -282,7 +288,9 @@ function breaksAnywhere(cp: number): boolean {
 
 // Characters a line must not start with / end with (a small kinsoku set).
 const NO_BREAK_BEFORE = new Set(
-  Array.from('、。，．！？：；）」』】〕〉》〗〙〟ゝゞー・ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ…‥!?,.:;)]}%').map((c) => c.codePointAt(0)!),
+  Array.from('、。，．！？：；）」』】〕〉》〗〙〟ゝゞー・ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ…‥!?,.:;)]}%').map((c) =>
+    c.codePointAt(0)!,
+  ),
 );
 const NO_BREAK_AFTER = new Set(Array.from('（「『【〔〈《〖〘〝([{').map((c) => c.codePointAt(0)!));
 
@@ -335,7 +343,8 @@ function buildUnits(line: string, maxWidth: number, simple = SIMPLE_LAYOUT.test(
       if (i > wordStart) {
         const len = i - wordStart;
         if (len <= maxWidth) addUnit(wordStart, i, len, true);
-        else for (let s = wordStart; s < i; s += maxWidth) addUnit(s, Math.min(s + maxWidth, i), Math.min(maxWidth, i - s), s === wordStart);
+        else
+          for (let s = wordStart; s < i; s += maxWidth) addUnit(s, Math.min(s + maxWidth, i), Math.min(maxWidth, i - s), s === wordStart);
       }
       wordStart = i + 1;
     }
@@ -345,7 +354,7 @@ function buildUnits(line: string, maxWidth: number, simple = SIMPLE_LAYOUT.test(
   let width = 0;
   let first = true; // first unit of the current space-separated word
   let prevLast = -1; // last code point of the previous cluster in this word
-  for (let i = 0; i <= line.length; ) {
+  for (let i = 0; i <= line.length;) {
     if (i === line.length || line.charCodeAt(i) === 32) {
       if (start !== -1) addUnit(start, i, width, first);
       start = -1;
@@ -496,7 +505,11 @@ function keptLines(text: string, maxLineWidth: number, maxLines: number, simple 
  * lines of at most maxLineWidth columns each. Author line breaks are kept
  * when they already fit; otherwise the text is reflowed.
  */
-export function layoutText(text: string, maxLineWidth = DEFAULT_CUE_OPTIONS.maxLineWidth, maxLines = DEFAULT_CUE_OPTIONS.maxLines): string[][] {
+export function layoutText(
+  text: string,
+  maxLineWidth = DEFAULT_CUE_OPTIONS.maxLineWidth,
+  maxLines = DEFAULT_CUE_OPTIONS.maxLines,
+): string[][] {
   const keep = keptLines(text, maxLineWidth, maxLines);
   if (keep) return [keep];
   const line = text.indexOf('\n') === -1 ? text : text.split('\n').join(' ');

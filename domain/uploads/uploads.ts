@@ -37,18 +37,36 @@ export function toUploadView(u: Upload, signedUrl: string | null = null) {
 export const uploadObjectKey = (workspaceId: string, id: string) => `uploads/${workspaceId}/${id}`;
 
 /** POST /v1/uploads: a slot and a signed PUT URL valid 24 hours. */
-export async function reserveUpload(db: Db, store: ObjectStore, workspaceId: string, input: { filename: string; content_type: string; bytes: number }) {
+export async function reserveUpload(
+  db: Db,
+  store: ObjectStore,
+  workspaceId: string,
+  input: { filename: string; content_type: string; bytes: number },
+) {
   const id = randomUUID();
   const objectKey = uploadObjectKey(workspaceId, id);
   let url: string;
   try {
-    url = await store.presignPut(objectKey, { contentType: input.content_type, bytes: input.bytes, expiresSeconds: UPLOAD_URL_TTL_SECONDS });
+    url = await store.presignPut(objectKey, {
+      contentType: input.content_type,
+      bytes: input.bytes,
+      expiresSeconds: UPLOAD_URL_TTL_SECONDS,
+    });
   } catch (err) {
     if (err instanceof ServiceError) throw err;
     throw new ServiceError('STORAGE_UNAVAILABLE', 'storage', { cause: err });
   }
   const row = await db.upload.create({
-    data: { id, workspaceId, filename: input.filename, contentType: input.content_type, bytes: input.bytes, objectKey, status: 'pending', expiresAt: new Date(Date.now() + UPLOAD_URL_TTL_SECONDS * 1000) },
+    data: {
+      id,
+      workspaceId,
+      filename: input.filename,
+      contentType: input.content_type,
+      bytes: input.bytes,
+      objectKey,
+      status: 'pending',
+      expiresAt: new Date(Date.now() + UPLOAD_URL_TTL_SECONDS * 1000),
+    },
   });
   return toUploadView(row, url);
 }
@@ -70,16 +88,25 @@ export type CompletionResult = { status: 200 | 202; upload: ReturnType<typeof to
  * answers 202 with the upload `verifying` (poll GET /v1/uploads/{id}, or
  * complete again, which joins the same verification).
  */
-export async function completeUpload(db: Db, temporal: Client, taskQueue: string, workspaceId: string, id: string, waitMs: number): Promise<CompletionResult> {
+export async function completeUpload(
+  db: Db,
+  temporal: Client,
+  taskQueue: string,
+  workspaceId: string,
+  id: string,
+  waitMs: number,
+): Promise<CompletionResult> {
   const upload = await db.upload.findFirst({ where: { id, workspaceId } });
   if (!upload) throw new ServiceError('NOT_FOUND', 'id', { message: 'No upload with this id in this workspace.' });
   if (upload.status === 'ready') throw new ServiceError('CONFLICT', 'status=ready', { message: 'This upload was already completed.' });
-  if (upload.status === 'failed') throw new ServiceError('CONFLICT', 'status=failed', { message: 'This upload failed verification; reserve a new slot.' });
+  if (upload.status === 'failed')
+    throw new ServiceError('CONFLICT', 'status=failed', { message: 'This upload failed verification; reserve a new slot.' });
   if (upload.status === 'pending' && upload.expiresAt <= new Date()) {
     await db.upload.updateMany({ where: { id, status: 'pending' }, data: { status: 'expired' } });
     throw new ServiceError('CONFLICT', 'expires_at', { message: 'The 24-hour upload slot expired; reserve a new one.' });
   }
-  if (upload.status === 'expired') throw new ServiceError('CONFLICT', 'expires_at', { message: 'The 24-hour upload slot expired; reserve a new one.' });
+  if (upload.status === 'expired')
+    throw new ServiceError('CONFLICT', 'expires_at', { message: 'The 24-hour upload slot expired; reserve a new one.' });
   await db.upload.updateMany({ where: { id, status: 'pending' }, data: { status: 'verifying' } });
   const workflowId = workflowIds.uploadVerify(id);
   let handle;
@@ -119,7 +146,13 @@ async function waitAtMost<T>(promise: Promise<T>, ms: number): Promise<Verdict<T
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<Verdict<T>>((resolve) => (timer = setTimeout(() => resolve({ kind: 'timeout' }), ms)));
   try {
-    return await Promise.race([promise.then((value) => ({ kind: 'done', value }) as const, (error) => ({ kind: 'failed', error }) as const), timeout]);
+    return await Promise.race([
+      promise.then(
+        (value) => ({ kind: 'done', value }) as const,
+        (error) => ({ kind: 'failed', error }) as const,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

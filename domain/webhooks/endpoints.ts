@@ -11,15 +11,31 @@ const SECRET_PREFIX = 'whsec_';
 type EndpointRow = { id: string; url: string; description: string | null; enabled: boolean; createdAt: Date; disabledAt: Date | null };
 
 export function toEndpointView(e: EndpointRow) {
-  return { id: e.id, url: e.url, description: e.description, enabled: e.enabled, created_at: e.createdAt.toISOString(), disabled_at: e.disabledAt?.toISOString() ?? null };
+  return {
+    id: e.id,
+    url: e.url,
+    description: e.description,
+    enabled: e.enabled,
+    created_at: e.createdAt.toISOString(),
+    disabled_at: e.disabledAt?.toISOString() ?? null,
+  };
 }
 
 /** Registers an endpoint; the signing secret is returned here once and stored only encrypted. */
-export async function createWebhookEndpoint(db: Db, secretsKey: string, policy: AddressPolicy, workspaceId: string, input: { url: string; description?: string }) {
+export async function createWebhookEndpoint(
+  db: Db,
+  secretsKey: string,
+  policy: AddressPolicy,
+  workspaceId: string,
+  input: { url: string; description?: string },
+) {
   try {
     await assertSafeUrl(input.url, policy);
   } catch (err) {
-    if (err instanceof ServiceError) throw new ServiceError(err.code === 'UNSAFE_URL' ? 'UNSAFE_URL' : 'INVALID_URL', 'url', { message: err.detail ? `url: ${err.detail}` : err.message });
+    if (err instanceof ServiceError)
+      throw new ServiceError(err.code === 'UNSAFE_URL' ? 'UNSAFE_URL' : 'INVALID_URL', 'url', {
+        message: err.detail ? `url: ${err.detail}` : err.message,
+      });
     throw err;
   }
   const secret = `${SECRET_PREFIX}${randomToken(32)}`;
@@ -27,7 +43,9 @@ export async function createWebhookEndpoint(db: Db, secretsKey: string, policy: 
     await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${workspaceId}::uuid FOR UPDATE`;
     const count = await tx.webhookEndpoint.count({ where: { workspaceId, enabled: true } });
     if (count >= MAX_WEBHOOK_ENDPOINTS) {
-      throw new ServiceError('CONFLICT', 'webhook_endpoints', { message: `A workspace can have at most ${MAX_WEBHOOK_ENDPOINTS} enabled webhook endpoints.` });
+      throw new ServiceError('CONFLICT', 'webhook_endpoints', {
+        message: `A workspace can have at most ${MAX_WEBHOOK_ENDPOINTS} enabled webhook endpoints.`,
+      });
     }
     const row = await tx.webhookEndpoint.create({
       data: { workspaceId, url: input.url, description: input.description ?? null, secretCiphertext: encryptSecret(secret, secretsKey) },
@@ -89,7 +107,10 @@ export async function resendDelivery(
   deliveryId: string,
   delaysMs?: number[],
 ): Promise<{ event_id: string; status: 'resend_scheduled' }> {
-  const delivery = await db.webhookDelivery.findFirst({ where: { id: deliveryId, workspaceId }, include: { event: { include: { endpoint: true } } } });
+  const delivery = await db.webhookDelivery.findFirst({
+    where: { id: deliveryId, workspaceId },
+    include: { event: { include: { endpoint: true } } },
+  });
   if (!delivery) throw new ServiceError('NOT_FOUND', 'id', { message: 'No delivery attempt with this id in this workspace.' });
   if (!delivery.event.endpoint.enabled) throw new ServiceError('CONFLICT', 'endpoint', { message: 'The endpoint is disabled.' });
   await temporal.workflow.start('webhookDeliveryWorkflow', {

@@ -24,10 +24,23 @@ export interface EventBody {
  */
 export async function recordEvent(
   tx: Tx,
-  args: { workspaceId: string; endpointId: string | null; type: EventType; subjectKey: string; jobId: string | null; batchId: string | null; resultId: string | null; metadata: Record<string, string>; error: ErrorObject | null },
+  args: {
+    workspaceId: string;
+    endpointId: string | null;
+    type: EventType;
+    subjectKey: string;
+    jobId: string | null;
+    batchId: string | null;
+    resultId: string | null;
+    metadata: Record<string, string>;
+    error: ErrorObject | null;
+  },
 ): Promise<string | null> {
   if (!args.endpointId) return null;
-  const endpoint = await tx.webhookEndpoint.findFirst({ where: { id: args.endpointId, workspaceId: args.workspaceId, enabled: true }, select: { id: true } });
+  const endpoint = await tx.webhookEndpoint.findFirst({
+    where: { id: args.endpointId, workspaceId: args.workspaceId, enabled: true },
+    select: { id: true },
+  });
   if (!endpoint) return null;
   const existing = await tx.webhookEvent.findUnique({ where: { subjectKey: args.subjectKey }, select: { id: true } });
   if (existing) return existing.id;
@@ -44,7 +57,15 @@ export async function recordEvent(
     error: args.error,
   };
   await tx.webhookEvent.create({
-    data: { id, workspaceId: args.workspaceId, endpointId: endpoint.id, type: args.type, subjectKey: args.subjectKey, payload: payload as unknown as Prisma.InputJsonValue, createdAt },
+    data: {
+      id,
+      workspaceId: args.workspaceId,
+      endpointId: endpoint.id,
+      type: args.type,
+      subjectKey: args.subjectKey,
+      payload: payload as unknown as Prisma.InputJsonValue,
+      createdAt,
+    },
   });
   return id;
 }

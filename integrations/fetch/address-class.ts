@@ -57,7 +57,13 @@ const METADATA_V4 = new Set([
 const METADATA_V6 = new Set(['fd00:ec2::254', 'fd00:ec2::253'].map((a) => ipaddr.IPv6.parse(a).toNormalizedString()));
 
 /** Host names that reach a metadata service without any special address in the URL. */
-export const METADATA_HOSTNAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
+export const METADATA_HOSTNAMES = new Set([
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
 
 const IPV4_CLASS: Record<string, AddressClass> = {
   unicast: 'public',

@@ -33,7 +33,11 @@ export function pinnedDispatcher(checked: CheckedUrl, policy: AddressPolicy, opt
       err.code = 'ENOTFOUND';
       return callback(err, '');
     }
-    if (options.all) return callback(null, wanted.map((a) => ({ address: a.address, family: a.family })));
+    if (options.all)
+      return callback(
+        null,
+        wanted.map((a) => ({ address: a.address, family: a.family })),
+      );
     return callback(null, wanted[0]!.address, wanted[0]!.family);
   };
 

@@ -75,7 +75,8 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
         discard(res);
         const location = header(res, 'location');
         if (!location) throw new ServiceError('SOURCE_NOT_FOUND', `${checked.url.host} answered ${res.statusCode} without a Location`);
-        if (redirects.length >= maxRedirects) throw new ServiceError('SOURCE_NOT_FOUND', `more than ${maxRedirects} redirects, last from ${checked.url.host}`);
+        if (redirects.length >= maxRedirects)
+          throw new ServiceError('SOURCE_NOT_FOUND', `more than ${maxRedirects} redirects, last from ${checked.url.host}`);
         redirects.push(checked.url.href);
         let next: string;
         try {
@@ -96,7 +97,13 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Sa
   }
 }
 
-async function send(checked: CheckedUrl, dispatcher: Dispatcher, opts: SafeFetchOptions, signal: AbortSignal, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+async function send(
+  checked: CheckedUrl,
+  dispatcher: Dispatcher,
+  opts: SafeFetchOptions,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<Dispatcher.ResponseData> {
   try {
     return await request(checked.url, {
       method: 'GET',
@@ -124,7 +131,11 @@ function assertOk(res: Dispatcher.ResponseData, checked: CheckedUrl): void {
   if (s === 401 || s === 403 || s === 407) throw new ServiceError('SOURCE_AUTH_REQUIRED', `${host} answered ${s}`);
   if (s === 429) {
     const retryAfter = Number(header(res, 'retry-after'));
-    throw new ServiceError('SOURCE_RATE_LIMITED', `${host} answered 429`, Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: Math.min(retryAfter, 3600) } : {});
+    throw new ServiceError(
+      'SOURCE_RATE_LIMITED',
+      `${host} answered 429`,
+      Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: Math.min(retryAfter, 3600) } : {},
+    );
   }
   if (s === 451) throw new ServiceError('SOURCE_REGION_RESTRICTED', `${host} answered 451`);
   if (s === 408 || s === 504) throw new ServiceError('SOURCE_TIMEOUT', `${host} answered ${s}`);
@@ -162,7 +173,8 @@ async function saveBody(
   let bytes = 0;
   let head = Buffer.alloc(0);
   let format: MediaFormat | null = null;
-  const sniffFailure = () => new ServiceError('UNSUPPORTED_MEDIA', `the file at ${host} is not audio or video (its first bytes match no media format)`);
+  const sniffFailure = () =>
+    new ServiceError('UNSUPPORTED_MEDIA', `the file at ${host} is not audio or video (its first bytes match no media format)`);
   const guard = new Transform({
     transform(chunk: Buffer, _enc, done) {
       bytes += chunk.length;
@@ -196,16 +208,26 @@ async function saveBody(
   return { file: opts.toFile, bytes, contentType, format: format! };
 }
 
-function networkError(err: unknown, checked: CheckedUrl, signal: AbortSignal, callerSignal: AbortSignal | undefined, timeoutMs: number): unknown {
+function networkError(
+  err: unknown,
+  checked: CheckedUrl,
+  signal: AbortSignal,
+  callerSignal: AbortSignal | undefined,
+  timeoutMs: number,
+): unknown {
   if (err instanceof ServiceError) return err;
   if (callerSignal?.aborted) return callerSignal.reason ?? err; // cancellation is not a source failure
   const host = checked.url.host;
   const code = (err as { code?: string }).code ?? (err as Error).name;
   if (code === 'ERR_UNSAFE_PEER') return new ServiceError('UNSAFE_URL', (err as Error).message, { cause: err });
-  if (signal.aborted) return new ServiceError('SOURCE_TIMEOUT', `${host}: download not finished within ${Math.round(timeoutMs / 1000)} s`, { cause: err });
-  if (err instanceof undiciErrors.ConnectTimeoutError) return new ServiceError('SOURCE_TIMEOUT', `${host}: connect timed out`, { cause: err });
-  if (err instanceof undiciErrors.HeadersTimeoutError) return new ServiceError('SOURCE_TIMEOUT', `${host}: no answer in time`, { cause: err });
-  if (err instanceof undiciErrors.BodyTimeoutError) return new ServiceError('SOURCE_TIMEOUT', `${host}: the download stalled`, { cause: err });
+  if (signal.aborted)
+    return new ServiceError('SOURCE_TIMEOUT', `${host}: download not finished within ${Math.round(timeoutMs / 1000)} s`, { cause: err });
+  if (err instanceof undiciErrors.ConnectTimeoutError)
+    return new ServiceError('SOURCE_TIMEOUT', `${host}: connect timed out`, { cause: err });
+  if (err instanceof undiciErrors.HeadersTimeoutError)
+    return new ServiceError('SOURCE_TIMEOUT', `${host}: no answer in time`, { cause: err });
+  if (err instanceof undiciErrors.BodyTimeoutError)
+    return new ServiceError('SOURCE_TIMEOUT', `${host}: the download stalled`, { cause: err });
   if (typeof code === 'string' && (code.startsWith('ERR_TLS') || code.includes('CERT') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT')) {
     return new ServiceError('SOURCE_BLOCKED', `${host}: TLS failed (${code})`, { cause: err });
   }

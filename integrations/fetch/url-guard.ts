@@ -1,7 +1,14 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import { ServiceError } from '../../domain/errors';
-import { classifyAddress, describeAddress, METADATA_HOSTNAMES, normalizeHostname, type AddressClass, type AddressInfo } from './address-class';
+import {
+  classifyAddress,
+  describeAddress,
+  METADATA_HOSTNAMES,
+  normalizeHostname,
+  type AddressClass,
+  type AddressInfo,
+} from './address-class';
 
 // Decides whether a URL may be fetched (direct media links) or posted to
 // (webhook endpoints): https only, and every address its host resolves to
@@ -78,7 +85,8 @@ export async function checkUrl(input: string | URL, policy: AddressPolicy, hop: 
   }
   if (url.protocol !== 'https:') {
     // A redirect from https down to http would expose the transfer and skip TLS checks of the new host.
-    if (hop === 'redirect') throw new ServiceError('UNSAFE_URL', `redirect to ${url.protocol} (${url.host}) refused: only https is followed`);
+    if (hop === 'redirect')
+      throw new ServiceError('UNSAFE_URL', `redirect to ${url.protocol} (${url.host}) refused: only https is followed`);
     throw new ServiceError('INVALID_URL', `only https links are accepted, got ${url.protocol.replace(/:$/, '')}`);
   }
   if (url.username || url.password) throw new ServiceError('INVALID_URL', 'links with a user name or password are not accepted');
@@ -107,7 +115,8 @@ async function resolve(hostname: string, resolver: Resolver): Promise<ResolvedAd
     found = await resolver(hostname);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOTFOUND' || code === 'ENODATA') throw new ServiceError('SOURCE_NOT_FOUND', `${hostname} does not resolve`, { cause: err });
+    if (code === 'ENOTFOUND' || code === 'ENODATA')
+      throw new ServiceError('SOURCE_NOT_FOUND', `${hostname} does not resolve`, { cause: err });
     throw new ServiceError('SOURCE_TIMEOUT', `resolving ${hostname} failed: ${code ?? (err as Error).message}`, { cause: err });
   }
   if (found.length === 0) throw new ServiceError('SOURCE_NOT_FOUND', `${hostname} has no addresses`);

@@ -57,18 +57,25 @@ export function buildYtdlpArgs(url: string, input: YtdlpArgsInput): string[] {
     '--no-cookies',
     '--no-cookies-from-browser',
     '--no-playlist',
-    '-f', 'bestaudio/best',
-    '--max-filesize', String(input.maxBytes ?? DEFAULT_MAX_BYTES),
+    '-f',
+    'bestaudio/best',
+    '--max-filesize',
+    String(input.maxBytes ?? DEFAULT_MAX_BYTES),
     '--no-progress',
     // --print implies --quiet, which would also hide "File is larger than max-filesize" (yt-dlp then exits 0 without a file).
     '--no-quiet',
-    '--socket-timeout', String(input.socketTimeoutSeconds ?? SOCKET_TIMEOUT_SECONDS),
+    '--socket-timeout',
+    String(input.socketTimeoutSeconds ?? SOCKET_TIMEOUT_SECONDS),
     // A few quick retries; beyond that the activity's own retry policy decides.
-    '--retries', '3',
-    '--fragment-retries', '3',
-    '--add-header', `User-Agent:${DEFAULT_USER_AGENT}`,
+    '--retries',
+    '3',
+    '--fragment-retries',
+    '3',
+    '--add-header',
+    `User-Agent:${DEFAULT_USER_AGENT}`,
     // English messages whatever country the proxy is in: classifyYtdlpFailure reads them.
-    '--add-header', 'Accept-Language:en-US,en;q=0.9',
+    '--add-header',
+    'Accept-Language:en-US,en;q=0.9',
   ];
   if (forwardedHost !== null) args.push('--add-header', `X-Forwarded-Host:${forwardedHost}`);
   // Also for overridden traffic, as the outbound layer does: a replay sees what the platform would.
@@ -89,19 +96,28 @@ const FAILURES: ReadonlyArray<readonly [RegExp, ServiceError['code']]> = [
   [/HTTP Error 429|Too Many Requests|rate-limited/i, 'SOURCE_RATE_LIMITED'],
   // Not a bare "private": it could be part of a URL in the line.
   [/Private video|is private|private (account|post)|do not have permission to view this post/i, 'SOURCE_PRIVATE'],
-  [/confirm your age|age-restricted|members-only|members on level|requires payment|log ?in (for access|required)|requiring login|login (details|required)|registered users/i, 'SOURCE_AUTH_REQUIRED'],
+  [
+    /confirm your age|age-restricted|members-only|members on level|requires payment|log ?in (for access|required)|requiring login|login (details|required)|registered users/i,
+    'SOURCE_AUTH_REQUIRED',
+  ],
   [/available in your country|geo.?restrict|not available from your location/i, 'SOURCE_REGION_RESTRICTED'],
   [/Video unavailable|removed|HTTP Error 404|does not exist|has been terminated/i, 'SOURCE_NOT_FOUND'],
   [/HTTP Error 403/i, 'SOURCE_BLOCKED'],
   [/Unsupported URL|No video formats found|Requested format is not available/i, 'UNSUPPORTED_MEDIA'],
   // No answer at all is retryable like a timeout, as in the outbound layer.
-  [/timed out|timeout|Connection refused|Connection reset|Name or service not known|Temporary failure in name resolution/i, 'SOURCE_TIMEOUT'],
+  [
+    /timed out|timeout|Connection refused|Connection reset|Name or service not known|Temporary failure in name resolution/i,
+    'SOURCE_TIMEOUT',
+  ],
 ];
 
 /** Maps yt-dlp's output (stderr, plus stdout for the max-filesize notice) to a catalogue error. */
 export function classifyYtdlpFailure(output: string, platform: DownloadPlatform = 'videosite'): ServiceError {
   // Only ERROR lines when there are any: warnings ("Sign in…", "Falling back…") are not the failure.
-  const errors = output.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('ERROR:'));
+  const errors = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('ERROR:'));
   const text = errors.length > 0 ? errors.join('\n') : output;
   const line = (errors[errors.length - 1] ?? lastLine(output.replace(/\r/g, '\n'))).slice(0, 300);
   const code = FAILURES.find(([re]) => re.test(text))?.[1] ?? 'SOURCE_CHANGED';
@@ -121,16 +137,30 @@ export async function downloadAudio(url: string, platform: DownloadPlatform, opt
     maxBytes,
     socketTimeoutSeconds: Math.max(1, Math.min(SOCKET_TIMEOUT_SECONDS, Math.ceil(timeoutMs / 1000))),
   });
-  const ours = () => readdir(opts.toDir).then((names) => names.filter((n) => n.startsWith(`${stem}.`)), () => [] as string[]);
+  const ours = () =>
+    readdir(opts.toDir).then(
+      (names) => names.filter((n) => n.startsWith(`${stem}.`)),
+      () => [] as string[],
+    );
   const removeOurs = async () => Promise.all((await ours()).map((n) => rm(join(opts.toDir, n), { force: true })));
 
   // Timeout and size limit abort with the catalogue error as the reason: runTool kills yt-dlp and rejects with it.
   const stop = new AbortController();
   const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
-  const timer = setTimeout(() => stop.abort(new ServiceError('SOURCE_TIMEOUT', `${platform}: download did not finish within ${timeoutMs} ms`)), timeoutMs);
+  const timer = setTimeout(
+    () => stop.abort(new ServiceError('SOURCE_TIMEOUT', `${platform}: download did not finish within ${timeoutMs} ms`)),
+    timeoutMs,
+  );
   // yt-dlp's --max-filesize only trusts Content-Length; a chunked or fragmented download is measured here.
   const poll = setInterval(async () => {
-    const sizes = await Promise.all((await ours()).map((n) => stat(join(opts.toDir, n)).then((s) => s.size, () => 0)));
+    const sizes = await Promise.all(
+      (await ours()).map((n) =>
+        stat(join(opts.toDir, n)).then(
+          (s) => s.size,
+          () => 0,
+        ),
+      ),
+    );
     const total = sizes.reduce((a, b) => a + b, 0);
     if (total > maxBytes) stop.abort(new ServiceError('FILE_TOO_LARGE', `${platform}: download passed ${maxBytes} bytes`));
   }, SIZE_POLL_MS);
@@ -138,7 +168,10 @@ export async function downloadAudio(url: string, platform: DownloadPlatform, opt
   try {
     const run = await runTool(await ytdlpCommand(), args, { signal, maxStderr: 16 * 1024 });
     if (run.code !== 0) throw classifyYtdlpFailure(`${run.stderr}\n${run.stdout}`, platform);
-    const printed = run.stdout.split('\n').filter((l) => l.startsWith('{')).pop();
+    const printed = run.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .pop();
     // Exit 0 without a file: yt-dlp skipped the download (max-filesize from Content-Length is the skip we enable).
     if (printed === undefined) throw classifyYtdlpFailure(run.stdout || 'yt-dlp exited without writing a file', platform);
     const info = JSON.parse(printed) as { filepath?: string; title?: string; duration?: number };
@@ -152,7 +185,8 @@ export async function downloadAudio(url: string, platform: DownloadPlatform, opt
     };
   } catch (err) {
     await removeOurs(); // no half-written .part file left behind for the next attempt
-    if (err instanceof ToolMissingError) throw new ServiceError('SERVICE_UNAVAILABLE', 'yt-dlp is not installed (run stack/ytdlp-setup.sh)', { cause: err });
+    if (err instanceof ToolMissingError)
+      throw new ServiceError('SERVICE_UNAVAILABLE', 'yt-dlp is not installed (run stack/ytdlp-setup.sh)', { cause: err });
     throw err;
   } finally {
     clearTimeout(timer);
@@ -162,5 +196,8 @@ export async function downloadAudio(url: string, platform: DownloadPlatform, opt
 
 /** The pinned venv binary when installed, else whatever yt-dlp is on PATH. */
 async function ytdlpCommand(): Promise<string> {
-  return access(YTDLP_VENV_BIN, constants.X_OK).then(() => YTDLP_VENV_BIN, () => 'yt-dlp');
+  return access(YTDLP_VENV_BIN, constants.X_OK).then(
+    () => YTDLP_VENV_BIN,
+    () => 'yt-dlp',
+  );
 }

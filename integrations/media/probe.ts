@@ -34,7 +34,8 @@ interface FfprobeOutput {
 
 // Demuxers ffprobe will happily open that are not audio or video: text shown
 // as "ANSI art" (tty), still images, subtitles and playlists.
-const NOT_MEDIA_FORMATS = /^(tty|image2|.*_pipe|gif|apng|webp|bmp|png|jpeg|svg|srt|webvtt|ass|lrc|subviewer|microdvd|hls|concat|ffmetadata|bin|txt)$/;
+const NOT_MEDIA_FORMATS =
+  /^(tty|image2|.*_pipe|gif|apng|webp|bmp|png|jpeg|svg|srt|webvtt|ass|lrc|subviewer|microdvd|hls|concat|ffmetadata|bin|txt)$/;
 
 /** Probes `filePath`; throws UNSUPPORTED_MEDIA, INVALID_MEDIA, NO_AUDIO or DURATION_LIMIT_EXCEEDED. */
 export async function probeMedia(filePath: string, opts: { signal?: AbortSignal } = {}): Promise<MediaInfo> {
@@ -44,7 +45,10 @@ export async function probeMedia(filePath: string, opts: { signal?: AbortSignal 
   // Text is refused before ffprobe sees it: its tty demuxer reads any text as a video.
   if (!sniffed && looksLikeText(head)) throw new ServiceError('UNSUPPORTED_MEDIA', 'file content is text, not audio or video');
 
-  const run = await runTool('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', filePath], { signal: opts.signal, timeoutMs: 60_000 });
+  const run = await runTool('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', filePath], {
+    signal: opts.signal,
+    timeoutMs: 60_000,
+  });
   const parsed = run.code === 0 ? parseJson(run.stdout) : undefined;
   if (!parsed?.format) {
     // A recognised container that ffprobe cannot read is damaged; anything else is not media.
@@ -61,12 +65,14 @@ export async function probeMedia(filePath: string, opts: { signal?: AbortSignal 
   if (NOT_MEDIA_FORMATS.test(formatName) || (audio.length === 0 && video.length === 0)) {
     throw new ServiceError('UNSUPPORTED_MEDIA', `format ${formatName} is not audio or video`);
   }
-  if (audio.length === 0) throw new ServiceError('NO_AUDIO', `format ${formatName} has ${video.length} video stream(s) and no audio stream`);
+  if (audio.length === 0)
+    throw new ServiceError('NO_AUDIO', `format ${formatName} has ${video.length} video stream(s) and no audio stream`);
 
   let durationMs = seconds(parsed.format.duration) ?? maxOf(audio.map((s) => seconds(s.duration)));
   // Some recordings (browser MediaRecorder webm, raw ADTS) carry no duration: decode the audio to measure it.
   if (durationMs === null) durationMs = await decodedDurationMs(filePath, opts.signal);
-  if (durationMs === null || durationMs <= 0) throw new ServiceError('INVALID_MEDIA', `format ${formatName}: no decodable audio (duration unknown)`);
+  if (durationMs === null || durationMs <= 0)
+    throw new ServiceError('INVALID_MEDIA', `format ${formatName}: no decodable audio (duration unknown)`);
   if (durationMs > MAX_DURATION_MS) throw new ServiceError('DURATION_LIMIT_EXCEEDED', `duration_ms=${durationMs} > ${MAX_DURATION_MS}`);
 
   return { durationMs, hasAudio: true, hasVideo: video.length > 0, formatName, audioCodec: audio[0].codec_name ?? null };
@@ -111,7 +117,10 @@ function maxOf(values: Array<number | null>): number | null {
 }
 
 async function decodedDurationMs(filePath: string, signal?: AbortSignal): Promise<number | null> {
-  const run = await runTool('ffmpeg', ['-nostdin', '-hide_banner', '-i', filePath, '-map', '0:a:0', '-f', 'null', '-'], { signal, timeoutMs: 10 * 60_000 });
+  const run = await runTool('ffmpeg', ['-nostdin', '-hide_banner', '-i', filePath, '-map', '0:a:0', '-f', 'null', '-'], {
+    signal,
+    timeoutMs: 10 * 60_000,
+  });
   // The final progress line holds the decoded length: "... time=00:01:02.50 ...".
   const times = [...run.stderr.matchAll(/time=(\d+):(\d+):(\d+(?:\.\d+)?)/g)];
   const last = times[times.length - 1];

@@ -66,6 +66,9 @@ function abortError(signal: AbortSignal): Error {
 
 /** The last non-empty line of a tool's stderr: enough to name the failure in an error detail. */
 export function lastLine(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   return (lines[lines.length - 1] ?? '').slice(0, 300);
 }

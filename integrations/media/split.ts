@@ -33,7 +33,10 @@ export interface SplitOptions {
 export const DEFAULT_MAX_PIECE_MS = 90_000;
 
 /** Pauses in `audioPath` by ffmpeg's silencedetect filter (energy below `noiseDb` for at least `minSilenceMs`). */
-export async function findSilences(audioPath: string, opts: Pick<SplitOptions, 'noiseDb' | 'minSilenceMs'> & { durationMs?: number; signal?: AbortSignal } = {}): Promise<Silence[]> {
+export async function findSilences(
+  audioPath: string,
+  opts: Pick<SplitOptions, 'noiseDb' | 'minSilenceMs'> & { durationMs?: number; signal?: AbortSignal } = {},
+): Promise<Silence[]> {
   const filter = `silencedetect=noise=${opts.noiseDb ?? -35}dB:d=${(opts.minSilenceMs ?? 300) / 1000}`;
   const run = await runTool('ffmpeg', ['-nostdin', '-hide_banner', '-i', audioPath, '-map', '0:a:0', '-af', filter, '-f', 'null', '-'], {
     signal: opts.signal,
@@ -66,7 +69,11 @@ export function parseSilences(stderr: string, durationMs?: number): Silence[] {
  * piece (a long pause is a sentence end, a short one may be inside a
  * phrase); with no pause there, the piece is cut hard at maxPieceMs.
  */
-export function planPieces(durationMs: number, silences: readonly Silence[], opts: Pick<SplitOptions, 'maxPieceMs' | 'minPieceMs'> = {}): Piece[] {
+export function planPieces(
+  durationMs: number,
+  silences: readonly Silence[],
+  opts: Pick<SplitOptions, 'maxPieceMs' | 'minPieceMs'> = {},
+): Piece[] {
   const maxPiece = opts.maxPieceMs ?? DEFAULT_MAX_PIECE_MS;
   const minPiece = Math.min(opts.minPieceMs ?? maxPiece / 2, maxPiece);
   if (!(maxPiece > 0)) throw new RangeError('maxPieceMs must be positive');
@@ -94,7 +101,10 @@ export function planPieces(durationMs: number, silences: readonly Silence[], opt
 }
 
 /** Plans the pieces of `audioPath` (any format ffmpeg reads); one piece when it is short enough. */
-export async function splitAtSilences(audioPath: string, opts: SplitOptions & { durationMs?: number; signal?: AbortSignal } = {}): Promise<Piece[]> {
+export async function splitAtSilences(
+  audioPath: string,
+  opts: SplitOptions & { durationMs?: number; signal?: AbortSignal } = {},
+): Promise<Piece[]> {
   const durationMs = opts.durationMs ?? (await probeMedia(audioPath, { signal: opts.signal })).durationMs;
   if (durationMs <= (opts.maxPieceMs ?? DEFAULT_MAX_PIECE_MS)) return [{ startMs: 0, endMs: durationMs }];
   const silences = await findSilences(audioPath, { ...opts, durationMs });
@@ -115,7 +125,9 @@ export interface RecognizedPiece {
  */
 export function stitch(pieces: readonly RecognizedPiece[]): RecognitionResult {
   const ordered = [...pieces].sort((a, b) => a.startMs - b.startMs);
-  const words = ordered.flatMap((p) => p.result.words.map((w) => ({ ...w, start: w.start + p.startMs / 1000, end: w.end + p.startMs / 1000 })));
+  const words = ordered.flatMap((p) =>
+    p.result.words.map((w) => ({ ...w, start: w.start + p.startMs / 1000, end: w.end + p.startMs / 1000 })),
+  );
   const segments: Segment[] = [];
   let floor = 0;
   for (const p of ordered) {

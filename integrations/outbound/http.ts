@@ -61,7 +61,11 @@ export interface OutboundResponse {
 export interface Outbound {
   fetchText(platform: OutboundPlatform, url: string, init?: OutboundRequest): Promise<OutboundResponse>;
   /** fetchText, plus the body parsed as JSON (`json` is undefined when the body is not JSON: the caller decides what that means). */
-  fetchJson<T = unknown>(platform: OutboundPlatform, url: string, init?: OutboundRequest): Promise<OutboundResponse & { json: T | undefined }>;
+  fetchJson<T = unknown>(
+    platform: OutboundPlatform,
+    url: string,
+    init?: OutboundRequest,
+  ): Promise<OutboundResponse & { json: T | undefined }>;
   close(): Promise<void>;
 }
 
@@ -72,7 +76,8 @@ class NoAnswerError extends ServiceError {
   }
 }
 
-export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
+export const DEFAULT_USER_AGENT =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
 const DEFAULTS = { timeoutMs: 15_000, concurrency: 8, maxBodyBytes: 32 * 1024 * 1024, maxRedirects: 5 };
 
 /** Reads the outbound settings from the environment names used in domain/config.ts. */
@@ -92,7 +97,10 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
   const maxRedirects = config.maxRedirects ?? DEFAULTS.maxRedirects;
   const loopbackOnly = config.loopbackOnly ?? TEST_STACK;
   const userAgent = config.userAgent ?? DEFAULT_USER_AGENT;
-  const slots = Object.fromEntries(PLATFORMS.map((p) => [p, new Semaphore(config.concurrency?.[p] ?? DEFAULTS.concurrency)])) as Record<OutboundPlatform, Semaphore>;
+  const slots = Object.fromEntries(PLATFORMS.map((p) => [p, new Semaphore(config.concurrency?.[p] ?? DEFAULTS.concurrency)])) as Record<
+    OutboundPlatform,
+    Semaphore
+  >;
   // Which proxy each platform uses now: a block on one platform says nothing about the others.
   const proxyCursor = Object.fromEntries(PLATFORMS.map((p) => [p, 0])) as Record<OutboundPlatform, number>;
   const direct = new Agent({ keepAliveTimeout: 10_000 });
@@ -106,7 +114,11 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
   }
 
   /** One HTTP exchange, retried through the next proxy while the answer is a block and proxies remain. */
-  async function sendRotating(platform: OutboundPlatform, url: string, init: OutboundRequest): Promise<Omit<OutboundResponse, 'url' | 'redirects'>> {
+  async function sendRotating(
+    platform: OutboundPlatform,
+    url: string,
+    init: OutboundRequest,
+  ): Promise<Omit<OutboundResponse, 'url' | 'redirects'>> {
     const attempts = Math.max(1, proxies.length);
     for (let attempt = 1; ; attempt++) {
       const index = proxyCursor[platform];
@@ -155,9 +167,20 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
     const timeout = setTimeout(() => timer.abort(new Error('timeout')), budget);
     const signal = init.signal ? AbortSignal.any([init.signal, timer.signal]) : timer.signal;
     try {
-      const res = await request(target, { method: (init.method ?? 'GET') as Dispatcher.HttpMethod, headers, body, signal, dispatcher: dispatcherFor(proxy) });
+      const res = await request(target, {
+        method: (init.method ?? 'GET') as Dispatcher.HttpMethod,
+        headers,
+        body,
+        signal,
+        dispatcher: dispatcherFor(proxy),
+      });
       const text = await readBody(res, maxBodyBytes, url);
-      return { status: res.statusCode, headers: flattenHeaders(res.headers), body: text, proxy: proxy === null ? null : redactProxy(proxy) };
+      return {
+        status: res.statusCode,
+        headers: flattenHeaders(res.headers),
+        body: text,
+        proxy: proxy === null ? null : redactProxy(proxy),
+      };
     } catch (err) {
       if (timer.signal.aborted && !init.signal?.aborted) {
         throw new ServiceError('SOURCE_TIMEOUT', `${new URL(url).host} did not answer within ${budget} ms`, { cause: err });
@@ -184,7 +207,8 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
         if (init.redirect !== 'follow' || answer.status < 300 || answer.status > 399 || !location) {
           return { ...answer, url: current, redirects };
         }
-        if (redirects.length >= maxRedirects) throw new ServiceError('SOURCE_CHANGED', `more than ${maxRedirects} redirects from ${new URL(url).host}`);
+        if (redirects.length >= maxRedirects)
+          throw new ServiceError('SOURCE_CHANGED', `more than ${maxRedirects} redirects from ${new URL(url).host}`);
         redirects.push(current);
         // Resolved against the platform URL, so a relative Location stays on the platform host (and under the override).
         current = new URL(location, current).href;
@@ -216,7 +240,9 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
 }
 
 async function readBody(res: Dispatcher.ResponseData, maxBytes: number, url: string): Promise<string> {
-  const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(res.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   let stream: Readable = res.body;
   if (encoding === 'gzip' || encoding === 'x-gzip') stream = res.body.pipe(createGunzip());
   else if (encoding === 'br') stream = res.body.pipe(createBrotliDecompress());

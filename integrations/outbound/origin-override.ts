@@ -13,8 +13,10 @@ export interface OverriddenTarget {
 export function parseOriginOverride(value: string | null | undefined): URL | null {
   if (value === undefined || value === null || value.trim() === '') return null;
   const origin = new URL(value.trim());
-  if (origin.protocol !== 'http:' && origin.protocol !== 'https:') throw new Error(`PLATFORM_ORIGIN_OVERRIDE must be an http(s) origin, got ${value}`);
-  if ((origin.pathname !== '/' && origin.pathname !== '') || origin.search !== '') throw new Error(`PLATFORM_ORIGIN_OVERRIDE must be an origin without path or query, got ${value}`);
+  if (origin.protocol !== 'http:' && origin.protocol !== 'https:')
+    throw new Error(`PLATFORM_ORIGIN_OVERRIDE must be an http(s) origin, got ${value}`);
+  if ((origin.pathname !== '/' && origin.pathname !== '') || origin.search !== '')
+    throw new Error(`PLATFORM_ORIGIN_OVERRIDE must be an origin without path or query, got ${value}`);
   return origin;
 }
 
@@ -39,5 +41,8 @@ export const TEST_STACK = process.env.APP_ENV === 'test';
 export function assertLoopbackTarget(target: string): void {
   const host = new URL(target).hostname.replace(/^\[|\]$/g, '');
   const loopback = host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1';
-  if (!loopback) throw new Error(`the test stack sends platform traffic to loopback only (set PLATFORM_ORIGIN_OVERRIDE); refused ${new URL(target).host}`);
+  if (!loopback)
+    throw new Error(
+      `the test stack sends platform traffic to loopback only (set PLATFORM_ORIGIN_OVERRIDE); refused ${new URL(target).host}`,
+    );
 }

@@ -33,7 +33,10 @@ export function chooseCaptionTrack<T extends ChoosableTrack>(tracks: readonly T[
   if (tracks.length === 0) throw new ServiceError('NO_CAPTIONS', 'the video has no caption tracks');
   const allowed = tracks.filter((t) => kinds.includes(t.kind));
   if (allowed.length === 0) {
-    throw new ServiceError('NO_CAPTIONS', `caption_preference=${preference}: the video has only ${tracks[0].kind === 'creator' ? 'creator' : 'automatic'} captions`);
+    throw new ServiceError(
+      'NO_CAPTIONS',
+      `caption_preference=${preference}: the video has only ${tracks[0].kind === 'creator' ? 'creator' : 'automatic'} captions`,
+    );
   }
 
   const languages = choice.languages ?? [];
@@ -43,7 +46,10 @@ export function chooseCaptionTrack<T extends ChoosableTrack>(tracks: readonly T[
       if (hit) return hit;
     }
     const available = [...new Set(allowed.map((t) => t.language))].join(', ');
-    throw new ServiceError('LANGUAGE_UNAVAILABLE', `caption_languages: none of ${languages.join(', ')} (caption_preference=${preference}; available: ${available})`);
+    throw new ServiceError(
+      'LANGUAGE_UNAVAILABLE',
+      `caption_languages: none of ${languages.join(', ')} (caption_preference=${preference}; available: ${available})`,
+    );
   }
 
   // No languages asked for: the video's default track, or the closest to it

@@ -9,18 +9,65 @@ const ALIASES: Record<string, string> = { iw: 'he', in: 'id', ji: 'yi', jw: 'jv'
 // `cmn-Hans-CN`) to the two-letter BCP 47 primary subtag. Codes not listed are
 // kept: a three-letter primary subtag is valid BCP 47 too.
 const THREE_TO_TWO: Record<string, string> = {
-  ara: 'ar', ben: 'bn', bul: 'bg', ces: 'cs', cmn: 'zh', dan: 'da', deu: 'de', ell: 'el', eng: 'en', est: 'et', fas: 'fa',
-  fin: 'fi', fra: 'fr', heb: 'he', hin: 'hi', hrv: 'hr', hun: 'hu', ind: 'id', ita: 'it', jpn: 'ja', kor: 'ko', lav: 'lv',
-  lit: 'lt', msa: 'ms', nld: 'nl', nob: 'nb', nor: 'no', pol: 'pl', por: 'pt', ron: 'ro', rus: 'ru', slk: 'sk', slv: 'sl',
-  spa: 'es', srp: 'sr', swe: 'sv', tam: 'ta', tel: 'te', tha: 'th', tur: 'tr', ukr: 'uk', urd: 'ur', vie: 'vi', yue: 'zh', zho: 'zh',
+  ara: 'ar',
+  ben: 'bn',
+  bul: 'bg',
+  ces: 'cs',
+  cmn: 'zh',
+  dan: 'da',
+  deu: 'de',
+  ell: 'el',
+  eng: 'en',
+  est: 'et',
+  fas: 'fa',
+  fin: 'fi',
+  fra: 'fr',
+  heb: 'he',
+  hin: 'hi',
+  hrv: 'hr',
+  hun: 'hu',
+  ind: 'id',
+  ita: 'it',
+  jpn: 'ja',
+  kor: 'ko',
+  lav: 'lv',
+  lit: 'lt',
+  msa: 'ms',
+  nld: 'nl',
+  nob: 'nb',
+  nor: 'no',
+  pol: 'pl',
+  por: 'pt',
+  ron: 'ro',
+  rus: 'ru',
+  slk: 'sk',
+  slv: 'sl',
+  spa: 'es',
+  srp: 'sr',
+  swe: 'sv',
+  tam: 'ta',
+  tel: 'te',
+  tha: 'th',
+  tur: 'tr',
+  ukr: 'uk',
+  urd: 'ur',
+  vie: 'vi',
+  yue: 'zh',
+  zho: 'zh',
 };
 
 /** `eng-US` → `en-US`, `cmn-Hans-CN` → `zh-Hans-CN`, `pt_BR` → `pt-BR`; BCP 47 casing (region upper, script title case). */
 export function normaliseLanguageTag(tag: string): string {
-  const parts = tag.trim().replace(/_/g, '-').split('-').filter((p) => p !== '');
+  const parts = tag
+    .trim()
+    .replace(/_/g, '-')
+    .split('-')
+    .filter((p) => p !== '');
   if (parts.length === 0) return '';
   const primary = parts[0].toLowerCase();
-  const rest = parts.slice(1).map((p) => (p.length === 2 ? p.toUpperCase() : p.length === 4 ? p[0].toUpperCase() + p.slice(1).toLowerCase() : p.toLowerCase()));
+  const rest = parts
+    .slice(1)
+    .map((p) => (p.length === 2 ? p.toUpperCase() : p.length === 4 ? p[0].toUpperCase() + p.slice(1).toLowerCase() : p.toLowerCase()));
   return [THREE_TO_TWO[primary] ?? primary, ...rest].join('-');
 }
 

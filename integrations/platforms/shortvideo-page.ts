@@ -61,7 +61,8 @@ export function readVideoPage(res: OutboundResponse, videoId: string): Shortvide
     const status = isObject(sigi.VideoPage) ? sigi.VideoPage.statusCode : undefined;
     return readItem(status, isObject(sigi.ItemModule) ? sigi.ItemModule[videoId] : undefined);
   }
-  if (isChallengePage(res.body)) throw new ServiceError('SOURCE_BLOCKED', 'shortvideo page: bot-protection challenge instead of the video page');
+  if (isChallengePage(res.body))
+    throw new ServiceError('SOURCE_BLOCKED', 'shortvideo page: bot-protection challenge instead of the video page');
   throw new ServiceError('SOURCE_CHANGED', 'shortvideo page: no rehydration data');
 }
 
@@ -73,13 +74,21 @@ function readItem(statusCode: unknown, item: unknown): ShortvideoItem {
   if (status !== 0) throw new ServiceError('SOURCE_NOT_FOUND', `shortvideo statusCode ${status}`);
   if (!isObject(item)) throw new ServiceError('SOURCE_CHANGED', 'shortvideo page: statusCode 0 without itemStruct');
   if (!isObject(item.video)) {
-    if (item.isContentClassified === true) throw new ServiceError('SOURCE_AUTH_REQUIRED', 'shortvideo: post restricted to signed-in adults (isContentClassified)');
+    if (item.isContentClassified === true)
+      throw new ServiceError('SOURCE_AUTH_REQUIRED', 'shortvideo: post restricted to signed-in adults (isContentClassified)');
     throw new ServiceError('SOURCE_CHANGED', 'shortvideo page: itemStruct without video');
   }
   const infos = item.video.subtitleInfos;
   const subtitles = (Array.isArray(infos) ? infos : []).filter(isObject).flatMap((s): ShortvideoSubtitle[] =>
     typeof s.Url === 'string' && s.Url !== ''
-      ? [{ url: s.Url, format: String(s.Format ?? ''), languageCodeName: String(s.LanguageCodeName ?? ''), source: String(s.Source ?? '') }]
+      ? [
+          {
+            url: s.Url,
+            format: String(s.Format ?? ''),
+            languageCodeName: String(s.LanguageCodeName ?? ''),
+            source: String(s.Source ?? ''),
+          },
+        ]
       : [],
   );
   const duration = Number(item.video.duration);

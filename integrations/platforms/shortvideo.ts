@@ -1,5 +1,5 @@
 import { ServiceError } from '../../domain/errors';
-import { recognizeLink, shortvideoCanonicalUrl } from '../../domain/sources/links';
+import { recognizeLink, shortvideoCanonicalUrl } from './links';
 import type { Outbound } from '../outbound/http';
 import { chooseCaptionTrack, type ChoosableTrack } from './caption-choice';
 import { parseCaptionBody } from './caption-formats';
@@ -37,8 +37,14 @@ export function createShortvideoSource(deps: ShortvideoDeps): ShortvideoSource {
   const { outbound } = deps;
 
   async function loadItem(videoId: string, signal?: AbortSignal) {
-    if (!/^\d{1,20}$/.test(videoId)) throw new ServiceError('UNSUPPORTED_SOURCE', 'shortvideo: media id must be the numeric video id (resolve share links first)');
-    const res = await outbound.fetchText('shortvideo', shortvideoCanonicalUrl(videoId), { headers: PAGE_HEADERS, redirect: 'follow', signal, isBlocked: looksBlocked });
+    if (!/^\d{1,20}$/.test(videoId))
+      throw new ServiceError('UNSUPPORTED_SOURCE', 'shortvideo: media id must be the numeric video id (resolve share links first)');
+    const res = await outbound.fetchText('shortvideo', shortvideoCanonicalUrl(videoId), {
+      headers: PAGE_HEADERS,
+      redirect: 'follow',
+      signal,
+      isBlocked: looksBlocked,
+    });
     const item = readVideoPage(res, videoId);
     return { ...item, tracks: toTracks(item.subtitles) };
   }
@@ -48,7 +54,8 @@ export function createShortvideoSource(deps: ShortvideoDeps): ShortvideoSource {
       let link = recognizeLink(url);
       if (link.platform !== 'shortvideo') throw new ServiceError('UNSUPPORTED_SOURCE', 'source.url: not a shortvideo link');
       for (let hop = 0; link.needsResolve; hop++) {
-        if (hop === MAX_SHARE_HOPS) throw new ServiceError('SOURCE_CHANGED', `shortvideo share link: more than ${MAX_SHARE_HOPS} redirects`);
+        if (hop === MAX_SHARE_HOPS)
+          throw new ServiceError('SOURCE_CHANGED', `shortvideo share link: more than ${MAX_SHARE_HOPS} redirects`);
         const res = await outbound.fetchText('shortvideo', link.canonicalUrl, { headers: PAGE_HEADERS, signal: options.signal });
         link = nextLink(res.status, res.headers.location, res.body, link.canonicalUrl);
       }
@@ -58,7 +65,10 @@ export function createShortvideoSource(deps: ShortvideoDeps): ShortvideoSource {
     async fetchCaptions(videoId, options = {}) {
       const item = await loadItem(videoId, options.signal);
       const track = chooseCaptionTrack(item.tracks, { languages: options.captionLanguages, preference: options.captionPreference });
-      const res = await outbound.fetchText('shortvideo', track.subtitle.url, { headers: { referer: 'https://www.tiktok.com/' }, signal: options.signal });
+      const res = await outbound.fetchText('shortvideo', track.subtitle.url, {
+        headers: { referer: 'https://www.tiktok.com/' },
+        signal: options.signal,
+      });
       if (res.status === 429) throw new ServiceError('SOURCE_RATE_LIMITED', 'shortvideo captions: HTTP 429');
       // Subtitle URLs are signed and expire; a fresh page gives fresh ones, so these are retryable.
       if (res.status === 403) throw new ServiceError('SOURCE_BLOCKED', 'shortvideo captions: HTTP 403');
@@ -122,7 +132,8 @@ function nextLink(status: number, location: string | undefined, body: string, fr
   if (status === 404 || status === 410) throw new ServiceError('SOURCE_NOT_FOUND', `shortvideo share link: HTTP ${status}`);
   let target: string | undefined;
   if (status >= 300 && status <= 399 && location) target = new URL(location, from).href;
-  else if (status >= 200 && status <= 299) target = /https:\/\/(?:www\.|m\.)?tiktok\.com\/(?:@[^/"'?\s<>]+\/video|v)\/\d+[^"'\s<>]*/.exec(body.replace(/\\\//g, '/'))?.[0];
+  else if (status >= 200 && status <= 299)
+    target = /https:\/\/(?:www\.|m\.)?tiktok\.com\/(?:@[^/"'?\s<>]+\/video|v)\/\d+[^"'\s<>]*/.exec(body.replace(/\\\//g, '/'))?.[0];
   else throw new ServiceError('SOURCE_CHANGED', `shortvideo share link: HTTP ${status}`);
   if (target === undefined) throw new ServiceError('SOURCE_NOT_FOUND', 'shortvideo share link: leads to no video');
   if (isLoginUrl(target)) throw new ServiceError('SOURCE_AUTH_REQUIRED', 'shortvideo share link: redirects to the login page');

@@ -1,4 +1,4 @@
-import type { CaptionSources } from '../../activities/captions';
+import type { CaptionSources } from './types';
 import type { Outbound } from '../outbound/http';
 import { createShortvideoSource } from './shortvideo';
 import { createVideositeSource } from './videosite';

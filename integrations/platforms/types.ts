@@ -42,3 +42,10 @@ export interface CaptionResult {
 export function sourceOriginOf(kind: CaptionKind): SourceOrigin {
   return kind === 'creator' ? 'creator_captions' : 'platform_captions';
 }
+
+/** The platform side the caption activities need (activities/captions.ts); the worker wires the real clients behind the outbound layer. */
+export interface CaptionSources {
+  fetchCaptions(platform: 'videosite' | 'shortvideo', mediaId: string, options: CaptionOptions): Promise<CaptionResult>;
+  /** Follows a share link to the video it names. */
+  resolveShareLink(platform: 'shortvideo', url: string): Promise<{ mediaId: string; canonicalUrl: string }>;
+}

@@ -34,7 +34,12 @@ const ANDROID_CONTEXT = {
 };
 const ANDROID_UA = 'com.google.android.youtube/21.03.36 (Linux; U; Android 16; US) gzip';
 
-export const ANDROID_REEL: InnertubeClient = { id: 'ANDROID_REEL', endpoint: 'reel_item_watch', userAgent: ANDROID_UA, client: ANDROID_CONTEXT };
+export const ANDROID_REEL: InnertubeClient = {
+  id: 'ANDROID_REEL',
+  endpoint: 'reel_item_watch',
+  userAgent: ANDROID_UA,
+  client: ANDROID_CONTEXT,
+};
 
 export const ANDROID_PLAYER: InnertubeClient = { id: 'ANDROID', endpoint: 'player', userAgent: ANDROID_UA, client: ANDROID_CONTEXT };
 

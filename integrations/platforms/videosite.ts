@@ -38,7 +38,13 @@ interface VideositeTrack extends ChoosableTrack {
 type Attempt<T> = { value: T } | { refusal: Refusal };
 
 // When several clients refused for client-specific reasons, the most telling one is reported.
-const REFUSAL_RANK: ServiceError['code'][] = ['SOURCE_AUTH_REQUIRED', 'SOURCE_BLOCKED', 'SOURCE_RATE_LIMITED', 'SOURCE_NOT_FOUND', 'SOURCE_CHANGED'];
+const REFUSAL_RANK: ServiceError['code'][] = [
+  'SOURCE_AUTH_REQUIRED',
+  'SOURCE_BLOCKED',
+  'SOURCE_RATE_LIMITED',
+  'SOURCE_NOT_FOUND',
+  'SOURCE_CHANGED',
+];
 
 export function createVideositeSource(deps: VideositeDeps): VideositeSource {
   const clients = deps.clients ?? DEFAULT_VIDEOSITE_CLIENTS;
@@ -63,12 +69,19 @@ export function createVideositeSource(deps: VideositeDeps): VideositeSource {
 
   async function playerResponse(client: InnertubeClient, videoId: string, signal?: AbortSignal): Promise<Attempt<Record<string, unknown>>> {
     const request = playerRequest(client, videoId);
-    const res = await outbound.fetchJson('videosite', request.url, { method: 'POST', headers: request.headers, json: request.json, signal, isBlocked: looksBlocked });
+    const res = await outbound.fetchJson('videosite', request.url, {
+      method: 'POST',
+      headers: request.headers,
+      json: request.json,
+      signal,
+      isBlocked: looksBlocked,
+    });
     const refused = httpRefusal(res, `player (${client.id})`);
     if (refused) return { refusal: refused };
     if (res.json === undefined) return { refusal: pageRefusal(res.body, `player (${client.id})`) };
     // reel_item_watch wraps the player response; its `{}` (no such video) has nothing to unwrap.
-    const pr = client.endpoint === 'reel_item_watch' && isObject(res.json) && 'playerResponse' in res.json ? res.json.playerResponse : res.json;
+    const pr =
+      client.endpoint === 'reel_item_watch' && isObject(res.json) && 'playerResponse' in res.json ? res.json.playerResponse : res.json;
     const refusal = checkPlayability(pr);
     if (refusal) return { refusal };
     return { value: pr as Record<string, unknown> };
@@ -87,11 +100,16 @@ export function createVideositeSource(deps: VideositeDeps): VideositeSource {
           return refuse('SOURCE_BLOCKED', `captions (${client.id}): track ${track.language} needs a PO token (exp=xpe)`, true);
         }
 
-        const res = await outbound.fetchText('videosite', timedtextUrl(track.baseUrl), { headers: { 'user-agent': client.userAgent }, signal, isBlocked: isRateLimitHtml });
+        const res = await outbound.fetchText('videosite', timedtextUrl(track.baseUrl), {
+          headers: { 'user-agent': client.userAgent },
+          signal,
+          isBlocked: isRateLimitHtml,
+        });
         const refused = httpRefusal(res, `captions (${client.id})`);
         if (refused) return { refusal: refused };
         // The platform's answer to a missing PO token is HTTP 200 with nothing in it.
-        if (res.body.trim() === '') return refuse('SOURCE_BLOCKED', `captions (${client.id}): empty body with HTTP 200 (PO token demanded)`, true);
+        if (res.body.trim() === '')
+          return refuse('SOURCE_BLOCKED', `captions (${client.id}): empty body with HTTP 200 (PO token demanded)`, true);
         if (isHtml(res.body)) return { refusal: pageRefusal(res.body, `captions (${client.id})`) };
         let parsed: ParsedCaptions;
         try {
@@ -152,7 +170,8 @@ function readTracks(pr: Record<string, unknown>): Attempt<VideositeTrack[]> {
   }
   const audioTracks = Array.isArray(renderer.audioTracks) ? renderer.audioTracks : [];
   const audio = audioTracks[typeof renderer.defaultAudioTrackIndex === 'number' ? renderer.defaultAudioTrackIndex : 0] ?? audioTracks[0];
-  const declared = isObject(audio) && typeof audio.defaultCaptionTrackIndex === 'number' ? tracks[audio.defaultCaptionTrackIndex] : undefined;
+  const declared =
+    isObject(audio) && typeof audio.defaultCaptionTrackIndex === 'number' ? tracks[audio.defaultCaptionTrackIndex] : undefined;
   const fallback = tracks.find((t) => t.kind === 'creator') ?? tracks[0];
   const chosen = declared ?? fallback;
   if (chosen) chosen.isDefault = true;
@@ -184,7 +203,13 @@ export function timedtextUrl(baseUrl: string): string {
 
 function httpRefusal(res: OutboundResponse, what: string): Refusal | null {
   if (res.status === 429 || isRateLimitHtml(res)) {
-    return { error: new ServiceError('SOURCE_RATE_LIMITED', `${what}: HTTP ${res.status}${res.status === 429 ? '' : ' with the unusual-traffic page'}`), clientSpecific: false };
+    return {
+      error: new ServiceError(
+        'SOURCE_RATE_LIMITED',
+        `${what}: HTTP ${res.status}${res.status === 429 ? '' : ' with the unusual-traffic page'}`,
+      ),
+      clientSpecific: false,
+    };
   }
   if (res.status >= 200 && res.status < 300) return null;
   if (res.status === 403) return { error: new ServiceError('SOURCE_BLOCKED', `${what}: HTTP 403`), clientSpecific: true };
@@ -193,7 +218,8 @@ function httpRefusal(res: OutboundResponse, what: string): Refusal | null {
 
 /** A page where JSON or captions were expected (the unusual-traffic page is already taken by httpRefusal). */
 function pageRefusal(body: string, what: string): Refusal {
-  if (/consent\.youtube\.com/.test(body)) return { error: new ServiceError('SOURCE_BLOCKED', `${what}: cookie consent page`), clientSpecific: true };
+  if (/consent\.youtube\.com/.test(body))
+    return { error: new ServiceError('SOURCE_BLOCKED', `${what}: cookie consent page`), clientSpecific: true };
   return { error: new ServiceError('SOURCE_CHANGED', `${what}: unexpected ${isHtml(body) ? 'HTML page' : 'body'}`), clientSpecific: true };
 }
 

@@ -7,7 +7,15 @@ import { request } from 'undici';
 import { ServiceError } from '../../domain/errors';
 import { normaliseLanguageTag } from '../platforms/language-tags';
 import { resultFromWords } from './result';
-import { EXPERIMENTAL_LANGUAGE, TARGET_LANGUAGES, resolveLanguage, type LanguageSets, type RecognitionResult, type RecognizeOptions, type Recognizer } from './types';
+import {
+  EXPERIMENTAL_LANGUAGE,
+  TARGET_LANGUAGES,
+  resolveLanguage,
+  type LanguageSets,
+  type RecognitionResult,
+  type RecognizeOptions,
+  type Recognizer,
+} from './types';
 
 // The cloud recognizer: AssemblyAI's v2 REST API as published, used
 // asynchronously. A job uploads the audio and creates a transcript with a
@@ -103,7 +111,8 @@ export class AssemblyAiRecognizer implements Recognizer {
       timeoutMs: 10 * 60_000,
       signal: opts.signal,
     });
-    if (typeof upload.upload_url !== 'string') throw new ServiceError('PROVIDER_UNAVAILABLE', 'assemblyai upload answered without upload_url');
+    if (typeof upload.upload_url !== 'string')
+      throw new ServiceError('PROVIDER_UNAVAILABLE', 'assemblyai upload answered without upload_url');
 
     const body: Record<string, unknown> = { audio_url: upload.upload_url };
     if (language) body.language_code = language;
@@ -119,8 +128,10 @@ export class AssemblyAiRecognizer implements Recognizer {
       body: JSON.stringify(body),
       signal: opts.signal,
     });
-    if (typeof created.id !== 'string' || created.id === '') throw new ServiceError('PROVIDER_UNAVAILABLE', 'assemblyai transcript creation answered without id');
-    if (created.status === 'error') throw new ServiceError('PROVIDER_REJECTED', `assemblyai transcript ${created.id}: ${created.error ?? 'error'}`);
+    if (typeof created.id !== 'string' || created.id === '')
+      throw new ServiceError('PROVIDER_UNAVAILABLE', 'assemblyai transcript creation answered without id');
+    if (created.status === 'error')
+      throw new ServiceError('PROVIDER_REJECTED', `assemblyai transcript ${created.id}: ${created.error ?? 'error'}`);
     return created.id;
   }
 
@@ -129,7 +140,8 @@ export class AssemblyAiRecognizer implements Recognizer {
     const t = await this.call<Transcript>('GET', `/v2/transcript/${encodeURIComponent(providerJobId)}`, { signal: opts.signal });
     if (t.status === 'queued' || t.status === 'processing') return 'pending';
     if (t.status === 'error') throw new ServiceError('PROVIDER_REJECTED', `assemblyai transcript ${providerJobId}: ${t.error ?? 'error'}`);
-    if (t.status !== 'completed') throw new ServiceError('PROVIDER_UNAVAILABLE', `assemblyai transcript ${providerJobId}: unknown status ${String(t.status)}`);
+    if (t.status !== 'completed')
+      throw new ServiceError('PROVIDER_UNAVAILABLE', `assemblyai transcript ${providerJobId}: unknown status ${String(t.status)}`);
     // AssemblyAI writes languages as `en_us`; transcripts carry BCP 47 (`en-US`).
     const language = t.language_code ? normaliseLanguageTag(t.language_code) : null;
     const words = (t.words ?? []).map((w) => ({ text: w.text, start: w.start / 1000, end: w.end / 1000, confidence: w.confidence }));
@@ -171,7 +183,11 @@ export class AssemblyAiRecognizer implements Recognizer {
 
   // One request; failures mapped once: no answer, 5xx and 429 are the
   // provider's trouble (retryable), any other 4xx is a refusal.
-  private async call<T>(method: 'GET' | 'POST', path: string, init: { headers?: Record<string, string>; body?: string | Readable; timeoutMs?: number; signal?: AbortSignal }): Promise<T> {
+  private async call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    init: { headers?: Record<string, string>; body?: string | Readable; timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<T> {
     const timeout = init.timeoutMs ?? this.cfg.timeoutMs ?? 30_000;
     let res;
     try {
@@ -191,10 +207,16 @@ export class AssemblyAiRecognizer implements Recognizer {
     const json = parseBody(text);
     if (res.statusCode >= 500 || res.statusCode === 429) {
       const retryAfter = Number(res.headers['retry-after']);
-      throw new ServiceError('PROVIDER_UNAVAILABLE', `assemblyai ${method} ${path}: HTTP ${res.statusCode} ${errorText(json, text)}`, Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {});
+      throw new ServiceError(
+        'PROVIDER_UNAVAILABLE',
+        `assemblyai ${method} ${path}: HTTP ${res.statusCode} ${errorText(json, text)}`,
+        Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {},
+      );
     }
-    if (res.statusCode >= 400) throw new ServiceError('PROVIDER_REJECTED', `assemblyai ${method} ${path}: HTTP ${res.statusCode} ${errorText(json, text)}`);
-    if (json === undefined) throw new ServiceError('PROVIDER_UNAVAILABLE', `assemblyai ${method} ${path}: HTTP ${res.statusCode} with a body that is not JSON`);
+    if (res.statusCode >= 400)
+      throw new ServiceError('PROVIDER_REJECTED', `assemblyai ${method} ${path}: HTTP ${res.statusCode} ${errorText(json, text)}`);
+    if (json === undefined)
+      throw new ServiceError('PROVIDER_UNAVAILABLE', `assemblyai ${method} ${path}: HTTP ${res.statusCode} with a body that is not JSON`);
     return json as T;
   }
 }

@@ -22,7 +22,19 @@ export interface WhisperHparams {
   ftype: number;
 }
 
-const FIELDS: (keyof WhisperHparams)[] = ['nVocab', 'nAudioCtx', 'nAudioState', 'nAudioHead', 'nAudioLayer', 'nTextCtx', 'nTextState', 'nTextHead', 'nTextLayer', 'nMels', 'ftype'];
+const FIELDS: (keyof WhisperHparams)[] = [
+  'nVocab',
+  'nAudioCtx',
+  'nAudioState',
+  'nAudioHead',
+  'nAudioLayer',
+  'nTextCtx',
+  'nTextState',
+  'nTextHead',
+  'nTextLayer',
+  'nMels',
+  'ftype',
+];
 
 /** Reads and sanity-checks the hyper-parameters; throws an Error saying what is wrong. */
 export function readWhisperHparams(path: string): WhisperHparams {
@@ -33,14 +45,21 @@ export function readWhisperHparams(path: string): WhisperHparams {
   } finally {
     closeSync(fd);
   }
-  if (buf.readUInt32LE(0) !== GGML_MAGIC) throw new Error(`${path}: not a ggml whisper model (bad magic; GGUF and other formats are not supported)`);
+  if (buf.readUInt32LE(0) !== GGML_MAGIC)
+    throw new Error(`${path}: not a ggml whisper model (bad magic; GGUF and other formats are not supported)`);
   const h = {} as WhisperHparams;
   FIELDS.forEach((f, i) => (h[f] = buf.readInt32LE(4 + 4 * i)));
   const plausible =
-    h.nVocab >= 51864 && h.nVocab <= 52000 &&
+    h.nVocab >= 51864 &&
+    h.nVocab <= 52000 &&
     [4, 6, 12, 24, 32].includes(h.nAudioLayer) &&
-    h.nAudioState === h.nTextState && h.nAudioState > 0 && h.nAudioState % h.nAudioHead === 0 &&
-    h.nTextHead > 0 && h.nTextLayer > 0 && h.nAudioCtx > 0 && h.nTextCtx > 0 &&
+    h.nAudioState === h.nTextState &&
+    h.nAudioState > 0 &&
+    h.nAudioState % h.nAudioHead === 0 &&
+    h.nTextHead > 0 &&
+    h.nTextLayer > 0 &&
+    h.nAudioCtx > 0 &&
+    h.nTextCtx > 0 &&
     (h.nMels === 80 || h.nMels === 128);
   if (!plausible) throw new Error(`${path}: implausible whisper hyper-parameters ${JSON.stringify(h)}`);
   return h;

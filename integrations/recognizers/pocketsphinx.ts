@@ -40,11 +40,16 @@ export class PocketsphinxRecognizer implements Recognizer {
     resolveLanguage(this, opts.language);
     const { durationSec } = await readWavInfo(wavPath);
     const args = [
-      '-infile', wavPath,
-      '-hmm', join(this.modelDir, 'en-us'),
-      '-lm', join(this.modelDir, 'en-us.lm.bin'),
-      '-dict', join(this.modelDir, 'cmudict-en-us.dict'),
-      '-time', 'yes',
+      '-infile',
+      wavPath,
+      '-hmm',
+      join(this.modelDir, 'en-us'),
+      '-lm',
+      join(this.modelDir, 'en-us.lm.bin'),
+      '-dict',
+      join(this.modelDir, 'cmudict-en-us.dict'),
+      '-time',
+      'yes',
     ];
     let run;
     try {
@@ -55,7 +60,12 @@ export class PocketsphinxRecognizer implements Recognizer {
       throw err;
     }
     if (run.code !== 0) {
-      const why = run.stderr.split('\n').filter((l) => /ERROR|FATAL/.test(l)).pop()?.trim() ?? `exit ${run.code ?? run.signal}`;
+      const why =
+        run.stderr
+          .split('\n')
+          .filter((l) => /ERROR|FATAL/.test(l))
+          .pop()
+          ?.trim() ?? `exit ${run.code ?? run.signal}`;
       throw new ServiceError('PROVIDER_REJECTED', `pocketsphinx failed: ${why.slice(0, 300)}`);
     }
     return resultFromWords('en', parsePocketsphinxWords(run.stdout), { durationSec, engine: 'pocketsphinx' });

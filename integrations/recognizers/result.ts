@@ -79,7 +79,11 @@ function isCjk(ch: string | undefined): boolean {
 }
 
 /** A result from timed words (segments built here); NO_SPEECH when there are none. */
-export function resultFromWords(language: string | null, words: readonly Word[], opts: { durationSec?: number; engine: string }): RecognitionResult {
+export function resultFromWords(
+  language: string | null,
+  words: readonly Word[],
+  opts: { durationSec?: number; engine: string },
+): RecognitionResult {
   const clean = cleanWords(words, opts.durationSec);
   if (clean.length === 0) throw new ServiceError('NO_SPEECH', `${opts.engine} recognised no words`);
   return { language, text: joinWords(clean.map((w) => w.text)), segments: segmentsFromWords(clean), words: clean };

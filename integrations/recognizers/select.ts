@@ -12,7 +12,12 @@ export type RecognizerName = 'pocketsphinx' | 'whisper' | 'assemblyai';
  * ASSEMBLYAI_BASE_URL). `local` recognises pieces in the worker; `cloud` is set
  * only for the provider.
  */
-export function selectRecognizers(env: NodeJS.ProcessEnv = process.env): { name: RecognizerName; local: Recognizer; cloud: AssemblyAiRecognizer | null; active: Recognizer } {
+export function selectRecognizers(env: NodeJS.ProcessEnv = process.env): {
+  name: RecognizerName;
+  local: Recognizer;
+  cloud: AssemblyAiRecognizer | null;
+  active: Recognizer;
+} {
   const name = (env.RECOGNIZER ?? 'pocketsphinx') as RecognizerName;
   const local: Recognizer = name === 'whisper' ? new WhisperRecognizer() : new PocketsphinxRecognizer();
   let cloud: AssemblyAiRecognizer | null = null;
@@ -21,6 +26,7 @@ export function selectRecognizers(env: NodeJS.ProcessEnv = process.env): { name:
     if (!cfg) throw new Error('RECOGNIZER=assemblyai needs ASSEMBLYAI_API_KEY and ASSEMBLYAI_WEBHOOK_SECRET');
     cloud = new AssemblyAiRecognizer(cfg);
   }
-  if (!['pocketsphinx', 'whisper', 'assemblyai'].includes(name)) throw new Error(`RECOGNIZER must be pocketsphinx, whisper or assemblyai, not ${name}`);
+  if (!['pocketsphinx', 'whisper', 'assemblyai'].includes(name))
+    throw new Error(`RECOGNIZER must be pocketsphinx, whisper or assemblyai, not ${name}`);
   return { name, local, cloud, active: cloud ?? local };
 }

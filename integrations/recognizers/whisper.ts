@@ -5,7 +5,16 @@ import { ServiceError } from '../../domain/errors';
 import { readPcmFloat32 } from '../media/wav';
 import { isMultilingual, readWhisperHparams, type WhisperHparams } from './ggml-header';
 import { resultFromWords } from './result';
-import { EXPERIMENTAL_LANGUAGE, TARGET_LANGUAGES, resolveLanguage, type LanguageSets, type RecognitionResult, type RecognizeOptions, type Recognizer, type Word } from './types';
+import {
+  EXPERIMENTAL_LANGUAGE,
+  TARGET_LANGUAGES,
+  resolveLanguage,
+  type LanguageSets,
+  type RecognitionResult,
+  type RecognizeOptions,
+  type Recognizer,
+  type Word,
+} from './types';
 
 // whisper.cpp through the `smart-whisper` addon (compiled from source at
 // install time), for users who supply a ggml model file (WHISPER_MODEL_PATH):
@@ -69,7 +78,8 @@ export class WhisperRecognizer implements Recognizer {
     });
     const result: unknown = await task.result;
     // smart-whisper resolves with an Error object (not a rejection) when whisper.cpp fails.
-    if (!Array.isArray(result)) throw new ServiceError('PROVIDER_REJECTED', `whisper.cpp failed: ${(result as Error)?.message ?? String(result)}`);
+    if (!Array.isArray(result))
+      throw new ServiceError('PROVIDER_REJECTED', `whisper.cpp failed: ${(result as Error)?.message ?? String(result)}`);
     return result as Detailed[];
   }
 
@@ -82,7 +92,8 @@ export class WhisperRecognizer implements Recognizer {
   }
 
   private path(): string {
-    if (!this.modelPath) throw new ServiceError('PROVIDER_UNAVAILABLE', 'WHISPER_MODEL_PATH is not set: the whisper recognizer needs a ggml model file');
+    if (!this.modelPath)
+      throw new ServiceError('PROVIDER_UNAVAILABLE', 'WHISPER_MODEL_PATH is not set: the whisper recognizer needs a ggml model file');
     return this.modelPath;
   }
 
@@ -155,7 +166,13 @@ export function resultFromSegments(segments: readonly Detailed[], asked: string 
     }
     let current: { texts: string[]; start: number; end: number; ps: number[] } | null = null;
     const flush = () => {
-      if (current) words.push({ text: current.texts.join('').trim(), start: current.start / 1000, end: current.end / 1000, confidence: mean(current.ps) });
+      if (current)
+        words.push({
+          text: current.texts.join('').trim(),
+          start: current.start / 1000,
+          end: current.end / 1000,
+          confidence: mean(current.ps),
+        });
       current = null;
     };
     for (const t of tokens) {
@@ -177,7 +194,10 @@ export function resultFromSegments(segments: readonly Detailed[], asked: string 
 
 /** Whitespace-separated words of the segment text, the segment's time shared out by length. */
 function spreadOverSegment(seg: Detailed): Word[] {
-  const parts = seg.text.trim().split(/\s+/).filter((p) => p !== '');
+  const parts = seg.text
+    .trim()
+    .split(/\s+/)
+    .filter((p) => p !== '');
   const total = parts.reduce((n, p) => n + p.length, 0);
   const confidence = seg.confidence;
   const out: Word[] = [];

@@ -5,7 +5,14 @@ import path from 'node:path';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ServiceError } from '../../domain/errors';
-import { assertPresignOptions, assertValidKey, mediaTypeEssence, type ObjectStat, type ObjectStore, type PresignPutOptions } from './object-store';
+import {
+  assertPresignOptions,
+  assertValidKey,
+  mediaTypeEssence,
+  type ObjectStat,
+  type ObjectStore,
+  type PresignPutOptions,
+} from './object-store';
 import { buildSignedPutUrl, signatureMatches, type SignedPut } from './upload-signature';
 
 // Objects as plain files under one folder: the embedded dev default, so that
@@ -45,7 +52,12 @@ export class LocalDiskObjectStore implements ObjectStore {
     assertValidKey(key);
     assertPresignOptions(opts);
     const expires = Math.floor(this.now() / 1000) + opts.expiresSeconds;
-    return buildSignedPutUrl(this.baseUrl, this.secret, { key, expires, contentType: mediaTypeEssence(opts.contentType), bytes: opts.bytes });
+    return buildSignedPutUrl(this.baseUrl, this.secret, {
+      key,
+      expires,
+      contentType: mediaTypeEssence(opts.contentType),
+      bytes: opts.bytes,
+    });
   }
 
   /** The signature check of the upload handler; the handler reports which part failed. */
@@ -134,13 +146,15 @@ export class LocalDiskObjectStore implements ObjectStore {
     body.pipe(source);
     const onError = (err: Error) => source.destroy(err);
     const onClose = () => {
-      if (!body.readableEnded) source.destroy(Object.assign(new Error('request closed before the body ended'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+      if (!body.readableEnded)
+        source.destroy(Object.assign(new Error('request closed before the body ended'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
     };
     body.once('error', onError);
     body.once('close', onClose);
     try {
       await pipeline(source, limit, fs.createWriteStream(tmp, { flags: 'wx' }));
-      if (received !== bytes) throw new ServiceError('INVALID_REQUEST', `received ${received} of the ${bytes} bytes this URL was signed for`);
+      if (received !== bytes)
+        throw new ServiceError('INVALID_REQUEST', `received ${received} of the ${bytes} bytes this URL was signed for`);
       await this.commit(key, file, tmp, contentType);
     } catch (err) {
       body.unpipe(source);
@@ -223,7 +237,10 @@ function isMissing(err: unknown): boolean {
 }
 
 async function exists(p: string): Promise<boolean> {
-  return fsp.access(p).then(() => true, () => false);
+  return fsp.access(p).then(
+    () => true,
+    () => false,
+  );
 }
 
 function unavailable(op: string, err: unknown): ServiceError {

@@ -33,7 +33,8 @@ export function createLocalUploadHandler(store: ObjectStore): UploadHandler {
       return fail(req, res, new ServiceError('NOT_FOUND', `no route ${url.pathname}`));
     }
     handle(store, req, res, url).catch((err) => {
-      const error = err instanceof ServiceError ? err : new ServiceError('STORAGE_UNAVAILABLE', 'upload could not be stored', { cause: err });
+      const error =
+        err instanceof ServiceError ? err : new ServiceError('STORAGE_UNAVAILABLE', 'upload could not be stored', { cause: err });
       fail(req, res, error);
     });
   };
@@ -44,7 +45,11 @@ async function handle(store: LocalDiskObjectStore, req: IncomingMessage, res: Se
   // itself is the credential, so any origin may use it.
   res.setHeader('Access-Control-Allow-Origin', '*');
   if (req.method === 'OPTIONS') {
-    res.writeHead(204, { 'Access-Control-Allow-Methods': 'PUT', 'Access-Control-Allow-Headers': 'Content-Type', 'Access-Control-Max-Age': '86400' });
+    res.writeHead(204, {
+      'Access-Control-Allow-Methods': 'PUT',
+      'Access-Control-Allow-Headers': 'Content-Type',
+      'Access-Control-Max-Age': '86400',
+    });
     res.end();
     return;
   }
@@ -56,28 +61,55 @@ async function handle(store: LocalDiskObjectStore, req: IncomingMessage, res: Se
   const signed = parseSignedPut(url);
   if (typeof signed === 'string') return fail(req, res, new ServiceError('FORBIDDEN', signed));
   if (!store.verifySignature(signed, url.searchParams.get('signature') ?? '')) {
-    return fail(req, res, new ServiceError('FORBIDDEN', 'signature does not match this upload URL (it was altered or signed by another server)'));
+    return fail(
+      req,
+      res,
+      new ServiceError('FORBIDDEN', 'signature does not match this upload URL (it was altered or signed by another server)'),
+    );
   }
   // After the signature, so a forged expiry reads as a bad signature, not as "expired".
   if (store.nowSeconds() > signed.expires) {
-    return fail(req, res, new ServiceError('FORBIDDEN', `upload URL expired at ${new Date(signed.expires * 1000).toISOString()}; reserve a new upload`));
+    return fail(
+      req,
+      res,
+      new ServiceError('FORBIDDEN', `upload URL expired at ${new Date(signed.expires * 1000).toISOString()}; reserve a new upload`),
+    );
   }
 
   const sentType = req.headers['content-type'];
   if (!sentType || mediaTypeEssence(sentType) !== signed.contentType) {
-    return fail(req, res, new ServiceError('INVALID_REQUEST', `Content-Type ${sentType ? JSON.stringify(sentType) : 'is missing; it'} must be ${signed.contentType}, as declared for this upload`));
+    return fail(
+      req,
+      res,
+      new ServiceError(
+        'INVALID_REQUEST',
+        `Content-Type ${sentType ? JSON.stringify(sentType) : 'is missing; it'} must be ${signed.contentType}, as declared for this upload`,
+      ),
+    );
   }
   const sentLength = req.headers['content-length'];
   if (sentLength === undefined || !/^\d+$/.test(sentLength)) {
     // Chunked bodies have no length to check up front.
-    return fail(req, res, new ServiceError('INVALID_REQUEST', `Content-Length is required and must be ${signed.bytes}, as declared for this upload`));
+    return fail(
+      req,
+      res,
+      new ServiceError('INVALID_REQUEST', `Content-Length is required and must be ${signed.bytes}, as declared for this upload`),
+    );
   }
   const length = Number(sentLength);
   if (length > signed.bytes) {
-    return fail(req, res, new ServiceError('PAYLOAD_TOO_LARGE', `Content-Length ${length} is more than the ${signed.bytes} bytes declared for this upload`));
+    return fail(
+      req,
+      res,
+      new ServiceError('PAYLOAD_TOO_LARGE', `Content-Length ${length} is more than the ${signed.bytes} bytes declared for this upload`),
+    );
   }
   if (length !== signed.bytes) {
-    return fail(req, res, new ServiceError('INVALID_REQUEST', `Content-Length ${length} is not the ${signed.bytes} bytes declared for this upload`));
+    return fail(
+      req,
+      res,
+      new ServiceError('INVALID_REQUEST', `Content-Length ${length} is not the ${signed.bytes} bytes declared for this upload`),
+    );
   }
 
   await store.receive(signed.key, req, signed.bytes, signed.contentType);
@@ -112,7 +144,10 @@ function fail(req: IncomingMessage, res: ServerResponse, err: ServiceError, stat
   }
   const locals = (res as ServerResponse & { locals?: { requestId?: unknown } }).locals;
   const requestId = String(locals?.requestId ?? req.headers['x-request-id'] ?? randomUUID());
-  const body = JSON.stringify({ error: { ...toErrorObject(err.code, err.detail, err.message), doc_url: docUrl(err.code) }, request_id: requestId });
+  const body = JSON.stringify({
+    error: { ...toErrorObject(err.code, err.detail, err.message), doc_url: docUrl(err.code) },
+    request_id: requestId,
+  });
   // Closing tells node not to read (drain) an unread body of up to 250 MB before the next request.
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
   res.end(body);

@@ -64,8 +64,10 @@ export function assertValidKey(key: string): void {
 }
 
 export function assertPresignOptions(opts: PresignPutOptions): void {
-  if (!Number.isSafeInteger(opts.bytes) || opts.bytes < 1) throw new ServiceError('INVALID_REQUEST', `bytes must be a positive integer, got ${opts.bytes}`);
-  if (opts.bytes > MAX_MEDIA_BYTES) throw new ServiceError('FILE_TOO_LARGE', `${opts.bytes} bytes is over the ${MAX_MEDIA_BYTES}-byte limit`);
+  if (!Number.isSafeInteger(opts.bytes) || opts.bytes < 1)
+    throw new ServiceError('INVALID_REQUEST', `bytes must be a positive integer, got ${opts.bytes}`);
+  if (opts.bytes > MAX_MEDIA_BYTES)
+    throw new ServiceError('FILE_TOO_LARGE', `${opts.bytes} bytes is over the ${MAX_MEDIA_BYTES}-byte limit`);
   if (!Number.isSafeInteger(opts.expiresSeconds) || opts.expiresSeconds < 1 || opts.expiresSeconds > MAX_EXPIRES_SECONDS) {
     throw new ServiceError('INVALID_REQUEST', `expiresSeconds must be 1..${MAX_EXPIRES_SECONDS}, got ${opts.expiresSeconds}`);
   }

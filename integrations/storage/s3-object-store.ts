@@ -74,12 +74,16 @@ export class S3ObjectStore implements ObjectStore {
     assertRange(start, end);
     if (end === start) return Buffer.alloc(0);
     try {
-      return await this.call('read', async () => {
-        const stream = await this.client.getPartialObject(this.bucket, key, start, end - start);
-        const chunks: Buffer[] = [];
-        for await (const chunk of stream) chunks.push(chunk as Buffer);
-        return Buffer.concat(chunks);
-      }, true);
+      return await this.call(
+        'read',
+        async () => {
+          const stream = await this.client.getPartialObject(this.bucket, key, start, end - start);
+          const chunks: Buffer[] = [];
+          for await (const chunk of stream) chunks.push(chunk as Buffer);
+          return Buffer.concat(chunks);
+        },
+        true,
+      );
     } catch (err) {
       if (code(err) === 'InvalidRange') return Buffer.alloc(0); // start is past the end
       if (isNotFound(err)) throw new ServiceError('NOT_FOUND', `no object ${key}`);
@@ -95,12 +99,17 @@ export class S3ObjectStore implements ObjectStore {
     const part = `${toFile}.${randomUUID().slice(0, 8)}.part`;
     try {
       // Large objects: no overall deadline.
-      await this.call('download', async () => {
-        const size = (await this.client.statObject(this.bucket, key)).size;
-        await pipeline(await this.client.getObject(this.bucket, key), fs.createWriteStream(part));
-        const got = (await fsp.stat(part)).size;
-        if (got !== size) throw Object.assign(new Error(`got ${got} of ${size} bytes`), { code: 'ShortRead' });
-      }, true, 0);
+      await this.call(
+        'download',
+        async () => {
+          const size = (await this.client.statObject(this.bucket, key)).size;
+          await pipeline(await this.client.getObject(this.bucket, key), fs.createWriteStream(part));
+          const got = (await fsp.stat(part)).size;
+          if (got !== size) throw Object.assign(new Error(`got ${got} of ${size} bytes`), { code: 'ShortRead' });
+        },
+        true,
+        0,
+      );
       await fsp.rename(part, toFile);
     } catch (err) {
       await fsp.rm(part, { force: true });
@@ -112,11 +121,15 @@ export class S3ObjectStore implements ObjectStore {
   async put(key: string, fileOrBuffer: string | Buffer, contentType: string): Promise<void> {
     assertValidKey(key);
     const meta = { 'Content-Type': contentType };
-    await this.call('write', () =>
-      typeof fileOrBuffer === 'string'
-        ? this.client.fPutObject(this.bucket, key, fileOrBuffer, meta)
-        : this.client.putObject(this.bucket, key, fileOrBuffer, fileOrBuffer.length, meta),
-    false, 0);
+    await this.call(
+      'write',
+      () =>
+        typeof fileOrBuffer === 'string'
+          ? this.client.fPutObject(this.bucket, key, fileOrBuffer, meta)
+          : this.client.putObject(this.bucket, key, fileOrBuffer, fileOrBuffer.length, meta),
+      false,
+      0,
+    );
   }
 
   async delete(key: string): Promise<void> {
@@ -155,7 +168,9 @@ export class S3ObjectStore implements ObjectStore {
       if (err instanceof ServiceError) throw err;
       if (passNotFound && isNotFound(err)) throw err;
       if (code(err) === 'InvalidRange') throw err;
-      throw new ServiceError('STORAGE_UNAVAILABLE', `S3 could not ${op} (bucket ${this.bucket}): ${code(err) ?? (err as Error).message}`, { cause: err });
+      throw new ServiceError('STORAGE_UNAVAILABLE', `S3 could not ${op} (bucket ${this.bucket}): ${code(err) ?? (err as Error).message}`, {
+        cause: err,
+      });
     } finally {
       clearTimeout(timer);
     }

@@ -87,5 +87,12 @@ export function formatMatchesType(format: MediaFormat, contentType: string): boo
  */
 export function isMediaContentType(contentType: string): boolean {
   const t = mediaTypeEssence(contentType);
-  return t.startsWith('audio/') || t.startsWith('video/') || t in FORMATS_BY_TYPE || t === 'application/octet-stream' || t === 'binary/octet-stream' || t === 'application/mp4';
+  return (
+    t.startsWith('audio/') ||
+    t.startsWith('video/') ||
+    t in FORMATS_BY_TYPE ||
+    t === 'application/octet-stream' ||
+    t === 'binary/octet-stream' ||
+    t === 'application/mp4'
+  );
 }

@@ -57,7 +57,9 @@ const VOCAB = (
  * 8-30 words each (some long enough to need splitting), and word timings when asked.
  * With overlap, a fifth of the segments run into the next one, as caption tracks do.
  */
-export function longTranscript(opts: { count?: number; durationSeconds?: number; words?: boolean; overlap?: boolean; seed?: number } = {}): ExportableTranscript {
+export function longTranscript(
+  opts: { count?: number; durationSeconds?: number; words?: boolean; overlap?: boolean; seed?: number } = {},
+): ExportableTranscript {
   const count = opts.count ?? 1500;
   const duration = opts.durationSeconds ?? 7200;
   const next = rng(opts.seed ?? 42);

@@ -118,7 +118,9 @@ describe('download filename', () => {
   it('non-ASCII title: ASCII fallback filename plus RFC 5987 filename* with the Unicode name', () => {
     const r = exportTranscript(withTitle('Crème Brûlée für Ärzte — 日本語'), 'srt');
     expect(r.filename).toBe('creme-brulee-fur-arzte-1a2b3c4d.srt');
-    expect(r.contentDisposition).toMatch(/^attachment; filename="creme-brulee-fur-arzte-1a2b3c4d\.srt"; filename\*=UTF-8''[A-Za-z0-9%.!#$&+^_`|~-]+$/);
+    expect(r.contentDisposition).toMatch(
+      /^attachment; filename="creme-brulee-fur-arzte-1a2b3c4d\.srt"; filename\*=UTF-8''[A-Za-z0-9%.!#$&+^_`|~-]+$/,
+    );
     // An independent parser (jshttp content-disposition) prefers filename* and decodes it.
     expect(parseContentDisposition(r.contentDisposition).parameters.filename).toBe('crème-brûlée-für-ärzte-日本語-1a2b3c4d.srt');
   });
@@ -143,7 +145,8 @@ describe('download filename', () => {
     expect(r.filename.startsWith('etc-passwd-quoted-back-evil-long-long')).toBe(true);
     expect(r.filename.length).toBeLessThanOrEqual(60 + '-1a2b3c4d.json'.length);
     expect(r.contentDisposition).not.toMatch(/[\r\n\u0000\u202e]/);
-    const uni = parseContentDisposition(exportTranscript(withTitle('Ünïcödé ' + 'wörd '.repeat(40)), 'srt').contentDisposition).parameters.filename;
+    const uni = parseContentDisposition(exportTranscript(withTitle('Ünïcödé ' + 'wörd '.repeat(40)), 'srt').contentDisposition).parameters
+      .filename;
     expect(Array.from(uni).length).toBeLessThanOrEqual(60 + '-1a2b3c4d.srt'.length);
     expect(uni).toMatch(/^ünïcödé-wörd-.*wörd-1a2b3c4d\.srt$/);
   });

@@ -89,7 +89,8 @@ export function cueListProblems(cues: ParsedCue[], maxLineLength = 42, maxLines 
     if (c.text.trim() === '') problems.push(`cue ${i + 1}: empty`);
     if (lines.length > maxLines) problems.push(`cue ${i + 1}: ${lines.length} lines`);
     for (const l of lines) if (l.trim() === '') problems.push(`cue ${i + 1}: blank line`);
-    for (const l of lines) if (Array.from(l).length > maxLineLength) problems.push(`cue ${i + 1}: line of ${Array.from(l).length} chars: ${l}`);
+    for (const l of lines)
+      if (Array.from(l).length > maxLineLength) problems.push(`cue ${i + 1}: line of ${Array.from(l).length} chars: ${l}`);
   });
   return problems;
 }

@@ -10,7 +10,8 @@ function invariantProblems(cues: Cue[], maxWidth = 42, maxLines = 2): string[] {
     if (!(c.end > c.start)) p.push(`cue ${i}: ${c.start}..${c.end}`);
     if (i > 0 && c.start < cues[i - 1].end) p.push(`cue ${i}: overlaps previous`);
     if (c.lines.length < 1 || c.lines.length > maxLines) p.push(`cue ${i}: ${c.lines.length} lines`);
-    for (const l of c.lines) if (l === '' || l !== l.trim() || displayWidth(l) > maxWidth || l.includes('\n')) p.push(`cue ${i}: bad line ${JSON.stringify(l)}`);
+    for (const l of c.lines)
+      if (l === '' || l !== l.trim() || displayWidth(l) > maxWidth || l.includes('\n')) p.push(`cue ${i}: bad line ${JSON.stringify(l)}`);
   });
   return p;
 }
@@ -101,7 +102,7 @@ describe('layoutText', () => {
   it('does not start a line with CJK closing punctuation or split emoji sequences', () => {
     const chunks = layoutText('あ'.repeat(20) + '。' + 'い'.repeat(20), 42, 2);
     for (const c of chunks) for (const l of c) expect(l.startsWith('。')).toBe(false);
-    const emoji = ('👨\u200d👩\u200d👧 ').repeat(30).trim();
+    const emoji = '👨\u200d👩\u200d👧 '.repeat(30).trim();
     const lines = layoutText(emoji).flat();
     for (const l of lines) for (const part of l.split(' ')) expect(part).toBe('👨\u200d👩\u200d👧');
   });
@@ -118,7 +119,25 @@ describe('buildCues', () => {
 
   it('aligns words that differ in case and punctuation from the segment text', () => {
     const text = 'Well, THIS is a fairly long sentence - it has to be split across two cues; okay? Fine!';
-    const tokens = ['well', 'this', 'is', 'a', 'fairly', 'long', 'sentence', 'it', 'has', 'to', 'be', 'split', 'across', 'two', 'cues', 'okay', 'fine'];
+    const tokens = [
+      'well',
+      'this',
+      'is',
+      'a',
+      'fairly',
+      'long',
+      'sentence',
+      'it',
+      'has',
+      'to',
+      'be',
+      'split',
+      'across',
+      'two',
+      'cues',
+      'okay',
+      'fine',
+    ];
     const words = tokens.map((t, i) => ({ start: 10 + i * 0.25 + (i >= 9 ? 2 : 0), end: 10 + i * 0.25 + 0.2 + (i >= 9 ? 2 : 0), text: t }));
     const cues = buildCues([{ start: 10, end: 16, text }], words);
     expect(invariantProblems(cues)).toEqual([]);
@@ -147,9 +166,13 @@ describe('buildCues', () => {
     const seg = (start: number, text: string) => ({ start, end: start + 10, text });
     const long = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma';
     const segments = [seg(0, 'short one'), seg(10, long), seg(20, 'short two'), seg(30, long)];
-    const words = segments.flatMap((s) => s.text.split(' ').map((t, i) => ({ start: s.start + i * 0.3, end: s.start + i * 0.3 + 0.2, text: t })));
+    const words = segments.flatMap((s) =>
+      s.text.split(' ').map((t, i) => ({ start: s.start + i * 0.3, end: s.start + i * 0.3 + 0.2, text: t })),
+    );
     const cues = buildCues(segments, words);
-    const splitStarts = cues.filter((c) => c.lines[0].startsWith('lambda') || c.lines[0].startsWith('kappa') || c.lines[0].startsWith('iota'));
+    const splitStarts = cues.filter(
+      (c) => c.lines[0].startsWith('lambda') || c.lines[0].startsWith('kappa') || c.lines[0].startsWith('iota'),
+    );
     expect(splitStarts).toHaveLength(2);
     for (const c of splitStarts) expect((c.start % 10000) % 300).toBe(0); // exactly at a word start
   });

@@ -45,13 +45,21 @@ describe('basic round trip', () => {
   it('srt: cues numbered from 1 with the segment times and text', () => {
     const cues = srt(t);
     expect(cues.map((c) => c.id)).toEqual(['1', '2', '3']);
-    expect(times(cues)).toEqual([[0.5, 2.25], [2.5, 4], [4.001, 6.999]]);
+    expect(times(cues)).toEqual([
+      [0.5, 2.25],
+      [2.5, 4],
+      [4.001, 6.999],
+    ]);
     expect(texts(cues)).toEqual(['Hello there.', 'General Kenobi!', 'You are a bold one.']);
   });
 
   it('vtt: valid for the W3C parser, same times and text', () => {
     const cues = vtt(t);
-    expect(times(cues)).toEqual([[0.5, 2.25], [2.5, 4], [4.001, 6.999]]);
+    expect(times(cues)).toEqual([
+      [0.5, 2.25],
+      [2.5, 4],
+      [4.001, 6.999],
+    ]);
     expect(texts(cues)).toEqual(['Hello there.', 'General Kenobi!', 'You are a bold one.']);
   });
 
@@ -86,8 +94,14 @@ describe('timestamps', () => {
         { start: 3601.1 + 0.2, end: 3601.7, text: 'c' },
       ]),
     );
-    expect(times(cues)).toEqual([[60, 61], [3600, 3600.4], [3601.3, 3601.7]]);
-    expect(exportTranscript(withSegments([{ start: 3599.9995, end: 3600.4, text: 'b' }]), 'vtt').body).toContain('01:00:00.000 --> 01:00:00.400');
+    expect(times(cues)).toEqual([
+      [60, 61],
+      [3600, 3600.4],
+      [3601.3, 3601.7],
+    ]);
+    expect(exportTranscript(withSegments([{ start: 3599.9995, end: 3600.4, text: 'b' }]), 'vtt').body).toContain(
+      '01:00:00.000 --> 01:00:00.400',
+    );
     const body = exportTranscript(withSegments([{ start: 59.9996, end: 61.0004, text: 'a' }]), 'srt').body;
     expect(body).toContain('00:01:00,000 --> 00:01:01,000');
   });
@@ -99,7 +113,10 @@ describe('timestamps', () => {
     ]);
     expect(exportTranscript(t, 'srt').body).toContain('10:00:00,000 --> 10:00:01,500');
     expect(exportTranscript(t, 'vtt').body).toContain('25:01:01.007 --> 25:01:02.000');
-    expect(times(both(t))).toEqual([[36000, 36001.5], [90061.007, 90062]]);
+    expect(times(both(t))).toEqual([
+      [36000, 36001.5],
+      [90061.007, 90062],
+    ]);
   });
 
   it('clamps at 99:59:59.999: later cues are dropped, a cue running past it is cut', () => {
@@ -121,7 +138,11 @@ describe('timestamps', () => {
     ]);
     const cues = both(t);
     expect(texts(cues)).toEqual(['early', 'infinite end', 'fine']);
-    expect(times(cues)).toEqual([[0, 1], [2, 3], [5, 6]]);
+    expect(times(cues)).toEqual([
+      [0, 1],
+      [2, 3],
+      [5, 6],
+    ]);
   });
 });
 
@@ -134,7 +155,11 @@ describe('timing repair', () => {
         { start: 7.5, end: 9, text: 'three' },
       ]),
     );
-    expect(times(cues)).toEqual([[0, 3], [3, 7.5], [7.5, 9]]);
+    expect(times(cues)).toEqual([
+      [0, 3],
+      [3, 7.5],
+      [7.5, 9],
+    ]);
     expect(cueListProblems(cues)).toEqual([]);
   });
 
@@ -159,7 +184,14 @@ describe('timing repair', () => {
       ]),
     );
     expect(texts(cues)).toEqual(['a', 'b']);
-    expect(srt(withSegments([{ start: 0, end: 1, text: 'a' }, { start: 1, end: 2, text: '' }])).map((c) => c.id)).toEqual(['1']);
+    expect(
+      srt(
+        withSegments([
+          { start: 0, end: 1, text: 'a' },
+          { start: 1, end: 2, text: '' },
+        ]),
+      ).map((c) => c.id),
+    ).toEqual(['1']);
   });
 
   it('gives zero- and negative-length segments one second, never overlapping the next cue', () => {
@@ -171,7 +203,12 @@ describe('timing repair', () => {
         { start: 10, end: 10, text: 'last zero' },
       ]),
     );
-    expect(times(cues)).toEqual([[1, 2], [5, 5.4], [5.4, 7], [10, 11]]);
+    expect(times(cues)).toEqual([
+      [1, 2],
+      [5, 5.4],
+      [5.4, 7],
+      [10, 11],
+    ]);
   });
 
   it('merges segments that start at the same instant instead of emitting empty cues', () => {
@@ -253,7 +290,12 @@ describe('line length and splitting', () => {
     const url = 'https://example.com/' + 'a'.repeat(70) + '/end';
     const cues = both(withSegments([{ start: 0, end: 4, text: `See ${url} now` }]));
     expect(cueListProblems(cues)).toEqual([]);
-    expect(cues.map((c) => c.text).join('\n').replace(/\s+/g, '')).toBe(`See${url}now`);
+    expect(
+      cues
+        .map((c) => c.text)
+        .join('\n')
+        .replace(/\s+/g, ''),
+    ).toBe(`See${url}now`);
   });
 
   it('keeps author line breaks that already fit, reflows those that do not', () => {
@@ -345,7 +387,22 @@ describe('text clean-up and escaping', () => {
 });
 
 describe('randomised transcripts', () => {
-  const pieces = ['word', 'the', 'café', 'naïve', '日本語', 'a&b', '<tag>', '-->', 'x\u200by', '😀', 'Ünïcode', 'supercalifragilisticexpialidociousandthensomemore', '\n', '  '];
+  const pieces = [
+    'word',
+    'the',
+    'café',
+    'naïve',
+    '日本語',
+    'a&b',
+    '<tag>',
+    '-->',
+    'x\u200by',
+    '😀',
+    'Ünïcode',
+    'supercalifragilisticexpialidociousandthensomemore',
+    '\n',
+    '  ',
+  ];
 
   function randomTranscript(seed: number): ExportableTranscript {
     const r = rng(seed);
@@ -371,7 +428,10 @@ describe('randomised transcripts', () => {
       .map((s) => s.text.replace(/[\u200b]/g, '').replace(/-{2,}>/g, '->'))
       .join(' ')
       .replace(/\s+/g, '');
-    const got = cues.map((c) => c.text).join('').replace(/\s+/g, '');
+    const got = cues
+      .map((c) => c.text)
+      .join('')
+      .replace(/\s+/g, '');
     expect(Array.from(got).sort().join('')).toBe(Array.from(expected).sort().join(''));
   });
 });
@@ -388,7 +448,9 @@ describe('real player (ffmpeg)', () => {
   };
 
   function render(body: string, format: 'srt' | 'vtt') {
-    const res = spawnSync('ffmpeg', ['-v', 'error', '-f', format === 'srt' ? 'srt' : 'webvtt', '-i', 'pipe:0', '-f', 'ass', 'pipe:1'], { input: body });
+    const res = spawnSync('ffmpeg', ['-v', 'error', '-f', format === 'srt' ? 'srt' : 'webvtt', '-i', 'pipe:0', '-f', 'ass', 'pipe:1'], {
+      input: body,
+    });
     return {
       status: res.status,
       stderr: res.stderr.toString(),
@@ -433,4 +495,3 @@ it('a two-hour transcript exports valid, non-overlapping srt and vtt', () => {
     expect(words(cues.map((c) => c.text).join(' '))).toEqual(words(t.segments.map((s) => s.text).join(' ')));
   }
 });
-

@@ -91,14 +91,21 @@ describe('classifyAddress', () => {
 
   // ipaddr.js reads the dotted spelling ::a.b.c.d as mapped (it is really IPv4-compatible ::7f00:1);
   // either way the embedded IPv4 address is what is classified.
-  test.each([['::127.0.0.1', 'loopback'], ['::10.0.0.1', 'private'], ['::169.254.169.254', 'cloudMetadata']] as const)('%s (dotted IPv4-compatible) is %s', (address, cls) => {
+  test.each([
+    ['::127.0.0.1', 'loopback'],
+    ['::10.0.0.1', 'private'],
+    ['::169.254.169.254', 'cloudMetadata'],
+  ] as const)('%s (dotted IPv4-compatible) is %s', (address, cls) => {
     expect(classifyAddress(address).class).toBe(cls);
     expect(classifyAddress(address).embedded?.ipv4).toBeDefined();
   });
 
-  test.each(['example.com', '0x7f.1', '2130706433', '127.1', '', '1.2.3.4.5', '[::1]'])('%j is not a canonical IP address: throws', (text) => {
-    expect(() => classifyAddress(text)).toThrow(TypeError);
-  });
+  test.each(['example.com', '0x7f.1', '2130706433', '127.1', '', '1.2.3.4.5', '[::1]'])(
+    '%j is not a canonical IP address: throws',
+    (text) => {
+      expect(() => classifyAddress(text)).toThrow(TypeError);
+    },
+  );
 });
 
 /** A resolver that answers from a table and counts calls. */
@@ -115,7 +122,10 @@ function tableResolver(table: Record<string, string[]>): Resolver & { calls: str
 }
 
 async function rejection(p: Promise<unknown>): Promise<ServiceError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof ServiceError)) throw new Error(`expected a ServiceError, got ${String(err)}`);
   return err;
 }
@@ -146,7 +156,9 @@ describe('checkUrl / assertSafeUrl', () => {
     [['224.0.0.251'], 'multicast'],
     [['93.184.216.34', '10.0.0.1'], 'private'], // one bad address among good ones is enough
   ])('a DNS name resolving to %j is UNSAFE_URL (%s)', async (addresses, detail) => {
-    const err = await rejection(assertSafeUrl('https://media.example.net/x.mp4', { resolver: tableResolver({ 'media.example.net': addresses }) }));
+    const err = await rejection(
+      assertSafeUrl('https://media.example.net/x.mp4', { resolver: tableResolver({ 'media.example.net': addresses }) }),
+    );
     expect(err.code).toBe('UNSAFE_URL');
     expect(err.status).toBe(422);
     expect(err.detail).toContain('media.example.net resolves to');
@@ -229,7 +241,18 @@ describe('checkUrl / assertSafeUrl', () => {
       await expect(assertSafeUrl('https://[::1]/a', policy({}))).resolves.toBeDefined();
       await expect(assertSafeUrl('https://media.test/a', policy({ 'media.test': ['127.0.0.1'] }))).resolves.toBeDefined();
     });
-    test.each(['10.0.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', 'fd00::1', 'fe80::1', '0.0.0.0', '224.0.0.1', '93.184.216.34', '2606:2800:220:1::248'])('%s fails, public addresses included', async (address) => {
+    test.each([
+      '10.0.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      'fd00::1',
+      'fe80::1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '93.184.216.34',
+      '2606:2800:220:1::248',
+    ])('%s fails, public addresses included', async (address) => {
       const err = await rejection(assertSafeUrl('https://media.test/a', policy({ 'media.test': [address] })));
       expect(err.code).toBe('UNSAFE_URL');
     });

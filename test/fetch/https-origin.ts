@@ -40,9 +40,10 @@ export async function startHttpsOrigin(host = '127.0.0.1'): Promise<HttpsOrigin>
     port,
     routes,
     hits,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

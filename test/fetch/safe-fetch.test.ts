@@ -32,7 +32,10 @@ function opts(extra: Partial<SafeFetchOptions> = {}): SafeFetchOptions {
 }
 
 async function failure(p: Promise<unknown>): Promise<ServiceError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof ServiceError)) throw new Error(`expected a ServiceError, got ${err instanceof Error ? err.stack : String(err)}`);
   return err;
 }
@@ -43,15 +46,24 @@ function leftovers(): string[] {
 }
 
 const WAV = wavFile(4000);
-const serveWav = (type = 'audio/wav') => origin.routes.set('/a.wav', (_req, res) => res.writeHead(200, { 'content-type': type, 'content-length': WAV.length }).end(WAV));
-const redirect = (from: string, to: string, status = 302) => origin.routes.set(from, (_req, res) => res.writeHead(status, { location: to }).end());
+const serveWav = (type = 'audio/wav') =>
+  origin.routes.set('/a.wav', (_req, res) => res.writeHead(200, { 'content-type': type, 'content-length': WAV.length }).end(WAV));
+const redirect = (from: string, to: string, status = 302) =>
+  origin.routes.set(from, (_req, res) => res.writeHead(status, { location: to }).end());
 
 describe('safeFetch: downloads', () => {
   test('a media file is saved whole, with its format and type', async () => {
     serveWav();
     const o = opts();
     const r = await safeFetch(`${origin.url}/a.wav`, o);
-    expect(r).toMatchObject({ file: o.toFile, bytes: WAV.length, contentType: 'audio/wav', format: 'wav', finalUrl: `${origin.url}/a.wav`, redirects: [] });
+    expect(r).toMatchObject({
+      file: o.toFile,
+      bytes: WAV.length,
+      contentType: 'audio/wav',
+      format: 'wav',
+      finalUrl: `${origin.url}/a.wav`,
+      redirects: [],
+    });
     expect(fs.readFileSync(o.toFile).equals(WAV)).toBe(true);
   });
 
@@ -118,7 +130,8 @@ describe('safeFetch: redirects', () => {
   });
 
   test('a redirect to a name that resolves to a private address is UNSAFE_URL', async () => {
-    const resolver: Resolver = async (host) => (host === 'media.test' ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '192.168.7.7', family: 4 }]);
+    const resolver: Resolver = async (host) =>
+      host === 'media.test' ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '192.168.7.7', family: 4 }];
     redirect('/bounce', 'https://internal.media.test/x.mp3');
     const err = await failure(safeFetch(`https://media.test:${origin.port}/bounce`, opts({ resolver })));
     expect(err.code).toBe('UNSAFE_URL');
@@ -174,9 +187,16 @@ describe('safeFetch: pinning', () => {
     serveWav();
     // A checked URL that claims 127.0.0.1 is fine, used with a policy that does not allow loopback:
     // the connector must refuse the socket before any request is written.
-    const checked = { url: new URL(`${origin.url}/a.wav`), hostname: '127.0.0.1', addresses: [{ address: '127.0.0.1', family: 4 as const }] };
+    const checked = {
+      url: new URL(`${origin.url}/a.wav`),
+      hostname: '127.0.0.1',
+      addresses: [{ address: '127.0.0.1', family: 4 as const }],
+    };
     const dispatcher = pinnedDispatcher(checked, {}, { ca: TEST_CA });
-    const err = await request(checked.url, { dispatcher }).then(() => undefined, (e: unknown) => e as Error & { code?: string });
+    const err = await request(checked.url, { dispatcher }).then(
+      () => undefined,
+      (e: unknown) => e as Error & { code?: string },
+    );
     await dispatcher.destroy();
     expect(err?.code).toBe('ERR_UNSAFE_PEER');
     expect(err?.message).toContain('127.0.0.1 is a loopback address');
@@ -238,12 +258,15 @@ describe('safeFetch: size limit', () => {
 });
 
 describe('safeFetch: media checks', () => {
-  test.each(['text/html; charset=utf-8', 'application/json', 'image/png', 'application/zip'])('Content-Type %s is UNSUPPORTED_MEDIA before reading', async (type) => {
-    origin.routes.set('/page', (_req, res) => res.writeHead(200, { 'content-type': type }).end(HEADS.html));
-    const err = await failure(safeFetch(`${origin.url}/page`, opts()));
-    expect(err.code).toBe('UNSUPPORTED_MEDIA');
-    expect(err.detail).toContain(type.split(';')[0]);
-  });
+  test.each(['text/html; charset=utf-8', 'application/json', 'image/png', 'application/zip'])(
+    'Content-Type %s is UNSUPPORTED_MEDIA before reading',
+    async (type) => {
+      origin.routes.set('/page', (_req, res) => res.writeHead(200, { 'content-type': type }).end(HEADS.html));
+      const err = await failure(safeFetch(`${origin.url}/page`, opts()));
+      expect(err.code).toBe('UNSUPPORTED_MEDIA');
+      expect(err.detail).toContain(type.split(';')[0]);
+    },
+  );
 
   test.each([
     ['an HTML page sent as octet-stream', 'application/octet-stream', padded(HEADS.html, 5000)],
@@ -325,7 +348,9 @@ describe('safeFetch: source answers and timeouts', () => {
 
   test('a failure writing our own file is not blamed on the source', async () => {
     serveWav();
-    const err = (await safeFetch(`${origin.url}/a.wav`, opts({ toFile: path.join(dir, 'no-such-folder', 'x.wav') })).catch((e: unknown) => e)) as NodeJS.ErrnoException;
+    const err = (await safeFetch(`${origin.url}/a.wav`, opts({ toFile: path.join(dir, 'no-such-folder', 'x.wav') })).catch(
+      (e: unknown) => e,
+    )) as NodeJS.ErrnoException;
     expect(err).not.toBeInstanceOf(ServiceError);
     expect(err.code).toBe('ENOENT');
   });

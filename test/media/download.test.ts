@@ -24,7 +24,17 @@ const seen: Array<{ url: string; headers: IncomingHttpHeaders }> = [];
 
 beforeAll(async () => {
   ({ dir, cleanup } = await audioDir('download-'));
-  await ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=3:sample_rate=44100', '-c:a', 'libmp3lame', '-b:a', '64k', join(dir, 'tone.mp3')]);
+  await ffmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:duration=3:sample_rate=44100',
+    '-c:a',
+    'libmp3lame',
+    '-b:a',
+    '64k',
+    join(dir, 'tone.mp3'),
+  ]);
   tone = await readFile(join(dir, 'tone.mp3'));
   server = createServer((req, res) => {
     seen.push({ url: req.url ?? '', headers: req.headers });
@@ -105,7 +115,9 @@ describe('downloadAudio with the real yt-dlp', () => {
 
   test('a file over maxBytes without Content-Length is FILE_TOO_LARGE too', async () => {
     const toDir = await fresh('chunked');
-    const err = await codeOf(downloadAudio('https://www.tiktok.com/watch?v=chunked', 'shortvideo', { toDir, outbound: outbound(), maxBytes: 10_000 }));
+    const err = await codeOf(
+      downloadAudio('https://www.tiktok.com/watch?v=chunked', 'shortvideo', { toDir, outbound: outbound(), maxBytes: 10_000 }),
+    );
     expect(err.code).toBe('FILE_TOO_LARGE');
     expect(await leftovers(toDir)).toEqual([]);
   });
@@ -113,17 +125,21 @@ describe('downloadAudio with the real yt-dlp', () => {
   test('a server that never answers is SOURCE_TIMEOUT, and yt-dlp is stopped', async () => {
     const toDir = await fresh('slow');
     const started = Date.now();
-    const err = await codeOf(downloadAudio('https://www.youtube.com/watch?v=slow', 'videosite', { toDir, outbound: outbound(), timeoutMs: 2_000 }));
+    const err = await codeOf(
+      downloadAudio('https://www.youtube.com/watch?v=slow', 'videosite', { toDir, outbound: outbound(), timeoutMs: 2_000 }),
+    );
     expect(err.code).toBe('SOURCE_TIMEOUT');
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(await leftovers(toDir)).toEqual([]);
   });
 
-  test('cancellation rejects with the caller\'s reason, not a platform error', async () => {
+  test("cancellation rejects with the caller's reason, not a platform error", async () => {
     const toDir = await fresh('cancel');
     const ctl = new AbortController();
     setTimeout(() => ctl.abort(new Error('activity cancelled')), 500);
-    await expect(downloadAudio('https://www.youtube.com/watch?v=slow', 'videosite', { toDir, outbound: outbound(), signal: ctl.signal })).rejects.toThrow('activity cancelled');
+    await expect(
+      downloadAudio('https://www.youtube.com/watch?v=slow', 'videosite', { toDir, outbound: outbound(), signal: ctl.signal }),
+    ).rejects.toThrow('activity cancelled');
   });
 });
 
@@ -132,7 +148,10 @@ describe('buildYtdlpArgs', () => {
   const valueOf = (args: string[], flag: string) => args.filter((_, i) => args[i - 1] === flag);
 
   test('origin override: scheme/host/port replaced, path and query kept, platform host in X-Forwarded-Host', () => {
-    const args = buildYtdlpArgs('https://www.youtube.com/watch?v=abc&t=5', { ...base, outbound: { originOverride: 'http://127.0.0.1:9999' } });
+    const args = buildYtdlpArgs('https://www.youtube.com/watch?v=abc&t=5', {
+      ...base,
+      outbound: { originOverride: 'http://127.0.0.1:9999' },
+    });
     expect(args[args.length - 1]).toBe('http://127.0.0.1:9999/watch?v=abc&t=5');
     expect(args[args.length - 2]).toBe('--'); // a URL can never be read as an option
     expect(valueOf(args, '--add-header')).toContain('X-Forwarded-Host:www.youtube.com');
@@ -145,7 +164,10 @@ describe('buildYtdlpArgs', () => {
   });
 
   test('the first egress proxy is passed; none means no --proxy', () => {
-    const withProxy = buildYtdlpArgs('https://www.youtube.com/watch?v=abc', { ...base, outbound: { proxies: ['http://u:p@10.0.0.1:3128', 'http://10.0.0.2:3128'] } });
+    const withProxy = buildYtdlpArgs('https://www.youtube.com/watch?v=abc', {
+      ...base,
+      outbound: { proxies: ['http://u:p@10.0.0.1:3128', 'http://10.0.0.2:3128'] },
+    });
     expect(valueOf(withProxy, '--proxy')).toEqual(['http://u:p@10.0.0.1:3128']);
     expect(buildYtdlpArgs('https://www.youtube.com/watch?v=abc', { ...base, outbound: {} })).not.toContain('--proxy');
   });
@@ -163,37 +185,76 @@ describe('buildYtdlpArgs', () => {
   });
 
   test('a malformed override fails loudly, as in the outbound layer', () => {
-    expect(() => buildYtdlpArgs('https://www.youtube.com/', { ...base, outbound: { originOverride: 'http://127.0.0.1:9/path' } })).toThrow(/origin without path/);
+    expect(() => buildYtdlpArgs('https://www.youtube.com/', { ...base, outbound: { originOverride: 'http://127.0.0.1:9/path' } })).toThrow(
+      /origin without path/,
+    );
   });
 });
 
 describe('classifyYtdlpFailure', () => {
   // Real yt-dlp lines: the loopback ones seen in this file's runs, the platform ones as yt-dlp prints them.
-  const hint = 'Use --cookies-from-browser or --cookies for the authentication. See  https://github.com/yt-dlp/yt-dlp/wiki/FAQ#how-do-i-pass-cookies-to-yt-dlp  for how to manually pass cookies. Also see  https://github.com/yt-dlp/yt-dlp/wiki/Extractors#exporting-youtube-cookies  for tips on effectively exporting YouTube cookies';
+  const hint =
+    'Use --cookies-from-browser or --cookies for the authentication. See  https://github.com/yt-dlp/yt-dlp/wiki/FAQ#how-do-i-pass-cookies-to-yt-dlp  for how to manually pass cookies. Also see  https://github.com/yt-dlp/yt-dlp/wiki/Extractors#exporting-youtube-cookies  for tips on effectively exporting YouTube cookies';
   test.each([
     [`ERROR: [youtube] ${ID}: Private video. Sign in if you've been granted access to this video. ${hint}`, 'SOURCE_PRIVATE'],
-    ['ERROR: [TikTok] 7301234567890123456: You do not have permission to view this post. Log into an account that has access', 'SOURCE_PRIVATE'],
+    [
+      'ERROR: [TikTok] 7301234567890123456: You do not have permission to view this post. Log into an account that has access',
+      'SOURCE_PRIVATE',
+    ],
     [`ERROR: [youtube] ${ID}: Video unavailable. This video has been removed by the uploader`, 'SOURCE_NOT_FOUND'],
-    [`ERROR: [youtube] ${ID}: Video unavailable. This video is no longer available because the YouTube account associated with this video has been terminated.`, 'SOURCE_NOT_FOUND'],
-    ['ERROR: [generic] watch?v=x&status=404: Unable to download webpage: HTTP Error 404: Not Found (caused by <HTTPError 404: Not Found>)', 'SOURCE_NOT_FOUND'],
-    [`ERROR: [youtube] ${ID}: Sign in to confirm your age. This video may be inappropriate for some users. ${hint}`, 'SOURCE_AUTH_REQUIRED'],
-    [`ERROR: [youtube] ${ID}: Join this channel to get access to members-only content like this video, and other exclusive perks.`, 'SOURCE_AUTH_REQUIRED'],
+    [
+      `ERROR: [youtube] ${ID}: Video unavailable. This video is no longer available because the YouTube account associated with this video has been terminated.`,
+      'SOURCE_NOT_FOUND',
+    ],
+    [
+      'ERROR: [generic] watch?v=x&status=404: Unable to download webpage: HTTP Error 404: Not Found (caused by <HTTPError 404: Not Found>)',
+      'SOURCE_NOT_FOUND',
+    ],
+    [
+      `ERROR: [youtube] ${ID}: Sign in to confirm your age. This video may be inappropriate for some users. ${hint}`,
+      'SOURCE_AUTH_REQUIRED',
+    ],
+    [
+      `ERROR: [youtube] ${ID}: Join this channel to get access to members-only content like this video, and other exclusive perks.`,
+      'SOURCE_AUTH_REQUIRED',
+    ],
     [`ERROR: [youtube] ${ID}: This video requires payment to watch.`, 'SOURCE_AUTH_REQUIRED'],
-    ['ERROR: [TikTok] 7301234567890123456: This post may not be comfortable for some audiences. Log in for access. Use --cookies, --cookies-from-browser, --username and --password, --netrc-cmd, or --netrc (tiktok) to provide account credentials', 'SOURCE_AUTH_REQUIRED'],
-    [`ERROR: [youtube] ${ID}: Video unavailable. The uploader has not made this video available in your country`, 'SOURCE_REGION_RESTRICTED'],
+    [
+      'ERROR: [TikTok] 7301234567890123456: This post may not be comfortable for some audiences. Log in for access. Use --cookies, --cookies-from-browser, --username and --password, --netrc-cmd, or --netrc (tiktok) to provide account credentials',
+      'SOURCE_AUTH_REQUIRED',
+    ],
+    [
+      `ERROR: [youtube] ${ID}: Video unavailable. The uploader has not made this video available in your country`,
+      'SOURCE_REGION_RESTRICTED',
+    ],
     ['ERROR: [vimeo] 12345: This video is not available from your location due to geo restriction', 'SOURCE_REGION_RESTRICTED'],
     [`ERROR: [youtube] ${ID}: Sign in to confirm you’re not a bot. ${hint}`, 'SOURCE_BLOCKED'],
     ['ERROR: [youtube] : Sign in to confirm you’re not a bot. This helps protect our community. Learn more', 'SOURCE_BLOCKED'],
     ['ERROR: [TikTok] 7301234567890123456: Your IP address is blocked from accessing this post', 'SOURCE_BLOCKED'],
     ['ERROR: unable to download video data: HTTP Error 403: Forbidden', 'SOURCE_BLOCKED'],
-    ['ERROR: [generic] watch?v=x&status=429: Unable to download webpage: HTTP Error 429: Too Many Requests (caused by <HTTPError 429: Too Many Requests>)', 'SOURCE_RATE_LIMITED'],
-    [`ERROR: [youtube] ${ID}: This content isn't available, try again later. The current session has been rate-limited by YouTube for up to an hour.`, 'SOURCE_RATE_LIMITED'],
+    [
+      'ERROR: [generic] watch?v=x&status=429: Unable to download webpage: HTTP Error 429: Too Many Requests (caused by <HTTPError 429: Too Many Requests>)',
+      'SOURCE_RATE_LIMITED',
+    ],
+    [
+      `ERROR: [youtube] ${ID}: This content isn't available, try again later. The current session has been rate-limited by YouTube for up to an hour.`,
+      'SOURCE_RATE_LIMITED',
+    ],
     ["ERROR: [generic] watch?v=x&slow=1: Unable to download webpage: timed out (caused by TransportError('timed out'))", 'SOURCE_TIMEOUT'],
-    ["ERROR: [generic] watch?v=x: Unable to download webpage: [Errno 111] Connection refused (caused by TransportError('[Errno 111] Connection refused'))", 'SOURCE_TIMEOUT'],
+    [
+      "ERROR: [generic] watch?v=x: Unable to download webpage: [Errno 111] Connection refused (caused by TransportError('[Errno 111] Connection refused'))",
+      'SOURCE_TIMEOUT',
+    ],
     ['\r[download] File is larger than max-filesize (24494 bytes > 10000 bytes). Aborting.', 'FILE_TOO_LARGE'],
-    ['WARNING: [generic] Falling back on generic information extractor\nERROR: Unsupported URL: http://127.0.0.1:18766/watch?v=x&html=1', 'UNSUPPORTED_MEDIA'],
+    [
+      'WARNING: [generic] Falling back on generic information extractor\nERROR: Unsupported URL: http://127.0.0.1:18766/watch?v=x&html=1',
+      'UNSUPPORTED_MEDIA',
+    ],
     [`ERROR: [youtube] ${ID}: Requested format is not available. Use --list-formats for a list of available formats`, 'UNSUPPORTED_MEDIA'],
-    ['ERROR: [generic] watch?v=x&status=500: Unable to download webpage: HTTP Error 500: Internal Server Error (caused by <HTTPError 500: Internal Server Error>)', 'SOURCE_CHANGED'],
+    [
+      'ERROR: [generic] watch?v=x&status=500: Unable to download webpage: HTTP Error 500: Internal Server Error (caused by <HTTPError 500: Internal Server Error>)',
+      'SOURCE_CHANGED',
+    ],
     [`ERROR: [youtube] ${ID}: This live event will begin in a few moments.`, 'SOURCE_CHANGED'],
   ])('%s → %s', (output, code) => {
     expect(classifyYtdlpFailure(output).code).toBe(code);
@@ -201,7 +262,7 @@ describe('classifyYtdlpFailure', () => {
 
   test('warnings do not decide; the detail is the last ERROR line', () => {
     const err = classifyYtdlpFailure(
-      'WARNING: [youtube] Sign in to confirm you’re not a bot (retrying with another client)\nERROR: [youtube] abc: Private video. Sign in if you\'ve been granted access\n',
+      "WARNING: [youtube] Sign in to confirm you’re not a bot (retrying with another client)\nERROR: [youtube] abc: Private video. Sign in if you've been granted access\n",
       'videosite',
     );
     expect(err.code).toBe('SOURCE_PRIVATE');
@@ -210,7 +271,7 @@ describe('classifyYtdlpFailure', () => {
   });
 
   test('anything unknown is SOURCE_CHANGED (retryable) with the last line', () => {
-    const err = classifyYtdlpFailure('Traceback (most recent call last):\n  ...\nKeyError: \'streamingData\'\n', 'shortvideo');
+    const err = classifyYtdlpFailure("Traceback (most recent call last):\n  ...\nKeyError: 'streamingData'\n", 'shortvideo');
     expect(err).toMatchObject({ code: 'SOURCE_CHANGED', retryable: true, detail: "shortvideo: KeyError: 'streamingData'" });
   });
 });

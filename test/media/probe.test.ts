@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -33,9 +33,26 @@ beforeAll(async () => {
     ffmpeg(['-f', 'lavfi', '-i', 'anullsrc=r=8000:cl=mono', '-t', '7300', '-ac', '1', '-c:a', 'aac', '-b:a', '8k', f('long.m4a')]),
   ]);
   // An mp3 with cover art: the picture is a "video" stream ffprobe reports, but not video.
-  await ffmpeg(['-i', f('tone.mp3'), '-i', f('picture.png'), '-map', '0', '-map', '1', '-c', 'copy', '-disposition:v', 'attached_pic', f('cover.mp3')]);
+  await ffmpeg([
+    '-i',
+    f('tone.mp3'),
+    '-i',
+    f('picture.png'),
+    '-map',
+    '0',
+    '-map',
+    '1',
+    '-c',
+    'copy',
+    '-disposition:v',
+    'attached_pic',
+    f('cover.mp3'),
+  ]);
   // Written to a pipe, a webm has no duration in its header (as browser MediaRecorder files): probe decodes to measure.
-  const piped = await run('ffmpeg', ['-v', 'error', ...tone, '-c:a', 'libopus', '-f', 'webm', 'pipe:1'], { encoding: 'buffer', maxBuffer: 8 * 1024 * 1024 });
+  const piped = await run('ffmpeg', ['-v', 'error', ...tone, '-c:a', 'libopus', '-f', 'webm', 'pipe:1'], {
+    encoding: 'buffer',
+    maxBuffer: 8 * 1024 * 1024,
+  });
   await writeFile(f('recorded.webm'), piped.stdout);
   await writeFile(f('notes.txt'), 'These are meeting notes, not a recording.\nSecond line.\n');
   await writeFile(f('page.html'), '<!doctype html><html><body>Video unavailable</body></html>');

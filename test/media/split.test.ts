@@ -81,8 +81,20 @@ describe('stitch', () => {
 
   test('offsets every time by its piece start, in order, monotonic across joins', () => {
     const result = stitch([
-      { startMs: 60_000, result: piece([['third', 0.0, 0.4], ['piece', 0.5, 0.9]]) },
-      { startMs: 0, result: piece([['first', 1.0, 1.5], ['piece', 58.0, 60.2]]) }, // its last word overruns the cut by 0.2 s
+      {
+        startMs: 60_000,
+        result: piece([
+          ['third', 0.0, 0.4],
+          ['piece', 0.5, 0.9],
+        ]),
+      },
+      {
+        startMs: 0,
+        result: piece([
+          ['first', 1.0, 1.5],
+          ['piece', 58.0, 60.2],
+        ]),
+      }, // its last word overruns the cut by 0.2 s
       { startMs: 30_000, result: piece([]) }, // a pause on its own
     ]);
     expect(result.text).toBe('first piece third piece');
@@ -102,7 +114,17 @@ describe('stitch', () => {
   test('the language of most words wins', () => {
     const r = stitch([
       { startMs: 0, result: piece([['hola', 0, 1]], 'es') },
-      { startMs: 10_000, result: piece([['one', 0, 1], ['two', 1, 2], ['three', 2, 3]], 'en') },
+      {
+        startMs: 10_000,
+        result: piece(
+          [
+            ['one', 0, 1],
+            ['two', 1, 2],
+            ['three', 2, 3],
+          ],
+          'en',
+        ),
+      },
     ]);
     expect(r.language).toBe('en');
   });
@@ -110,7 +132,10 @@ describe('stitch', () => {
   test('no speech in any piece is NO_SPEECH', () => {
     let caught: unknown;
     try {
-      stitch([{ startMs: 0, result: piece([]) }, { startMs: 5000, result: piece([]) }]);
+      stitch([
+        { startMs: 0, result: piece([]) },
+        { startMs: 5000, result: piece([]) },
+      ]);
     } catch (err) {
       caught = err;
     }
@@ -128,7 +153,11 @@ describe('on real speech', () => {
   beforeAll(async () => {
     ({ dir, cleanup } = await audioDir('split-'));
     const parts = await Promise.all(PARAGRAPHS.map((p, i) => makeSpeech(p, dir, `p${i}`)));
-    longWav = await concatWithPauses(parts.map((p) => p.path), join(dir, 'long.wav'), 1.5);
+    longWav = await concatWithPauses(
+      parts.map((p) => p.path),
+      join(dir, 'long.wav'),
+      1.5,
+    );
   }, 60_000);
   afterAll(() => cleanup?.());
 

@@ -7,9 +7,27 @@ const creator = (id: string, language = id, isDefault = false): Track => ({ id, 
 const auto = (id: string, language: string, isDefault = false): Track => ({ id, language, kind: 'automatic', isDefault });
 
 // The track list of the recorded GJLlxj_dtq8 player response: default = creator en.
-const NINE = [creator('zh'), creator('cs'), creator('en', 'en', true), auto('a.en', 'en'), creator('de'), creator('hi'), creator('ja'), creator('ko'), creator('es')];
+const NINE = [
+  creator('zh'),
+  creator('cs'),
+  creator('en', 'en', true),
+  auto('a.en', 'en'),
+  creator('de'),
+  creator('hi'),
+  creator('ja'),
+  creator('ko'),
+  creator('es'),
+];
 // A video with regional English variants and automatic French.
-const VARIANTS = [creator('en-GB'), creator('en-US', 'en-US', true), auto('a.en', 'en'), auto('a.fr', 'fr'), creator('pt-BR'), creator('zh-Hant'), creator('iw')];
+const VARIANTS = [
+  creator('en-GB'),
+  creator('en-US', 'en-US', true),
+  auto('a.en', 'en'),
+  auto('a.fr', 'fr'),
+  creator('pt-BR'),
+  creator('zh-Hant'),
+  creator('iw'),
+];
 const ONLY_AUTO = [auto('a.en', 'en', true)];
 const ONLY_CREATOR_ES = [creator('es', 'es', true)];
 // Default is automatic English, creator captions exist only in Spanish.
@@ -58,7 +76,10 @@ describe('chooseCaptionTrack', () => {
 
   test('LANGUAGE_UNAVAILABLE names what was asked and what exists', () => {
     expect(() => chooseCaptionTrack(NINE, { languages: ['fr', 'it'] })).toThrow(
-      expect.objectContaining({ code: 'LANGUAGE_UNAVAILABLE', detail: expect.stringMatching(/caption_languages: none of fr, it .*available: zh, cs, en, de/) }),
+      expect.objectContaining({
+        code: 'LANGUAGE_UNAVAILABLE',
+        detail: expect.stringMatching(/caption_languages: none of fr, it .*available: zh, cs, en, de/),
+      }),
     );
   });
 });

@@ -112,7 +112,9 @@ describe('hand-made caption bodies', () => {
 
 describe('format sniffing and edge cases', () => {
   test('SubRip', () => {
-    const { format, segments } = parseCaptionBody('1\n00:00:01,000 --> 00:00:02,500\nHello <b>there</b>\n\n2\n00:00:03,000 --> 00:00:04,000\nsecond\n');
+    const { format, segments } = parseCaptionBody(
+      '1\n00:00:01,000 --> 00:00:02,500\nHello <b>there</b>\n\n2\n00:00:03,000 --> 00:00:04,000\nsecond\n',
+    );
     expect(format).toBe('srt');
     expect(segments).toEqual([
       { start: 1, end: 2.5, text: 'Hello there' },
@@ -121,7 +123,9 @@ describe('format sniffing and edge cases', () => {
   });
 
   test('srv2 (<timedtext> with <text t d>) and a byte-order mark', () => {
-    const { format, segments } = parseCaptionBody('\ufeff<?xml version="1.0"?><timedtext><text t="500" d="1000">a &amp; b</text><text t="2000">no duration</text><text t="3000" d="10">c</text></timedtext>');
+    const { format, segments } = parseCaptionBody(
+      '\ufeff<?xml version="1.0"?><timedtext><text t="500" d="1000">a &amp; b</text><text t="2000">no duration</text><text t="3000" d="10">c</text></timedtext>',
+    );
     expect(format).toBe('srv2');
     // A missing duration lasts until the next cue.
     expect(segments).toEqual([
@@ -137,7 +141,9 @@ describe('format sniffing and edge cases', () => {
   });
 
   test('cues out of order come back sorted', () => {
-    const { segments } = parseCaptionBody('<transcript><text start="5" dur="1">second</text><text start="1" dur="1">first</text></transcript>');
+    const { segments } = parseCaptionBody(
+      '<transcript><text start="5" dur="1">second</text><text start="1" dur="1">first</text></transcript>',
+    );
     expect(segments.map((s) => s.text)).toEqual(['first', 'second']);
   });
 

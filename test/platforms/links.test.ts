@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ServiceError } from '../../domain/errors';
-import { recognizeLink } from '../../domain/sources/links';
+import { recognizeLink } from '../../integrations/platforms/links';
 
 const ID = 'dQw4w9WgXcQ';
 const WATCH = `https://www.youtube.com/watch?v=${ID}`;
@@ -113,12 +113,20 @@ describe('recognizeLink: photosocial', () => {
     ['https://www.instagram.com/tv/C1a2B3c4D5e/'],
     ['https://www.instagram.com/someone/reel/C1a2B3c4D5e/'],
   ])('%s', (url) => {
-    expect(recognizeLink(url)).toEqual({ platform: 'photosocial', mediaId: 'C1a2B3c4D5e', canonicalUrl: 'https://www.instagram.com/p/C1a2B3c4D5e/', needsResolve: false });
+    expect(recognizeLink(url)).toEqual({
+      platform: 'photosocial',
+      mediaId: 'C1a2B3c4D5e',
+      canonicalUrl: 'https://www.instagram.com/p/C1a2B3c4D5e/',
+      needsResolve: false,
+    });
   });
 
-  test.each([['https://www.instagram.com/someone/'], ['https://www.instagram.com/stories/someone/123/'], ['https://www.instagram.com/']])('%s → UNSUPPORTED_SOURCE', (url) => {
-    expect(codeOf(url)).toBe('UNSUPPORTED_SOURCE');
-  });
+  test.each([['https://www.instagram.com/someone/'], ['https://www.instagram.com/stories/someone/123/'], ['https://www.instagram.com/']])(
+    '%s → UNSUPPORTED_SOURCE',
+    (url) => {
+      expect(codeOf(url)).toBe('UNSUPPORTED_SOURCE');
+    },
+  );
 });
 
 describe('recognizeLink: direct links', () => {
@@ -169,6 +177,8 @@ describe('recognizeLink: invalid links', () => {
   });
 
   test('errors name the field', () => {
-    expect(() => recognizeLink('http://example.com/a.mp3')).toThrow(expect.objectContaining({ code: 'INVALID_URL', detail: expect.stringContaining('source.url') }));
+    expect(() => recognizeLink('http://example.com/a.mp3')).toThrow(
+      expect.objectContaining({ code: 'INVALID_URL', detail: expect.stringContaining('source.url') }),
+    );
   });
 });

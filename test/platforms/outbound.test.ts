@@ -24,13 +24,26 @@ afterAll(() => origin.close());
 
 describe('origin override', () => {
   test('replaces scheme, host and port only; the platform host travels in X-Forwarded-Host', async () => {
-    origin.setRoutes([{ method: 'POST', path: '/youtubei/v1/player', host: 'youtubei.googleapis.com', status: 200, json: { ok: true }, headers: { 'x-answer': 'yes' } }]);
+    origin.setRoutes([
+      {
+        method: 'POST',
+        path: '/youtubei/v1/player',
+        host: 'youtubei.googleapis.com',
+        status: 200,
+        json: { ok: true },
+        headers: { 'x-answer': 'yes' },
+      },
+    ]);
     const body = JSON.stringify({ videoId: 'dQw4w9WgXcQ', context: { client: { clientName: 'ANDROID' } } });
-    const res = await outbound().fetchJson('videosite', 'https://youtubei.googleapis.com/youtubei/v1/player?prettyPrint=false&$fields=playerResponse&x=a%2Fb,c', {
-      method: 'POST',
-      body,
-      headers: { 'Content-Type': 'application/json' },
-    });
+    const res = await outbound().fetchJson(
+      'videosite',
+      'https://youtubei.googleapis.com/youtubei/v1/player?prettyPrint=false&$fields=playerResponse&x=a%2Fb,c',
+      {
+        method: 'POST',
+        body,
+        headers: { 'Content-Type': 'application/json' },
+      },
+    );
 
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ ok: true });
@@ -55,8 +68,18 @@ describe('origin override', () => {
 
   test('redirects are followed through the override, relative ones on the platform host', async () => {
     origin.setRoutes([
-      { path: '/ZMabc123/', host: 'vm.tiktok.com', status: 301, headers: { location: 'https://www.tiktok.com/@x/video/7301234567890123456?_r=1' } },
-      { path: '/@x/video/7301234567890123456', host: 'www.tiktok.com', status: 302, headers: { location: '/@i/video/7301234567890123456' } },
+      {
+        path: '/ZMabc123/',
+        host: 'vm.tiktok.com',
+        status: 301,
+        headers: { location: 'https://www.tiktok.com/@x/video/7301234567890123456?_r=1' },
+      },
+      {
+        path: '/@x/video/7301234567890123456',
+        host: 'www.tiktok.com',
+        status: 302,
+        headers: { location: '/@i/video/7301234567890123456' },
+      },
       { path: '/@i/video/7301234567890123456', host: 'www.tiktok.com', body: 'page' },
     ]);
     const res = await outbound().fetchText('shortvideo', 'https://vm.tiktok.com/ZMabc123/', { redirect: 'follow' });
@@ -84,7 +107,9 @@ describe('origin override', () => {
 
   test('an oversized answer is refused', async () => {
     origin.setRoutes([{ path: '/big', body: 'x'.repeat(5000) }]);
-    await expect(outbound({ maxBodyBytes: 1000 }).fetchText('videosite', 'https://www.youtube.com/big')).rejects.toMatchObject({ code: 'SOURCE_CHANGED' });
+    await expect(outbound({ maxBodyBytes: 1000 }).fetchText('videosite', 'https://www.youtube.com/big')).rejects.toMatchObject({
+      code: 'SOURCE_CHANGED',
+    });
   });
 
   test('configuration from the environment names used by domain/config.ts', () => {
@@ -118,14 +143,19 @@ describe('timeouts and cancellation', () => {
     origin.setRoutes([{ path: '/slow', body: 'late', delayMs: 1000 }]);
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('job cancelled')), 50);
-    await expect(outbound({ timeoutMs: 5000 }).fetchText('videosite', 'https://www.youtube.com/slow', { signal: controller.signal })).rejects.toThrow('job cancelled');
+    await expect(
+      outbound({ timeoutMs: 5000 }).fetchText('videosite', 'https://www.youtube.com/slow', { signal: controller.signal }),
+    ).rejects.toThrow('job cancelled');
   });
 
   test('a refused connection is SOURCE_TIMEOUT (no answer), retryable', async () => {
     const closedPort = await unusedPort();
     const o = createOutbound({ originOverride: `http://127.0.0.1:${closedPort}` });
     outbounds.push(o);
-    await expect(o.fetchText('videosite', 'https://www.youtube.com/x')).rejects.toMatchObject({ code: 'SOURCE_TIMEOUT', detail: expect.stringContaining('network error') });
+    await expect(o.fetchText('videosite', 'https://www.youtube.com/x')).rejects.toMatchObject({
+      code: 'SOURCE_TIMEOUT',
+      detail: expect.stringContaining('network error'),
+    });
   });
 });
 
@@ -193,7 +223,9 @@ describe('egress proxies', () => {
     server.on('connect', (req, client, head) => {
       const auth = req.headers['proxy-authorization'];
       connects.push({ target: req.url ?? '', auth: typeof auth === 'string' ? auth : undefined });
-      const [host, port] = forceTarget ? ['127.0.0.1', forceTarget.port] : [(req.url ?? '').split(':')[0], Number((req.url ?? '').split(':')[1])];
+      const [host, port] = forceTarget
+        ? ['127.0.0.1', forceTarget.port]
+        : [(req.url ?? '').split(':')[0], Number((req.url ?? '').split(':')[1])];
       const upstream = net.connect(Number(port), host, () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         upstream.write(head);
@@ -245,7 +277,10 @@ describe('egress proxies', () => {
     const withCredentials = proxyB.url.replace('http://', 'http://user:s3cret@');
     const o = outbound({ proxies: [proxyA.url, withCredentials] });
 
-    const first = await o.fetchJson('videosite', 'https://youtubei.googleapis.com/youtubei/v1/player', { method: 'POST', json: { videoId: 'x' } });
+    const first = await o.fetchJson('videosite', 'https://youtubei.googleapis.com/youtubei/v1/player', {
+      method: 'POST',
+      json: { videoId: 'x' },
+    });
     expect(first.status).toBe(200);
     expect(first.json).toEqual({ ok: 'via B' });
     expect(first.proxy).toBe(proxyB.url); // credentials never leave in the answer

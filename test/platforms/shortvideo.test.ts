@@ -15,7 +15,11 @@ const PAGE_PATH = `/@i/video/${ID}`;
 const SUBTITLES = 'v16-webapp.tiktok.com';
 
 const page = (answer: Partial<ReplayRoute>): ReplayRoute => ({ path: PAGE_PATH, host: 'www.tiktok.com', ...answer });
-const subtitle = (file: string, answer: Partial<ReplayRoute> = {}): ReplayRoute => ({ path: `/handmade/subtitles/${file}`, host: SUBTITLES, ...answer });
+const subtitle = (file: string, answer: Partial<ReplayRoute> = {}): ReplayRoute => ({
+  path: `/handmade/subtitles/${file}`,
+  host: SUBTITLES,
+  ...answer,
+});
 const HANDMADE_PAGE = readFileSync(path.join(HANDMADE_DIR, 'shortvideo/video-page.HANDMADE.html'), 'utf8');
 
 /** The hand-made page with its rehydration data changed (the other status-code pages). */
@@ -67,7 +71,11 @@ describe('shortvideo captions (hand-made fixtures)', () => {
       track: { language_code: 'en-US', name: 'eng-US', kind: 'creator', is_default: true, format: 'vtt' },
     });
     expectSaneSegments(result.segments);
-    expect(result.segments.map((s) => s.text)).toEqual(['Today: sourdough,', 'bread & butter edition.', 'Twenty seconds, start to finish.']);
+    expect(result.segments.map((s) => s.text)).toEqual([
+      'Today: sourdough,',
+      'bread & butter edition.',
+      'Twenty seconds, start to finish.',
+    ]);
     expect(subtitleCalls()).toEqual(['creator-eng-US.vtt']);
     // The page is asked for at the canonical URL on the platform host, through the override.
     const pageReq = origin.requests[0];
@@ -80,7 +88,11 @@ describe('shortvideo captions (hand-made fixtures)', () => {
     const result = await shortvideo.fetchCaptions(ID, { captionPreference: 'automatic_only' });
     expect(result.sourceOrigin).toBe('platform_captions');
     expect(result.track).toMatchObject({ kind: 'automatic', language_code: 'en-US' });
-    expect(result.segments.map((s) => s.text)).toEqual(['so today we are making', 'sourdough bread & butter', 'it only takes twenty seconds']);
+    expect(result.segments.map((s) => s.text)).toEqual([
+      'so today we are making',
+      'sourdough bread & butter',
+      'it only takes twenty seconds',
+    ]);
     expect(subtitleCalls()).toEqual(['asr-eng-US.vtt']);
   });
 
@@ -104,7 +116,14 @@ describe('shortvideo captions (hand-made fixtures)', () => {
 
   test('the creator_caption JSON is used when it is the only creator format', async () => {
     origin.setRoutes([
-      page({ body: pageWith((d) => detail(d).itemInfo.itemStruct.video.subtitleInfos = subtitleInfos(d).filter((s) => !(s.Source === 'LC' && s.Format === 'webvtt'))) }),
+      page({
+        body: pageWith(
+          (d) =>
+            (detail(d).itemInfo.itemStruct.video.subtitleInfos = subtitleInfos(d).filter(
+              (s) => !(s.Source === 'LC' && s.Format === 'webvtt'),
+            )),
+        ),
+      }),
       ...ALL_SUBTITLES,
     ]);
     const result = await shortvideo.fetchCaptions(ID);
@@ -125,18 +144,40 @@ describe('shortvideo captions (hand-made fixtures)', () => {
 describe('shortvideo refusals (hand-made fixtures)', () => {
   test.each([
     ['private post (10216)', 'SOURCE_PRIVATE', page({ handmade: 'shortvideo/private-post-page.HANDMADE.html' })],
-    ['private account (10222)', 'SOURCE_PRIVATE', page({ body: pageWith((d) => (d.__DEFAULT_SCOPE__['webapp.video-detail'] = { statusCode: 10222, statusMsg: '' })) })],
-    ['address blocked (10204)', 'SOURCE_BLOCKED', page({ body: pageWith((d) => (d.__DEFAULT_SCOPE__['webapp.video-detail'] = { statusCode: 10204 })) })],
-    ['other status code', 'SOURCE_NOT_FOUND', page({ body: pageWith((d) => (d.__DEFAULT_SCOPE__['webapp.video-detail'] = { statusCode: 10101 })) })],
+    [
+      'private account (10222)',
+      'SOURCE_PRIVATE',
+      page({ body: pageWith((d) => (d.__DEFAULT_SCOPE__['webapp.video-detail'] = { statusCode: 10222, statusMsg: '' })) }),
+    ],
+    [
+      'address blocked (10204)',
+      'SOURCE_BLOCKED',
+      page({ body: pageWith((d) => (d.__DEFAULT_SCOPE__['webapp.video-detail'] = { statusCode: 10204 })) }),
+    ],
+    [
+      'other status code',
+      'SOURCE_NOT_FOUND',
+      page({ body: pageWith((d) => (d.__DEFAULT_SCOPE__['webapp.video-detail'] = { statusCode: 10101 })) }),
+    ],
     [
       'adults-only post (isContentClassified, no video)',
       'SOURCE_AUTH_REQUIRED',
-      page({ body: pageWith((d) => { const item = detail(d).itemInfo.itemStruct; delete item.video; item.isContentClassified = true; }) }),
+      page({
+        body: pageWith((d) => {
+          const item = detail(d).itemInfo.itemStruct;
+          delete item.video;
+          item.isContentClassified = true;
+        }),
+      }),
     ],
     ['no subtitles', 'NO_CAPTIONS', page({ body: pageWith((d) => (detail(d).itemInfo.itemStruct.video.subtitleInfos = [])) })],
     ['challenge page', 'SOURCE_BLOCKED', page({ handmade: 'shortvideo/challenge-page.HANDMADE.html' })],
     ['a page without any data', 'SOURCE_CHANGED', page({ handmade: 'shortvideo/login-page.HANDMADE.html' })],
-    ['rehydration data without video-detail', 'SOURCE_CHANGED', page({ body: pageWith((d) => delete d.__DEFAULT_SCOPE__['webapp.video-detail']) })],
+    [
+      'rehydration data without video-detail',
+      'SOURCE_CHANGED',
+      page({ body: pageWith((d) => delete d.__DEFAULT_SCOPE__['webapp.video-detail']) }),
+    ],
     ['HTTP 429', 'SOURCE_RATE_LIMITED', page({ status: 429, body: 'slow down' })],
     ['HTTP 404', 'SOURCE_NOT_FOUND', page({ status: 404, body: 'gone' })],
   ])('%s → %s', async (_what, code, route) => {
@@ -147,7 +188,10 @@ describe('shortvideo refusals (hand-made fixtures)', () => {
 
   test('redirect to the login page → SOURCE_AUTH_REQUIRED (followed through the override)', async () => {
     origin.setRoutes([
-      page({ status: 302, headers: { location: `https://www.tiktok.com/login?redirect_url=https%3A%2F%2Fwww.tiktok.com%2F%40i%2Fvideo%2F${ID}` } }),
+      page({
+        status: 302,
+        headers: { location: `https://www.tiktok.com/login?redirect_url=https%3A%2F%2Fwww.tiktok.com%2F%40i%2Fvideo%2F${ID}` },
+      }),
       { path: '/login', host: 'www.tiktok.com', handmade: 'shortvideo/login-page.HANDMADE.html' },
     ]);
     expect(await outcome(shortvideo.fetchCaptions(ID))).toBe('SOURCE_AUTH_REQUIRED');
@@ -181,8 +225,18 @@ describe('shortvideo refusals (hand-made fixtures)', () => {
 
 describe('shortvideo share links', () => {
   test('vm. link: the redirect names the video (the video page itself is not fetched)', async () => {
-    origin.setRoutes([{ path: '/ZMabc123/', host: 'vm.tiktok.com', status: 301, headers: { location: `https://www.tiktok.com/@handmade.creator/video/${ID}?_r=1&_t=x` } }]);
-    expect(await shortvideo.resolveShareLink('https://vm.tiktok.com/ZMabc123/')).toEqual({ mediaId: ID, canonicalUrl: `https://www.tiktok.com/@i/video/${ID}` });
+    origin.setRoutes([
+      {
+        path: '/ZMabc123/',
+        host: 'vm.tiktok.com',
+        status: 301,
+        headers: { location: `https://www.tiktok.com/@handmade.creator/video/${ID}?_r=1&_t=x` },
+      },
+    ]);
+    expect(await shortvideo.resolveShareLink('https://vm.tiktok.com/ZMabc123/')).toEqual({
+      mediaId: ID,
+      canonicalUrl: `https://www.tiktok.com/@i/video/${ID}`,
+    });
     expect(origin.requests.map((r) => `${r.forwardedHost}${r.path}`)).toEqual(['vm.tiktok.com/ZMabc123/']);
   });
 
@@ -211,7 +265,10 @@ describe('shortvideo share links', () => {
   });
 
   test('a link that needs no resolving is returned as recognised, without a request', async () => {
-    expect(await shortvideo.resolveShareLink(`https://www.tiktok.com/embed/v2/${ID}`)).toEqual({ mediaId: ID, canonicalUrl: `https://www.tiktok.com/@i/video/${ID}` });
+    expect(await shortvideo.resolveShareLink(`https://www.tiktok.com/embed/v2/${ID}`)).toEqual({
+      mediaId: ID,
+      canonicalUrl: `https://www.tiktok.com/@i/video/${ID}`,
+    });
     expect(origin.requests).toHaveLength(0);
   });
 });

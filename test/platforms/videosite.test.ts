@@ -2,9 +2,22 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createOutbound, type Outbound } from '../../integrations/outbound/http';
 import { createVideositeSource, timedtextUrl, type VideositeSource } from '../../integrations/platforms/videosite';
-import { ANDROID_PLAYER, ANDROID_REEL, DEFAULT_VIDEOSITE_CLIENTS, VISIONOS_PLAYER, type InnertubeClient } from '../../integrations/platforms/videosite-clients';
+import {
+  ANDROID_PLAYER,
+  ANDROID_REEL,
+  DEFAULT_VIDEOSITE_CLIENTS,
+  VISIONOS_PLAYER,
+  type InnertubeClient,
+} from '../../integrations/platforms/videosite-clients';
 import type { CaptionOptions } from '../../integrations/platforms/types';
-import { FIXTURES_DIR, fixturesAvailable, startReplayOrigin, type RecordedRequest, type ReplayOrigin, type ReplayRoute } from '../support/replay-origin';
+import {
+  FIXTURES_DIR,
+  fixturesAvailable,
+  startReplayOrigin,
+  type RecordedRequest,
+  type ReplayOrigin,
+  type ReplayRoute,
+} from '../support/replay-origin';
 import { expectSaneSegments } from './segment-checks';
 import { outcome } from '../support/service-errors';
 
@@ -19,7 +32,8 @@ const REEL = '/youtubei/v1/reel/reel_item_watch';
 const TIMEDTEXT = '/api/timedtext';
 const INNERTUBE_HOST = 'youtubei.googleapis.com';
 
-const clientName = (req: RecordedRequest) => (JSON.parse(req.body) as { context: { client: { clientName: string } } }).context.client.clientName;
+const clientName = (req: RecordedRequest) =>
+  (JSON.parse(req.body) as { context: { client: { clientName: string } } }).context.client.clientName;
 
 /** The player answer of one client, from a recording (`*.newpipe-mock.json`) or a raw body file. */
 function player(client: InnertubeClient, file: string, extra: Partial<ReplayRoute> = {}): ReplayRoute {
@@ -65,7 +79,8 @@ function source(clients: readonly InnertubeClient[]): VideositeSource {
   return createVideositeSource({ outbound, clients });
 }
 
-const playerCalls = () => origin.requests.filter((r) => r.path === PLAYER || r.path === REEL).map((r) => `${r.path === REEL ? 'reel' : 'player'}:${clientName(r)}`);
+const playerCalls = () =>
+  origin.requests.filter((r) => r.path === PLAYER || r.path === REEL).map((r) => `${r.path === REEL ? 'reel' : 'player'}:${clientName(r)}`);
 const captionCalls = () => origin.requests.filter((r) => r.path === TIMEDTEXT);
 
 describeRecorded('videosite captions from recorded responses', () => {
@@ -90,7 +105,14 @@ describeRecorded('videosite captions from recorded responses', () => {
       expect(result.sourceOrigin).toBe('creator_captions');
       expect(result.title).toBe('The Tide Is Turning - Russian Civil War Fall 1919 I THE GREAT WAR 1919');
       expect(result.durationSeconds).toBe(1509);
-      expect(result.track).toEqual({ language_code: 'en', name: 'English', kind: 'creator', is_default: true, format: 'srv3', client: 'ANDROID' });
+      expect(result.track).toEqual({
+        language_code: 'en',
+        name: 'English',
+        kind: 'creator',
+        is_default: true,
+        format: 'srv3',
+        client: 'ANDROID',
+      });
       expectSaneSegments(result.segments);
       expect(result.segments[0]).toEqual({ start: 5.97, end: 13.89, text: '《Mesmerizer》' });
 
@@ -99,11 +121,19 @@ describeRecorded('videosite captions from recorded responses', () => {
       expect(playerReq.url).toBe('/youtubei/v1/player?prettyPrint=false');
       expect(playerReq.forwardedHost).toBe(INNERTUBE_HOST);
       expect(playerReq.headers['user-agent']).toBe(ANDROID_PLAYER.userAgent);
-      expect(JSON.parse(playerReq.body)).toMatchObject({ videoId: 'F1xioXWb8CY', contentCheckOk: true, racyCheckOk: true, context: { client: { clientName: 'ANDROID' } } });
+      expect(JSON.parse(playerReq.body)).toMatchObject({
+        videoId: 'F1xioXWb8CY',
+        contentCheckOk: true,
+        racyCheckOk: true,
+        context: { client: { clientName: 'ANDROID' } },
+      });
 
       // The caption request: the recorded baseUrl with fmt=srv3 swapped for fmt=json3, signature untouched.
-      const recorded = (JSON.parse(readFileSync(path.join(FIXTURES_DIR, F1X), 'utf8')) as { captions: { playerCaptionsTracklistRenderer: { captionTracks: Array<{ baseUrl: string }> } } })
-        .captions.playerCaptionsTracklistRenderer.captionTracks[0].baseUrl;
+      const recorded = (
+        JSON.parse(readFileSync(path.join(FIXTURES_DIR, F1X), 'utf8')) as {
+          captions: { playerCaptionsTracklistRenderer: { captionTracks: Array<{ baseUrl: string }> } };
+        }
+      ).captions.playerCaptionsTracklistRenderer.captionTracks[0].baseUrl;
       expect(captionReq.forwardedHost).toBe('www.youtube.com');
       expect(captionReq.query.getAll('fmt')).toEqual(['json3']);
       expect(captionReq.query.get('signature')).toBe(new URL(recorded).searchParams.get('signature'));
@@ -137,7 +167,9 @@ describeRecorded('videosite captions from recorded responses', () => {
 
     test('9 tracks: a language the video lacks is LANGUAGE_UNAVAILABLE without fetching any captions', async () => {
       origin.setRoutes([player(ANDROID_PLAYER, GJL)]);
-      const err = await source([ANDROID_PLAYER, VISIONOS_PLAYER]).fetchCaptions('GJLlxj_dtq8', { captionLanguages: ['fr', 'it'] }).catch((e) => e);
+      const err = await source([ANDROID_PLAYER, VISIONOS_PLAYER])
+        .fetchCaptions('GJLlxj_dtq8', { captionLanguages: ['fr', 'it'] })
+        .catch((e) => e);
       expect(err).toMatchObject({ code: 'LANGUAGE_UNAVAILABLE', detail: expect.stringContaining('fr, it') });
       expect(captionCalls()).toHaveLength(0);
       expect(playerCalls()).toEqual(['player:ANDROID']); // about the video, not the client: no fallback
@@ -149,7 +181,17 @@ describeRecorded('videosite captions from recorded responses', () => {
       origin.setRoutes([player(ANDROID_PLAYER, GJL_SECOND)]);
       const second = await source([ANDROID_PLAYER]).listCaptionTracks('GJLlxj_dtq8');
       expect(second).toEqual(first);
-      expect(first.map((t) => `${t.language_code}:${t.kind}`)).toEqual(['zh:creator', 'cs:creator', 'en:creator', 'en:automatic', 'de:creator', 'hi:creator', 'ja:creator', 'ko:creator', 'es:creator']);
+      expect(first.map((t) => `${t.language_code}:${t.kind}`)).toEqual([
+        'zh:creator',
+        'cs:creator',
+        'en:creator',
+        'en:automatic',
+        'de:creator',
+        'hi:creator',
+        'ja:creator',
+        'ko:creator',
+        'es:creator',
+      ]);
       expect(first.filter((t) => t.is_default)).toEqual([{ language_code: 'en', name: 'English', kind: 'creator', is_default: true }]);
     });
 
@@ -158,11 +200,20 @@ describeRecorded('videosite captions from recorded responses', () => {
       const result = await source([ANDROID_REEL]).fetchCaptions('rCAS2eD-mcw');
       expect(result.title).toBe('Laryngeal Mask Airway (LMA) insertion | ESSENTIAL TECHNIQUES for standard patients');
       expect(result.durationSeconds).toBe(343);
-      expect(result.track).toMatchObject({ language_code: 'en', kind: 'creator', is_default: true, format: 'json3', client: 'ANDROID_REEL' });
+      expect(result.track).toMatchObject({
+        language_code: 'en',
+        kind: 'creator',
+        is_default: true,
+        format: 'json3',
+        client: 'ANDROID_REEL',
+      });
       expect(result.segments[0]).toEqual({ start: 1.2, end: 3.5, text: 'Hello and welcome' });
       const reelReq = origin.requests[0];
       expect(reelReq.url).toBe('/youtubei/v1/reel/reel_item_watch?prettyPrint=false&$fields=playerResponse');
-      expect(JSON.parse(reelReq.body)).toMatchObject({ playerRequest: { videoId: 'rCAS2eD-mcw', contentCheckOk: true }, disablePlayerResponse: false });
+      expect(JSON.parse(reelReq.body)).toMatchObject({
+        playerRequest: { videoId: 'rCAS2eD-mcw', contentCheckOk: true },
+        disablePlayerResponse: false,
+      });
     });
 
     test('VISIONOS /player (2026 recording): baseUrl without fmt gets fmt=json3; Filipino by request', async () => {
@@ -180,21 +231,65 @@ describeRecorded('videosite captions from recorded responses', () => {
       const reel = await source([ANDROID_REEL]).listCaptionTracks('rCAS2eD-mcw');
       expect(visionos).toEqual(reel);
       expect(visionos).toHaveLength(13);
-      expect(visionos.filter((t) => t.kind === 'automatic')).toEqual([{ language_code: 'en', name: 'English (auto-generated)', kind: 'automatic', is_default: false }]);
+      expect(visionos.filter((t) => t.kind === 'automatic')).toEqual([
+        { language_code: 'en', name: 'English (auto-generated)', kind: 'automatic', is_default: false },
+      ]);
       expect(visionos.filter((t) => t.is_default).map((t) => t.language_code)).toEqual(['en']);
     });
   });
 
   describe('error recordings', () => {
     test.each([
-      ['nonexistent id (reel `{}`)', 'SOURCE_NOT_FOUND', ANDROID_REEL, E('nonexistent/android-reel_item_watch-nonexistent-id.newpipe-mock.json'), 'don-t-exist'],
-      ['invalid id (reel `{}`)', 'SOURCE_NOT_FOUND', ANDROID_REEL, E('nonexistent/android-reel_item_watch-invalid-id.newpipe-mock.json'), 'INVALID_ID_'],
-      ['removed video (ERROR unavailable)', 'SOURCE_NOT_FOUND', ANDROID_PLAYER, E('unavailable/android-player-video-unavailable.innertube.json'), 'aaaaaaaaaaa'],
+      [
+        'nonexistent id (reel `{}`)',
+        'SOURCE_NOT_FOUND',
+        ANDROID_REEL,
+        E('nonexistent/android-reel_item_watch-nonexistent-id.newpipe-mock.json'),
+        'don-t-exist',
+      ],
+      [
+        'invalid id (reel `{}`)',
+        'SOURCE_NOT_FOUND',
+        ANDROID_REEL,
+        E('nonexistent/android-reel_item_watch-invalid-id.newpipe-mock.json'),
+        'INVALID_ID_',
+      ],
+      [
+        'removed video (ERROR unavailable)',
+        'SOURCE_NOT_FOUND',
+        ANDROID_PLAYER,
+        E('unavailable/android-player-video-unavailable.innertube.json'),
+        'aaaaaaaaaaa',
+      ],
       ['private', 'SOURCE_PRIVATE', ANDROID_REEL, E('private/android-reel_item_watch-private.newpipe-mock.json'), '8VajtrESJzA'],
-      ['region blocked', 'SOURCE_REGION_RESTRICTED', ANDROID_REEL, E('region-blocked/android-reel_item_watch-region-blocked.newpipe-mock.json'), '_PL2HJKxnOM'],
-      ['no captions (dsMFmonKDD4)', 'NO_CAPTIONS', ANDROID_PLAYER, E('no-captions/android-player-dsMFmonKDD4-no-captions.innertube.json'), 'dsMFmonKDD4'],
-      ['no captions (Fjg5lYqvzUs)', 'NO_CAPTIONS', ANDROID_PLAYER, E('no-captions/android-player-Fjg5lYqvzUs-no-captions.innertube.json'), 'Fjg5lYqvzUs'],
-      ['no captions (VISIONOS live stream)', 'NO_CAPTIONS', VISIONOS_PLAYER, E('no-captions/visionos-player-livestream-no-captions.newpipe-mock.json'), 'X4VbdwhkE10'],
+      [
+        'region blocked',
+        'SOURCE_REGION_RESTRICTED',
+        ANDROID_REEL,
+        E('region-blocked/android-reel_item_watch-region-blocked.newpipe-mock.json'),
+        '_PL2HJKxnOM',
+      ],
+      [
+        'no captions (dsMFmonKDD4)',
+        'NO_CAPTIONS',
+        ANDROID_PLAYER,
+        E('no-captions/android-player-dsMFmonKDD4-no-captions.innertube.json'),
+        'dsMFmonKDD4',
+      ],
+      [
+        'no captions (Fjg5lYqvzUs)',
+        'NO_CAPTIONS',
+        ANDROID_PLAYER,
+        E('no-captions/android-player-Fjg5lYqvzUs-no-captions.innertube.json'),
+        'Fjg5lYqvzUs',
+      ],
+      [
+        'no captions (VISIONOS live stream)',
+        'NO_CAPTIONS',
+        VISIONOS_PLAYER,
+        E('no-captions/visionos-player-livestream-no-captions.newpipe-mock.json'),
+        'X4VbdwhkE10',
+      ],
     ])('%s → %s, final: the next client is not asked', async (_what, code, client, file, videoId) => {
       const other = client === VISIONOS_PLAYER ? ANDROID_PLAYER : VISIONOS_PLAYER;
       origin.setRoutes([player(client, file), player(other, GJL)]);
@@ -206,10 +301,17 @@ describeRecorded('videosite captions from recorded responses', () => {
     test.each([
       ['age-restricted', 'SOURCE_AUTH_REQUIRED', E('age-restricted/android-player-age-restricted.innertube.json'), /inappropriate/],
       ['bot check', 'SOURCE_BLOCKED', E('bot-check/android-player-sign-in-confirm-not-bot.innertube.json'), /not a bot/],
-      ['custom UNPLAYABLE with subreasons (EDITED)', 'SOURCE_CHANGED', E('unplayable-custom/android-player-custom-reason.EDITED.innertube.json'), /Custom Reason \| Sub Reason 1Sub Reason 2/],
+      [
+        'custom UNPLAYABLE with subreasons (EDITED)',
+        'SOURCE_CHANGED',
+        E('unplayable-custom/android-player-custom-reason.EDITED.innertube.json'),
+        /Custom Reason \| Sub Reason 1Sub Reason 2/,
+      ],
     ])('%s: refused on every client → %s', async (_what, code, file, detail) => {
       origin.setRoutes([player(ANDROID_PLAYER, file), player(VISIONOS_PLAYER, file)]);
-      const err = await source([ANDROID_PLAYER, VISIONOS_PLAYER]).fetchCaptions('GJLlxj_dtq8').catch((e) => e);
+      const err = await source([ANDROID_PLAYER, VISIONOS_PLAYER])
+        .fetchCaptions('GJLlxj_dtq8')
+        .catch((e) => e);
       expect(err).toMatchObject({ code, detail: expect.stringMatching(detail) });
       expect(playerCalls()).toEqual(['player:ANDROID', 'player:VISIONOS']);
     });
@@ -240,7 +342,9 @@ describeRecorded('videosite captions from recorded responses', () => {
     test('PO-token track (exp=xpe, EDITED): SOURCE_BLOCKED without fetching it; other tracks of the response still work', async () => {
       const file = E('po-token-required/android-player-with-exp-xpe.EDITED.innertube.json');
       origin.setRoutes([player(ANDROID_PLAYER, file), captions('en', false, SRV3), captions('de', false, JSON3)]);
-      const err = await source([ANDROID_PLAYER]).fetchCaptions('GJLlxj_dtq8').catch((e) => e);
+      const err = await source([ANDROID_PLAYER])
+        .fetchCaptions('GJLlxj_dtq8')
+        .catch((e) => e);
       expect(err).toMatchObject({ code: 'SOURCE_BLOCKED', detail: expect.stringContaining('PO token') });
       expect(captionCalls()).toHaveLength(0);
 
@@ -269,8 +373,13 @@ describeRecorded('videosite captions from recorded responses', () => {
       ['HTTP 429 with the recaptcha page', 429],
       ['HTTP 200 with the recaptcha page', 200],
     ])('rate limited at the player: %s → SOURCE_RATE_LIMITED, not retried on another client', async (_what, status) => {
-      origin.setRoutes([player(ANDROID_PLAYER, E('rate-limited/youtube_too_many_requests.html.static'), { status }), player(VISIONOS_PLAYER, RCAS_VISIONOS)]);
-      const err = await source([ANDROID_PLAYER, VISIONOS_PLAYER]).fetchCaptions('GJLlxj_dtq8').catch((e) => e);
+      origin.setRoutes([
+        player(ANDROID_PLAYER, E('rate-limited/youtube_too_many_requests.html.static'), { status }),
+        player(VISIONOS_PLAYER, RCAS_VISIONOS),
+      ]);
+      const err = await source([ANDROID_PLAYER, VISIONOS_PLAYER])
+        .fetchCaptions('GJLlxj_dtq8')
+        .catch((e) => e);
       expect(err).toMatchObject({ code: 'SOURCE_RATE_LIMITED', retryable: true });
       expect(playerCalls()).toEqual(['player:ANDROID']);
     });
@@ -281,7 +390,11 @@ describeRecorded('videosite captions from recorded responses', () => {
     });
 
     test('the cookie-consent page where JSON was expected is SOURCE_BLOCKED for that client only', async () => {
-      origin.setRoutes([player(ANDROID_PLAYER, E('consent/youtube_consent_page.html.static')), player(VISIONOS_PLAYER, RCAS_VISIONOS), captions('en', false, SRV3)]);
+      origin.setRoutes([
+        player(ANDROID_PLAYER, E('consent/youtube_consent_page.html.static')),
+        player(VISIONOS_PLAYER, RCAS_VISIONOS),
+        captions('en', false, SRV3),
+      ]);
       const result = await source([ANDROID_PLAYER, VISIONOS_PLAYER]).fetchCaptions('rCAS2eD-mcw');
       expect(result.track.client).toBe('VISIONOS');
 
@@ -305,10 +418,38 @@ describeRecorded('videosite captions from recorded responses', () => {
       ['HTTP 403 at the player', 'SOURCE_BLOCKED', { status: 403, body: 'Forbidden' }],
       ['HTTP 500 at the player', 'SOURCE_CHANGED', { status: 500, body: 'oops' }],
       ['JSON without playabilityStatus', 'SOURCE_CHANGED', { json: { responseContext: {} } }],
-      ['caption tracks without baseUrl', 'SOURCE_CHANGED', { json: { playabilityStatus: { status: 'OK' }, captions: { playerCaptionsTracklistRenderer: { captionTracks: [{ languageCode: 'en' }] } } } }],
-      ['members-only', 'SOURCE_AUTH_REQUIRED', { json: { playabilityStatus: { status: 'UNPLAYABLE', reason: 'Join this channel to get access to members-only content like this video, and other exclusive perks.' } } }],
-      ['premiere not started', 'NO_CAPTIONS', { json: { playabilityStatus: { status: 'LIVE_STREAM_OFFLINE', reason: 'Premieres in 2 hours' } } }],
-      ['throttled session', 'SOURCE_RATE_LIMITED', { json: { playabilityStatus: { status: 'UNPLAYABLE', reason: "This content isn't available, try again later." } } }],
+      [
+        'caption tracks without baseUrl',
+        'SOURCE_CHANGED',
+        {
+          json: {
+            playabilityStatus: { status: 'OK' },
+            captions: { playerCaptionsTracklistRenderer: { captionTracks: [{ languageCode: 'en' }] } },
+          },
+        },
+      ],
+      [
+        'members-only',
+        'SOURCE_AUTH_REQUIRED',
+        {
+          json: {
+            playabilityStatus: {
+              status: 'UNPLAYABLE',
+              reason: 'Join this channel to get access to members-only content like this video, and other exclusive perks.',
+            },
+          },
+        },
+      ],
+      [
+        'premiere not started',
+        'NO_CAPTIONS',
+        { json: { playabilityStatus: { status: 'LIVE_STREAM_OFFLINE', reason: 'Premieres in 2 hours' } } },
+      ],
+      [
+        'throttled session',
+        'SOURCE_RATE_LIMITED',
+        { json: { playabilityStatus: { status: 'UNPLAYABLE', reason: "This content isn't available, try again later." } } },
+      ],
     ])('%s → %s', async (_what, code, answer) => {
       origin.setRoutes([{ ...player(ANDROID_PLAYER, F1X), fixture: undefined, ...answer }]);
       expect(await outcome(source([ANDROID_PLAYER]).fetchCaptions('F1xioXWb8CY'))).toBe(code);
@@ -324,7 +465,9 @@ describeRecorded('videosite captions from recorded responses', () => {
       const slow = createOutbound({ originOverride: origin.url, timeoutMs: 100 });
       try {
         origin.setRoutes([player(ANDROID_PLAYER, F1X, { delayMs: 1000 })]);
-        const err = await createVideositeSource({ outbound: slow, clients: [ANDROID_PLAYER] }).fetchCaptions('F1xioXWb8CY').catch((e) => e);
+        const err = await createVideositeSource({ outbound: slow, clients: [ANDROID_PLAYER] })
+          .fetchCaptions('F1xioXWb8CY')
+          .catch((e) => e);
         expect(err).toMatchObject({ code: 'SOURCE_TIMEOUT', retryable: true });
       } finally {
         await slow.close();
@@ -333,8 +476,13 @@ describeRecorded('videosite captions from recorded responses', () => {
 
     test('cancellation stops before the next client', async () => {
       const controller = new AbortController();
-      origin.setRoutes([player(ANDROID_PLAYER, E('bot-check/android-player-sign-in-confirm-not-bot.innertube.json')), player(VISIONOS_PLAYER, RCAS_VISIONOS)]);
-      const run = source([ANDROID_PLAYER, VISIONOS_PLAYER]).fetchCaptions('GJLlxj_dtq8', { signal: controller.signal } satisfies CaptionOptions);
+      origin.setRoutes([
+        player(ANDROID_PLAYER, E('bot-check/android-player-sign-in-confirm-not-bot.innertube.json')),
+        player(VISIONOS_PLAYER, RCAS_VISIONOS),
+      ]);
+      const run = source([ANDROID_PLAYER, VISIONOS_PLAYER]).fetchCaptions('GJLlxj_dtq8', {
+        signal: controller.signal,
+      } satisfies CaptionOptions);
       controller.abort(new Error('cancelled'));
       await expect(run).rejects.toThrow('cancelled');
       expect(playerCalls()).not.toContain('player:VISIONOS');

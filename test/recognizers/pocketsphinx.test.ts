@@ -46,7 +46,11 @@ function expectWellFormed(result: RecognitionResult, durationSec: number) {
 
 test('flite speech (mp3 → 16 kHz wav): WER under the measured bound, well-formed words and segments', async () => {
   const parts = await Promise.all(PARAGRAPHS.slice(0, 3).map((p, i) => makeSpeech(p, dir, `flite${i}`)));
-  const joined = await concatWithPauses(parts.map((p) => p.path), join(dir, 'flite.wav'), 0.8);
+  const joined = await concatWithPauses(
+    parts.map((p) => p.path),
+    join(dir, 'flite.wav'),
+    0.8,
+  );
   await ffmpeg(['-i', joined, '-c:a', 'libmp3lame', '-b:a', '64k', join(dir, 'flite.mp3')]);
   const wav = await toRecognizerWav(join(dir, 'flite.mp3'), join(dir, 'flite.16k.wav'));
   const { durationSec } = await readWavInfo(wav);
@@ -78,7 +82,9 @@ test('silence is NO_SPEECH', async () => {
 
 test('a language other than English is LANGUAGE_UNSUPPORTED, before any decoding', async () => {
   // The file does not exist: the language is refused first.
-  expect((await caughtServiceError(recognizer.recognize(join(dir, 'never-made.wav'), { language: 'fr' }))).code).toBe('LANGUAGE_UNSUPPORTED');
+  expect((await caughtServiceError(recognizer.recognize(join(dir, 'never-made.wav'), { language: 'fr' }))).code).toBe(
+    'LANGUAGE_UNSUPPORTED',
+  );
 });
 
 test('quality status: English is validated (measured above), anything else unsupported', () => {

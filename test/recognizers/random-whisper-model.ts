@@ -9,8 +9,16 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 // say nothing about accuracy.
 
 export const TINY = {
-  nVocab: 51865, nAudioCtx: 1500, nAudioState: 384, nAudioHead: 6, nAudioLayer: 4,
-  nTextCtx: 448, nTextState: 384, nTextHead: 6, nTextLayer: 4, nMels: 80,
+  nVocab: 51865,
+  nAudioCtx: 1500,
+  nAudioState: 384,
+  nAudioHead: 6,
+  nAudioLayer: 4,
+  nTextCtx: 448,
+  nTextState: 384,
+  nTextHead: 6,
+  nTextLayer: 4,
+  nMels: 80,
   ftype: 1, // 16-bit floats for the big matrices, as in ggml-tiny.bin
 };
 
@@ -41,15 +49,16 @@ export function tinyTensors(h = TINY): TensorSpec[] {
     { name: 'decoder.ln.bias', ne: [s], type: F32 },
   ];
   const block = (prefix: string, cross: boolean) => {
-    const attn = (p: string) => [
-      { name: `${p}.query.weight`, ne: [s, s], type: F16 },
-      { name: `${p}.query.bias`, ne: [s], type: F32 },
-      { name: `${p}.key.weight`, ne: [s, s], type: F16 },
-      { name: `${p}.value.weight`, ne: [s, s], type: F16 },
-      { name: `${p}.value.bias`, ne: [s], type: F32 },
-      { name: `${p}.out.weight`, ne: [s, s], type: F16 },
-      { name: `${p}.out.bias`, ne: [s], type: F32 },
-    ] as TensorSpec[];
+    const attn = (p: string) =>
+      [
+        { name: `${p}.query.weight`, ne: [s, s], type: F16 },
+        { name: `${p}.query.bias`, ne: [s], type: F32 },
+        { name: `${p}.key.weight`, ne: [s, s], type: F16 },
+        { name: `${p}.value.weight`, ne: [s, s], type: F16 },
+        { name: `${p}.value.bias`, ne: [s], type: F32 },
+        { name: `${p}.out.weight`, ne: [s, s], type: F16 },
+        { name: `${p}.out.bias`, ne: [s], type: F32 },
+      ] as TensorSpec[];
     t.push(
       { name: `${prefix}.mlp_ln.weight`, ne: [s], type: F32 },
       { name: `${prefix}.mlp_ln.bias`, ne: [s], type: F32 },
@@ -62,7 +71,11 @@ export function tinyTensors(h = TINY): TensorSpec[] {
       ...attn(`${prefix}.attn`),
     );
     if (cross) {
-      t.push({ name: `${prefix}.cross_attn_ln.weight`, ne: [s], type: F32 }, { name: `${prefix}.cross_attn_ln.bias`, ne: [s], type: F32 }, ...attn(`${prefix}.cross_attn`));
+      t.push(
+        { name: `${prefix}.cross_attn_ln.weight`, ne: [s], type: F32 },
+        { name: `${prefix}.cross_attn_ln.bias`, ne: [s], type: F32 },
+        ...attn(`${prefix}.cross_attn`),
+      );
     }
   };
   for (let i = 0; i < h.nAudioLayer; i++) block(`encoder.blocks.${i}`, false);
@@ -102,7 +115,20 @@ export function writeRandomTinyWhisperModel(path: string, seed = 1): number {
     write(b);
   };
   try {
-    int32s(0x67676d6c, TINY.nVocab, TINY.nAudioCtx, TINY.nAudioState, TINY.nAudioHead, TINY.nAudioLayer, TINY.nTextCtx, TINY.nTextState, TINY.nTextHead, TINY.nTextLayer, TINY.nMels, TINY.ftype);
+    int32s(
+      0x67676d6c,
+      TINY.nVocab,
+      TINY.nAudioCtx,
+      TINY.nAudioState,
+      TINY.nAudioHead,
+      TINY.nAudioLayer,
+      TINY.nTextCtx,
+      TINY.nTextState,
+      TINY.nTextHead,
+      TINY.nTextLayer,
+      TINY.nMels,
+      TINY.ftype,
+    );
     // Mel filter bank: 80 × 201 small positive weights.
     int32s(TINY.nMels, 201);
     const filters = new Float32Array(TINY.nMels * 201).map(() => (next() % 1000) / 50_000);

@@ -1,13 +1,23 @@
 import { ServiceError } from '../../domain/errors';
 import { cleanWords, joinWords, resultFromWords, segmentsFromWords } from '../../integrations/recognizers/result';
-import { EXPERIMENTAL_LANGUAGE, TARGET_LANGUAGES, qualityStatus, recognizeOrEmpty, resolveLanguage, type Recognizer } from '../../integrations/recognizers/types';
+import {
+  EXPERIMENTAL_LANGUAGE,
+  TARGET_LANGUAGES,
+  qualityStatus,
+  recognizeOrEmpty,
+  resolveLanguage,
+  type Recognizer,
+} from '../../integrations/recognizers/types';
 import { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
 
 const w = (text: string, start: number, end: number, confidence = 0.9) => ({ text, start, end, confidence });
 
 describe('cleanWords', () => {
   test('confidences clamped to 0..1, times monotonic and inside the audio, empty words dropped', () => {
-    const out = cleanWords([w('a', 0.5, 0.9, 1.0001), w(' ', 1, 1.1), w('b', 0.85, 1.2, -0.1), w('c', 1.3, 1.25, NaN), w('d', 1.9, 2.4)], 2.2);
+    const out = cleanWords(
+      [w('a', 0.5, 0.9, 1.0001), w(' ', 1, 1.1), w('b', 0.85, 1.2, -0.1), w('c', 1.3, 1.25, NaN), w('d', 1.9, 2.4)],
+      2.2,
+    );
     expect(out).toEqual([
       { text: 'a', start: 0.5, end: 0.9, confidence: 1 },
       { text: 'b', start: 0.9, end: 1.2, confidence: 0 },
@@ -64,7 +74,9 @@ describe('languages and quality status', () => {
   });
 
   test('a language the recognizer cannot do is LANGUAGE_UNSUPPORTED, naming it', () => {
-    expect(() => qualityStatus(multilingual, 'zh')).toThrow(expect.objectContaining({ code: 'LANGUAGE_UNSUPPORTED', detail: expect.stringContaining('language=zh') }));
+    expect(() => qualityStatus(multilingual, 'zh')).toThrow(
+      expect.objectContaining({ code: 'LANGUAGE_UNSUPPORTED', detail: expect.stringContaining('language=zh') }),
+    );
     expect(() => resolveLanguage(multilingual, 'nl')).toThrow(expect.objectContaining({ code: 'LANGUAGE_UNSUPPORTED' }));
   });
 

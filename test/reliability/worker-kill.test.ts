@@ -70,12 +70,20 @@ beforeAll(async () => {
   origin = await startReplayOrigin(videositeCaptionRoutes({ captionDelayMs: 4000 }));
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'worker-kill-'));
   // The API and the worker process share the local object store (uploads).
-  const objectStore = new LocalDiskObjectStore({ root: path.join(dataDir, 'objects'), baseUrl: 'http://127.0.0.1', signingSecret: Buffer.from(signingSecret, 'utf8') });
+  const objectStore = new LocalDiskObjectStore({
+    root: path.join(dataDir, 'objects'),
+    baseUrl: 'http://127.0.0.1',
+    signingSecret: Buffer.from(signingSecret, 'utf8'),
+  });
   api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue }, { objectStore });
 });
 
 afterAll(async () => {
-  await Promise.all(workers.filter((w) => w.exitCode === null && w.signalCode === null).map((w) => new Promise((r) => (w.once('exit', r), w.kill('SIGKILL')))));
+  await Promise.all(
+    workers
+      .filter((w) => w.exitCode === null && w.signalCode === null)
+      .map((w) => new Promise((r) => (w.once('exit', r), w.kill('SIGKILL')))),
+  );
   await api.close();
   await origin.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
@@ -104,7 +112,8 @@ test(`after a SIGKILLed worker every job is final once, credits exact, within ${
     jobIds.push(res.body.id);
   };
   for (const uploadId of uploadIds) await submit({ source: { upload_id: uploadId }, mode: 'transcribe', language: 'en' });
-  for (let i = 0; i < CAPTION_JOBS; i++) await submit({ source: { url: `https://www.youtube.com/watch?v=kill${String(i).padStart(7, '0')}` }, mode: 'captions_only' });
+  for (let i = 0; i < CAPTION_JOBS; i++)
+    await submit({ source: { url: `https://www.youtube.com/watch?v=kill${String(i).padStart(7, '0')}` }, mode: 'captions_only' });
 
   // Kill once the caption fetches are in flight (the origin holds them 4 s).
   for (let i = 0; i < 100; i++) {
@@ -127,7 +136,9 @@ test(`after a SIGKILLed worker every job is final once, credits exact, within ${
     await new Promise((r) => setTimeout(r, 250));
   }
   const recoveredMs = Date.now() - killedAt;
-  console.log(`[worker-kill] ${jobIds.length} jobs final ${recoveredMs} ms after the kill; the replacement worker took ${replacementReady - killedAt} ms to start (bound ${RECOVERY_BOUND_MS} ms)`);
+  console.log(
+    `[worker-kill] ${jobIds.length} jobs final ${recoveredMs} ms after the kill; the replacement worker took ${replacementReady - killedAt} ms to start (bound ${RECOVERY_BOUND_MS} ms)`,
+  );
   expect(final).toBe(jobIds.length);
   expect(recoveredMs).toBeLessThan(RECOVERY_BOUND_MS);
 

@@ -14,7 +14,9 @@ describe('createObjectStore', () => {
     const store = createObjectStore(objectStoreConfigFromEnv({ DATA_DIR: dir, PUBLIC_BASE_URL: 'https://api.example.com/base' }));
     expect(store).toBeInstanceOf(LocalDiskObjectStore);
     expect((store as LocalDiskObjectStore).root).toBe(path.join(dir, 'objects'));
-    expect(await store.presignPut('uploads/a', { contentType: 'audio/wav', bytes: 5, expiresSeconds: 60 })).toMatch(/^https:\/\/api\.example\.com\/base\/uploads\/put\/uploads\/a\?/);
+    expect(await store.presignPut('uploads/a', { contentType: 'audio/wav', bytes: 5, expiresSeconds: 60 })).toMatch(
+      /^https:\/\/api\.example\.com\/base\/uploads\/put\/uploads\/a\?/,
+    );
   });
 
   test('without a configured secret, a random key is kept in the data folder and reused (API and worker agree)', async () => {
@@ -35,8 +37,21 @@ describe('createObjectStore', () => {
   });
 
   test('with S3_ENDPOINT: S3', () => {
-    const config = objectStoreConfigFromEnv({ S3_ENDPOINT: 'http://minio:9000', S3_ACCESS_KEY: 'a', S3_SECRET_KEY: 'b', S3_BUCKET: 'transcripts', S3_PUBLIC_ENDPOINT: 'http://localhost:9000' });
-    expect(config.s3).toEqual({ endpoint: 'http://minio:9000', publicEndpoint: 'http://localhost:9000', accessKey: 'a', secretKey: 'b', bucket: 'transcripts', region: undefined });
+    const config = objectStoreConfigFromEnv({
+      S3_ENDPOINT: 'http://minio:9000',
+      S3_ACCESS_KEY: 'a',
+      S3_SECRET_KEY: 'b',
+      S3_BUCKET: 'transcripts',
+      S3_PUBLIC_ENDPOINT: 'http://localhost:9000',
+    });
+    expect(config.s3).toEqual({
+      endpoint: 'http://minio:9000',
+      publicEndpoint: 'http://localhost:9000',
+      accessKey: 'a',
+      secretKey: 'b',
+      bucket: 'transcripts',
+      region: undefined,
+    });
     const store = createObjectStore(config);
     expect(store).toBeInstanceOf(S3ObjectStore);
     expect(store.kind).toBe('s3');

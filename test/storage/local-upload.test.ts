@@ -44,7 +44,11 @@ const key = () => `uploads/ws1/${++n}-file`;
 async function put(url: string, body: Buffer, headers: Record<string, string> = { 'content-type': 'audio/wav' }) {
   const res = await fetch(url, { method: 'PUT', body, headers });
   const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as { error: { code: string; details?: { detail: string } } }) : null, headers: res.headers };
+  return {
+    status: res.status,
+    json: text ? (JSON.parse(text) as { error: { code: string; details?: { detail: string } } }) : null,
+    headers: res.headers,
+  };
 }
 
 function tmpLeftovers(): string[] {
@@ -55,7 +59,11 @@ describe('local signed PUT', () => {
   test('a valid upload is stored with its type and can be read back, verified and downloaded', async () => {
     const k = key();
     const url = await store.presignPut(k, { contentType: 'audio/wav', bytes: WAV.length, expiresSeconds: 86_400 });
-    expect(url).toMatch(new RegExp(`^${base}/uploads/put/uploads/ws1/\\d+-file\\?expires=\\d+&content_type=audio%2Fwav&bytes=${WAV.length}&signature=[\\w-]{43}$`));
+    expect(url).toMatch(
+      new RegExp(
+        `^${base}/uploads/put/uploads/ws1/\\d+-file\\?expires=\\d+&content_type=audio%2Fwav&bytes=${WAV.length}&signature=[\\w-]{43}$`,
+      ),
+    );
     const res = await put(url, WAV);
     expect(res.status).toBe(200);
     expect(await store.stat(k)).toEqual({ size: WAV.length, contentType: 'audio/wav' });
@@ -131,7 +139,9 @@ describe('local signed PUT', () => {
     const url = await store.presignPut(k, { contentType: 'audio/wav', bytes: WAV.length, expiresSeconds: 60 });
     const res = await put(url, WAV.subarray(0, WAV.length - 1));
     expect(res.status).toBe(422);
-    expect(res.json?.error.details?.detail).toBe(`Content-Length ${WAV.length - 1} is not the ${WAV.length} bytes declared for this upload`);
+    expect(res.json?.error.details?.detail).toBe(
+      `Content-Length ${WAV.length - 1} is not the ${WAV.length} bytes declared for this upload`,
+    );
     expect(await store.stat(k)).toBeNull();
   });
 
@@ -208,7 +218,10 @@ describe('local signed PUT', () => {
     await new Promise<void>((resolve) => brokenServer.listen(0, '127.0.0.1', resolve));
     try {
       const port = (brokenServer.address() as AddressInfo).port;
-      const url = (await broken.presignPut('uploads/a', { contentType: 'audio/wav', bytes: WAV.length, expiresSeconds: 60 })).replace(base, `http://127.0.0.1:${port}`);
+      const url = (await broken.presignPut('uploads/a', { contentType: 'audio/wav', bytes: WAV.length, expiresSeconds: 60 })).replace(
+        base,
+        `http://127.0.0.1:${port}`,
+      );
       const res = await put(url, WAV);
       expect(res.status).toBe(503);
       expect(res.json?.error.code).toBe('STORAGE_UNAVAILABLE');
@@ -230,10 +243,17 @@ describe('local signed PUT', () => {
     try {
       const port = (s.address() as AddressInfo).port;
       const k = key();
-      const url = (await store.presignPut(k, { contentType: 'audio/wav', bytes: WAV.length, expiresSeconds: 60 })).replace(base, `http://127.0.0.1:${port}`);
+      const url = (await store.presignPut(k, { contentType: 'audio/wav', bytes: WAV.length, expiresSeconds: 60 })).replace(
+        base,
+        `http://127.0.0.1:${port}`,
+      );
       expect((await put(url, WAV)).status).toBe(200);
       expect((await store.stat(k))?.size).toBe(WAV.length);
-      const echo = await fetch(`http://127.0.0.1:${port}/v1/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+      const echo = await fetch(`http://127.0.0.1:${port}/v1/echo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"a":1}',
+      });
       expect(await echo.json()).toEqual({ a: 1 });
     } finally {
       s.closeAllConnections();
@@ -245,17 +265,27 @@ describe('local signed PUT', () => {
 test('with an S3 store the handler routes nothing: every request goes to next', async () => {
   const s3 = new S3ObjectStore({ endpoint: 'http://127.0.0.1:1', accessKey: 'a', secretKey: 'b', bucket: 'x' });
   const next = jest.fn();
-  createLocalUploadHandler(s3)({ url: '/uploads/put/a?expires=1', method: 'PUT', headers: {} } as http.IncomingMessage, {} as http.ServerResponse, next);
+  createLocalUploadHandler(s3)(
+    { url: '/uploads/put/a?expires=1', method: 'PUT', headers: {} } as http.IncomingMessage,
+    {} as http.ServerResponse,
+    next,
+  );
   expect(next).toHaveBeenCalledWith();
 });
 
 describe('LocalDiskObjectStore', () => {
   test('presign refuses sizes over 250 MB, bad keys and bad types', async () => {
-    await expect(store.presignPut('uploads/a', { contentType: 'audio/wav', bytes: 262_144_001, expiresSeconds: 60 })).rejects.toMatchObject({ code: 'FILE_TOO_LARGE' });
+    await expect(store.presignPut('uploads/a', { contentType: 'audio/wav', bytes: 262_144_001, expiresSeconds: 60 })).rejects.toMatchObject(
+      { code: 'FILE_TOO_LARGE' },
+    );
     for (const bad of ['../etc/passwd', '/abs', 'a//b', 'a/../b', '.meta/x', 'a/.tmp', '', 'a b', 'a/b/']) {
-      await expect(store.presignPut(bad, { contentType: 'audio/wav', bytes: 10, expiresSeconds: 60 })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+      await expect(store.presignPut(bad, { contentType: 'audio/wav', bytes: 10, expiresSeconds: 60 })).rejects.toMatchObject({
+        code: 'INVALID_REQUEST',
+      });
     }
-    await expect(store.presignPut('uploads/a', { contentType: 'audio/wav\r\nx: y', bytes: 10, expiresSeconds: 60 })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    await expect(store.presignPut('uploads/a', { contentType: 'audio/wav\r\nx: y', bytes: 10, expiresSeconds: 60 })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+    });
   });
 
   test('put (buffer and file), stat, readRange, download, delete', async () => {
@@ -307,7 +337,11 @@ describe('verifyStoredUpload', () => {
     await store.put(k, body, type);
     return k;
   }
-  const fail = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as ServiceError);
+  const fail = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: unknown) => e as ServiceError,
+    );
 
   test('nothing uploaded → CONFLICT', async () => {
     expect((await fail(verifyStoredUpload(store, key(), { bytes: 10, contentType: 'audio/wav' })))?.code).toBe('CONFLICT');
@@ -333,7 +367,14 @@ describe('verifyStoredUpload', () => {
     expect(err?.detail).toBe('the file is wav, not audio/mpeg as declared');
   });
   test('allowed pairs pass', async () => {
-    for (const [head, type, format] of [[HEADS.mp3Frame, 'audio/mpeg', 'mp3'], [HEADS.m4a, 'audio/x-m4a', 'mp4'], [HEADS.m4a, 'audio/aac', 'mp4'], [HEADS.webm, 'video/webm', 'webm'], [HEADS.ogg, 'audio/ogg', 'ogg'], [HEADS.aacAdts, 'audio/aac', 'aac']] as const) {
+    for (const [head, type, format] of [
+      [HEADS.mp3Frame, 'audio/mpeg', 'mp3'],
+      [HEADS.m4a, 'audio/x-m4a', 'mp4'],
+      [HEADS.m4a, 'audio/aac', 'mp4'],
+      [HEADS.webm, 'video/webm', 'webm'],
+      [HEADS.ogg, 'audio/ogg', 'ogg'],
+      [HEADS.aacAdts, 'audio/aac', 'aac'],
+    ] as const) {
       const body = padded(head, 300);
       await expect(verifyStoredUpload(store, await stored(body, type), { bytes: 300, contentType: type })).resolves.toEqual({ format });
     }
@@ -345,7 +386,10 @@ function flip(sig: string): string {
 }
 
 function head(url: URL, length: number): Buffer {
-  return Buffer.from(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: audio/wav\r\nContent-Length: ${length}\r\n\r\n`, 'latin1');
+  return Buffer.from(
+    `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: audio/wav\r\nContent-Length: ${length}\r\n\r\n`,
+    'latin1',
+  );
 }
 
 /** Sends raw bytes; resolves with what came back (or '' after hanging up without waiting). */
@@ -353,13 +397,20 @@ function rawRequest(url: URL, bytes: Buffer, opts: { hangUp?: boolean } = {}): P
   return new Promise((resolve, reject) => {
     const sock = net.connect(Number(url.port), url.hostname, () => {
       sock.write(bytes, () => {
-        if (opts.hangUp) setTimeout(() => { sock.destroy(); resolve(''); }, 50);
+        if (opts.hangUp)
+          setTimeout(() => {
+            sock.destroy();
+            resolve('');
+          }, 50);
       });
     });
     let out = '';
     sock.on('data', (d) => {
       out += d.toString('latin1');
-      if (out.includes('\r\n\r\n')) { sock.destroy(); resolve(out); }
+      if (out.includes('\r\n\r\n')) {
+        sock.destroy();
+        resolve(out);
+      }
     });
     sock.on('error', reject);
   });

@@ -20,7 +20,8 @@ const unavailable = (() => {
     return e instanceof Error ? e.message : String(e);
   }
 })();
-if (unavailable) console.warn(`[s3Store.test] SKIPPED: the MinIO server could not be built, so S3ObjectStore is untested here.\n${unavailable}`);
+if (unavailable)
+  console.warn(`[s3Store.test] SKIPPED: the MinIO server could not be built, so S3ObjectStore is untested here.\n${unavailable}`);
 const describeS3 = unavailable ? describe.skip : describe;
 
 let minio: MinioHandle;
@@ -73,18 +74,34 @@ describeS3('S3ObjectStore (MinIO)', () => {
 
   test('a presigned PUT does not bind type or size: the completion check catches both', async () => {
     const typed = key();
-    await fetch(await store.presignPut(typed, { contentType: 'audio/wav', bytes: WAV.length, expiresSeconds: 60 }), { method: 'PUT', body: WAV, headers: { 'content-type': 'text/html' } });
+    await fetch(await store.presignPut(typed, { contentType: 'audio/wav', bytes: WAV.length, expiresSeconds: 60 }), {
+      method: 'PUT',
+      body: WAV,
+      headers: { 'content-type': 'text/html' },
+    });
     await expect(verifyStoredUpload(store, typed, { bytes: WAV.length, contentType: 'audio/wav' })).rejects.toMatchObject({
       code: 'UNSUPPORTED_MEDIA',
       detail: 'uploaded with Content-Type text/html but audio/wav was declared',
     });
     const sized = key();
-    await fetch(await store.presignPut(sized, { contentType: 'audio/wav', bytes: WAV.length, expiresSeconds: 60 }), { method: 'PUT', body: WAV.subarray(0, 1000), headers: { 'content-type': 'audio/wav' } });
-    await expect(verifyStoredUpload(store, sized, { bytes: WAV.length, contentType: 'audio/wav' })).rejects.toMatchObject({ code: 'INVALID_MEDIA' });
+    await fetch(await store.presignPut(sized, { contentType: 'audio/wav', bytes: WAV.length, expiresSeconds: 60 }), {
+      method: 'PUT',
+      body: WAV.subarray(0, 1000),
+      headers: { 'content-type': 'audio/wav' },
+    });
+    await expect(verifyStoredUpload(store, sized, { bytes: WAV.length, contentType: 'audio/wav' })).rejects.toMatchObject({
+      code: 'INVALID_MEDIA',
+    });
     const html = key();
     const page = padded(HEADS.html, 400);
-    await fetch(await store.presignPut(html, { contentType: 'audio/mpeg', bytes: 400, expiresSeconds: 60 }), { method: 'PUT', body: page, headers: { 'content-type': 'audio/mpeg' } });
-    await expect(verifyStoredUpload(store, html, { bytes: 400, contentType: 'audio/mpeg' })).rejects.toMatchObject({ code: 'UNSUPPORTED_MEDIA' });
+    await fetch(await store.presignPut(html, { contentType: 'audio/mpeg', bytes: 400, expiresSeconds: 60 }), {
+      method: 'PUT',
+      body: page,
+      headers: { 'content-type': 'audio/mpeg' },
+    });
+    await expect(verifyStoredUpload(store, html, { bytes: 400, contentType: 'audio/mpeg' })).rejects.toMatchObject({
+      code: 'UNSUPPORTED_MEDIA',
+    });
   });
 
   test('an expired or tampered presigned URL is refused by S3', async () => {
@@ -115,7 +132,13 @@ describeS3('S3ObjectStore (MinIO)', () => {
 
   test('publicEndpoint: URLs are signed for the host clients use', async () => {
     const port = new URL(minio.endpoint).port;
-    const pub = new S3ObjectStore({ endpoint: minio.endpoint, publicEndpoint: `http://localhost:${port}`, accessKey: minio.accessKey, secretKey: minio.secretKey, bucket });
+    const pub = new S3ObjectStore({
+      endpoint: minio.endpoint,
+      publicEndpoint: `http://localhost:${port}`,
+      accessKey: minio.accessKey,
+      secretKey: minio.secretKey,
+      bucket,
+    });
     const k = key();
     const url = await pub.presignPut(k, { contentType: 'audio/wav', bytes: WAV.length, expiresSeconds: 60 });
     expect(url.startsWith(`http://localhost:${port}/`)).toBe(true);
@@ -126,11 +149,16 @@ describeS3('S3ObjectStore (MinIO)', () => {
   test('an unreachable or misconfigured S3 is STORAGE_UNAVAILABLE (retryable)', async () => {
     const down = new S3ObjectStore({ endpoint: `http://127.0.0.1:${await freePort()}`, accessKey: 'a', secretKey: 'b', bucket });
     // Presigning is local computation (the region is fixed): it works even with S3 down.
-    await expect(down.presignPut('uploads/x', { contentType: 'audio/wav', bytes: 5, expiresSeconds: 60 })).resolves.toContain('X-Amz-Signature=');
+    await expect(down.presignPut('uploads/x', { contentType: 'audio/wav', bytes: 5, expiresSeconds: 60 })).resolves.toContain(
+      'X-Amz-Signature=',
+    );
     await expect(down.stat('uploads/x')).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE', retryable: true });
     await expect(down.ensureBucket()).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
     await expect(down.put('uploads/x', Buffer.from('x'), 'text/plain')).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
     const wrongKey = new S3ObjectStore({ endpoint: minio.endpoint, accessKey: minio.accessKey, secretKey: 'wrong-secret-key', bucket });
-    await expect(wrongKey.put('uploads/x', Buffer.from('x'), 'text/plain')).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE', detail: expect.stringContaining('SignatureDoesNotMatch') });
+    await expect(wrongKey.put('uploads/x', Buffer.from('x'), 'text/plain')).rejects.toMatchObject({
+      code: 'STORAGE_UNAVAILABLE',
+      detail: expect.stringContaining('SignatureDoesNotMatch'),
+    });
   });
 });

@@ -188,13 +188,20 @@ export class AssemblyAiFake {
       const file = upload ? this.uploads.get(upload[1]) : undefined;
       if (!file) throw new Error(`Download error, unable to download ${t.audio_url}`);
       const lang = t.language_code ? primaryLanguage(t.language_code) : 'en';
-      if (lang !== 'en') throw new Error(`fake: language_code ${t.language_code} is not available in this fake (pocketsphinx knows English only)`);
+      if (lang !== 'en')
+        throw new Error(`fake: language_code ${t.language_code} is not available in this fake (pocketsphinx knows English only)`);
       const wav = await toRecognizerWav(file, `${file}.16k.wav`).catch(() => {
         throw new Error('Transcoding failed. File does not appear to contain audio.');
       });
       try {
         const r = await this.recognizer.recognize(wav, { language: 'en' });
-        t.words = r.words.map((w) => ({ text: w.text, start: Math.round(w.start * 1000), end: Math.round(w.end * 1000), confidence: w.confidence, speaker: null }));
+        t.words = r.words.map((w) => ({
+          text: w.text,
+          start: Math.round(w.start * 1000),
+          end: Math.round(w.end * 1000),
+          confidence: w.confidence,
+          speaker: null,
+        }));
         t.text = r.text;
       } catch (err) {
         // Upstream answers silence with an empty completed transcript, not an error.
@@ -222,7 +229,13 @@ export class AssemblyAiFake {
     const delivery: WebhookDelivery = { url: t.webhook_url, headers, body, responseStatus: null };
     this.webhookDeliveries.push(delivery);
     try {
-      const res = await request(t.webhook_url, { method: 'POST', headers, body: JSON.stringify(body), headersTimeout: 10_000, bodyTimeout: 10_000 });
+      const res = await request(t.webhook_url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        headersTimeout: 10_000,
+        bodyTimeout: 10_000,
+      });
       await res.body.dump();
       delivery.responseStatus = res.statusCode;
       t.webhook_status_code = res.statusCode;
@@ -255,8 +268,10 @@ export async function startAssemblyAiFake(opts: AssemblyAiFakeOptions = {}): Pro
 // then point the worker at it with ASSEMBLYAI_BASE_URL.
 if (require.main === module) {
   const port = Number(process.env.ASSEMBLYAI_FAKE_PORT ?? 8790);
-  startAssemblyAiFake({ port, apiKey: process.env.ASSEMBLYAI_API_KEY, host: process.env.ASSEMBLYAI_FAKE_HOST }).then((fake) => {
-    console.log(`[assemblyai-fake] listening on ${fake.url} (authorization: ${fake.apiKey === process.env.ASSEMBLYAI_API_KEY ? '$ASSEMBLYAI_API_KEY' : fake.apiKey})`);
+  void startAssemblyAiFake({ port, apiKey: process.env.ASSEMBLYAI_API_KEY, host: process.env.ASSEMBLYAI_FAKE_HOST }).then((fake) => {
+    console.log(
+      `[assemblyai-fake] listening on ${fake.url} (authorization: ${fake.apiKey === process.env.ASSEMBLYAI_API_KEY ? '$ASSEMBLYAI_API_KEY' : fake.apiKey})`,
+    );
     const stop = () => void fake.close().then(() => process.exit(0));
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

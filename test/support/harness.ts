@@ -31,11 +31,19 @@ export interface TestApi {
 /** One local-disk object store per test process, shared by the in-process API and workers. */
 let sharedStore: LocalDiskObjectStore | undefined;
 export function testObjectStore(): LocalDiskObjectStore {
-  sharedStore ??= new LocalDiskObjectStore({ root: fs.mkdtempSync(path.join(os.tmpdir(), 'objects-')), baseUrl: 'http://127.0.0.1', signingSecret: Buffer.from('test-upload-signing-key-0123456789abcdef') });
+  sharedStore ??= new LocalDiskObjectStore({
+    root: fs.mkdtempSync(path.join(os.tmpdir(), 'objects-')),
+    baseUrl: 'http://127.0.0.1',
+    signingSecret: Buffer.from('test-upload-signing-key-0123456789abcdef'),
+  });
   return sharedStore;
 }
 
-export async function startTestApi(overrides: Partial<Record<string, string>> = {}, extra: Partial<AppDeps> = {}, poolSize = 5): Promise<TestApi> {
+export async function startTestApi(
+  overrides: Partial<Record<string, string>> = {},
+  extra: Partial<AppDeps> = {},
+  poolSize = 5,
+): Promise<TestApi> {
   const cfg = loadConfig({ ...process.env, APP_ENV: 'test', LOG_LEVEL: 'silent', ...overrides });
   await testObjectStore().ensureBucket();
   const { prisma, pool } = createDb(cfg.DATABASE_URL, poolSize);
@@ -87,7 +95,10 @@ export interface TestWorkspace {
 }
 
 /** A workspace with a verified owner on `plan` and an API key with `scopes`. */
-export async function createWorkspace(deps: AppDeps, opts: { plan?: PlanId; scopes?: Scope[]; verified?: boolean } = {}): Promise<TestWorkspace> {
+export async function createWorkspace(
+  deps: AppDeps,
+  opts: { plan?: PlanId; scopes?: Scope[]; verified?: boolean } = {},
+): Promise<TestWorkspace> {
   const email = uniqueEmail(opts.plan ?? 'trial');
   const password = 'correct horse battery staple';
   const { user, workspace } = await signUp(deps.db, { email, password, display_name: 'Test' }, { baseUrl: deps.baseUrl });

@@ -19,7 +19,11 @@ import { startTestWorker, type TestWorker } from './worker';
 export const FAST_RETRY: RetrySettings = { initialIntervalMs: 50, backoffCoefficient: 2, maximumIntervalMs: 200, maximumAttempts: 3 };
 
 /** The worker's dependencies in tests: real platform clients through `outbound`, webhooks allowed to loopback https. */
-export function activityDepsFor(api: TestApi, outbound: Outbound, opts: { cloud?: AssemblyAiRecognizer | null; callbackUrl?: string; maxPieceMs?: number; originOverride?: string } = {}): ActivityDeps {
+export function activityDepsFor(
+  api: TestApi,
+  outbound: Outbound,
+  opts: { cloud?: AssemblyAiRecognizer | null; callbackUrl?: string; maxPieceMs?: number; originOverride?: string } = {},
+): ActivityDeps {
   return {
     db: api.deps.db,
     store: testObjectStore(),
@@ -30,7 +34,8 @@ export function activityDepsFor(api: TestApi, outbound: Outbound, opts: { cloud?
       callbackUrl: opts.callbackUrl ?? null,
       directLinkPolicy: { loopbackOnly: true, caForTests: testTls().cert },
       maxPieceMs: opts.maxPieceMs,
-      downloadPlatformAudio: (url, platform, toDir) => downloadAudio(url, platform, { toDir, outbound: { originOverride: opts.originOverride ?? null } }),
+      downloadPlatformAudio: (url, platform, toDir) =>
+        downloadAudio(url, platform, { toDir, outbound: { originOverride: opts.originOverride ?? null } }),
     },
     webhooks: { secretsKey: api.deps.secretsKey, addressPolicy: { loopbackOnly: true }, extraCa: testTls().cert, timeoutMs: 3000 },
   };
@@ -44,13 +49,26 @@ export interface JobStack {
   close: () => Promise<void>;
 }
 
-export async function startJobStack(routes: ReplayRoute[] = [], opts: { retry?: RetrySettings; maxPieceMs?: number; cloud?: AssemblyAiRecognizer | null; callbackUrl?: string } = {}): Promise<JobStack> {
+export async function startJobStack(
+  routes: ReplayRoute[] = [],
+  opts: { retry?: RetrySettings; maxPieceMs?: number; cloud?: AssemblyAiRecognizer | null; callbackUrl?: string } = {},
+): Promise<JobStack> {
   const origin = await startReplayOrigin(routes);
   const taskQueue = `jobs-${randomUUID()}`;
   const api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue });
   api.deps.jobRetry = opts.retry ?? FAST_RETRY;
   const outbound = createOutbound({ originOverride: origin.url, timeoutMs: 2000 });
-  const worker = await startTestWorker(createActivities(activityDepsFor(api, outbound, { originOverride: origin.url, maxPieceMs: opts.maxPieceMs, cloud: opts.cloud, callbackUrl: opts.callbackUrl })), taskQueue);
+  const worker = await startTestWorker(
+    createActivities(
+      activityDepsFor(api, outbound, {
+        originOverride: origin.url,
+        maxPieceMs: opts.maxPieceMs,
+        cloud: opts.cloud,
+        callbackUrl: opts.callbackUrl,
+      }),
+    ),
+    taskQueue,
+  );
   const stack: JobStack = {
     api,
     worker,
@@ -75,7 +93,10 @@ export async function submit(api: TestApi, apiKey: string, body: object, key = n
 }
 
 export async function waitFinal(api: TestApi, apiKey: string, jobId: string, seconds = 20) {
-  const res = await request(api.app).get(`/v1/jobs/${jobId}`).query({ wait: Math.min(25, seconds) }).set(bearer(apiKey));
+  const res = await request(api.app)
+    .get(`/v1/jobs/${jobId}`)
+    .query({ wait: Math.min(25, seconds) })
+    .set(bearer(apiKey));
   return res;
 }
 
@@ -84,13 +105,27 @@ export async function waitFinal(api: TestApi, apiKey: string, jobId: string, sec
  * (real recording, 13 tracks), the /player answer for the fallback clients and
  * a caption body.
  */
-export function videositeCaptionRoutes(opts: { reel?: ReplayRoute; player?: string; captionBody?: string; captionFixture?: string; captionDelayMs?: number } = {}): ReplayRoute[] {
+export function videositeCaptionRoutes(
+  opts: { reel?: ReplayRoute; player?: string; captionBody?: string; captionFixture?: string; captionDelayMs?: number } = {},
+): ReplayRoute[] {
   return [
-    opts.reel ?? { method: 'POST', path: '/youtubei/v1/reel/reel_item_watch', fixture: 'videosite/player-captions/android-reel_item_watch-rCAS2eD-mcw-13tracks.body.json' },
-    { method: 'POST', path: '/youtubei/v1/player', fixture: opts.player ?? 'videosite/player-captions/android-player-GJLlxj_dtq8-9tracks.innertube.json' },
+    opts.reel ?? {
+      method: 'POST',
+      path: '/youtubei/v1/reel/reel_item_watch',
+      fixture: 'videosite/player-captions/android-reel_item_watch-rCAS2eD-mcw-13tracks.body.json',
+    },
+    {
+      method: 'POST',
+      path: '/youtubei/v1/player',
+      fixture: opts.player ?? 'videosite/player-captions/android-player-GJLlxj_dtq8-9tracks.innertube.json',
+    },
     opts.captionBody !== undefined
       ? { path: '/api/timedtext', body: opts.captionBody, headers: { 'content-type': 'text/xml' }, delayMs: opts.captionDelayMs }
-      : { path: '/api/timedtext', fixture: opts.captionFixture ?? 'videosite/caption-bodies/srv3/mesmerizer.srv3.xml', delayMs: opts.captionDelayMs },
+      : {
+          path: '/api/timedtext',
+          fixture: opts.captionFixture ?? 'videosite/caption-bodies/srv3/mesmerizer.srv3.xml',
+          delayMs: opts.captionDelayMs,
+        },
   ];
 }
 

@@ -35,7 +35,12 @@ export async function audioDir(prefix = 'speech-'): Promise<{ dir: string; clean
 }
 
 /** Speaks `text` into `<dir>/<name>.<format>` (wav straight from the voice; mp3/m4a/ogg through ffmpeg). */
-export async function makeSpeech(text: string, dir: string, name: string, opts: { voice?: Voice; format?: 'wav' | 'mp3' | 'm4a' | 'ogg' } = {}): Promise<Speech> {
+export async function makeSpeech(
+  text: string,
+  dir: string,
+  name: string,
+  opts: { voice?: Voice; format?: 'wav' | 'mp3' | 'm4a' | 'ogg' } = {},
+): Promise<Speech> {
   const voice = opts.voice ?? 'flite-slt';
   const format = opts.format ?? 'wav';
   const textFile = join(dir, `${name}.txt`);
@@ -44,7 +49,12 @@ export async function makeSpeech(text: string, dir: string, name: string, opts: 
   if (voice === 'flite-slt') await run('flite', ['-voice', 'slt', '-f', textFile, '-o', wav]);
   else await run('text2wave', ['-eval', '(voice_cmu_us_slt_arctic_hts)', '-o', wav, textFile]);
   const path = join(dir, `${name}.${format}`);
-  const codec = { wav: ['-c:a', 'pcm_s16le'], mp3: ['-c:a', 'libmp3lame', '-b:a', '64k'], m4a: ['-c:a', 'aac', '-b:a', '64k'], ogg: ['-c:a', 'libvorbis'] }[format];
+  const codec = {
+    wav: ['-c:a', 'pcm_s16le'],
+    mp3: ['-c:a', 'libmp3lame', '-b:a', '64k'],
+    m4a: ['-c:a', 'aac', '-b:a', '64k'],
+    ogg: ['-c:a', 'libvorbis'],
+  }[format];
   await ffmpeg(['-i', wav, ...codec, path]);
   return { path, text };
 }

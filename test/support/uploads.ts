@@ -3,7 +3,13 @@ import request from 'supertest';
 import { bearer, type TestApi, type TestWorkspace } from './harness';
 
 /** Reserves a slot, PUTs the bytes to the signed URL (the local store's, through the app) and returns the slot. */
-export async function reserveAndPut(api: TestApi, ws: TestWorkspace, file: string | Buffer, contentType: string, opts: { declaredBytes?: number; filename?: string } = {}) {
+export async function reserveAndPut(
+  api: TestApi,
+  ws: TestWorkspace,
+  file: string | Buffer,
+  contentType: string,
+  opts: { declaredBytes?: number; filename?: string } = {},
+) {
   const body = typeof file === 'string' ? fs.readFileSync(file) : file;
   const slot = await request(api.app)
     .post('/v1/uploads')
@@ -11,7 +17,10 @@ export async function reserveAndPut(api: TestApi, ws: TestWorkspace, file: strin
     .send({ filename: opts.filename ?? 'talk.mp3', content_type: contentType, bytes: opts.declaredBytes ?? body.length });
   if (slot.status !== 201) throw new Error(`reserve answered ${slot.status}: ${JSON.stringify(slot.body)}`);
   const url = new URL(slot.body.signed_upload_url);
-  const put = await request(api.app).put(url.pathname + url.search).set('content-type', contentType).send(body);
+  const put = await request(api.app)
+    .put(url.pathname + url.search)
+    .set('content-type', contentType)
+    .send(body);
   return { slot: slot.body, put };
 }
 

@@ -43,7 +43,17 @@ const server = https.createServer({ key: process.env.TLS_KEY, cert: process.env.
     try {
       body = JSON.parse(raw);
     } catch {}
-    process.send({ received_at: Date.now(), event_id: eventId, type: body && body.type, status, duplicate, signature_ok: signatureOk, timestamp_ok: timestampOk, body, headers: req.headers });
+    process.send({
+      received_at: Date.now(),
+      event_id: eventId,
+      type: body && body.type,
+      status,
+      duplicate,
+      signature_ok: signatureOk,
+      timestamp_ok: timestampOk,
+      body,
+      headers: req.headers,
+    });
     res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'no');
   });
 });

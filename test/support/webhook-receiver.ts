@@ -26,7 +26,10 @@ export interface WebhookReceiver {
 /** Starts the receiver process (test/support/webhook-receiver-process.js) on loopback https. */
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const tls = testTls();
-  const child: ChildProcess = fork(path.join(__dirname, 'webhook-receiver-process.js'), [], { env: { ...process.env, TLS_KEY: tls.key, TLS_CERT: tls.cert }, stdio: 'inherit' });
+  const child: ChildProcess = fork(path.join(__dirname, 'webhook-receiver-process.js'), [], {
+    env: { ...process.env, TLS_KEY: tls.key, TLS_CERT: tls.cert },
+    stdio: 'inherit',
+  });
   const received: ReceivedDelivery[] = [];
   const port = await new Promise<number>((resolve) => {
     child.on('message', (m: { listening?: number } & ReceivedDelivery) => {
@@ -41,7 +44,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     async waitFor(predicate, timeoutMs = 15000) {
       const until = Date.now() + timeoutMs;
       while (!predicate(received)) {
-        if (Date.now() > until) throw new Error(`webhook receiver: condition not met; received ${JSON.stringify(received.map((r) => [r.type, r.status]))}`);
+        if (Date.now() > until)
+          throw new Error(`webhook receiver: condition not met; received ${JSON.stringify(received.map((r) => [r.type, r.status]))}`);
         await new Promise((r) => setTimeout(r, 20));
       }
       return received;

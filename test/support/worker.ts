@@ -11,7 +11,10 @@ try {
 // Workflow code is bundled once per test file and reused by every worker in it.
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 export function workflowBundle() {
-  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
+  });
   return bundle;
 }
 

@@ -21,7 +21,8 @@ export function isUtterances(value: unknown): value is { utterances: Utterance[]
 export function parseUtterances(doc: { utterances: Utterance[] } | Utterance[]): RawCue[] {
   const list = Array.isArray(doc) ? doc : doc.utterances;
   return list.map((u) => {
-    if (typeof u?.start_time !== 'number' || typeof u.text !== 'string') throw new ServiceError('SOURCE_CHANGED', 'captions: utterance without start_time or text');
+    if (typeof u?.start_time !== 'number' || typeof u.text !== 'string')
+      throw new ServiceError('SOURCE_CHANGED', 'captions: utterance without start_time or text');
     return { start: u.start_time / 1000, end: typeof u.end_time === 'number' ? u.end_time / 1000 : NaN, text: cueText(u.text, false) };
   });
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ServiceError } from '../errors';
+import { ServiceError } from '../../domain/errors';
 
 // Turns a submitted link into the identity of what it points at. Every link
 // form of one video must give the same mediaId and canonicalUrl: that pair is
@@ -25,7 +25,14 @@ const SHORTVIDEO_ID = /^\d{1,20}$/;
 const SHARE_CODE = /^[A-Za-z0-9_-]{4,32}$/;
 const PHOTOSOCIAL_CODE = /^[A-Za-z0-9_-]{5,64}$/;
 
-const VIDEOSITE_HOSTS = new Set(['youtube.com', 'www.youtube.com', 'm.youtube.com', 'music.youtube.com', 'youtube-nocookie.com', 'www.youtube-nocookie.com']);
+const VIDEOSITE_HOSTS = new Set([
+  'youtube.com',
+  'www.youtube.com',
+  'm.youtube.com',
+  'music.youtube.com',
+  'youtube-nocookie.com',
+  'www.youtube-nocookie.com',
+]);
 const VIDEOSITE_SHARE_HOSTS = new Set(['youtu.be', 'www.youtu.be']);
 const SHORTVIDEO_HOSTS = new Set(['tiktok.com', 'www.tiktok.com', 'm.tiktok.com']);
 const SHORTVIDEO_SHARE_HOSTS = new Set(['vm.tiktok.com', 'vt.tiktok.com']);
@@ -115,7 +122,12 @@ function shortvideoLink(host: string, segments: string[]): RecognizedLink {
 function shareLink(host: string, code: string, prefix = ''): RecognizedLink {
   // Share codes are case-sensitive; the trailing slash is how the app writes them.
   const canonicalHost = host === 'tiktok.com' || host === 'm.tiktok.com' ? 'www.tiktok.com' : host;
-  return { platform: 'shortvideo', mediaId: `share:${code}`, canonicalUrl: `https://${canonicalHost}${prefix}/${code}/`, needsResolve: true };
+  return {
+    platform: 'shortvideo',
+    mediaId: `share:${code}`,
+    canonicalUrl: `https://${canonicalHost}${prefix}/${code}/`,
+    needsResolve: true,
+  };
 }
 
 function photosocialLink(segments: string[]): RecognizedLink {

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The tooling gate, run first by `npm test` (and so by .ci/run); `npm run check`
+# runs it alone. Types (swc strips them when tests run, so only tsc checks
+# them), lint (eslint.config.mjs: type-aware rules, the import directions of
+# the README, Temporal's rules for workflow code, one file-name style), format
+# (Prettier; `npm run format` fixes), and docker-compose.yml through the
+# Compose specification's own loader (stack/compose-check, built with Go).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { echo "[check] $1"; }
+
+step "tsc --noEmit"
+node_modules/.bin/tsc --noEmit -p .
+
+step "eslint"
+node_modules/.bin/eslint --max-warnings 0 .
+
+step "prettier --check"
+node_modules/.bin/prettier --check --log-level warn .
+
+step "docker-compose.yml (compose-go)"
+CHECKER=.tools/bin/compose-check
+if [ ! -x "$CHECKER" ] || [ -n "$(find stack/compose-check -newer "$CHECKER" -type f 2>/dev/null)" ]; then
+  mkdir -p .tools/bin
+  (cd stack/compose-check && GOFLAGS=-mod=mod go build -o "../../$CHECKER" .)
+fi
+"$CHECKER" docker-compose.yml
