@@ -1,10 +1,10 @@
 import { Prisma } from '../prisma/generated/client';
-import { chargeHoldIn, releaseHoldIn } from '../domain/credits/ledger';
+import { chargeHoldIn, releaseHoldIn, releaseJobSlot } from '../domain/credits/ledger';
 import type { Db, Tx } from '../domain/db';
 import { ServiceError, type ErrorObject } from '../domain/errors';
 import { JOB_FINAL_CHANNEL } from '../domain/jobs/wakeups';
 import { recordEvent } from '../domain/webhooks/events';
-import { isFinal } from '../domain/jobs/view';
+import { ACTIVE_STATUSES, isFinal } from '../domain/jobs/view';
 import { asActivity } from './failures';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -61,7 +61,11 @@ export function createJobStateActivities(db: Db, opts: { recognizer: 'local' | '
           throw ApplicationFailure.create({ type: JOB_NOT_COMMITTED, nonRetryable: true, message: `Job ${jobId} was never committed.` });
         }
         if (job.status === 'queued') {
-          await db.job.updateMany({ where: { id: jobId, status: 'queued' }, data: { status: 'processing', stage: 'resolve' } });
+          // workflowStartedAt: this workflow exists, so the starter need not look at the job again.
+          await db.job.updateMany({
+            where: { id: jobId, status: 'queued' },
+            data: { status: 'processing', stage: 'resolve', workflowStartedAt: job.workflowStartedAt ?? new Date() },
+          });
         }
         return {
           jobId,
@@ -99,26 +103,29 @@ export function createJobStateActivities(db: Db, opts: { recognizer: 'local' | '
       return db.$transaction(async (tx) => {
         const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
         if (isFinal(job.status)) return { status: job.status as JobOutcome['status'], eventId: await existingEventId(tx, jobId) };
-        const settled = job.holdId ? await chargeHoldIn(tx, job.holdId, result.charge) : { charged: 0 };
-        const ws = await tx.workspace.findUniqueOrThrow({ where: { id: job.workspaceId }, select: { retentionDays: true } });
         const now = new Date();
-        await tx.transcript.update({
-          where: { id: result.transcriptId },
-          data: { publishedAt: now, expiresAt: new Date(now.getTime() + ws.retentionDays * 86400_000) },
-        });
-        await tx.job.update({
-          where: { id: jobId },
+        // The transition itself first: of two attempts racing, only one moves the row (the other sees it final).
+        const moved = await tx.job.updateMany({
+          where: { id: jobId, status: { in: [...ACTIVE_STATUSES] } },
           data: {
             status: 'succeeded',
             stage: null,
             resultId: result.transcriptId,
             billingKind: result.billingKind,
-            creditsCharged: settled.charged,
             creditsReserved: 0,
             finishedAt: now,
             retryAttempt: 0,
             lastRetryError: Prisma.DbNull,
           },
+        });
+        if (moved.count === 0) return { status: 'succeeded', eventId: await existingEventId(tx, jobId) };
+        const settled = job.holdId ? await chargeHoldIn(tx, job.holdId, result.charge) : { charged: 0 };
+        if (job.holdId) await releaseJobSlot(tx, job.workspaceId);
+        await tx.job.update({ where: { id: jobId }, data: { creditsCharged: settled.charged } });
+        const ws = await tx.workspace.findUniqueOrThrow({ where: { id: job.workspaceId }, select: { retentionDays: true } });
+        await tx.transcript.update({
+          where: { id: result.transcriptId },
+          data: { publishedAt: now, expiresAt: new Date(now.getTime() + ws.retentionDays * 86400_000) },
         });
         const eventId = await recordEvent(tx, {
           workspaceId: job.workspaceId,
@@ -165,11 +172,9 @@ async function finish(db: Db, jobId: string, status: 'failed' | 'cancelled', err
     const job = await tx.job.findUnique({ where: { id: jobId } });
     if (!job) return { status, eventId: null };
     if (isFinal(job.status)) return { status: job.status as JobOutcome['status'], eventId: await existingEventId(tx, jobId) };
-    if (job.holdId) await releaseHoldIn(tx, job.holdId);
-    // A transcript written before the failure is never published.
-    await tx.transcript.deleteMany({ where: { jobId, publishedAt: null } });
-    await tx.job.update({
-      where: { id: jobId },
+    // The transition first: of two attempts racing, only one moves the row.
+    const moved = await tx.job.updateMany({
+      where: { id: jobId, status: { in: [...ACTIVE_STATUSES] } },
       data: {
         status,
         stage: null,
@@ -181,6 +186,13 @@ async function finish(db: Db, jobId: string, status: 'failed' | 'cancelled', err
         lastRetryError: Prisma.DbNull,
       },
     });
+    if (moved.count === 0) return { status, eventId: await existingEventId(tx, jobId) };
+    if (job.holdId) {
+      await releaseHoldIn(tx, job.holdId);
+      await releaseJobSlot(tx, job.workspaceId);
+    }
+    // A transcript written before the failure is never published.
+    await tx.transcript.deleteMany({ where: { jobId, publishedAt: null } });
     // Cancelled jobs emit no event (the spec names job.succeeded and job.failed only).
     const eventId =
       status === 'failed'

@@ -1,14 +1,13 @@
 import { Client, Connection } from '@temporalio/client';
 import pino from 'pino';
-import { config } from '../domain/config';
+import { addressPolicy, config, objectStoreSettings, recognizerSettings } from '../domain/config';
 import { createDb } from '../domain/db';
 import { JobWakeups } from '../domain/jobs/wakeups';
 import { resolveSecretsKey } from '../domain/secrets-key';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
-import { testStackLoopbackOnly } from '../integrations/fetch';
 import { selectRecognizers } from '../integrations/recognizers/select';
-import { createObjectStore, objectStoreConfigFromEnv } from '../integrations/storage';
+import { createObjectStore } from '../integrations/storage';
 import { RateLimits } from './http/rate-limit';
 import { applyMigrations } from '../prisma/migrate';
 
@@ -27,9 +26,9 @@ async function main() {
   const wakeups = new JobWakeups(pool);
   await wakeups.start();
   const baseUrl = cfg.PUBLIC_BASE_URL ?? `http://127.0.0.1:${cfg.PORT}`;
-  const objectStore = createObjectStore(objectStoreConfigFromEnv());
+  const objectStore = createObjectStore(objectStoreSettings(cfg));
   await objectStore.ensureBucket();
-  const recognizers = selectRecognizers();
+  const recognizers = selectRecognizers(recognizerSettings(cfg));
   const app = createApp({
     config: cfg,
     db: prisma,
@@ -40,7 +39,7 @@ async function main() {
     wakeups,
     secretsKey: resolveSecretsKey(cfg),
     baseUrl,
-    addressPolicy: { loopbackOnly: testStackLoopbackOnly(process.env) },
+    addressPolicy: addressPolicy(cfg),
     objectStore,
     recognizer: recognizers.active,
     cloudRecognizer: recognizers.cloud,

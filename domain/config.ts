@@ -1,4 +1,10 @@
+import { createHmac } from 'node:crypto';
 import { z } from 'zod';
+import type { AddressPolicy } from '../integrations/fetch';
+import type { OutboundConfig } from '../integrations/outbound/http';
+import type { RecognizerSettings } from '../integrations/recognizers/select';
+import type { ObjectStoreConfig } from '../integrations/storage';
+import type { S3ObjectStoreOptions } from '../integrations/storage/s3-object-store';
 
 // Settings are parsed once at boot; a wrong value stops the process with a
 // message that names the variable.
@@ -29,9 +35,23 @@ const ConfigSchema = z.object({
     .transform((v) => v === 'true'),
   STRIPE_SECRET_KEY: z.string().optional(),
   STRIPE_API_BASE: z.string().url().optional(),
+  // Object storage: S3 (MinIO) when S3_ENDPOINT is set, else files under DATA_DIR/objects.
   S3_ENDPOINT: z.string().url().optional(),
+  S3_PUBLIC_ENDPOINT: z.string().url().optional(),
   S3_ACCESS_KEY: z.string().optional(),
   S3_SECRET_KEY: z.string().optional(),
+  S3_BUCKET: z.string().min(1).default('transcripts'),
+  S3_REGION: z.string().optional(),
+  // Key of the local store's signed PUT URLs; derived from SECRETS_KEY when absent.
+  UPLOAD_SIGNING_SECRET: z.string().min(32).optional(),
+  // The recognizer AI transcription uses, and the cloud provider's settings.
+  RECOGNIZER: z.enum(['pocketsphinx', 'whisper', 'assemblyai']).default('pocketsphinx'),
+  ASSEMBLYAI_API_KEY: z.string().optional(),
+  ASSEMBLYAI_BASE_URL: z.string().url().optional(),
+  ASSEMBLYAI_WEBHOOK_SECRET: z.string().optional(),
+  ASSEMBLYAI_SPEECH_MODEL: z.string().optional(),
+  // The worker's Prometheus endpoint (Temporal SDK metrics).
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   DATA_DIR: z.string().default('.data'),
   // How long POST /v1/jobs/{id}/cancel waits for the job's workflow to decide
   // (503 SERVICE_UNAVAILABLE after it: no worker is running the job right now).
@@ -51,7 +71,60 @@ function missingProductionSettings(cfg: Config): string[] {
   if (!cfg.PUBLIC_BASE_URL) missing.push('PUBLIC_BASE_URL (the https address clients reach the API at: mail links, upload URLs)');
   if (cfg.S3_ENDPOINT && !cfg.S3_ACCESS_KEY) missing.push('S3_ACCESS_KEY (S3_ENDPOINT is set)');
   if (cfg.S3_ENDPOINT && !cfg.S3_SECRET_KEY) missing.push('S3_SECRET_KEY (S3_ENDPOINT is set)');
+  if (cfg.RECOGNIZER === 'assemblyai' && !cfg.ASSEMBLYAI_API_KEY) missing.push('ASSEMBLYAI_API_KEY (RECOGNIZER=assemblyai)');
+  if (cfg.RECOGNIZER === 'assemblyai' && !cfg.ASSEMBLYAI_WEBHOOK_SECRET) missing.push('ASSEMBLYAI_WEBHOOK_SECRET (RECOGNIZER=assemblyai)');
   return missing;
+}
+
+// ---- What each integration is given. Integrations never read the environment:
+// the settings are parsed once above and handed down from here.
+
+/** The test stack (APP_ENV=test) reaches loopback only (see integrations/fetch/url-guard.ts). */
+export function addressPolicy(cfg: Config): AddressPolicy {
+  return { loopbackOnly: cfg.APP_ENV === 'test' };
+}
+
+export function outboundSettings(cfg: Config): OutboundConfig {
+  return {
+    originOverride: cfg.PLATFORM_ORIGIN_OVERRIDE ?? null,
+    proxies: (cfg.EGRESS_PROXIES ?? '').split(/[\s,]+/).filter((p) => p !== ''),
+    loopbackOnly: cfg.APP_ENV === 'test',
+  };
+}
+
+export function objectStoreSettings(cfg: Config): ObjectStoreConfig {
+  const s3: S3ObjectStoreOptions | null = cfg.S3_ENDPOINT
+    ? {
+        endpoint: cfg.S3_ENDPOINT,
+        publicEndpoint: cfg.S3_PUBLIC_ENDPOINT,
+        accessKey: cfg.S3_ACCESS_KEY ?? '',
+        secretKey: cfg.S3_SECRET_KEY ?? '',
+        bucket: cfg.S3_BUCKET,
+        region: cfg.S3_REGION,
+      }
+    : null;
+  // Without its own secret, a key derived from SECRETS_KEY: one secret configures both, and a leaked URL key reveals nothing of it.
+  const signingSecret = cfg.UPLOAD_SIGNING_SECRET
+    ? Buffer.from(cfg.UPLOAD_SIGNING_SECRET, 'utf8')
+    : cfg.SECRETS_KEY
+      ? createHmac('sha256', cfg.SECRETS_KEY).update('local-upload-put-url-v1').digest()
+      : undefined;
+  return { s3, dataDir: cfg.DATA_DIR, publicBaseUrl: cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`, signingSecret };
+}
+
+export function recognizerSettings(cfg: Config): RecognizerSettings {
+  return {
+    recognizer: cfg.RECOGNIZER,
+    assemblyAi:
+      cfg.ASSEMBLYAI_API_KEY && cfg.ASSEMBLYAI_WEBHOOK_SECRET
+        ? {
+            apiKey: cfg.ASSEMBLYAI_API_KEY,
+            baseUrl: cfg.ASSEMBLYAI_BASE_URL,
+            webhookAuthHeaderValue: cfg.ASSEMBLYAI_WEBHOOK_SECRET,
+            speechModel: cfg.ASSEMBLYAI_SPEECH_MODEL,
+          }
+        : null,
+  };
 }
 
 let cached: Config | undefined;
@@ -74,13 +147,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 export function config(): Config {
   cached ??= loadConfig();
   return cached;
-}
-
-/** For tests that change settings between cases. */
-export function resetConfig(): void {
-  cached = undefined;
-}
-
-export function isLocal(cfg: Config = config()): boolean {
-  return cfg.APP_ENV !== 'production';
 }

@@ -52,7 +52,7 @@ export async function claimIdempotencyKey(
   await tx.$executeRaw`DELETE FROM idempotency_records WHERE workspace_id = ${workspaceId}::uuid AND operation = ${operation} AND key = ${key} AND expires_at < now()`;
   const inserted = await tx.$queryRaw<{ id: string }[]>`
     INSERT INTO idempotency_records (id, workspace_id, operation, key, request_hash, created_at, expires_at)
-    VALUES (gen_random_uuid(), ${workspaceId}::uuid, ${operation}, ${key}, ${hash}, now(), now() + interval '48 hours')
+    VALUES (gen_random_uuid(), ${workspaceId}::uuid, ${operation}, ${key}, ${hash}, now(), now() + ${IDEMPOTENCY_WINDOW_MS} * interval '1 millisecond')
     ON CONFLICT (workspace_id, operation, key) DO NOTHING
     RETURNING id::text`;
   if (inserted[0]) return { kind: 'claimed', recordId: inserted[0].id };

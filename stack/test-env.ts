@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { applyMigrations } from '../prisma/migrate';
 import { createDatabase, dropDatabase, startPostgres, withDatabase, type PostgresHandle } from './postgres';
-import { ROOT, isAlive } from './proc';
+import { freePort, isAlive, portOpen, ROOT } from './proc';
 import { startTemporal, type TemporalHandle } from './temporal';
 
 const RUN = `${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}`;
@@ -32,7 +32,8 @@ async function main(): Promise<number> {
   await createDatabase(testDbUrl);
 
   sqliteFile = path.join(ROOT, '.data', `temporal-test-${process.pid}.sqlite`);
-  temporal = await startTemporal({ dbFile: sqliteFile, port: 7243 });
+  // 7243 normally; a free port when another test run (a second checkout, a helper) already has it.
+  temporal = await startTemporal({ dbFile: sqliteFile, port: (await portOpen(7243)) ? await freePort() : 7243 });
   removeAbandonedSqliteFiles();
 
   const applied = await applyMigrations(testDbUrl);

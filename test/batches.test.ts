@@ -37,7 +37,6 @@ let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   stack = await startJobStack(mixedRoutes);
-  stack.api.deps.webhookDelaysMs = [200, 400];
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {

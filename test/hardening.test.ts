@@ -8,16 +8,7 @@ import { createActivities } from '../activities';
 import { createHttpServer } from '../api/http/server';
 import { loadConfig } from '../domain/config';
 import { freePort, ROOT } from '../stack/proc';
-import {
-  activityDepsFor,
-  FAST_RETRY,
-  newKey,
-  submit,
-  startJobStack,
-  videositeCaptionRoutes,
-  VIDEO_URL,
-  type JobStack,
-} from './support/job-stack';
+import { activityDepsFor, newKey, submit, startJobStack, videositeCaptionRoutes, VIDEO_URL, type JobStack } from './support/job-stack';
 import { bearer, createWorkspace, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
 import { createOutbound } from '../integrations/outbound/http';
 import { reserveAndPut, complete } from './support/uploads';
@@ -274,7 +265,7 @@ describe('bounded waits', () => {
 
   it('a cancel with no worker running answers 503 after CANCEL_WAIT_SECONDS; sent again once a worker runs, it cancels', async () => {
     // A caption job whose source answers slowly keeps the job in the cancellable window.
-    stack = await startJobStack(videositeCaptionRoutes({ captionDelayMs: 3000 }), { retry: FAST_RETRY });
+    stack = await startJobStack(videositeCaptionRoutes({ captionDelayMs: 3000 }));
     const quick = await startTestApi({ TEMPORAL_TASK_QUEUE: stack.api.deps.config.TEMPORAL_TASK_QUEUE, CANCEL_WAIT_SECONDS: '1' });
     try {
       const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });

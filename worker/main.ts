@@ -1,17 +1,17 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { createActivities } from '../activities';
-import { createOutbound, outboundConfigFromEnv } from '../integrations/outbound/http';
+import { createOutbound } from '../integrations/outbound/http';
 import { createCaptionSources } from '../integrations/platforms/sources';
 import { Client, Connection } from '@temporalio/client';
 import { ensureRetentionSchedule } from './schedules';
-import { config } from '../domain/config';
+import { runWorkflowStarter } from './workflow-starter';
+import { addressPolicy, config, objectStoreSettings, outboundSettings, recognizerSettings } from '../domain/config';
 import { createDb } from '../domain/db';
 import { resolveSecretsKey } from '../domain/secrets-key';
-import { testStackLoopbackOnly } from '../integrations/fetch';
 import { selectRecognizers } from '../integrations/recognizers/select';
 import { downloadAudio } from '../integrations/media/download';
-import { createObjectStore, objectStoreConfigFromEnv } from '../integrations/storage';
+import { createObjectStore } from '../integrations/storage';
 import { applyMigrations } from '../prisma/migrate';
 
 // The worker process: runs workflows and activities from the task queue. Scale
@@ -19,15 +19,15 @@ import { applyMigrations } from '../prisma/migrate';
 async function main() {
   const cfg = config();
   const logger = pino({ level: cfg.LOG_LEVEL, base: { service: 'worker' } });
-  const metricsPort = Number(process.env.WORKER_METRICS_PORT ?? 9464);
+  const metricsPort = cfg.WORKER_METRICS_PORT;
   // Temporal's own Prometheus metrics (workflow/activity counts and latencies).
   Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `0.0.0.0:${metricsPort}` } } } });
   await applyMigrations(cfg.DATABASE_URL);
   const { prisma } = createDb(cfg.DATABASE_URL);
-  const outbound = createOutbound(outboundConfigFromEnv());
-  const store = createObjectStore(objectStoreConfigFromEnv());
+  const outbound = createOutbound(outboundSettings(cfg));
+  const store = createObjectStore(objectStoreSettings(cfg));
   await store.ensureBucket();
-  const recognizers = selectRecognizers();
+  const recognizers = selectRecognizers(recognizerSettings(cfg));
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const taskQueue = cfg.TEMPORAL_TASK_QUEUE;
   const client = new Client({ connection: await Connection.connect({ address: cfg.TEMPORAL_ADDRESS }), namespace: cfg.TEMPORAL_NAMESPACE });
@@ -45,14 +45,17 @@ async function main() {
         recognizer: recognizers.local,
         cloud: recognizers.cloud,
         callbackUrl: `${cfg.PUBLIC_BASE_URL ?? `http://127.0.0.1:${cfg.PORT}`}/ingress/asr/assemblyai`,
-        directLinkPolicy: { loopbackOnly: testStackLoopbackOnly(process.env) },
-        downloadPlatformAudio: (url, platform, toDir) => downloadAudio(url, platform, { toDir, outbound: outboundConfigFromEnv() }),
+        directLinkPolicy: addressPolicy(cfg),
+        downloadPlatformAudio: (url, platform, toDir) => downloadAudio(url, platform, { toDir, outbound: outboundSettings(cfg) }),
       },
-      webhooks: { secretsKey: resolveSecretsKey(cfg), addressPolicy: { loopbackOnly: testStackLoopbackOnly(process.env) } },
+      webhooks: { secretsKey: resolveSecretsKey(cfg), addressPolicy: addressPolicy(cfg) },
     }),
   });
+  // Starts the workflows of committed work whose start after the commit was lost (domain/workflow-starts.ts).
+  const stopStarter = runWorkflowStarter(prisma, { temporal: client, taskQueue }, logger);
   logger.info({ task_queue: taskQueue, metrics_port: metricsPort }, 'worker running');
   await worker.run();
+  await stopStarter();
   await outbound.close();
   await prisma.$disconnect();
   await connection.close();

@@ -18,15 +18,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<void> {
     input.jobIds.map((jobId) =>
       startChild(jobWorkflow, {
         workflowId: workflowIds.job(jobId),
-        args: [
-          {
-            jobId,
-            retry: input.retry,
-            webhookDelaysMs: input.webhookDelaysMs,
-            providerPollMs: input.providerPollMs,
-            providerTimeoutMs: input.providerTimeoutMs,
-          },
-        ],
+        args: [{ jobId }],
         // A child job finishes even if its batch's workflow is terminated.
         parentClosePolicy: ParentClosePolicy.ABANDON,
       }),
@@ -34,5 +26,5 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<void> {
   );
   await Promise.allSettled(children.map((c) => c.result()));
   const { eventId } = await acts.completeBatch(input.batchId);
-  if (eventId) await deliverEvent(eventId, input.webhookDelaysMs);
+  if (eventId) await deliverEvent(eventId);
 }

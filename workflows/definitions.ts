@@ -9,7 +9,7 @@ export const workflowIds = {
   uploadVerify: (uploadId: string) => `upload-verify-${uploadId}`,
 };
 
-/** Automatic retry of retryable errors (growing delays); tests shorten it. */
+/** Automatic retry of retryable errors (growing delays). */
 export interface RetrySettings {
   initialIntervalMs: number;
   backoffCoefficient: number;
@@ -27,14 +27,9 @@ export const DEFAULT_RETRY: RetrySettings = {
 
 export interface JobWorkflowInput {
   jobId: string;
-  retry: RetrySettings;
-  /** Webhook retry delays; default DEFAULT_WEBHOOK_DELAYS_MS. */
-  webhookDelaysMs?: number[];
-  /** Cloud recognizer: poll this often when no callback came, and give up after the timeout. */
-  providerPollMs: number;
-  providerTimeoutMs: number;
 }
 
+/** Cloud recognizer: poll this often when no callback came, and give up after the timeout. */
 export const DEFAULT_PROVIDER_POLL_MS = 60_000;
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 3 * 3600_000;
 export const PROVIDER_CALLBACK_SIGNAL = 'providerCallback';
@@ -43,10 +38,6 @@ export interface BatchWorkflowInput {
   batchId: string;
   /** Children that need work (reused items are already succeeded). */
   jobIds: string[];
-  retry: RetrySettings;
-  webhookDelaysMs?: number[];
-  providerPollMs: number;
-  providerTimeoutMs: number;
 }
 
 export const BATCH_WORKFLOW = 'batchWorkflow';
@@ -74,7 +65,6 @@ export const DEFAULT_WEBHOOK_DELAYS_MS = [10e3, 30e3, 120e3, 600e3, 1800e3, 3600
 
 export interface WebhookDeliveryInput {
   eventId: string;
-  delaysMs?: number[];
   /** A resend from the dashboard delivers again even when an earlier attempt succeeded. */
   resend?: boolean;
   /** The attempt to start with (2 when the causing workflow already made the first). */

@@ -11,7 +11,16 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { JobOutcome, JobPlan } from '../activities/job-state';
-import { CANCEL_UPDATE, JOB_NOT_COMMITTED, PROVIDER_CALLBACK_SIGNAL, type CancelResult, type JobWorkflowInput } from './definitions';
+import {
+  CANCEL_UPDATE,
+  DEFAULT_PROVIDER_POLL_MS,
+  DEFAULT_PROVIDER_TIMEOUT_MS,
+  DEFAULT_RETRY,
+  JOB_NOT_COMMITTED,
+  PROVIDER_CALLBACK_SIGNAL,
+  type CancelResult,
+  type JobWorkflowInput,
+} from './definitions';
 import { errorFromFailure, failureCode } from './failures';
 import { deliverEvent } from './webhook';
 
@@ -25,7 +34,7 @@ const CAPTIONS_MISSING = new Set(['NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE']);
 /**
  * One workflow per job. It decides the order of the steps; activities do the
  * work and are the only writers of the job's row. Retryable errors are retried
- * by Temporal with growing delays (input.retry); the job shows the attempt
+ * by Temporal with growing delays (DEFAULT_RETRY); the job shows the attempt
  * meanwhile. Credits: held by the API at acceptance, charged or released here
  * exactly once (the settling activities are idempotent).
  */
@@ -38,12 +47,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' }, // no maximumAttempts: unlimited
   });
-  // Retryable source, provider and storage errors: the policy the job was submitted with.
+  // Retryable source, provider and storage errors.
   const retry = {
-    initialInterval: input.retry.initialIntervalMs,
-    backoffCoefficient: input.retry.backoffCoefficient,
-    maximumInterval: input.retry.maximumIntervalMs,
-    maximumAttempts: input.retry.maximumAttempts,
+    initialInterval: DEFAULT_RETRY.initialIntervalMs,
+    backoffCoefficient: DEFAULT_RETRY.backoffCoefficient,
+    maximumInterval: DEFAULT_RETRY.maximumIntervalMs,
+    maximumAttempts: DEFAULT_RETRY.maximumAttempts,
   };
   // Media work: fetching and converting long files, recognising pieces. Not
   // eagerly dispatched to this worker: heavy work spreads over all workers.
@@ -106,9 +115,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     if (plan.recognizer === 'cloud') {
       const providerJobId = await media.submitToProvider(plan, audio.audioKey);
       // Wait for the callback; poll now and then in case it is lost, give up after the deadline.
-      const deadline = Date.now() + input.providerTimeoutMs;
+      const deadline = Date.now() + DEFAULT_PROVIDER_TIMEOUT_MS;
       for (;;) {
-        await condition(() => providerCalledBack, input.providerPollMs);
+        await condition(() => providerCalledBack, DEFAULT_PROVIDER_POLL_MS);
         providerCalledBack = false;
         const r = await media.fetchProviderResult(plan, providerJobId, audio.durationMs);
         if (r !== 'pending') {
@@ -176,6 +185,6 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     );
   }
   finished = true;
-  if (outcome.eventId) await deliverEvent(outcome.eventId, input.webhookDelaysMs);
+  if (outcome.eventId) await deliverEvent(outcome.eventId);
   return outcome;
 }

@@ -16,10 +16,9 @@ const acts = proxyActivities<Activities>({
  * delays[n - 2] first.
  */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<string> {
-  const delays = input.delaysMs ?? DEFAULT_WEBHOOK_DELAYS_MS;
   for (let attempt = input.startAttempt ?? 1; ; attempt++) {
     if (attempt > 1) {
-      const delay = delays[attempt - 2];
+      const delay = DEFAULT_WEBHOOK_DELAYS_MS[attempt - 2];
       if (delay === undefined) return 'gave_up';
       await sleep(delay);
     }
@@ -36,22 +35,22 @@ const firstAttempt = proxyLocalActivities<Activities>({ startToCloseTimeout: '8 
  * through the server, so subscribers hear within milliseconds), and only when
  * it fails, the retry schedule as the event's own durable workflow.
  */
-export async function deliverEvent(eventId: string, delaysMs?: number[]): Promise<void> {
+export async function deliverEvent(eventId: string): Promise<void> {
   let outcome: string;
   try {
     outcome = await firstAttempt.deliverWebhookAttempt(eventId, 1, false);
   } catch {
-    return startWebhookDelivery(eventId, delaysMs, 1);
+    return startWebhookDelivery(eventId, 1);
   }
-  if (outcome === 'failed') await startWebhookDelivery(eventId, delaysMs, 2);
+  if (outcome === 'failed') await startWebhookDelivery(eventId, 2);
 }
 
 /** Starts the delivery of an event as its own workflow, which outlives the one that caused it. */
-export async function startWebhookDelivery(eventId: string, delaysMs?: number[], startAttempt = 1): Promise<void> {
+export async function startWebhookDelivery(eventId: string, startAttempt = 1): Promise<void> {
   try {
     await startChild(webhookDeliveryWorkflow, {
       workflowId: workflowIds.webhook(eventId),
-      args: [{ eventId, delaysMs, startAttempt }],
+      args: [{ eventId, startAttempt }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });
   } catch (err) {

@@ -5,7 +5,6 @@ import type { Config } from '../../domain/config';
 import type { Db } from '../../domain/db';
 import type { RateLimits } from './rate-limit';
 import type { JobWakeups } from '../../domain/jobs/wakeups';
-import type { RetrySettings } from '../../workflows/definitions';
 import type { AddressPolicy } from '../../integrations/fetch';
 import type { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
 import type { Recognizer } from '../../integrations/recognizers/types';
@@ -22,16 +21,10 @@ export interface AppDeps {
   wakeups: JobWakeups;
   secretsKey: string;
   baseUrl: string;
-  /** Automatic-retry policy for new jobs; tests shorten it. Default DEFAULT_RETRY. */
-  jobRetry?: RetrySettings;
-  /** Webhook retry delays for new events; tests shorten them. */
-  webhookDelaysMs?: number[];
   /** SSRF policy for webhook endpoint URLs (tests allow loopback only). */
   addressPolicy: AddressPolicy;
   objectStore: ObjectStore;
   /** The recognizer jobs will use (its languages decide LANGUAGE_UNSUPPORTED at submit). */
   recognizer: Recognizer;
   cloudRecognizer: AssemblyAiRecognizer | null;
-  providerPollMs?: number;
-  providerTimeoutMs?: number;
 }

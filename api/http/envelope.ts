@@ -14,19 +14,6 @@ export function sendError(res: Response, err: ServiceError): void {
   });
 }
 
-export function errorEnvelope(code: ErrorCode, detail: string | undefined, requestId: string) {
-  return {
-    error: {
-      code,
-      message: ERROR_CATALOGUE[code].message,
-      retryable: ERROR_CATALOGUE[code].retryable,
-      ...(detail ? { details: { detail } } : {}),
-      doc_url: docUrl(code),
-    },
-    request_id: requestId,
-  };
-}
-
 /** A zod failure becomes INVALID_REQUEST naming the first offending field (dotted path, `[i]` for indexes). */
 export function zodToServiceError(err: ZodError, where: string): ServiceError {
   const issue = err.issues[0];

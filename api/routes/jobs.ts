@@ -21,15 +21,12 @@ export function jobServiceDeps(deps: AppDeps): JobServiceDeps {
     db: deps.db,
     temporal: deps.temporal,
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    retry: deps.jobRetry,
-    webhookDelaysMs: deps.webhookDelaysMs,
-    providerPollMs: deps.providerPollMs,
-    providerTimeoutMs: deps.providerTimeoutMs,
     recognizer: deps.recognizer,
     addressPolicy: deps.addressPolicy,
     photosocialEnabled: deps.config.PHOTOSOCIAL_ENABLED,
     asrEnabled: deps.config.ASR_ENABLED,
     cancelWaitMs: deps.config.CANCEL_WAIT_SECONDS * 1000,
+    onLostStart: (err, what) => deps.logger.warn({ err, what }, 'workflow start after commit failed; the starter will make it up'),
   };
 }
 

@@ -102,14 +102,7 @@ const resend = defineRoute({
   errors: ['NOT_FOUND', 'CONFLICT'],
   handler: async ({ deps, principal, params }) => ({
     status: 202,
-    body: await resendDelivery(
-      deps.db,
-      deps.temporal,
-      deps.config.TEMPORAL_TASK_QUEUE,
-      principal!.workspaceId,
-      params.id,
-      deps.webhookDelaysMs,
-    ),
+    body: await resendDelivery(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, principal!.workspaceId, params.id),
   }),
 });
 

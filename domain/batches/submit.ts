@@ -1,20 +1,18 @@
-import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { JobRequest } from '../schemas/jobs';
-import { BATCH_WORKFLOW, workflowIds, type BatchWorkflowInput } from '../../workflows/definitions';
+import { workflowIds } from '../../workflows/definitions';
+import { startAfterCommit, startBatchWorkflow } from '../workflow-starts';
 import type { Principal } from '../accounts/principal';
 import type { Db } from '../db';
-import { placeHolds } from '../credits/ledger';
+import { reserveCredits, writeHolds } from '../credits/ledger';
 import { ServiceError } from '../errors';
 import { bindIdempotencyRecord, claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
 import {
-  assertJobsInProgress,
   assertWebhookEndpoint,
   findReusable,
   initialHold,
   jobRowData,
   resolveJobSource,
-  workflowSettings,
   type JobServiceDeps,
   type NewJobRow,
 } from '../jobs/submit';
@@ -59,8 +57,8 @@ export async function getBatch(db: Db, workspaceId: string, id: string) {
 /**
  * POST /v1/batches: the whole batch or nothing. Every item is checked first
  * (errors name `items[i].field`), then one transaction writes the batch, every
- * child job and every child's hold (placed together, all or none) and starts
- * the parent workflow before committing.
+ * child job and every child's hold (all or none); the parent workflow starts
+ * after the commit (or, if that start is lost, by the starter).
  */
 export async function submitBatch(deps: JobServiceDeps, principal: Principal, req: BatchRequest, idempotency: IdempotencyScope) {
   const limit = PLANS[principal.plan].batchSize;
@@ -79,6 +77,14 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
   }
   await assertWebhookEndpoint(deps.db, principal.workspaceId, req.webhook_endpoint_id, 'webhook_endpoint_id');
 
+  // Read before the transaction: the reuse rule needs no lock.
+  const cached = await Promise.all(
+    rows.map((r) => findReusable(deps.db, principal.workspaceId, jobRowData(principal, r, null, null).reuseKey)),
+  );
+  const needHold = rows.filter((_, i) => !cached[i]);
+  const amounts = needHold.map((r) => initialHold(r.request.mode));
+
+  // One transaction for every item; the credits reserved last (see submitJob), the parent workflow started after the commit.
   const outcome = await deps.db.$transaction(
     async (tx) => {
       const claim = await claimIdempotencyKey(tx, {
@@ -88,20 +94,7 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
         hash: requestHash(req),
       });
       if (claim.kind === 'replay') return { replayOf: claim.resourceId };
-      const cached = await Promise.all(
-        rows.map((r) => findReusable(tx, principal.workspaceId, jobRowData(principal, r, null, null).reuseKey)),
-      );
-      const needHold = rows.filter((_, i) => !cached[i]);
-      const holdIds = needHold.length
-        ? await placeHolds(
-            tx,
-            principal.workspaceId,
-            needHold.map((r) => initialHold(r.request.mode)),
-            `batch ${batchId}`,
-            { plan: principal.plan, detail: 'items' },
-          )
-        : [];
-      await assertJobsInProgress(tx, principal, needHold.length);
+      const holdIds = needHold.length ? await writeHolds(tx, principal.workspaceId, amounts, `batch ${batchId}`) : [];
       await tx.batch.create({
         data: {
           id: batchId,
@@ -113,27 +106,30 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
         },
       });
       let h = 0;
-      const jobs = [];
-      for (const [i, row] of rows.entries()) {
-        const c = cached[i];
-        jobs.push(
-          await tx.job.create({
-            data: jobRowData(principal, row, c ? null : holdIds[h++]!, c ? { transcriptId: c.id, title: c.title } : null),
-          }),
-        );
-      }
-      await bindIdempotencyRecord(tx, claim.recordId, 'batch', batchId);
-      const input: BatchWorkflowInput = { batchId, jobIds: needHold.map((r) => r.id), ...workflowSettings(deps) };
-      await deps.temporal.workflow.start(BATCH_WORKFLOW, {
-        taskQueue: deps.taskQueue,
-        workflowId: workflowIds.batch(batchId),
-        args: [input],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      await tx.job.createMany({
+        data: rows.map((row, i) => {
+          const c = cached[i];
+          return jobRowData(principal, row, c ? null : holdIds[h++]!, c ? { transcriptId: c.id, title: c.title } : null);
+        }),
       });
-      return { batchId, jobs };
+      await bindIdempotencyRecord(tx, claim.recordId, 'batch', batchId);
+      if (needHold.length) {
+        await reserveCredits(tx, principal.workspaceId, amounts, {
+          plan: principal.plan,
+          detail: 'items',
+          jobs: { adding: needHold.length, limit: PLANS[principal.plan].jobsInProgress },
+        });
+      }
+      return { batchId };
     },
     { timeout: 30_000, maxWait: 10_000 },
   );
+  if (!('replayOf' in outcome)) {
+    await startAfterCommit(
+      () => startBatchWorkflow(deps, deps.db, batchId),
+      (err) => deps.onLostStart?.(err, `batch ${batchId}`),
+    );
+  }
   const id = 'replayOf' in outcome ? outcome.replayOf! : outcome.batchId;
   return { status: 'replayOf' in outcome ? (200 as const) : (202 as const), batch: await getBatch(deps.db, principal.workspaceId, id) };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Db, Tx } from '../db';
 import { ServiceError } from '../errors';
 import { PLANS, type PlanId } from '../plans';
@@ -110,35 +111,82 @@ function shortfallError(plan: PlanId, needed: number, available: number, detail:
     : new ServiceError('INSUFFICIENT_BALANCE', detail, { message });
 }
 
+/** Jobs-in-progress accounting for holds that back jobs (not discoveries). */
+export interface JobSlots {
+  /** Jobs this acceptance adds. */
+  adding: number;
+  /** The plan's jobs-in-progress limit. */
+  limit: number;
+}
+
 /**
  * Places holds for `amounts` (one per job) in the caller's transaction, all or
- * none. Returns the hold ids in the same order.
+ * none, and returns their ids in the same order: writeHolds, then
+ * reserveCredits. Callers that write more rows in the same transaction call the
+ * two themselves, reserveCredits last.
  */
 export async function placeHolds(
   tx: Tx,
   workspaceId: string,
   amounts: number[],
   reason: string,
-  opts: { plan: PlanId; detail?: string },
+  opts: { plan: PlanId; detail?: string; jobs?: JobSlots },
 ): Promise<string[]> {
-  const total = amounts.reduce((a, b) => a + b, 0);
-  if (amounts.some((a) => !Number.isInteger(a) || a <= 0)) throw new Error('hold amounts must be positive integers');
-  const updated = await tx.$queryRaw<{ available: number }[]>`
-    UPDATE credit_accounts SET reserved = reserved + ${total}, updated_at = now()
-    WHERE workspace_id = ${workspaceId}::uuid AND period_credits + prepaid_credits - reserved >= ${total}
-    RETURNING period_credits + prepaid_credits - reserved AS available`;
-  if (updated.length === 0) {
-    const rows = await tx.$queryRaw<{ available: number }[]>`
-      SELECT period_credits + prepaid_credits - reserved AS available FROM credit_accounts WHERE workspace_id = ${workspaceId}::uuid`;
-    throw shortfallError(opts.plan, total, Number(rows[0]?.available ?? 0), opts.detail ?? 'credits_remaining');
-  }
-  const ids: string[] = [];
-  for (const amount of amounts) {
-    const hold = await tx.creditHold.create({ data: { workspaceId, amount, reason } });
-    await tx.creditLedgerEntry.create({ data: { workspaceId, kind: 'hold', amount, holdId: hold.id, note: reason } });
-    ids.push(hold.id);
-  }
+  const ids = await writeHolds(tx, workspaceId, amounts, reason);
+  await reserveCredits(tx, workspaceId, amounts, opts);
   return ids;
+}
+
+/** The hold and ledger rows (two statements, new rows only: no lock anyone waits on). */
+export async function writeHolds(tx: Tx, workspaceId: string, amounts: number[], reason: string): Promise<string[]> {
+  if (amounts.some((a) => !Number.isInteger(a) || a <= 0)) throw new Error('hold amounts must be positive integers');
+  const ids = amounts.map(() => randomUUID());
+  await tx.$executeRaw`
+    INSERT INTO credit_holds (id, workspace_id, amount, status, charged, reason, created_at)
+    SELECT id, ${workspaceId}::uuid, amount, 'held', 0, ${reason}, now() FROM unnest(${ids}::uuid[], ${amounts}::int[]) AS h(id, amount)`;
+  await tx.$executeRaw`
+    INSERT INTO credit_ledger_entries (workspace_id, kind, amount, hold_id, note, created_at)
+    SELECT ${workspaceId}::uuid, 'hold', amount, id, ${reason}, now() FROM unnest(${ids}::uuid[], ${amounts}::int[]) AS h(id, amount)`;
+  return ids;
+}
+
+/**
+ * Reserves the credits of holds written by writeHolds, and counts the jobs they
+ * back, in one conditional UPDATE of the workspace's account row. Exact under
+ * concurrency: PostgreSQL re-checks the WHERE clause under the row lock. Call it
+ * last before the commit: the row is locked from this statement to the commit.
+ */
+export async function reserveCredits(
+  tx: Tx,
+  workspaceId: string,
+  amounts: number[],
+  opts: { plan: PlanId; detail?: string; jobs?: JobSlots },
+): Promise<void> {
+  const total = amounts.reduce((a, b) => a + b, 0);
+  const adding = opts.jobs?.adding ?? 0;
+  const limit = opts.jobs?.limit ?? 2_147_483_647;
+  const updated = await tx.$executeRaw`
+    UPDATE credit_accounts SET reserved = reserved + ${total}, active_jobs = active_jobs + ${adding}, updated_at = now()
+    WHERE workspace_id = ${workspaceId}::uuid
+      AND period_credits + prepaid_credits - reserved >= ${total}
+      AND active_jobs + ${adding} <= ${limit}`;
+  if (updated === 0) {
+    // Which condition failed (read after the fact; the transaction rolls back either way).
+    const rows = await tx.$queryRaw<{ available: number; active: number }[]>`
+      SELECT period_credits + prepaid_credits - reserved AS available, active_jobs AS active FROM credit_accounts WHERE workspace_id = ${workspaceId}::uuid`;
+    const available = Number(rows[0]?.available ?? 0);
+    const active = Number(rows[0]?.active ?? 0);
+    if (available < total) throw shortfallError(opts.plan, total, available, opts.detail ?? 'credits_remaining');
+    throw new ServiceError('RATE_LIMITED', `jobs_in_progress=${limit}`, {
+      message: `The plan allows ${limit} jobs in progress; ${active} are running.`,
+      retryAfterSeconds: 10,
+    });
+  }
+}
+
+/** A job became final: its place among the jobs in progress is free (in the transaction that made it final). */
+export async function releaseJobSlot(tx: Tx, workspaceId: string): Promise<void> {
+  await tx.$executeRaw`UPDATE credit_accounts SET active_jobs = active_jobs - 1, updated_at = now() WHERE workspace_id = ${workspaceId}::uuid`;
 }
 
 export type SettleOutcome = { settled: boolean; status: 'charged' | 'released'; charged: number };

@@ -6,6 +6,7 @@ import type { Principal } from '../accounts/principal';
 import { isErrorCode, ServiceError, type ErrorObject } from '../errors';
 import type { IdempotencyScope } from '../idempotency';
 import { getJob } from './read';
+import { startBatchWorkflow, startJobWorkflow } from '../workflow-starts';
 import { submitJob, type JobServiceDeps, type SubmitResult } from './submit';
 import { isFinal, type JobView } from './view';
 
@@ -18,8 +19,10 @@ export async function cancelJob(deps: JobServiceDeps, principal: Principal, jobI
   const job = await deps.db.job.findFirst({ where: { id: jobId, workspaceId: principal.workspaceId } });
   if (!job) throw new ServiceError('NOT_FOUND', 'id', { message: 'No job with this id in this workspace.' });
   if (isFinal(job.status)) throw notAllowed(`status=${job.status}`, `The job is already ${job.status}.`);
-  // A batch child's workflow is started by its parent moments after acceptance:
-  // while the job is still queued and its workflow not there yet, try again shortly.
+  // The workflow is started after the accepting commit (a batch child's by its
+  // parent): a job still queued may not have one yet. Start it here (a start the
+  // API or the starter made first wins; Temporal rejects the second), or, for a
+  // batch child, its batch, and try again shortly.
   for (let attempt = 0; ; attempt++) {
     try {
       // One update id per job: a repeated cancel (after a 503) joins the first one instead of queueing another.
@@ -41,8 +44,10 @@ export async function cancelJob(deps: JobServiceDeps, principal: Principal, jobI
       }
       if (err instanceof WorkflowNotFoundError || (err as Error).name === 'WorkflowNotFoundError') {
         const now = await getJob(deps.db, principal.workspaceId, jobId);
-        if (now.status === 'queued' && now.batch_id && attempt < 50) {
-          await new Promise((r) => setTimeout(r, 100));
+        if (now.status === 'queued' && attempt < 50) {
+          if (now.batch_id) await startBatchWorkflow(deps, deps.db, now.batch_id);
+          else await startJobWorkflow(deps, jobId);
+          if (now.batch_id) await new Promise((r) => setTimeout(r, 100));
           continue;
         }
         throw notAllowed(`status=${now.status}`, `The job is already ${now.status}.`);

@@ -1,36 +1,24 @@
 import type { Client } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { JobRequest } from '../schemas/jobs';
 import type { Principal } from '../accounts/principal';
 import type { Db, Tx } from '../db';
-import { placeHolds } from '../credits/ledger';
+import { reserveCredits, writeHolds } from '../credits/ledger';
+import { startAfterCommit, startJobWorkflow } from '../workflow-starts';
 import { ServiceError } from '../errors';
 import { bindIdempotencyRecord, claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
-import { PLANS } from '../plans';
+import { CAPTION_CREDITS, PLANS, transcriptionCredits } from '../plans';
 import { recognizeLink } from '../../integrations/platforms/links';
-import {
-  DEFAULT_PROVIDER_POLL_MS,
-  DEFAULT_PROVIDER_TIMEOUT_MS,
-  DEFAULT_RETRY,
-  JOB_WORKFLOW,
-  workflowIds,
-  type JobWorkflowInput,
-  type RetrySettings,
-} from '../../workflows/definitions';
+import { workflowIds } from '../../workflows/definitions';
 import { reuseKey } from './reuse';
 import { resolveLanguage, type Recognizer } from '../../integrations/recognizers/types';
 import { assertSafeUrl, type AddressPolicy } from '../../integrations/fetch';
-import { ACTIVE_STATUSES, toJobView, type JobView } from './view';
+import { toJobView, type JobView } from './view';
 
 export interface JobServiceDeps {
   db: Db;
   temporal: Client;
   taskQueue: string;
-  retry?: RetrySettings;
-  webhookDelaysMs?: number[];
-  providerPollMs?: number;
-  providerTimeoutMs?: number;
   /** The recognizer AI transcription uses: a `language` it cannot do is refused at submit. */
   recognizer?: Recognizer;
   /** SSRF rules for direct links, checked at submit (and again by the worker on every hop). */
@@ -39,6 +27,8 @@ export interface JobServiceDeps {
   asrEnabled: boolean;
   /** How long a cancel waits for the job's workflow to decide. */
   cancelWaitMs: number;
+  /** Told when a start after the commit failed (the starter makes it up); the API logs it. */
+  onLostStart?: (err: unknown, what: string) => void;
 }
 
 export interface SubmitResult {
@@ -137,7 +127,8 @@ export async function resolveJobSource(
 
 /** Credits held at acceptance: captions 1, auto 2; AI transcription holds its minimum (60 s) and is raised once the media is measured. */
 export function initialHold(mode: JobRequest['mode']): number {
-  return mode === 'captions_only' ? 1 : 2;
+  // AI transcription holds the price of its minimum billable length until the media is measured.
+  return mode === 'captions_only' ? CAPTION_CREDITS : transcriptionCredits(0);
 }
 
 export interface NewJobRow {
@@ -217,43 +208,12 @@ export async function assertWebhookEndpoint(db: Db | Tx, workspaceId: string, id
     throw new ServiceError('INVALID_REQUEST', field, { message: 'No enabled webhook endpoint with this id in this workspace.' });
 }
 
-/** Refuses a new job when the plan's jobs-in-progress limit is reached (checked under the account row lock). */
-export async function assertJobsInProgress(tx: Tx, principal: Principal, adding: number): Promise<void> {
-  const limit = PLANS[principal.plan].jobsInProgress;
-  const active = await tx.job.count({ where: { workspaceId: principal.workspaceId, status: { in: [...ACTIVE_STATUSES] } } });
-  if (active + adding > limit) {
-    throw new ServiceError('RATE_LIMITED', `jobs_in_progress=${limit}`, {
-      message: `The plan allows ${limit} jobs in progress; ${active} are running.`,
-      retryAfterSeconds: 10,
-    });
-  }
-}
-
-/** The per-job settings every job workflow (single or batch child) is started with. */
-export function workflowSettings(deps: JobServiceDeps) {
-  return {
-    retry: deps.retry ?? DEFAULT_RETRY,
-    webhookDelaysMs: deps.webhookDelaysMs,
-    providerPollMs: deps.providerPollMs ?? DEFAULT_PROVIDER_POLL_MS,
-    providerTimeoutMs: deps.providerTimeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
-  };
-}
-
-export async function startJobWorkflow(deps: JobServiceDeps, jobId: string): Promise<void> {
-  const input: JobWorkflowInput = { jobId, ...workflowSettings(deps) };
-  await deps.temporal.workflow.start(JOB_WORKFLOW, {
-    taskQueue: deps.taskQueue,
-    workflowId: workflowIds.job(jobId),
-    args: [input],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-  });
-}
-
 /**
- * POST /v1/jobs. Everything is written in one transaction — idempotency
- * record, hold, job row — and the workflow is started before it commits, so a
- * failed start leaves nothing behind. (A commit that fails after the start
- * leaves a workflow whose first step finds no job and ends without effect.)
+ * POST /v1/jobs. One short transaction writes the idempotency record, the hold
+ * and the job, and reserves the credits last (the only statement that locks a
+ * shared row, held only until the commit). The workflow is started after the
+ * commit, outside any transaction; a start that fails or is lost is made up by
+ * the starter (domain/workflow-starts.ts), so an accepted job is never lost.
  */
 export async function submitJob(
   deps: JobServiceDeps,
@@ -267,7 +227,8 @@ export async function submitJob(
   await assertWebhookEndpoint(deps.db, principal.workspaceId, req.webhook_endpoint_id, 'webhook_endpoint_id');
   const id = randomUUID();
   const row: NewJobRow = { id, request: req, source, retryOfJobId: opts.retryOfJobId };
-  const probe = jobRowData(principal, row, null, null);
+  // Read before the transaction: the reuse rule needs no lock.
+  const cached = await findReusable(deps.db, principal.workspaceId, jobRowData(principal, row, null, null).reuseKey);
 
   const outcome = await deps.db.$transaction(
     async (tx) => {
@@ -278,17 +239,18 @@ export async function submitJob(
         hash,
       });
       if (claim.kind === 'replay') return { replayOf: claim.resourceId };
-      const cached = await findReusable(tx, principal.workspaceId, probe.reuseKey);
-      let holdId: string | null = null;
-      if (!cached) {
-        [holdId] = await placeHolds(tx, principal.workspaceId, [initialHold(req.mode)], `job ${id}`, { plan: principal.plan });
-        await assertJobsInProgress(tx, principal, 1);
-      }
+      const amounts = cached ? [] : [initialHold(req.mode)];
+      const [holdId] = cached ? [null] : await writeHolds(tx, principal.workspaceId, amounts, `job ${id}`);
       const job = await tx.job.create({
-        data: jobRowData(principal, row, holdId, cached ? { transcriptId: cached.id, title: cached.title } : null),
+        data: jobRowData(principal, row, holdId ?? null, cached ? { transcriptId: cached.id, title: cached.title } : null),
       });
       await bindIdempotencyRecord(tx, claim.recordId, 'job', id);
-      if (!cached) await startJobWorkflow(deps, id);
+      if (!cached) {
+        await reserveCredits(tx, principal.workspaceId, amounts, {
+          plan: principal.plan,
+          jobs: { adding: 1, limit: PLANS[principal.plan].jobsInProgress },
+        });
+      }
       return { job, cached: Boolean(cached) };
     },
     { timeout: 15_000, maxWait: 10_000 },
@@ -296,6 +258,12 @@ export async function submitJob(
   if ('replayOf' in outcome) {
     const job = await deps.db.job.findUniqueOrThrow({ where: { id: outcome.replayOf! } });
     return { status: 200, job: toJobView(job) };
+  }
+  if (!outcome.cached) {
+    await startAfterCommit(
+      () => startJobWorkflow(deps, id),
+      (err) => deps.onLostStart?.(err, `job ${id}`),
+    );
   }
   return { status: outcome.cached ? 200 : 202, job: toJobView(outcome.job) };
 }

@@ -57,7 +57,6 @@ export const JobRequestSchema = z
 export type JobRequest = z.infer<typeof JobRequestSchema>;
 
 export const JOB_STATUSES = ['queued', 'processing', 'awaiting_provider', 'succeeded', 'failed', 'cancelled'] as const;
-export const FINAL_JOB_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
 export const STAGES = ['resolve', 'captions', 'acquire_audio', 'submit_asr', 'wait_asr', 'finalize'] as const;
 export const PLATFORMS = ['videosite', 'shortvideo', 'photosocial', 'upload', 'direct'] as const;
 

@@ -1,3 +1,4 @@
+import { MAX_BATCH_ITEMS } from '../plans';
 import { z } from './zod';
 import { DateTime, ErrorObjectSchema, Uuid } from './common';
 import { JobRequestSchema, MetadataSchema, PLATFORMS } from './jobs';
@@ -48,7 +49,7 @@ export const DeletionSchema = z
 export const BATCH_STATUSES = ['queued', 'processing', 'succeeded', 'partial_success', 'failed', 'cancelled'] as const;
 export const BatchRequestSchema = z
   .strictObject({
-    items: z.array(JobRequestSchema).min(1, 'at least one item').max(50, 'at most 50 items'),
+    items: z.array(JobRequestSchema).min(1, 'at least one item').max(MAX_BATCH_ITEMS, `at most ${MAX_BATCH_ITEMS} items`),
     webhook_endpoint_id: Uuid.optional(),
     metadata: MetadataSchema.optional(),
   })

@@ -13,7 +13,8 @@
 // check this output with webvtt-parser (W3C parsing algorithm) and srt-parser-2.
 
 import { ServiceError } from '../errors';
-import { buildCues, Cue, MAX_TIMESTAMP_MS, normaliseLine, normaliseText, SegmentInput, WordInput } from './segments';
+import { Cue, CueBuilder, MAX_TIMESTAMP_MS, SegmentInput, WordInput } from './cues';
+import { normaliseLine, normaliseText } from './text';
 
 export type ExportFormat = 'txt' | 'srt' | 'vtt' | 'json';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['txt', 'srt', 'vtt', 'json'];
@@ -78,6 +79,10 @@ export function isExportFormat(value: unknown): value is ExportFormat {
   return typeof value === 'string' && (EXPORT_FORMATS as readonly string[]).includes(value);
 }
 
+// One for every export: a word-timed transcript's times need ~400 KB of
+// buffers, reused rather than allocated per export (exports are synchronous).
+const cueBuilder = new CueBuilder();
+
 /**
  * Renders a transcript in one export format.
  * Throws ServiceError TIMESTAMPS_UNAVAILABLE for srt/vtt of an untimed transcript,
@@ -96,7 +101,7 @@ export function exportTranscript(transcript: ExportableTranscript, format: Expor
     case 'srt':
     case 'vtt': {
       if (transcript.timing_granularity === 'none') throw new ServiceError('TIMESTAMPS_UNAVAILABLE', 'format');
-      const cues = buildCues(transcript.segments ?? [], transcript.words);
+      const cues = cueBuilder.build(transcript.segments ?? [], transcript.words);
       body = format === 'srt' ? serializeSrt(cues) : serializeVtt(cues);
       break;
     }

@@ -1,10 +1,11 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import type { ObjectStore } from '../../integrations/storage';
 import { UPLOAD_URL_TTL_SECONDS } from '../../integrations/storage';
 import type { Upload } from '../../prisma/generated/client';
-import { UPLOAD_VERIFY_WORKFLOW, workflowIds } from '../../workflows/definitions';
+import { workflowIds } from '../../workflows/definitions';
+import { startUploadVerification } from '../workflow-starts';
 import type { Db } from '../db';
 import { isErrorCode, ServiceError, type ErrorObject } from '../errors';
 
@@ -107,19 +108,10 @@ export async function completeUpload(
   }
   if (upload.status === 'expired')
     throw new ServiceError('CONFLICT', 'expires_at', { message: 'The 24-hour upload slot expired; reserve a new one.' });
-  await db.upload.updateMany({ where: { id, status: 'pending' }, data: { status: 'verifying' } });
-  const workflowId = workflowIds.uploadVerify(id);
-  let handle;
-  try {
-    handle = await temporal.workflow.start(UPLOAD_VERIFY_WORKFLOW, { taskQueue, workflowId, args: [id] });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
-      // Not started: the slot is as it was, so a later completion can try again.
-      await db.upload.updateMany({ where: { id, status: 'verifying' }, data: { status: 'pending' } });
-      throw err;
-    }
-    handle = temporal.workflow.getHandle(workflowId);
-  }
+  // Committed first, started second: a lost start is made up by the starter (domain/workflow-starts.ts).
+  await db.upload.updateMany({ where: { id, status: 'pending' }, data: { status: 'verifying', verificationRequestedAt: new Date() } });
+  await startUploadVerification({ temporal, taskQueue }, id);
+  const handle = temporal.workflow.getHandle(workflowIds.uploadVerify(id));
   const verdict = await waitAtMost(handle.result(), waitMs);
   if (verdict.kind === 'timeout') return { status: 202, upload: toUploadView(await db.upload.findUniqueOrThrow({ where: { id } })) };
   if (verdict.kind === 'failed') {

@@ -105,7 +105,6 @@ export async function resendDelivery(
   taskQueue: string,
   workspaceId: string,
   deliveryId: string,
-  delaysMs?: number[],
 ): Promise<{ event_id: string; status: 'resend_scheduled' }> {
   const delivery = await db.webhookDelivery.findFirst({
     where: { id: deliveryId, workspaceId },
@@ -116,7 +115,7 @@ export async function resendDelivery(
   await temporal.workflow.start('webhookDeliveryWorkflow', {
     taskQueue,
     workflowId: `webhook-${delivery.eventId}-resend-${Date.now()}`,
-    args: [{ eventId: delivery.eventId, delaysMs, resend: true }],
+    args: [{ eventId: delivery.eventId, resend: true }],
   });
   return { event_id: delivery.eventId, status: 'resend_scheduled' };
 }

@@ -1,7 +1,5 @@
 import { createHmac } from 'node:crypto';
 
-export const SIGNATURE_TOLERANCE_SECONDS = 300;
-
 /** Lowercase hex HMAC-SHA256 of `{event_id}.{timestamp}.{raw_body}`, keyed with the endpoint's secret. */
 export function signWebhook(secret: string, eventId: string, timestamp: number, rawBody: string): string {
   return createHmac('sha256', secret).update(`${eventId}.${timestamp}.${rawBody}`).digest('hex');

@@ -4,7 +4,6 @@ export { safeFetch, type SafeFetchOptions, type SafeFetchResult } from './safe-f
 export {
   assertSafeUrl,
   checkUrl,
-  testStackLoopbackOnly,
   systemResolver,
   type AddressPolicy,
   type CheckedUrl,

@@ -16,7 +16,7 @@ import { checkUrl, type AddressPolicy, type CheckedUrl } from './url-guard';
 // by hand, so each one is checked again; the body is cut off at the size limit
 // and refused unless its Content-Type and first bytes say audio or video.
 
-export { assertSafeUrl, testStackLoopbackOnly, type AddressPolicy, type Resolver } from './url-guard';
+export { assertSafeUrl, type AddressPolicy, type Resolver } from './url-guard';
 
 export interface SafeFetchOptions extends AddressPolicy {
   /** Where the body goes; written as <toFile>.<random>.part and renamed when complete and accepted. */

@@ -32,7 +32,7 @@ export interface AddressPolicy {
    * other than localhost is refused before any DNS lookup (unless a resolver
    * is injected, which answers from its own table). Checked on every redirect
    * hop. Never read from the environment here: the caller sets it from
-   * APP_ENV=test (testStackLoopbackOnly).
+   * APP_ENV=test (domain/config.ts addressPolicy).
    */
   loopbackOnly?: boolean;
   resolver?: Resolver;
@@ -52,11 +52,6 @@ export const systemResolver: Resolver = async (hostname) => {
   const found = await dns.promises.lookup(hostname, { all: true, verbatim: true });
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
-
-/** The test stack (APP_ENV=test) reaches loopback only; every other environment fetches public addresses only. */
-export function testStackLoopbackOnly(settings: { APP_ENV?: string }): boolean {
-  return settings.APP_ENV === 'test';
-}
 
 /** Names that mean this machine without asking DNS (RFC 6761). */
 function isLocalhostName(hostname: string): boolean {

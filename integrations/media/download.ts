@@ -3,7 +3,7 @@ import { access, constants, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ServiceError } from '../../domain/errors';
 import { DEFAULT_USER_AGENT } from '../outbound/http';
-import { applyOriginOverride, assertLoopbackTarget, parseOriginOverride, TEST_STACK } from '../outbound/origin-override';
+import { applyOriginOverride, assertLoopbackTarget, parseOriginOverride } from '../outbound/origin-override';
 import { ToolMissingError, lastLine, runTool } from './run-tool';
 
 // Audio of a platform video, fetched by yt-dlp (the pinned one that
@@ -16,8 +16,8 @@ export type DownloadPlatform = 'videosite' | 'shortvideo';
 export interface DownloadOptions {
   /** Folder the audio file is written to (one file, a fresh name). */
   toDir: string;
-  /** As in OutboundConfig (see outboundConfigFromEnv). */
-  outbound: { originOverride?: string | null; proxies?: readonly string[] };
+  /** As in OutboundConfig (domain/config.ts outboundSettings); loopbackOnly defaults on there too. */
+  outbound: { originOverride?: string | null; proxies?: readonly string[]; loopbackOnly?: boolean };
   /** Whole download, extraction included; yt-dlp is killed after it. Default 10 min. */
   timeoutMs?: number;
   /** Default 250 MB (FILE_TOO_LARGE). */
@@ -129,7 +129,8 @@ export async function downloadAudio(url: string, platform: DownloadPlatform, opt
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const stem = `audio-${randomBytes(6).toString('hex')}`;
-  if (TEST_STACK) assertLoopbackTarget(applyOriginOverride(url, parseOriginOverride(opts.outbound.originOverride)).target);
+  if (opts.outbound.loopbackOnly ?? true)
+    assertLoopbackTarget(applyOriginOverride(url, parseOriginOverride(opts.outbound.originOverride)).target);
   const args = buildYtdlpArgs(url, {
     outbound: opts.outbound,
     toDir: opts.toDir,

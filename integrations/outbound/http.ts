@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { ServiceError } from '../../domain/errors';
-import { applyOriginOverride, assertLoopbackTarget, parseOriginOverride, TEST_STACK } from './origin-override';
+import { applyOriginOverride, assertLoopbackTarget, parseOriginOverride } from './origin-override';
 import { Semaphore } from './semaphore';
 
 // The one way platform traffic leaves the worker. Everything a platform sees
@@ -27,7 +27,12 @@ export interface OutboundConfig {
   maxBodyBytes?: number;
   /** Hops followed when a request asks for `redirect: 'follow'`. Default 5. */
   maxRedirects?: number;
-  /** Refuse any target that is not loopback (after the override). Default: on in the test stack (APP_ENV=test). */
+  /**
+   * Refuse any target that is not loopback (after the override): the test
+   * stack's guarantee that platform traffic never leaves the machine. Default
+   * on, so that an outbound built without settings cannot reach the internet;
+   * production turns it off (domain/config.ts outboundSettings).
+   */
   loopbackOnly?: boolean;
 }
 
@@ -80,14 +85,6 @@ export const DEFAULT_USER_AGENT =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
 const DEFAULTS = { timeoutMs: 15_000, concurrency: 8, maxBodyBytes: 32 * 1024 * 1024, maxRedirects: 5 };
 
-/** Reads the outbound settings from the environment names used in domain/config.ts. */
-export function outboundConfigFromEnv(env: NodeJS.ProcessEnv = process.env): OutboundConfig {
-  return {
-    originOverride: env.PLATFORM_ORIGIN_OVERRIDE ?? null,
-    proxies: (env.EGRESS_PROXIES ?? '').split(/[\s,]+/).filter((p) => p !== ''),
-  };
-}
-
 export function createOutbound(config: OutboundConfig = {}): Outbound {
   const override = parseOriginOverride(config.originOverride);
   const proxies = [...(config.proxies ?? [])];
@@ -95,7 +92,7 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
   const timeoutMs = config.timeoutMs ?? DEFAULTS.timeoutMs;
   const maxBodyBytes = config.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
   const maxRedirects = config.maxRedirects ?? DEFAULTS.maxRedirects;
-  const loopbackOnly = config.loopbackOnly ?? TEST_STACK;
+  const loopbackOnly = config.loopbackOnly ?? true;
   const userAgent = config.userAgent ?? DEFAULT_USER_AGENT;
   const slots = Object.fromEntries(PLATFORMS.map((p) => [p, new Semaphore(config.concurrency?.[p] ?? DEFAULTS.concurrency)])) as Record<
     OutboundPlatform,

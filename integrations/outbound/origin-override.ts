@@ -30,9 +30,6 @@ export function applyOriginOverride(url: string, override: URL | null): Overridd
   return { target: target.href, forwardedHost: original.host };
 }
 
-/** Set when this process is the test stack (APP_ENV=test): platform traffic may only reach loopback. */
-export const TEST_STACK = process.env.APP_ENV === 'test';
-
 /**
  * The test stack's guarantee that platform traffic never leaves the machine:
  * the target (after the override) must be a loopback address or localhost.

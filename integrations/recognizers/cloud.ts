@@ -51,16 +51,6 @@ export interface AssemblyAiConfig {
 export const DEFAULT_ASSEMBLYAI_BASE_URL = 'https://api.assemblyai.com';
 export const DEFAULT_WEBHOOK_AUTH_HEADER = 'X-Service-Provider-Secret';
 
-export function assemblyAiConfigFromEnv(env: NodeJS.ProcessEnv = process.env): AssemblyAiConfig | null {
-  if (!env.ASSEMBLYAI_API_KEY || !env.ASSEMBLYAI_WEBHOOK_SECRET) return null;
-  return {
-    apiKey: env.ASSEMBLYAI_API_KEY,
-    baseUrl: env.ASSEMBLYAI_BASE_URL,
-    webhookAuthHeaderValue: env.ASSEMBLYAI_WEBHOOK_SECRET,
-    speechModel: env.ASSEMBLYAI_SPEECH_MODEL,
-  };
-}
-
 export interface SubmitOptions {
   /** BCP 47 hint; absent = the provider detects the language. */
   language?: string;

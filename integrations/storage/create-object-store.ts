@@ -1,9 +1,11 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { LocalDiskObjectStore } from './local-disk-object-store';
 import type { ObjectStore } from './object-store';
 import { S3ObjectStore, type S3ObjectStoreOptions } from './s3-object-store';
+
+// Settings come from domain/config.ts (objectStoreSettings).
 
 // Picks the store: S3 when S3_ENDPOINT is set, otherwise files under
 // DATA_DIR/objects (the embedded dev default, served by createLocalUploadHandler).
@@ -21,30 +23,6 @@ export interface ObjectStoreConfig {
    * <dataDir>/objects/.upload-signing-key (fine for one machine).
    */
   signingSecret?: Buffer;
-}
-
-/** Reads the storage settings (names as in docker-compose.yml). */
-export function objectStoreConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ObjectStoreConfig {
-  const s3: S3ObjectStoreOptions | null = env.S3_ENDPOINT
-    ? {
-        endpoint: env.S3_ENDPOINT,
-        publicEndpoint: env.S3_PUBLIC_ENDPOINT || undefined,
-        accessKey: env.S3_ACCESS_KEY ?? '',
-        secretKey: env.S3_SECRET_KEY ?? '',
-        bucket: env.S3_BUCKET || 'transcripts',
-        region: env.S3_REGION || undefined,
-      }
-    : null;
-  let signingSecret: Buffer | undefined;
-  if (env.UPLOAD_SIGNING_SECRET) signingSecret = Buffer.from(env.UPLOAD_SIGNING_SECRET, 'utf8');
-  // A key derived from SECRETS_KEY, so one secret configures both (and a leaked URL key reveals nothing of SECRETS_KEY).
-  else if (env.SECRETS_KEY) signingSecret = createHmac('sha256', env.SECRETS_KEY).update('local-upload-put-url-v1').digest();
-  return {
-    s3,
-    dataDir: env.DATA_DIR || '.data',
-    publicBaseUrl: env.PUBLIC_BASE_URL || `http://localhost:${env.PORT || 3000}`,
-    signingSecret,
-  };
 }
 
 export function createObjectStore(config: ObjectStoreConfig): ObjectStore {

@@ -1,4 +1,4 @@
-export { createObjectStore, objectStoreConfigFromEnv, type ObjectStoreConfig } from './create-object-store';
+export { createObjectStore, type ObjectStoreConfig } from './create-object-store';
 export { createLocalUploadHandler, type UploadHandler } from './local-upload-handler';
 export { LocalDiskObjectStore, type LocalDiskObjectStoreOptions } from './local-disk-object-store';
 export { MAX_MEDIA_BYTES, UPLOAD_URL_TTL_SECONDS, type ObjectStat, type ObjectStore, type PresignPutOptions } from './object-store';

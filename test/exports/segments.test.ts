@@ -1,6 +1,8 @@
 // Cue building shared by the SRT and WebVTT exports.
 
-import { buildCues, Cue, displayWidth, layoutText, normaliseLine, normaliseText } from '../../domain/transcripts/segments';
+import { buildCues, Cue, layoutText } from '../../domain/transcripts/cues';
+import { displayWidth } from '../../domain/transcripts/display-width';
+import { normaliseLine, normaliseText } from '../../domain/transcripts/text';
 import { longTranscript } from './fixtures';
 
 function invariantProblems(cues: Cue[], maxWidth = 42, maxLines = 2): string[] {

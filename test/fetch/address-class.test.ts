@@ -1,5 +1,6 @@
 import { classifyAddress, type AddressClass } from '../../integrations/fetch/address-class';
-import { assertSafeUrl, checkUrl, testStackLoopbackOnly, type Resolver } from '../../integrations/fetch/url-guard';
+import { addressPolicy, loadConfig } from '../../domain/config';
+import { assertSafeUrl, checkUrl, type Resolver } from '../../integrations/fetch/url-guard';
 import { ServiceError } from '../../domain/errors';
 
 describe('classifyAddress', () => {
@@ -280,10 +281,13 @@ describe('checkUrl / assertSafeUrl', () => {
     }
   });
 
-  test('testStackLoopbackOnly: APP_ENV=test and nothing else', () => {
-    expect(testStackLoopbackOnly({ APP_ENV: 'test' })).toBe(true);
-    expect(testStackLoopbackOnly({ APP_ENV: 'production' })).toBe(false);
-    expect(testStackLoopbackOnly({ APP_ENV: 'development' })).toBe(false);
-    expect(testStackLoopbackOnly({})).toBe(false);
+  test('the settings give the loopback-only policy to APP_ENV=test and to nothing else', () => {
+    const policy = (APP_ENV: string) =>
+      addressPolicy(
+        loadConfig({ DATABASE_URL: 'postgresql://x/y', APP_ENV, SECRETS_KEY: 'k'.repeat(40), PUBLIC_BASE_URL: 'https://a.example' }),
+      );
+    expect(policy('test').loopbackOnly).toBe(true);
+    expect(policy('production').loopbackOnly).toBe(false);
+    expect(policy('development').loopbackOnly).toBe(false);
   });
 });

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { createOutbound, DEFAULT_USER_AGENT, outboundConfigFromEnv, type Outbound } from '../../integrations/outbound/http';
+import { loadConfig, outboundSettings } from '../../domain/config';
+import { createOutbound, DEFAULT_USER_AGENT, type Outbound } from '../../integrations/outbound/http';
 import { Semaphore } from '../../integrations/outbound/semaphore';
 import { startReplayOrigin, type ReplayOrigin } from '../support/replay-origin';
 
@@ -112,11 +113,18 @@ describe('origin override', () => {
     });
   });
 
-  test('configuration from the environment names used by domain/config.ts', () => {
-    expect(outboundConfigFromEnv({ PLATFORM_ORIGIN_OVERRIDE: 'http://127.0.0.1:9999', EGRESS_PROXIES: 'http://a:1, http://b:2' })).toEqual({
+  test('settings from domain/config.ts: override, proxies, loopback-only in the test stack', () => {
+    const env = {
+      DATABASE_URL: 'postgresql://x/y',
+      PLATFORM_ORIGIN_OVERRIDE: 'http://127.0.0.1:9999',
+      EGRESS_PROXIES: 'http://a:1, http://b:2',
+    };
+    expect(outboundSettings(loadConfig({ ...env, APP_ENV: 'test' }))).toEqual({
       originOverride: 'http://127.0.0.1:9999',
       proxies: ['http://a:1', 'http://b:2'],
+      loopbackOnly: true,
     });
+    expect(outboundSettings(loadConfig({ ...env, APP_ENV: 'development' })).loopbackOnly).toBe(false);
     expect(() => createOutbound({ originOverride: 'http://127.0.0.1:9999/path' })).toThrow(/without path/);
   });
 });

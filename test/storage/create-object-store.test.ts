@@ -1,7 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createObjectStore, objectStoreConfigFromEnv } from '../../integrations/storage/create-object-store';
+import { loadConfig, objectStoreSettings } from '../../domain/config';
+import { createObjectStore } from '../../integrations/storage/create-object-store';
+
+/** The store settings a process with this environment gets (domain/config.ts). */
+const objectStoreConfigFromEnv = (env: Record<string, string>) =>
+  objectStoreSettings(loadConfig({ DATABASE_URL: 'postgresql://x/y', APP_ENV: 'test', ...env }));
 import { LocalDiskObjectStore } from '../../integrations/storage/local-disk-object-store';
 import { S3ObjectStore } from '../../integrations/storage/s3-object-store';
 

@@ -3,7 +3,6 @@ import request from 'supertest';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { createOutbound, type Outbound } from '../../integrations/outbound/http';
 import { createCaptionSources } from '../../integrations/platforms/sources';
-import type { RetrySettings } from '../../workflows/definitions';
 import { bearer, startTestApi, testObjectStore, type TestApi } from './harness';
 import { PocketsphinxRecognizer } from '../../integrations/recognizers/pocketsphinx';
 import type { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
@@ -15,8 +14,6 @@ import { startTestWorker, type TestWorker } from './worker';
 // The whole job path on real components: API (in process) → Temporal dev
 // server → a real worker → the platform clients → the outbound layer → a
 // loopback origin replaying recorded platform responses.
-
-export const FAST_RETRY: RetrySettings = { initialIntervalMs: 50, backoffCoefficient: 2, maximumIntervalMs: 200, maximumAttempts: 3 };
 
 /** The worker's dependencies in tests: real platform clients through `outbound`, webhooks allowed to loopback https. */
 export function activityDepsFor(
@@ -51,12 +48,11 @@ export interface JobStack {
 
 export async function startJobStack(
   routes: ReplayRoute[] = [],
-  opts: { retry?: RetrySettings; maxPieceMs?: number; cloud?: AssemblyAiRecognizer | null; callbackUrl?: string } = {},
+  opts: { maxPieceMs?: number; cloud?: AssemblyAiRecognizer | null; callbackUrl?: string } = {},
 ): Promise<JobStack> {
   const origin = await startReplayOrigin(routes);
   const taskQueue = `jobs-${randomUUID()}`;
   const api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue });
-  api.deps.jobRetry = opts.retry ?? FAST_RETRY;
   const outbound = createOutbound({ originOverride: origin.url, timeoutMs: 2000 });
   const worker = await startTestWorker(
     createActivities(

@@ -1,0 +1,44 @@
+"""Failures with the codes of the service's error catalogue (domain/errors.ts).
+
+The TypeScript workflow turns an activity's ApplicationFailure into the job's
+error by its `type` (workflows/failures.ts), so a failure raised here carries
+a catalogue code as its type, the catalogue's retryability, and the detail as
+its first detail — exactly what activities/failures.ts does on the TS side.
+"""
+
+from __future__ import annotations
+
+# The codes this worker raises, with the catalogue's `retryable` flag.
+RETRYABLE = {
+    "LANGUAGE_UNSUPPORTED": False,
+    "PROVIDER_REJECTED": False,
+    "NOT_FOUND": False,
+    "INVALID_REQUEST": False,
+    "PROVIDER_UNAVAILABLE": True,
+    "STORAGE_UNAVAILABLE": True,
+}
+
+MESSAGES = {
+    "LANGUAGE_UNSUPPORTED": "AI transcription does not support the requested language.",
+    "PROVIDER_REJECTED": "The recognition model could not process the audio.",
+    "NOT_FOUND": "No such object in this workspace.",
+    "INVALID_REQUEST": "A field is missing or has the wrong shape.",
+    "PROVIDER_UNAVAILABLE": "AI transcription temporarily unavailable; automatic retry.",
+    "STORAGE_UNAVAILABLE": "File storage temporarily unavailable; retry the request.",
+}
+
+
+class ServiceError(Exception):
+    """A failure with a catalogue code; `detail` becomes the job error's details.detail."""
+
+    def __init__(self, code: str, detail: str, message: str | None = None):
+        if code not in RETRYABLE:
+            raise ValueError(f"not a code this worker raises: {code}")
+        super().__init__(message or MESSAGES[code])
+        self.code = code
+        self.detail = detail
+        self.retryable = RETRYABLE[code]
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0])

@@ -1,0 +1,191 @@
+"""The recognition worker: a Temporal worker on its own task queue with one activity, `recognizePiece`.
+
+The TypeScript job workflow (workflows/job.ts) cuts long audio into pieces
+and calls `recognizePiece(plan, pieceKey, index)` by name on the recognition
+task queue (RECOGNITION_TASK_QUEUE, default `recognition`) for each piece.
+This process loads the model once at start and serves pieces until stopped,
+so recognition scales apart from everything else: more of these processes,
+or GPU machines, on the same queue.
+
+The activity reads the piece from the object store, recognises it, writes
+the raw result as JSON to `work/<jobId>/result-<index>.json` and returns that
+key (activities/transcription.ts `storeRecognition` stitches the pieces).
+Audio never travels through Temporal. It heartbeats every 2 s while it works
+(the workflow's heartbeat timeout is 20 s), and failures carry the error
+catalogue's codes (errors.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import logging
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+from datetime import timedelta
+
+from temporalio import activity
+from temporalio.client import Client
+from temporalio.exceptions import ApplicationError
+from temporalio.worker import Worker
+
+from .engine import Engine, EngineSettings
+from .errors import ServiceError
+from .model import ModelError, model_spec
+from .storage import LocalStore, S3Store, assert_valid_key, store_from_env
+
+HEARTBEAT_EVERY_S = 2.0
+DEFAULT_TASK_QUEUE = "recognition"
+log = logging.getLogger("recognizer")
+
+
+def result_key(job_id: str, index: int) -> str:
+    """Where the result of piece `index` goes (activities/transcription.ts reads and deletes the same keys)."""
+    return f"work/{job_id}/result-{index}.json"
+
+
+def to_application_error(err: ServiceError) -> ApplicationError:
+    return ApplicationError(err.message, err.detail, type=err.code, non_retryable=not err.retryable)
+
+
+class RecognitionActivities:
+    def __init__(self, engine: Engine, store: LocalStore | S3Store, executor: concurrent.futures.Executor):
+        self.engine = engine
+        self.store = store
+        self.executor = executor
+
+    def _recognize(self, plan: dict, piece_key: str, index: int, stop: threading.Event, progress: dict) -> str:
+        job_id = str(plan.get("jobId", ""))
+        key = result_key(job_id, index)
+        assert_valid_key(piece_key)
+        assert_valid_key(key)
+        # A previous attempt that wrote the result and then lost its worker did the work already.
+        if self.store.exists(key):
+            return key
+        with tempfile.TemporaryDirectory(prefix="piece-") as tmp:
+            wav = os.path.join(tmp, "piece.wav")
+            self.store.download(piece_key, wav)
+
+            def on_segment(end: float) -> None:
+                progress["decodedSeconds"] = round(end, 1)
+
+            result = self.engine.recognize(wav, plan.get("language"), stop=stop, on_segment=on_segment)
+        result["piece_key"] = piece_key
+        self.store.put_bytes(key, json.dumps(result, ensure_ascii=False).encode("utf-8"), "application/json")
+        log.info(
+            "piece %s: %.1f s of audio in %.2f s, language %s, %d words",
+            piece_key,
+            result["duration"],
+            result["recognize_seconds"],
+            result["language"],
+            len(result["words"]),
+        )
+        return key
+
+    @activity.defn(name="recognizePiece")
+    async def recognize_piece(self, plan: dict, piece_key: str, index: int) -> str:
+        loop = asyncio.get_running_loop()
+        stop = threading.Event()
+        progress: dict = {}
+        work = loop.run_in_executor(self.executor, self._recognize, plan, piece_key, index, stop, progress)
+        try:
+            while True:
+                done, _ = await asyncio.wait({work}, timeout=HEARTBEAT_EVERY_S)
+                if done:
+                    return work.result()
+                activity.heartbeat(dict(progress))
+        except asyncio.CancelledError:
+            # Cancelled or timed out: the decoder stops at the next segment boundary.
+            stop.set()
+            raise
+        except ServiceError as err:
+            raise to_application_error(err) from err
+
+
+def _configure_logging() -> None:
+    level = {"trace": "DEBUG", "debug": "DEBUG", "info": "INFO", "warn": "WARNING", "error": "ERROR", "fatal": "CRITICAL"}.get(
+        os.environ.get("LOG_LEVEL", "info").lower(), "INFO"
+    )
+    if os.environ.get("LOG_LEVEL", "").lower() == "silent":
+        level = "ERROR"
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    # The SDK's own chatter (poll errors while the server restarts) is kept at warnings.
+    logging.getLogger("temporalio").setLevel(max(logging.WARNING, logging.getLevelName(level)))
+    logging.getLogger("faster_whisper").setLevel(logging.WARNING)
+
+
+async def _watch_parent(parent_pid: int, stop: asyncio.Event) -> None:
+    """Ends the worker when the process that started it (npm run dev, npm test) is gone, even after a SIGKILL."""
+    while not stop.is_set():
+        try:
+            os.kill(parent_pid, 0)
+        except ProcessLookupError:
+            log.warning("parent process %d is gone: stopping", parent_pid)
+            stop.set()
+            return
+        except PermissionError:
+            pass
+        await asyncio.sleep(2)
+
+
+async def run_worker() -> int:
+    t_start = time.monotonic()
+    _configure_logging()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the model is a local folder: never ask a hub
+    spec = model_spec()
+    settings = EngineSettings.from_env()
+    try:
+        engine = Engine(spec, settings)
+    except ModelError as err:
+        print(f"recognizer: {err}", file=sys.stderr, flush=True)
+        return 2
+    t_warm = time.monotonic()
+    engine.warm_up()
+    warm_seconds = time.monotonic() - t_warm
+    store = store_from_env()
+    address = os.environ.get("TEMPORAL_ADDRESS", "").strip() or "127.0.0.1:7233"
+    namespace = os.environ.get("TEMPORAL_NAMESPACE", "").strip() or "default"
+    task_queue = os.environ.get("RECOGNITION_TASK_QUEUE", "").strip() or DEFAULT_TASK_QUEUE
+    client = await Client.connect(address, namespace=namespace)
+    executor = concurrent.futures.ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="recognize")
+    acts = RecognitionActivities(engine, store, executor)
+    worker = Worker(
+        client,
+        task_queue=task_queue,
+        activities=[acts.recognize_piece],
+        max_concurrent_activities=settings.workers,
+        graceful_shutdown_timeout=timedelta(seconds=5),
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    watcher = None
+    parent = int(os.environ.get("RECOGNIZER_PARENT_PID", "0") or 0)
+    if parent > 0:
+        watcher = asyncio.create_task(_watch_parent(parent, stop))
+    running = asyncio.create_task(worker.run())
+    # The stack launchers (stack/recognizer.ts) wait for this line.
+    print(
+        f"recognizer ready: model={engine.name} device={settings.device} compute_type={settings.compute_type} "
+        f"threads={settings.threads} concurrency={settings.workers} beam_size={settings.beam_size} "
+        f"task_queue={task_queue} namespace={namespace} store={store.describe()} "
+        f"verify_s={engine.verify_seconds:.2f} load_s={engine.load_seconds:.2f} warm_s={warm_seconds:.2f} "
+        f"start_s={time.monotonic() - t_start:.2f} pid={os.getpid()}",
+        flush=True,
+    )
+    stopper = asyncio.create_task(stop.wait())
+    await asyncio.wait({running, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    if running.done() and running.exception() is not None:
+        log.error("worker stopped: %s", running.exception())
+        return 1
+    await worker.shutdown()
+    if watcher:
+        watcher.cancel()
+    executor.shutdown(wait=False, cancel_futures=True)
+    return 0

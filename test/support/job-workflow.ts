@@ -1,0 +1,103 @@
+import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
+import { randomUUID } from 'node:crypto';
+import type { Activities } from '../../activities';
+import { toTemporalFailure } from '../../activities/failures';
+import type { JobPlan } from '../../activities/job-state';
+import { ServiceError, type ErrorCode } from '../../domain/errors';
+import { workflowIds } from '../../workflows/definitions';
+import { jobWorkflow } from '../../workflows/job';
+import { mockActivities, type TimeSkipping } from './time-skipping';
+
+// jobWorkflow in the workflow tier: a plan, mocks of every activity it uses,
+// and ways to run it (to the end, or steered through its handle).
+
+type JobActivity =
+  | 'startJob'
+  | 'setStage'
+  | 'resolveSource'
+  | 'fetchCaptions'
+  | 'acquireAudio'
+  | 'reserveTranscriptionCredits'
+  | 'markAsrStarted'
+  | 'cutAudio'
+  | 'recognizePiece'
+  | 'storeRecognition'
+  | 'submitToProvider'
+  | 'fetchProviderResult'
+  | 'completeJob'
+  | 'failJob'
+  | 'cancelJob'
+  | 'deliverWebhookAttempt';
+
+export function planFor(over: Partial<JobPlan> = {}): JobPlan {
+  return {
+    jobId: randomUUID(),
+    workspaceId: 'ws-1',
+    mode: 'captions_only',
+    platform: 'videosite',
+    mediaId: 'rCAS2eD-mcw',
+    sourceUrl: 'https://www.youtube.com/watch?v=rCAS2eD-mcw',
+    canonicalUrl: null,
+    recognizer: 'local',
+    captionLanguages: ['en'],
+    captionPreference: 'prefer_creator',
+    language: null,
+    holdId: 'hold-1',
+    status: 'processing',
+    ...over,
+  };
+}
+
+/** Every activity the job workflow uses, each succeeding unless overridden (42 s of audio, one piece). */
+export function jobActivities(plan: JobPlan, over: Partial<Pick<Activities, JobActivity>> = {}) {
+  return mockActivities<JobActivity>({
+    startJob: async () => plan,
+    setStage: async () => undefined,
+    resolveSource: async () => ({ mediaId: plan.mediaId }),
+    fetchCaptions: async () => ({ transcriptId: 'tr-captions' }),
+    acquireAudio: async () => ({ audioKey: `work/${plan.jobId}/audio.wav`, durationMs: 42_000 }),
+    reserveTranscriptionCredits: async () => ({ cost: 2 }),
+    markAsrStarted: async () => undefined,
+    cutAudio: async () => ({ pieces: [{ startMs: 0, endMs: 42_000 }], keys: ['piece-0'] }),
+    recognizePiece: async () => 'result-0',
+    storeRecognition: async () => ({ transcriptId: 'tr-asr' }),
+    submitToProvider: async () => 'provider-job-1',
+    fetchProviderResult: async () => ({ transcriptId: 'tr-cloud' }),
+    completeJob: async () => ({ status: 'succeeded', eventId: null }),
+    failJob: async () => ({ status: 'failed', eventId: null }),
+    cancelJob: async () => ({ status: 'cancelled', eventId: null }),
+    deliverWebhookAttempt: async () => 'delivered',
+    ...over,
+  });
+}
+export type JobMocks = ReturnType<typeof jobActivities>;
+
+/** What an activity throws for a catalogue error (the production mapping, activities/failures.ts). */
+export const failure = (code: ErrorCode, detail = 'test') => toTemporalFailure(new ServiceError(code, detail));
+
+function startOptions(plan: JobPlan, taskQueue: string) {
+  return { taskQueue, workflowId: workflowIds.job(plan.jobId), args: [{ jobId: plan.jobId }] as [{ jobId: string }] };
+}
+
+/** Runs the job's workflow to its end (timers skipped meanwhile). */
+export async function runJob(ts: TimeSkipping, plan: JobPlan, acts: JobMocks) {
+  const { taskQueue } = ts.ids();
+  return ts.withWorker(taskQueue, acts, () => ts.env.client.workflow.execute(jobWorkflow, startOptions(plan, taskQueue)));
+}
+
+/** Starts the job, runs `steer` against its handle while a worker serves it, then returns the workflow's result. */
+export async function steerJob(
+  ts: TimeSkipping,
+  plan: JobPlan,
+  acts: JobMocks,
+  steer: (handle: WorkflowHandleWithFirstExecutionRunId<typeof jobWorkflow>) => Promise<void>,
+  opts: { workflowTaskTimeout?: Duration } = {},
+) {
+  const { taskQueue } = ts.ids();
+  return ts.withWorker(taskQueue, acts, async () => {
+    const handle = await ts.env.client.workflow.start(jobWorkflow, { ...startOptions(plan, taskQueue), ...opts });
+    await steer(handle);
+    return handle.result();
+  });
+}

@@ -1,0 +1,34 @@
+import type { Logger } from 'pino';
+import type { Db } from '../domain/db';
+import { startPendingWorkflows, STARTER_INTERVAL_MS, type WorkflowStarter } from '../domain/workflow-starts';
+
+/**
+ * The starter loop of a worker process (see domain/workflow-starts.ts): every
+ * STARTER_INTERVAL_MS it starts the workflows of committed work whose start was
+ * lost. Every worker runs one; duplicate attempts are rejected by Temporal.
+ * Returns a function that stops it.
+ */
+export function runWorkflowStarter(db: Db, starter: WorkflowStarter, logger: Logger): () => Promise<void> {
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const pass = await startPendingWorkflows(db, starter);
+        if (pass.jobs + pass.batches + pass.uploads > 0) logger.info(pass, 'started workflows whose start was lost');
+      } catch (err) {
+        // Temporal or the database unreachable: the next pass tries again.
+        logger.warn({ err }, 'workflow starter pass failed');
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, STARTER_INTERVAL_MS).unref();
+      });
+    }
+  })();
+  return async () => {
+    stopped = true;
+    wake?.();
+    await loop;
+  };
+}
