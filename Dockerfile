@@ -1,12 +1,12 @@
 # One image for both processes: the API (default command) and the worker
 # (docker-compose.yml overrides the command). Runs the TypeScript with tsx,
-# exactly as `npm run dev` does; there is no separate build step.
+# exactly as `npm run dev` does; there is no separate build step. The speech
+# recognizer is an image of its own (recognizer/Dockerfile).
 FROM node:20-bookworm-slim
 
-# Media tools the worker shells out to: ffmpeg/ffprobe, and the pocketsphinx
-# recognizer with its English model.
+# Media tools the worker shells out to: ffmpeg/ffprobe (probing, converting, cutting pieces).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ffmpeg pocketsphinx pocketsphinx-en-us ca-certificates \
+ && apt-get install -y --no-install-recommends ffmpeg ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 
 # npm 11 (as on developer machines) runs dependency install scripts only for

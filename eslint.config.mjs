@@ -48,8 +48,9 @@ export default tseslint.config(
             {
               target: './integrations',
               from: './domain',
-              except: ['./errors.ts', './plans.ts', './transcripts/text.ts'],
-              message: 'Integrations are clients: from domain/ they use only its leaf value modules (errors, plans, transcript text).',
+              except: ['./errors.ts', './plans.ts', './transcripts/text.ts', './transcripts/timing.ts'],
+              message:
+                'Integrations are clients: from domain/ they use only its leaf value modules (errors, plans, transcript text and timing types).',
             },
             {
               target: './integrations',

@@ -1,5 +1,6 @@
 import type { Db } from '../domain/db';
 import { ServiceError } from '../domain/errors';
+import { CAPTION_CREDITS } from '../domain/plans';
 import type { CaptionSources } from '../integrations/platforms/types';
 import { reuseKey } from '../domain/jobs/reuse';
 import { asActivity } from './failures';
@@ -43,7 +44,7 @@ export function createCaptionActivities(db: Db, sources: CaptionSources) {
      * job's (unpublished) transcript. Upserts on the job id, so a retry
      * overwrites instead of duplicating.
      */
-    async fetchCaptions(plan: JobPlan, mediaId: string): Promise<{ transcriptId: string }> {
+    async fetchCaptions(plan: JobPlan, mediaId: string): Promise<{ transcriptId: string; charge: number }> {
       return asActivity(async () => {
         if (plan.platform !== 'videosite' && plan.platform !== 'shortvideo') {
           throw new ServiceError('CAPABILITY_UNAVAILABLE', 'mode', { message: `${plan.platform} sources have no captions.` });
@@ -64,7 +65,8 @@ export function createCaptionActivities(db: Db, sources: CaptionSources) {
           recognition: null,
           extractionVersion: EXTRACTION_VERSION,
         });
-        return { transcriptId };
+        // The price of a caption transcript, decided here rather than in workflow code.
+        return { transcriptId, charge: CAPTION_CREDITS };
       }, onRetry(plan.jobId));
     },
   };

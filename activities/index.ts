@@ -1,8 +1,10 @@
 import type { Db } from '../domain/db';
 import { createBatchActivities } from './batches';
 import { createCaptionActivities } from './captions';
+import { createDiscoveryActivities, type DiscoveryDeps } from './discoveries';
 import type { CaptionSources } from '../integrations/platforms/types';
 import { createJobStateActivities } from './job-state';
+import type { RecognitionActivities } from './recognition';
 import { createRetentionActivities } from './retention';
 import type { ObjectStore } from '../integrations/storage';
 import { createTranscriptionActivities, type TranscriptionDeps } from './transcription';
@@ -15,6 +17,7 @@ export interface ActivityDeps {
   captions: CaptionSources;
   transcription: Omit<TranscriptionDeps, 'db' | 'store'>;
   webhooks: Omit<WebhookDeps, 'db'>;
+  discoveries: DiscoveryDeps;
 }
 
 /** Activities come from a factory that takes their dependencies, so tests can pass their own. */
@@ -25,8 +28,12 @@ export function createActivities(deps: ActivityDeps) {
       await db.$queryRaw`SELECT 1`;
       return `pong:${message}`;
     },
-    ...createJobStateActivities(db, { recognizer: deps.transcription.cloud ? 'cloud' : 'local' }),
+    ...createJobStateActivities(db, {
+      recognizer: deps.transcription.cloud ? 'cloud' : 'local',
+      recognitionTaskQueue: deps.transcription.recognitionTaskQueue,
+    }),
     ...createCaptionActivities(db, deps.captions),
+    ...createDiscoveryActivities(db, deps.discoveries),
     ...createTranscriptionActivities({ db, store, ...deps.transcription }),
     ...createUploadActivities(db, store),
     ...createRetentionActivities(db),
@@ -35,4 +42,5 @@ export function createActivities(deps: ActivityDeps) {
   };
 }
 
-export type Activities = ReturnType<typeof createActivities>;
+/** Every activity the workflows call: this worker's, and recognizePiece of the Python recognition worker. */
+export type Activities = ReturnType<typeof createActivities> & RecognitionActivities;

@@ -28,6 +28,8 @@ export interface JobPlan {
   canonicalUrl: string | null;
   /** Which recognizer this worker uses for AI transcription: local pieces, or the cloud provider with callbacks. */
   recognizer: 'local' | 'cloud';
+  /** Task queue of the recognition workers (recognizePiece); absent = the job's own queue (the workflow tests' mocks). */
+  recognitionTaskQueue?: string;
   captionLanguages: string[];
   captionPreference: 'prefer_creator' | 'creator_only' | 'automatic_only';
   language: string | null;
@@ -43,7 +45,10 @@ async function notifyFinal(tx: Tx, jobId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_notify(${JOB_FINAL_CHANNEL}, ${jobId})`;
 }
 
-export function createJobStateActivities(db: Db, opts: { recognizer: 'local' | 'cloud' } = { recognizer: 'local' }) {
+export function createJobStateActivities(
+  db: Db,
+  opts: { recognizer: 'local' | 'cloud'; recognitionTaskQueue?: string } = { recognizer: 'local' },
+) {
   return {
     /**
      * First step: moves the job from queued to processing. The workflow may
@@ -76,6 +81,7 @@ export function createJobStateActivities(db: Db, opts: { recognizer: 'local' | '
           sourceUrl: job.sourceUrl,
           canonicalUrl: job.canonicalUrl,
           recognizer: opts.recognizer,
+          ...(opts.recognitionTaskQueue ? { recognitionTaskQueue: opts.recognitionTaskQueue } : {}),
           captionLanguages: job.captionLanguages,
           captionPreference: job.captionPreference as JobPlan['captionPreference'],
           language: job.language,

@@ -12,7 +12,7 @@ export interface TranscriptContent {
   words: { start: number; end: number; text: string; confidence: number }[] | null;
   timingGranularity: 'word' | 'segment' | 'none';
   durationSeconds: number | null;
-  recognition: { model: string; profile: 'standard'; quality_status: string } | null;
+  recognition: { model: string; profile: 'standard'; quality_status: string; language_probability?: number | null } | null;
   extractionVersion: string;
 }
 

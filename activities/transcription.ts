@@ -5,7 +5,6 @@ import { increaseHold } from '../domain/credits/ledger';
 import type { Db } from '../domain/db';
 import { ServiceError } from '../domain/errors';
 import { DEFAULT_MAX_CREDITS, transcriptionCredits, type PlanId } from '../domain/plans';
-import { Semaphore } from '../integrations/outbound/semaphore';
 import { asActivity } from './failures';
 import { savedProgress, saveProgress } from './heartbeat';
 import { saveDraftTranscript } from './transcript-draft';
@@ -15,20 +14,18 @@ import { toRecognizerWav } from '../integrations/media/convert';
 import { probeMedia } from '../integrations/media/probe';
 import { splitAtSilences, stitch, type Piece, type RecognizedPiece } from '../integrations/media/split';
 import type { AssemblyAiRecognizer } from '../integrations/recognizers/cloud';
-import {
-  qualityStatus,
-  recognizeOrEmpty,
-  resolveLanguage,
-  type RecognitionResult,
-  type Recognizer,
-} from '../integrations/recognizers/types';
+import { qualityStatus, type RecognitionResult, type Recognizer } from '../integrations/recognizers/types';
+import { finishWhisperPiece, WhisperRecognizer } from '../integrations/recognizers/whisper';
 import type { ObjectStore } from '../integrations/storage';
 
 // AI transcription, one small activity per step. Audio and per-piece results
 // travel through object storage (never through workflow history), so every
-// step can run on any worker.
+// step can run on any worker. Recognising a piece is not here: the Python
+// recognition worker (recognizer/) serves it on its own task queue
+// (activities/recognition.ts) and stores each piece's result for
+// storeRecognition.
 
-export const ASR_EXTRACTION_VERSION = 'asr-2026.11.1';
+export const ASR_EXTRACTION_VERSION = 'asr-2026.11.2';
 
 /** Downloads the audio of a videosite/shortvideo video (yt-dlp behind the outbound settings). */
 export type PlatformAudioDownloader = (
@@ -40,9 +37,11 @@ export type PlatformAudioDownloader = (
 export interface TranscriptionDeps {
   db: Db;
   store: ObjectStore;
-  /** The local recognizer (pocketsphinx or whisper) and, when configured, the cloud one. */
+  /** The embedded recognizer as configured (its model's name and languages) and, when configured, the cloud one. */
   recognizer: Recognizer;
   cloud?: AssemblyAiRecognizer | null;
+  /** Task queue of the recognition workers, handed to the workflow in the job's plan (RECOGNITION_TASK_QUEUE). */
+  recognitionTaskQueue?: string;
   /** Where the cloud provider calls back (our ingress). */
   callbackUrl?: string | null;
   directLinkPolicy: AddressPolicy & { caForTests?: string };
@@ -64,8 +63,6 @@ async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
 
 export function createTranscriptionActivities(deps: TranscriptionDeps) {
   const { db, store } = deps;
-  // Recognition is CPU-bound: at most one piece per core at a time in this worker.
-  const cpu = new Semaphore(Math.max(1, os.cpus().length));
   const onRetry = (jobId: string) => (err: ServiceError, attempt: number) => recordRetry(db, jobId, attempt, err.toObject());
 
   return {
@@ -161,39 +158,26 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
       );
     },
 
-    /** Recognises one piece; the result goes to storage, its key comes back. */
-    async recognizePiece(plan: JobPlan, pieceKey: string, index: number): Promise<string> {
-      return asActivity(() =>
-        withTempDir(async (dir) => {
-          const wav = path.join(dir, 'piece.wav');
-          await store.download(pieceKey, wav);
-          const language = resolveLanguage(deps.recognizer, plan.language) ?? undefined;
-          const release = await cpu.acquire();
-          let result: RecognitionResult;
-          try {
-            result = await recognizeOrEmpty(deps.recognizer, wav, { language });
-          } finally {
-            release();
-          }
-          const key = workKey(plan.jobId, `result-${index}.json`);
-          await store.put(key, Buffer.from(JSON.stringify(result)), 'application/json');
-          return key;
-        }),
-      );
-    },
-
     /** Puts the pieces back together with continuous timing and stores the (unpublished) transcript. */
     async storeRecognition(plan: JobPlan, resultKeys: string[], pieces: Piece[], durationMs: number): Promise<{ transcriptId: string }> {
       return asActivity(() =>
         withTempDir(async (dir) => {
           const recognized: RecognizedPiece[] = [];
+          const probabilities: { language: string | null; p: number | null; words: number }[] = [];
+          let model = deps.recognizer.model;
           for (const [i, key] of resultKeys.entries()) {
             const file = path.join(dir, `r${i}.json`);
             await store.download(key, file);
-            recognized.push({ startMs: pieces[i]!.startMs, result: JSON.parse(await fs.readFile(file, 'utf8')) as RecognitionResult });
+            const piece = finishWhisperPiece(JSON.parse(await fs.readFile(file, 'utf8')));
+            model = piece.model;
+            recognized.push({ startMs: pieces[i]!.startMs, result: piece.result });
+            probabilities.push({ language: piece.result.language, p: piece.languageProbability, words: piece.result.words.length });
           }
           const result = stitch(recognized);
-          const transcriptId = await writeTranscript(db, plan, deps.recognizer, result, durationMs);
+          // The model the recognition worker ran decides the quality status (its measurements, quality.ts).
+          const transcriptId = await writeTranscript(db, plan, new WhisperRecognizer(model), result, durationMs, {
+            languageProbability: plan.language ? null : detectedProbability(result.language, probabilities),
+          });
           await cleanupWork(store, plan.jobId, resultKeys.length);
           return { transcriptId };
         }),
@@ -237,12 +221,24 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
   };
 }
 
+/** The probability of the detected language over the pieces that heard it, weighted by their words. */
+function detectedProbability(
+  language: string | null,
+  pieces: { language: string | null; p: number | null; words: number }[],
+): number | null {
+  const heard = pieces.filter((x) => x.language === language && x.p !== null && x.words > 0);
+  const words = heard.reduce((n, x) => n + x.words, 0);
+  if (language === null || words === 0) return null;
+  return Math.round((heard.reduce((sum, x) => sum + x.p! * x.words, 0) / words) * 10_000) / 10_000;
+}
+
 async function writeTranscript(
   db: Db,
   plan: JobPlan,
   recognizer: Recognizer,
   result: RecognitionResult,
   durationMs: number,
+  opts: { languageProbability?: number | null } = {},
 ): Promise<string> {
   if (result.words.length === 0 && result.text.trim() === '') throw new ServiceError('NO_SPEECH', 'no words recognised');
   const language = result.language ?? plan.language ?? null;
@@ -255,7 +251,12 @@ async function writeTranscript(
     words: result.words,
     timingGranularity: 'word',
     durationSeconds: durationMs / 1000,
-    recognition: { model: recognizer.model, profile: 'standard', quality_status: qualityStatus(recognizer, language) },
+    recognition: {
+      model: recognizer.model,
+      profile: 'standard',
+      quality_status: qualityStatus(recognizer, language),
+      language_probability: opts.languageProbability ?? null,
+    },
     extractionVersion: ASR_EXTRACTION_VERSION,
   });
 }

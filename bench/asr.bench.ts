@@ -1,171 +1,222 @@
-// Speed of speech recognition: real-time factor (processing time / audio
-// length; below 1 is faster than real time) of pocketsphinx, and what cutting
-// a long recording into pieces recognised in parallel buys.
-// Run: npx tsx bench/asr.bench.ts [--minutes 6]
+// Speed of AI transcription with the embedded recognizer (Whisper base through
+// faster-whisper in the Python recognition worker), every figure beside a
+// baseline measured in the same run, on a private stack (bench/asr-stack.ts).
+// Run: npx tsx bench/asr.bench.ts [--minutes 20]   (npm run bench runs it too)
 //
-// Rows, all on flite (voice slt) English speech:
-//  - baseline: pocketsphinx_continuous run directly on ~60 s of speech;
-//  - the same through PocketsphinxRecognizer (our parsing and clean-up);
-//  - a long recording (default 6 min) in one piece;
-//  - the same recording split at pauses (media/split.ts, pieces ≤ 90 s),
-//    pieces cut to wav and recognised with as many in flight as there are
-//    cores, then stitched: the path the Temporal activities take.
-// It takes about 3 minutes on 2 idle cores. The load average is printed:
-// the figures are only comparable between runs on an idle machine.
+//  1. Real-time factor of a job through the whole pipeline (upload, POST
+//     /v1/jobs → succeeded: workflow, ffprobe, conversion, storage, the
+//     recognition activity on its own task queue, stitching) against
+//     faster-whisper called directly on the same 16 kHz audio with the same
+//     settings (bench/whisper-direct.py; model loaded before timing), runs
+//     alternating. Goal: overhead ≤ 10 %. Median of 3.
+//  2. A long recording (default 20 min) as one piece against pieces of at
+//     most 90 s, on one recognition worker, then on two worker processes of
+//     one thread each (the way recognition scales: more workers on the queue).
+//  3. Resident memory of a recognition worker process (idle after start, and
+//     its peak).
+//  4. Time from starting a recognition worker to its first recognised piece
+//     (a job waiting at the recognition queue when the worker starts).
+// The speech: flite's slt voice reading six paragraphs with 1 s pauses (about
+// 65 s), repeated for the long recording. Not the real voices of
+// ../shared/asr-eval (npm run eval:asr measures quality on those): glued
+// together, recordings of different speakers and rooms make Whisper base fall
+// back to sampling at higher temperatures now and then, which makes the
+// decoding work, and so the timings, differ from run to run. The load average
+// is printed: figures are comparable only between runs on an idle machine.
+// About 15 minutes on 2 cores.
 
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import path from 'node:path';
+import { probeMedia } from '../integrations/media/probe';
 import { toRecognizerWav } from '../integrations/media/convert';
-import { splitAtSilences, stitch, type RecognizedPiece } from '../integrations/media/split';
-import { runTool } from '../integrations/media/run-tool';
-import { readWavInfo } from '../integrations/media/wav';
-import { DEFAULT_POCKETSPHINX_MODEL_DIR, PocketsphinxRecognizer } from '../integrations/recognizers/pocketsphinx';
-import { recognizeOrEmpty } from '../integrations/recognizers/types';
-import { PARAGRAPHS, audioDir, concatWithPauses, makeSpeech, wordErrorRate } from '../test/support/speech';
+import { ROOT } from '../stack/proc';
+import { readyFields, RECOGNIZER_PYTHON, residentMemoryMiB, type RecognizerHandle } from '../stack/recognizer';
+import { evalClips, score } from '../test/support/asr-eval';
+import { audioDir, concatWithPauses, makeSpeech, PARAGRAPHS } from '../test/support/speech';
+import { startAsrStack, type AsrStack, type JobRun } from './asr-stack';
+import { writeBlock } from './results-file';
 
 const argIdx = process.argv.indexOf('--minutes');
-const LONG_MINUTES = argIdx > 0 ? Number(process.argv[argIdx + 1]) : 6;
+const LONG_MINUTES = argIdx > 0 ? Number(process.argv[argIdx + 1]) : 20;
 const CORES = availableParallelism();
+const RUNS = 5;
 
-interface Row {
-  run: string;
-  audioSec: number;
-  wallSec: number;
-  wer: number | null;
-  notes: string;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+/** Peak resident memory (VmHWM) of a process, MiB. */
+function peakMemoryMiB(pid: number): number {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
 }
 
-async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; sec: number }> {
-  const t0 = performance.now();
-  const value = await fn();
-  return { value, sec: (performance.now() - t0) / 1000 };
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight (the worker's activity slots). */
-async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i], i);
-      }
-    }),
-  );
-  return out;
+function ensureSucceeded(run: JobRun, what: string): NonNullable<JobRun['transcript']> {
+  if (run.status !== 'succeeded' || !run.transcript) throw new Error(`${what}: job ${run.status} ${JSON.stringify(run.error)}`);
+  return run.transcript;
 }
 
 async function main() {
   const load0 = loadavg()[0];
   const { dir, cleanup } = await audioDir('asr-bench-');
+  let stack: AsrStack | undefined;
+  const md: string[] = [];
   try {
-    // ~60 s of speech: five paragraphs with one-second pauses.
-    const base = PARAGRAPHS.slice(0, 5);
-    const parts = await Promise.all(base.map((p, i) => makeSpeech(p, dir, `p${i}`)));
-    const minuteWav = await toRecognizerWav(
+    // ~65 s of flite speech (one piece: under 90 s), and the same repeated to LONG_MINUTES.
+    const parts = await Promise.all(PARAGRAPHS.map((p, i) => makeSpeech(p, dir, `p${i}`)));
+    const speech = await toRecognizerWav(
       await concatWithPauses(
         parts.map((p) => p.path),
-        join(dir, 'minute.raw.wav'),
+        path.join(dir, 'speech.raw.wav'),
         1,
       ),
-      join(dir, 'minute.wav'),
+      path.join(dir, 'speech.wav'),
     );
-    const minuteSec = (await readWavInfo(minuteWav)).durationSec;
-    const minuteText = base.join(' ');
+    const speechText = PARAGRAPHS.join(' ');
+    const speechSec = (await probeMedia(speech)).durationMs / 1000;
+    const repeats = Math.max(1, Math.round((LONG_MINUTES * 60) / (speechSec + 1)));
+    const long = await concatWithPauses(Array(repeats).fill(speech), path.join(dir, 'long.wav'), 1);
+    const longText = Array(repeats).fill(speechText).join(' ');
+    const longSec = (await probeMedia(long)).durationMs / 1000;
+    // The cold-start job: a real voice (the JFK clip of ../shared/asr-eval).
+    const jfkClip = evalClips().find((c) => c.file.includes('jfk'))!;
 
-    // The long recording: the minute repeated to LONG_MINUTES minutes.
-    const repeats = Math.max(1, Math.round((LONG_MINUTES * 60) / minuteSec));
-    const longWav = await toRecognizerWav(
-      await concatWithPauses(Array(repeats).fill(minuteWav), join(dir, 'long.raw.wav'), 1),
-      join(dir, 'long.wav'),
-    );
-    const longSec = (await readWavInfo(longWav)).durationSec;
-    const longText = Array(repeats).fill(minuteText).join(' ');
+    stack = await startAsrStack({ name: 'asrbench', pgPort: 54369, temporalPort: 7303 });
+    const first = stack.recognizer;
+    const fields = readyFields(first.readyLine);
+    const idleRss = residentMemoryMiB(first.pid);
 
-    const rows: Row[] = [];
-    const recognizer = new PocketsphinxRecognizer();
-    const m = DEFAULT_POCKETSPHINX_MODEL_DIR;
-
-    const direct = await timed(() =>
-      runTool('pocketsphinx_continuous', [
-        '-infile',
-        minuteWav,
-        '-hmm',
-        `${m}/en-us`,
-        '-lm',
-        `${m}/en-us.lm.bin`,
-        '-dict',
-        `${m}/cmudict-en-us.dict`,
-        '-time',
-        'yes',
-      ]),
-    );
-    const directText = direct.value.stdout
-      .split('\n')
-      .filter((l) => l.trim() !== '' && !/ \d+\.\d+ \d+\.\d+ /.test(l))
-      .join(' ');
-    rows.push({
-      run: 'pocketsphinx_continuous, direct (baseline)',
-      audioSec: minuteSec,
-      wallSec: direct.sec,
-      wer: wordErrorRate(minuteText, directText),
-      notes: 'one process, one core, includes ~0.7 s model load',
-    });
-
-    const wrapped = await timed(() => recognizer.recognize(minuteWav));
-    rows.push({
-      run: 'PocketsphinxRecognizer.recognize',
-      audioSec: minuteSec,
-      wallSec: wrapped.sec,
-      wer: wordErrorRate(minuteText, wrapped.value.text),
-      notes: 'baseline + parsing, segments',
-    });
-
-    const whole = await timed(() => recognizer.recognize(longWav));
-    rows.push({
-      run: `long recording, 1 piece`,
-      audioSec: longSec,
-      wallSec: whole.sec,
-      wer: wordErrorRate(longText, whole.value.text),
-      notes: 'one core busy',
-    });
-
-    const split = await timed(async () => {
-      const pieces = await splitAtSilences(longWav);
-      const recognized = await pool(pieces, CORES, async (p, i): Promise<RecognizedPiece> => {
-        const wav = await toRecognizerWav(longWav, join(dir, `piece${i}.wav`), { startMs: p.startMs, durationMs: p.endMs - p.startMs });
-        return { startMs: p.startMs, result: await recognizeOrEmpty(recognizer, wav) };
-      });
-      return { pieces, result: stitch(recognized) };
-    });
-    const n = split.value.pieces.length;
-    rows.push({
-      run: `long recording, ${n} pieces, ${CORES} in parallel`,
-      audioSec: longSec,
-      wallSec: split.sec,
-      wer: wordErrorRate(longText, split.value.result.text),
-      notes: `split at pauses (≤ 90 s), cut, recognise, stitch; ${(whole.sec / split.sec).toFixed(2)}× faster than 1 piece`,
-    });
-
-    console.log(
-      `\n## ASR speed (pocketsphinx en-us, flite slt speech, ${CORES} cores, load average ${load0.toFixed(2)} → ${loadavg()[0].toFixed(2)})\n`,
-    );
-    console.log('| Run | Audio (s) | Wall (s) | Real-time factor | WER | Notes |');
-    console.log('|---|---:|---:|---:|---:|---|');
-    for (const r of rows) {
-      console.log(
-        `| ${r.run} | ${r.audioSec.toFixed(1)} | ${r.wallSec.toFixed(2)} | ${(r.wallSec / r.audioSec).toFixed(3)} | ${r.wer === null ? '' : (r.wer * 100).toFixed(1) + ' %'} | ${r.notes} |`,
-      );
+    // 1. Pipeline against faster-whisper called directly, one run of each in turn (the machine's other
+    // load, which drifts on these shared cores, falls on both alike).
+    const directRun = () =>
+      JSON.parse(
+        execFileSync(RECOGNIZER_PYTHON, [path.join(__dirname, 'whisper-direct.py'), speech, 'en', '2'], {
+          cwd: ROOT,
+          encoding: 'utf8',
+          env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+        }),
+      ) as { load_s: number; runs_s: number[]; text: string; threads: number };
+    const directs: ReturnType<typeof directRun>[] = [];
+    const pipeline: JobRun[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      directs.push(directRun());
+      pipeline.push(await stack.transcribe(speech, { language: 'en' }));
     }
-    console.log('');
+    const direct = { ...directs[0]!, load_s: median(directs.map((d) => d.load_s)) };
+    // The second run of each process: warm, as the recognition worker is (it warms up at start).
+    const directMs = median(directs.map((d) => d.runs_s[1]!)) * 1000;
+    const pipelineMs = median(pipeline.map((r) => r.ms));
+    const pipelineText = ensureSucceeded(pipeline[0]!, 'pipeline').text;
+    const overhead = (pipelineMs - directMs) / directMs;
+
+    // 4. Start to first recognised piece: a job waits at the recognition queue, then a new worker starts.
+    await stack.stopRecognizer();
+    const waiting = await stack.submit(jfkClip.audio, { language: 'en' });
+    for (let i = 0; i < 600 && (await stack.jobStage(waiting.id)).stage !== 'wait_asr'; i++) await new Promise((r) => setTimeout(r, 50));
+    const t0 = performance.now();
+    const cold: RecognizerHandle = await stack.startRecognizer();
+    const coldRun = await stack.waitJob(waiting.id, waiting.postedAt);
+    ensureSucceeded(coldRun, 'cold start');
+    const firstPieceMs = performance.now() - t0;
+
+    // 2. The long recording: one piece, then pieces on one worker, then on two one-thread workers.
+    await stack.setMaxPieceMs(3 * 3600_000);
+    const onePiece = await stack.transcribe(long, { language: 'en' });
+    const onePieceRss = peakMemoryMiB(cold.pid);
+    await stack.setMaxPieceMs(undefined);
+    const pieces = await stack.transcribe(long, { language: 'en' });
+    const piecesRss = peakMemoryMiB(cold.pid);
+    await stack.restartRecognizer({ WHISPER_THREADS: '1' });
+    const second = await stack.addRecognizer({ WHISPER_THREADS: '1' });
+    const twoWorkers = await stack.transcribe(long, { language: 'en' });
+    const twoRss = [peakMemoryMiB(stack.recognizer.pid), peakMemoryMiB(second.pid)];
+    const nPieces = Math.ceil(longSec / 90); // at least; the cut points are at pauses
+    const longRow = (name: string, run: JobRun, base: JobRun | null, notes: string) => {
+      const t = ensureSucceeded(run, name);
+      const wer = score('en', longText, t.text).rate;
+      return `| ${name} | ${sec(run.ms)} | ${(run.ms / 1000 / longSec).toFixed(3)} | ${base ? `${(base.ms / run.ms).toFixed(2)}× faster` : '1.00×'} | ${pct(wer)} | ${notes} |`;
+    };
+    const directWer = score('en', speechText, direct.text).rate;
+    const pipelineWer = score('en', speechText, pipelineText).rate;
+
+    md.push(
+      `## AI transcription speed (Whisper base, faster-whisper ${fields.compute_type} on ${fields.device}, beam ${fields.beam_size}; ${CORES} cores, load average ${load0.toFixed(2)} → ${loadavg()[0].toFixed(2)}; ${new Date().toISOString().slice(0, 10)})`,
+    );
+    md.push('');
+    md.push(
+      `Command: \`npx tsx bench/asr.bench.ts --minutes ${LONG_MINUTES}\`. Speech: flite's slt voice reading six paragraphs with 1 s pauses (quality on real voices: the \`asr-eval\` block). Each figure stands beside its baseline from the same run.`,
+    );
+    md.push('');
+    md.push(`### Pipeline against faster-whisper called directly (${speechSec.toFixed(1)} s of speech, one piece, median of ${RUNS})`);
+    md.push('');
+    md.push('| | median time | real-time factor | WER |');
+    md.push('|---|---:|---:|---:|');
+    md.push(
+      `| faster-whisper called directly on the 16 kHz wav, same settings (${direct.threads} threads, VAD, word timestamps; model loaded and warmed by one run before timing, as the recognition worker is; runs alternate with the pipeline's) (baseline) | ${sec(directMs)} | ${(directMs / 1000 / speechSec).toFixed(3)} | ${pct(directWer)} |`,
+    );
+    md.push(
+      `| job through the pipeline (POST /v1/jobs → succeeded: workflow, ffprobe, conversion, storage, recognition activity on its own queue, stitch) | ${sec(pipelineMs)} | ${(pipelineMs / 1000 / speechSec).toFixed(3)} (overhead ${pct(overhead)}; goal ≤ 10 %) | ${pct(pipelineWer)} |`,
+    );
+    md.push('');
+    md.push(`### A ${(longSec / 60).toFixed(1)}-minute recording: pieces against one piece`);
+    md.push('');
+    md.push('| | job time | real-time factor | vs one piece | WER | notes |');
+    md.push('|---|---:|---:|---:|---:|---|');
+    md.push(longRow('one piece, one recognition worker (2 threads) (baseline)', onePiece, null, 'maxPieceMs above the length'));
+    md.push(
+      longRow(
+        `pieces ≤ 90 s (≥ ${nPieces}), one recognition worker (2 threads)`,
+        pieces,
+        onePiece,
+        'pieces recognised one after the other by the one worker',
+      ),
+    );
+    md.push(
+      longRow(
+        `pieces ≤ 90 s, two recognition worker processes (1 thread each)`,
+        twoWorkers,
+        onePiece,
+        'pieces spread over both workers by the task queue',
+      ),
+    );
+    md.push('');
+    md.push('### Recognition worker process');
+    md.push('');
+    md.push('| | figure |');
+    md.push('|---|---:|');
+    md.push(`| resident memory after start (model loaded, warmed up) | ${idleRss.toFixed(0)} MiB |`);
+    md.push(
+      `| peak resident memory, 2 threads, after the one-piece and the pieces runs | ${Math.max(onePieceRss, piecesRss).toFixed(0)} MiB |`,
+    );
+    md.push(
+      `| peak resident memory of each 1-thread worker after the two-worker run | ${twoRss.map((x) => x.toFixed(0)).join(' / ')} MiB |`,
+    );
+    md.push(
+      `| start to ready (spawn, model checksum ${fields.verify_s} s, load ${fields.load_s} s, warm-up ${fields.warm_s} s, connect) | ${sec(first.startMs)} |`,
+    );
+    md.push(
+      `| start to first recognised piece (a job already waiting at the queue; the ${jfkClip.durationSec} s JFK clip) | ${sec(firstPieceMs)} |`,
+    );
+    md.push(`| faster-whisper model load in the direct baseline (for comparison) | ${direct.load_s.toFixed(2)} s |`);
+
+    writeBlock('asr-bench', md.join('\n'));
+    console.log(md.join('\n'));
   } finally {
+    await stack?.close();
     await cleanup();
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

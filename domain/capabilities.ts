@@ -8,10 +8,14 @@ import {
   TRANSCRIBE_CREDITS_PER_MINUTE,
   type PlanId,
 } from './plans';
+import { languageQualityTable } from '../integrations/recognizers/quality';
+import type { Recognizer } from '../integrations/recognizers/types';
 
 export interface CapabilitySettings {
   asrEnabled: boolean;
   photosocialEnabled: boolean;
+  /** The recognizer jobs use: its languages and their measured quality are listed. */
+  recognizer?: Recognizer;
 }
 
 /**
@@ -40,6 +44,8 @@ export function capabilitiesFor(plan: PlanId | null, settings: CapabilitySetting
     max_media_bytes: MAX_MEDIA_BYTES,
     export_formats: ['txt', 'json', 'srt', 'vtt'] as ('txt' | 'json' | 'srt' | 'vtt')[],
     recognition_profiles: ['standard' as const],
+    recognition_model: settings.recognizer?.model ?? null,
+    transcription_languages: settings.recognizer ? languageQualityTable(settings.recognizer) : [],
     transcribe_credits_per_minute: TRANSCRIBE_CREDITS_PER_MINUTE,
     minimum_billable_seconds: MINIMUM_BILLABLE_SECONDS,
     price_version: PRICE_VERSION,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AddressPolicy } from '../integrations/fetch';
 import type { OutboundConfig } from '../integrations/outbound/http';
 import type { RecognizerSettings } from '../integrations/recognizers/select';
+import { whisperModelName } from '../integrations/recognizers/whisper';
 import type { ObjectStoreConfig } from '../integrations/storage';
 import type { S3ObjectStoreOptions } from '../integrations/storage/s3-object-store';
 
@@ -45,7 +46,11 @@ const ConfigSchema = z.object({
   // Key of the local store's signed PUT URLs; derived from SECRETS_KEY when absent.
   UPLOAD_SIGNING_SECRET: z.string().min(32).optional(),
   // The recognizer AI transcription uses, and the cloud provider's settings.
-  RECOGNIZER: z.enum(['pocketsphinx', 'whisper', 'assemblyai']).default('pocketsphinx'),
+  // whisper: the Python recognition workers (recognizer/) on RECOGNITION_TASK_QUEUE;
+  // WHISPER_MODEL_DIR is read by them (an operator's own model) and here only for its name.
+  RECOGNIZER: z.enum(['whisper', 'assemblyai']).default('whisper'),
+  RECOGNITION_TASK_QUEUE: z.string().min(1).default('recognition'),
+  WHISPER_MODEL_DIR: z.string().optional(),
   ASSEMBLYAI_API_KEY: z.string().optional(),
   ASSEMBLYAI_BASE_URL: z.string().url().optional(),
   ASSEMBLYAI_WEBHOOK_SECRET: z.string().optional(),
@@ -115,6 +120,7 @@ export function objectStoreSettings(cfg: Config): ObjectStoreConfig {
 export function recognizerSettings(cfg: Config): RecognizerSettings {
   return {
     recognizer: cfg.RECOGNIZER,
+    whisperModel: whisperModelName(cfg.WHISPER_MODEL_DIR),
     assemblyAi:
       cfg.ASSEMBLYAI_API_KEY && cfg.ASSEMBLYAI_WEBHOOK_SECRET
         ? {

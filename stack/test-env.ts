@@ -2,7 +2,10 @@
  * Runs jest against a private, throw-away stack:
  *   - PostgreSQL cluster .data/test-postgres (port 54339, separate from dev),
  *     with a fresh database per run, migrated, dropped at the end;
- *   - a Temporal dev server on 7243 (UI 8243) with a fresh SQLite file per run.
+ *   - a Temporal dev server on 7243 (UI 8243) with a fresh SQLite file per run;
+ *   - the speech recognition worker (recognizer/, Python) on that server's
+ *     `recognition` task queue, reading and writing the run's local object
+ *     store under DATA_DIR (.data/test-data-<pid>, removed at the end).
  * Extra arguments go to jest (`npm test -- test/foo.test.ts`). Exits with jest's
  * exit code, after printing one last plain line `N passed, N failed` for CI.
  */
@@ -10,35 +13,23 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import { applyMigrations } from '../prisma/migrate';
-import { createDatabase, dropDatabase, startPostgres, withDatabase, type PostgresHandle } from './postgres';
-import { freePort, isAlive, portOpen, ROOT } from './proc';
-import { startTemporal, type TemporalHandle } from './temporal';
+import { isAlive, ROOT } from './proc';
+import { startThrowawayStack, type ThrowawayStack } from './throwaway-stack';
 
 const RUN = `${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}`;
 const RESULTS = path.join(ROOT, '.data', `jest-results-${process.pid}.json`);
 
-let pg: PostgresHandle | undefined;
-let temporal: TemporalHandle | undefined;
-let testDbUrl: string | undefined;
+let stack: ThrowawayStack | undefined;
 let jest: ChildProcess | undefined;
-let sqliteFile: string | undefined;
 
 async function main(): Promise<number> {
   const t0 = Date.now();
-  pg = await startPostgres({ dataDir: '.data/test-postgres', port: 54339, database: 'postgres', fast: true });
-  await dropAbandonedTestDatabases(pg.url);
-  testDbUrl = withDatabase(pg.url, `test_${RUN}`);
-  await createDatabase(testDbUrl);
-
-  sqliteFile = path.join(ROOT, '.data', `temporal-test-${process.pid}.sqlite`);
   // 7243 normally; a free port when another test run (a second checkout, a helper) already has it.
-  temporal = await startTemporal({ dbFile: sqliteFile, port: (await portOpen(7243)) ? await freePort() : 7243 });
+  stack = await startThrowawayStack({ name: 'test', pgPort: 54339, temporalPort: 7243, databaseName: `test_${RUN}`, recognizer: true });
+  await dropAbandonedTestDatabases(stack.pg.url);
   removeAbandonedSqliteFiles();
-
-  const applied = await applyMigrations(testDbUrl);
   console.log(
-    `[test] stack ready in ${Date.now() - t0} ms (database test_${RUN}, ${applied.length} migrations, Temporal ${temporal.address})`,
+    `[test] stack ready in ${Date.now() - t0} ms (database test_${RUN}, ${stack.migrations.length} migrations, Temporal ${stack.temporal.address}, recognizer ready in ${stack.recognizer!.startMs} ms)`,
   );
 
   const jestBin = require.resolve('jest/bin/jest');
@@ -47,13 +38,11 @@ async function main(): Promise<number> {
     stdio: 'inherit',
     env: {
       ...process.env,
-      DATABASE_URL: testDbUrl,
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_NAMESPACE: 'default',
-      // Lets the stack tests check how the dev server keeps its file.
-      TEMPORAL_DB_FILE: sqliteFile,
-      APP_ENV: 'test',
+      // DATABASE_URL, TEMPORAL_ADDRESS, DATA_DIR (the object store the recognition worker shares), TEMPORAL_DB_FILE
+      // (the stack tests check how the dev server keeps its file), APP_ENV=test, RECOGNITION_TASK_QUEUE.
+      ...stack.env,
       FIXTURES_DIR: path.resolve(ROOT, '../shared/fixtures'),
+      ASR_EVAL_DIR: path.resolve(ROOT, '../shared/asr-eval'),
     },
   });
   return new Promise((resolve) => jest!.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
@@ -64,12 +53,10 @@ let cleaning: Promise<void> | undefined;
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     if (jest && jest.exitCode === null) jest.kill('SIGTERM');
-    // (If a Ctrl-C already stopped PostgreSQL, the next run drops this database.)
-    if (pg && testDbUrl) await dropDatabase(testDbUrl).catch((e) => console.error(`[test] test database not dropped now: ${e.message}`));
-    await temporal?.stop().catch((e) => console.error(`[test] stopping Temporal: ${e.message}`));
-    await pg?.stop().catch((e) => console.error(`[test] stopping PostgreSQL: ${e.message}`));
-    for (const f of [sqliteFile, sqliteFile && `${sqliteFile}-wal`, sqliteFile && `${sqliteFile}-shm`])
-      if (f) fs.rmSync(f, { force: true });
+    // The run's own databases (test/support/harness.ts privateDatabase), then the stack.
+    // (If a Ctrl-C already stopped PostgreSQL, the next run drops them.)
+    if (stack) await dropRunDatabases(stack.pg.url).catch((e) => console.error(`[test] private databases not dropped now: ${e.message}`));
+    await stack?.stop();
   })();
   return cleaning;
 }
@@ -85,12 +72,25 @@ function summary(): string {
   }
 }
 
-/** Databases named test_<time>_<pid> whose run is gone were left by a run that was killed. */
+async function dropRunDatabases(url: string) {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, [`test_${RUN}_`]);
+    for (const { datname } of rows) await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Databases named test_<time>_<pid>[_<tag>] whose run is gone were left by a run that was killed. */
 async function dropAbandonedTestDatabases(url: string) {
   const c = new Client({ connectionString: url });
   await c.connect();
   try {
-    const { rows } = await c.query<{ datname: string }>(String.raw`SELECT datname FROM pg_database WHERE datname ~ '^test_\d{14}_\d+$'`);
+    const { rows } = await c.query<{ datname: string }>(
+      String.raw`SELECT datname FROM pg_database WHERE datname ~ '^test_\d{14}_\d+(_\w+)?$'`,
+    );
     for (const { datname } of rows) {
       if (!isAlive(Number(datname.split('_')[2]))) await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     }
@@ -101,8 +101,8 @@ async function dropAbandonedTestDatabases(url: string) {
 
 function removeAbandonedSqliteFiles() {
   for (const f of fs.readdirSync(path.join(ROOT, '.data'))) {
-    const m = /^temporal-test-(\d+)\.sqlite/.exec(f);
-    if (m && !isAlive(Number(m[1]))) fs.rmSync(path.join(ROOT, '.data', f), { force: true });
+    const m = /^temporal-test-(\d+)\.sqlite/.exec(f) ?? /^test-data-(\d+)$/.exec(f);
+    if (m && !isAlive(Number(m[1]))) fs.rmSync(path.join(ROOT, '.data', f), { recursive: true, force: true });
   }
 }
 

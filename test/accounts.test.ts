@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { API_KEY_PREFIX, MAX_API_KEYS } from '../domain/accounts/accounts';
+import { API_KEY_CACHE_MS, API_KEY_PREFIX, MAX_API_KEYS } from '../domain/accounts/accounts';
 import { sha256Hex } from '../domain/accounts/secrets';
 import { bearer, createWorkspace, signInSession, startTestApi, uniqueEmail, type TestApi } from './support/harness';
 
@@ -250,5 +250,41 @@ describe('authentication and scope rules', () => {
       .send({ kind: 'credits', units: 1000 });
     expect(res.status).toBe(503);
     expect(res.body.error.details.detail).toBe('payment_provider');
+  });
+});
+
+describe('the API-key cache of each API instance', () => {
+  it('a key revoked on one instance stops working there at once and on another within API_KEY_CACHE_MS', async () => {
+    const other = await startTestApi(); // a second API process: its own database client, its own cache
+    try {
+      const ws = await createWorkspace(api.deps, { plan: 'pro' });
+      const session = await signInSession(api.app, ws.email, ws.password);
+      const created = await request(api.app)
+        .post('/app/keys')
+        .set('Cookie', session.cookie)
+        .set('X-CSRF-Token', session.csrf)
+        .send({ name: 'short-lived', scopes: ['jobs:read'] })
+        .expect(201);
+      const key = created.body.secret as string;
+      // Both instances have read (and cached) the key.
+      await request(api.app).get('/v1/usage').set(bearer(key)).expect(200);
+      await request(other.app).get('/v1/usage').set(bearer(key)).expect(200);
+      await request(api.app)
+        .delete(`/app/keys/${created.body.id}`)
+        .set('Cookie', session.cookie)
+        .set('X-CSRF-Token', session.csrf)
+        .expect(204);
+      const revokedAt = Date.now();
+      expect((await request(api.app).get('/v1/usage').set(bearer(key))).status).toBe(401);
+      let status = 200;
+      while (status === 200 && Date.now() - revokedAt < API_KEY_CACHE_MS + 3000) {
+        status = (await request(other.app).get('/v1/usage').set(bearer(key))).status;
+        if (status === 200) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(status).toBe(401);
+      expect(Date.now() - revokedAt).toBeLessThanOrEqual(API_KEY_CACHE_MS + 1000);
+    } finally {
+      await other.close();
+    }
   });
 });

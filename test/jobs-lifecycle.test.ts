@@ -1,3 +1,4 @@
+import { workflowIds } from '../workflows/definitions';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { createActivities } from '../activities';
@@ -7,6 +8,7 @@ import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
 import {
   activityDepsFor,
   newKey,
+  startedJobWorkflow,
   startJobStack,
   submit,
   videositeCaptionRoutes,
@@ -134,7 +136,7 @@ describe('failures after acceptance', () => {
     // as the workflow records it after the last attempt) is run here instead.
     stack.origin.setRoutes(rateLimited);
     const res = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['pt'] });
-    await stack.api.deps.temporal.workflow.getHandle(`job-${res.body.id}`).terminate('the retry schedule is asserted in test/workflows');
+    await (await startedJobWorkflow(stack.api, res.body.id)).terminate('the retry schedule is asserted in test/workflows');
     const acts = createActivities(activityDepsFor(stack.api, stack.outbound));
     await acts.failJob(res.body.id, toErrorObject('SOURCE_RATE_LIMITED', 'videosite: HTTP 429'));
     const failed = (await request(app()).get(`/v1/jobs/${res.body.id}`).set(bearer(ws.apiKey))).body;
@@ -214,7 +216,7 @@ describe('exactly-once settlement', () => {
       const done = await waitFinal(stack.api, w.apiKey, r.body.id);
       expect(done.body.status).toBe('succeeded');
       // Wait for the workflow to finish its retried step.
-      await stack.api.deps.temporal.workflow.getHandle(`job-${r.body.id}`).result();
+      await (await startedJobWorkflow(stack.api, r.body.id)).result();
       expect(calls).toBe(2);
       expect((await balanceOf(w)).available).toBe(1999);
       const entries = await stack.api.deps.db.creditLedgerEntry.findMany({ where: { workspaceId: w.workspaceId, kind: 'charge' } });
@@ -249,7 +251,7 @@ describe('transcript deletion and retention', () => {
     await request(app()).delete(`/v1/transcripts/${id}`).set(bearer(ws.apiKey)).expect(404);
     const again = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['si'] });
     expect(again.status).toBe(202);
-    await stack.api.deps.temporal.workflow.getHandle(`purge-transcript-${id}`).result();
+    await stack.api.deps.temporal.workflow.getHandle(workflowIds.transcriptPurge(id)).result();
     expect(await stack.api.deps.db.transcript.findUnique({ where: { id } })).toBeNull();
     await waitFinal(stack.api, ws.apiKey, again.body.id);
   });

@@ -1,3 +1,4 @@
+import { workflowIds } from '../workflows/definitions';
 import { request as httpsRequest } from 'node:https';
 import request from 'supertest';
 import { bearer, createWorkspace, signInSession, type TestWorkspace } from './support/harness';
@@ -192,7 +193,7 @@ describe('event delivery', () => {
     const seen = receiver.received.filter((r) => r.body?.job_id === job.body.id).length;
     const event = await stack.api.deps.db.webhookEvent.findFirstOrThrow({ where: { subjectKey: `job:${job.body.id}` } });
     // The job starts the event's own workflow once its first attempt failed: wait until it exists.
-    const delivery = stack.api.deps.temporal.workflow.getHandle(`webhook-${event.id}`);
+    const delivery = stack.api.deps.temporal.workflow.getHandle(workflowIds.webhook(event.id));
     for (
       let i = 0;
       !(await delivery.describe().then(

@@ -2,15 +2,13 @@ import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { createActivities } from '../activities';
 import { createOutbound } from '../integrations/outbound/http';
-import { createCaptionSources } from '../integrations/platforms/sources';
+import { activityDepsFromConfig } from './activity-deps';
 import { Client, Connection } from '@temporalio/client';
 import { ensureRetentionSchedule } from './schedules';
 import { runWorkflowStarter } from './workflow-starter';
-import { addressPolicy, config, objectStoreSettings, outboundSettings, recognizerSettings } from '../domain/config';
+import { config, objectStoreSettings, outboundSettings, recognizerSettings } from '../domain/config';
 import { createDb } from '../domain/db';
-import { resolveSecretsKey } from '../domain/secrets-key';
 import { selectRecognizers } from '../integrations/recognizers/select';
-import { downloadAudio } from '../integrations/media/download';
 import { createObjectStore } from '../integrations/storage';
 import { applyMigrations } from '../prisma/migrate';
 
@@ -37,23 +35,19 @@ async function main() {
     namespace: cfg.TEMPORAL_NAMESPACE,
     taskQueue,
     workflowsPath: require.resolve('../workflows'),
-    activities: createActivities({
-      db: prisma,
-      store,
-      captions: createCaptionSources(outbound),
-      transcription: {
-        recognizer: recognizers.local,
-        cloud: recognizers.cloud,
-        callbackUrl: `${cfg.PUBLIC_BASE_URL ?? `http://127.0.0.1:${cfg.PORT}`}/ingress/asr/assemblyai`,
-        directLinkPolicy: addressPolicy(cfg),
-        downloadPlatformAudio: (url, platform, toDir) => downloadAudio(url, platform, { toDir, outbound: outboundSettings(cfg) }),
-      },
-      webhooks: { secretsKey: resolveSecretsKey(cfg), addressPolicy: addressPolicy(cfg) },
-    }),
+    activities: createActivities(activityDepsFromConfig(cfg, { db: prisma, store, outbound })),
   });
   // Starts the workflows of committed work whose start after the commit was lost (domain/workflow-starts.ts).
   const stopStarter = runWorkflowStarter(prisma, { temporal: client, taskQueue }, logger);
-  logger.info({ task_queue: taskQueue, metrics_port: metricsPort }, 'worker running');
+  logger.info(
+    {
+      task_queue: taskQueue,
+      metrics_port: metricsPort,
+      recognizer: recognizers.name,
+      recognition_task_queue: recognizers.cloud ? null : cfg.RECOGNITION_TASK_QUEUE,
+    },
+    'worker running',
+  );
   await worker.run();
   await stopStarter();
   await outbound.close();

@@ -1,12 +1,19 @@
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
 // Names shared by the API (client side) and the worker: task queues, workflow
-// ids, signals, updates and queries. No Node built-ins here: workflow code imports it.
+// ids, signals, updates and queries, defined once here and used by both sides
+// (the client sends them by these definitions, the workflow handles them). No
+// Node built-ins here: workflow code imports it.
 
 export const workflowIds = {
   job: (jobId: string) => `job-${jobId}`,
   batch: (batchId: string) => `batch-${batchId}`,
   webhook: (eventId: string) => `webhook-${eventId}`,
+  /** A resend from the dashboard is a delivery of its own, beside the event's first one. */
+  webhookResend: (eventId: string, at: number) => `webhook-${eventId}-resend-${at}`,
   transcriptPurge: (transcriptId: string) => `purge-transcript-${transcriptId}`,
   uploadVerify: (uploadId: string) => `upload-verify-${uploadId}`,
+  videoDiscovery: (id: string) => `video-discovery-${id}`,
+  languageDiscovery: (id: string) => `language-discovery-${id}`,
 };
 
 /** Automatic retry of retryable errors (growing delays). */
@@ -29,10 +36,22 @@ export interface JobWorkflowInput {
   jobId: string;
 }
 
+/**
+ * Speech recognition runs in its own worker pool (the Python worker in
+ * recognizer/, loading the model once per process) on its own task queue, so
+ * it scales apart from everything else. The queue a job uses comes with its
+ * plan (RECOGNITION_TASK_QUEUE, this by default); its activity, `recognizePiece`, is
+ * called by name (typed by activities/recognition.ts).
+ */
+export const RECOGNITION_TASK_QUEUE = 'recognition';
+/** How long a piece may wait for a free recognition worker before the job fails with PROVIDER_UNAVAILABLE. */
+export const RECOGNITION_QUEUE_TIMEOUT_MS = 60 * 60_000;
+
 /** Cloud recognizer: poll this often when no callback came, and give up after the timeout. */
 export const DEFAULT_PROVIDER_POLL_MS = 60_000;
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 3 * 3600_000;
-export const PROVIDER_CALLBACK_SIGNAL = 'providerCallback';
+/** The cloud recognizer called back (through the ingress endpoint): its result can be fetched. */
+export const providerCallbackSignal = defineSignal<[{ status: string }]>('providerCallback');
 
 export interface BatchWorkflowInput {
   batchId: string;
@@ -50,7 +69,7 @@ export const JOB_WORKFLOW = 'jobWorkflow';
 /** Failure type of the job's first step when its row never appeared (the accepting transaction rolled back). */
 export const JOB_NOT_COMMITTED = 'JOB_NOT_COMMITTED';
 /** Update: the workflow alone decides whether a cancel is still allowed. */
-export const CANCEL_UPDATE = 'cancel';
+export const cancelUpdate = defineUpdate<CancelResult, []>('cancel');
 
 export const TRANSCRIPT_PURGE_WORKFLOW = 'purgeTranscriptWorkflow';
 export const RETENTION_SCHEDULE_ID = 'transcript-retention';
@@ -72,3 +91,10 @@ export interface WebhookDeliveryInput {
 }
 
 export const UPLOAD_VERIFY_WORKFLOW = 'verifyUploadWorkflow';
+
+export const DISCOVERY_WORKFLOW = 'discoveryWorkflow';
+export type DiscoveryType = 'video' | 'language';
+export interface DiscoveryWorkflowInput {
+  type: DiscoveryType;
+  discoveryId: string;
+}

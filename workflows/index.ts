@@ -5,3 +5,4 @@ export { batchWorkflow } from './batch';
 export { webhookDeliveryWorkflow } from './webhook';
 export { verifyUploadWorkflow } from './upload';
 export { purgeTranscriptWorkflow, retentionSweepWorkflow } from './retention';
+export { discoveryWorkflow } from './discovery';

@@ -1,32 +1,28 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   condition,
-  defineSignal,
-  defineUpdate,
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  TimeoutFailure,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { JobOutcome, JobPlan } from '../activities/job-state';
 import {
-  CANCEL_UPDATE,
+  cancelUpdate,
   DEFAULT_PROVIDER_POLL_MS,
   DEFAULT_PROVIDER_TIMEOUT_MS,
   DEFAULT_RETRY,
   JOB_NOT_COMMITTED,
-  PROVIDER_CALLBACK_SIGNAL,
-  type CancelResult,
+  providerCallbackSignal,
+  RECOGNITION_QUEUE_TIMEOUT_MS,
   type JobWorkflowInput,
 } from './definitions';
 import { errorFromFailure, failureCode } from './failures';
 import { deliverEvent } from './webhook';
-
-export const cancelUpdate = defineUpdate<CancelResult, []>(CANCEL_UPDATE);
-/** The cloud recognizer called back (through the ingress endpoint): its result can be fetched. */
-export const providerCallbackSignal = defineSignal<[{ status: string }]>(PROVIDER_CALLBACK_SIGNAL);
 
 /** auto mode falls back to AI transcription when the video has no usable captions. */
 const CAPTIONS_MISSING = new Set(['NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE']);
@@ -54,7 +50,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     maximumInterval: DEFAULT_RETRY.maximumIntervalMs,
     maximumAttempts: DEFAULT_RETRY.maximumAttempts,
   };
-  // Media work: fetching and converting long files, recognising pieces. Not
+  // Media work: fetching and converting long files, stitching pieces. Not
   // eagerly dispatched to this worker: heavy work spreads over all workers.
   // Heartbeats (activities/heartbeat.ts) find a killed worker in 20 s.
   const media = proxyActivities<Activities>({
@@ -68,6 +64,18 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   // (stack/temporal-dynamic-config.yaml): no extra dispatch round trip. A
   // killed worker is found by the heartbeat timeout in 10 s.
   const source = proxyActivities<Activities>({ startToCloseTimeout: '60 seconds', heartbeatTimeout: '10 seconds', retry });
+  // Speech recognition: the Python recognition workers (recognizer/) on the
+  // plan's recognition queue, one activity per piece, called by name. A piece
+  // no recognition worker takes within the queue timeout fails the job with
+  // PROVIDER_UNAVAILABLE rather than waiting for ever.
+  const recognition = (plan: JobPlan) =>
+    proxyActivities<Activities>({
+      taskQueue: plan.recognitionTaskQueue,
+      startToCloseTimeout: '30 minutes',
+      scheduleToStartTimeout: RECOGNITION_QUEUE_TIMEOUT_MS,
+      heartbeatTimeout: '20 seconds',
+      retry,
+    });
 
   let finished = false;
   let cancelRequested = false;
@@ -136,7 +144,10 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     } else {
       const { pieces, keys } = await media.cutAudio(plan, audio.audioKey, audio.durationMs);
       await state.setStage(jobId, 'wait_asr');
-      const results = await Promise.all(keys.map((key, i) => media.recognizePiece(plan, key, i)));
+      const recognize = recognition(plan);
+      const results = await Promise.all(keys.map((key, i) => recognize.recognizePiece(plan, key, i))).catch((err: unknown) => {
+        throw noRecognizerInTime(err) ?? err;
+      });
       ({ transcriptId } = await media.storeRecognition(plan, results, pieces, audio.durationMs));
     }
     return { transcriptId, charge: cost, billingKind: 'ai_transcription' };
@@ -168,8 +179,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       } else {
         await state.setStage(jobId, 'captions');
         try {
-          const { transcriptId } = await source.fetchCaptions(plan, mediaId);
-          result = { transcriptId, charge: 1, billingKind: 'captions' };
+          const { transcriptId, charge } = await source.fetchCaptions(plan, mediaId);
+          result = { transcriptId, charge, billingKind: 'captions' };
         } catch (err) {
           if (plan.mode !== 'auto' || !CAPTIONS_MISSING.has(failureCode(err) ?? '')) throw err;
           result = await transcribe(plan);
@@ -187,4 +198,16 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   finished = true;
   if (outcome.eventId) await deliverEvent(outcome.eventId);
   return outcome;
+}
+
+/** A piece that waited out the recognition queue's schedule-to-start timeout: no recognition worker is serving the queue. */
+function noRecognizerInTime(err: unknown): ApplicationFailure | null {
+  if (!(err instanceof ActivityFailure) || !(err.cause instanceof TimeoutFailure) || err.cause.timeoutType !== 'SCHEDULE_TO_START')
+    return null;
+  return ApplicationFailure.create({
+    type: 'PROVIDER_UNAVAILABLE',
+    nonRetryable: true,
+    message: 'No speech recognition worker took the audio in time.',
+    details: ['recognizer_queue_timeout'],
+  });
 }

@@ -8,11 +8,17 @@ export async function purgeTranscriptWorkflow(transcriptId: string): Promise<voi
   await acts.purgeTranscript(transcriptId);
 }
 
-/** Run by the `transcript-retention` schedule: purges expired transcripts until none are left. */
+/** Run by the `transcript-retention` schedule: purges expired transcripts and discoveries until none are left. */
 export async function retentionSweepWorkflow(): Promise<number> {
   let total = 0;
   for (let i = 0; i < 100; i++) {
     const n = await acts.purgeExpiredTranscripts(500);
+    total += n;
+    if (n < 500) break;
+  }
+  // Discoveries are kept 24 hours; reads hide expired ones already.
+  for (let i = 0; i < 100; i++) {
+    const n = await acts.purgeExpiredDiscoveries(500);
     total += n;
     if (n < 500) break;
   }

@@ -9,6 +9,7 @@ import type { AddressPolicy } from '../../integrations/fetch';
 import type { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
 import type { Recognizer } from '../../integrations/recognizers/types';
 import type { ObjectStore } from '../../integrations/storage';
+import type { StartDispatcher } from '../../domain/workflow-starts';
 
 /** Everything a handler may use; built once per API process in api/app.ts. */
 export interface AppDeps {
@@ -27,4 +28,6 @@ export interface AppDeps {
   /** The recognizer jobs will use (its languages decide LANGUAGE_UNSUPPORTED at submit). */
   recognizer: Recognizer;
   cloudRecognizer: AssemblyAiRecognizer | null;
+  /** Starts workflows right after their accepting commits (one per API process; drained at shutdown). */
+  starts: StartDispatcher;
 }

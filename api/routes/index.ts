@@ -1,15 +1,15 @@
 import type { RouteSpec } from '../http/route';
 import { accountRoutes } from './account';
 import { batchRoutes } from './batches';
+import { discoveryRoutes } from './discoveries';
 import { ingressRoutes } from './ingress';
 import { jobRoutes } from './jobs';
-import { plannedRoutes } from './planned';
 import { transcriptRoutes } from './transcripts';
 import { uploadRoutes } from './uploads';
 import { usageRoutes } from './usage';
 import { webhookRoutes } from './webhooks';
 
-/** Every route: the built feature modules, then the planned ones (501 until built). */
+/** Every route of the service. */
 export const allRoutes: RouteSpec<any, any, any>[] = [
   ...usageRoutes,
   ...accountRoutes,
@@ -19,5 +19,5 @@ export const allRoutes: RouteSpec<any, any, any>[] = [
   ...webhookRoutes,
   ...uploadRoutes,
   ...ingressRoutes,
-  ...plannedRoutes,
+  ...discoveryRoutes,
 ];

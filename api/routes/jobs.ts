@@ -26,7 +26,7 @@ export function jobServiceDeps(deps: AppDeps): JobServiceDeps {
     photosocialEnabled: deps.config.PHOTOSOCIAL_ENABLED,
     asrEnabled: deps.config.ASR_ENABLED,
     cancelWaitMs: deps.config.CANCEL_WAIT_SECONDS * 1000,
-    onLostStart: (err, what) => deps.logger.warn({ err, what }, 'workflow start after commit failed; the starter will make it up'),
+    starts: deps.starts,
   };
 }
 

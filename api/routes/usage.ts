@@ -17,6 +17,7 @@ const capabilities = defineRoute({
     body: capabilitiesFor(principal?.plan ?? null, {
       asrEnabled: deps.config.ASR_ENABLED,
       photosocialEnabled: deps.config.PHOTOSOCIAL_ENABLED,
+      recognizer: deps.recognizer,
     }),
   }),
 });

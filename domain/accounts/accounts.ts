@@ -90,11 +90,48 @@ export async function signOut(db: Db, sessionId: string): Promise<void> {
 }
 
 /**
- * Resolves a bearer API key to its principal, or null. One query on the hot
- * path of every API call: key, workspace and the owner's verification.
+ * How long an API process trusts what it read about a key: a revoked key, a
+ * disabled workspace or a changed plan takes effect on every instance within
+ * this bound. Only valid keys are kept; a wrong key always reaches the database.
+ */
+export const API_KEY_CACHE_MS = 5_000;
+const API_KEY_CACHE_MAX = 10_000;
+const keyCaches = new WeakMap<Db, Map<string, { principal: Principal; until: number }>>();
+
+/**
+ * Resolves a bearer API key to its principal, or null. At most one query on
+ * the hot path of every API call (key, workspace and the owner's
+ * verification), and none while the answer is younger than API_KEY_CACHE_MS.
  */
 export async function principalFromApiKey(db: Db, rawKey: string): Promise<Principal | null> {
   if (!rawKey.startsWith(API_KEY_PREFIX)) return null;
+  const hash = sha256Hex(rawKey);
+  let cache = keyCaches.get(db);
+  if (!cache) keyCaches.set(db, (cache = new Map()));
+  const hit = cache.get(hash);
+  if (hit && hit.until > Date.now()) return hit.principal;
+  const principal = await lookUpApiKey(db, hash);
+  if (principal) {
+    if (cache.size >= API_KEY_CACHE_MAX) cache.clear();
+    cache.set(hash, { principal, until: Date.now() + API_KEY_CACHE_MS });
+  } else {
+    cache.delete(hash);
+  }
+  return principal;
+}
+
+/**
+ * Drops what this process remembers about a workspace's keys (revoked here, plan
+ * changed, workspace disabled): this instance sees the change at once, the
+ * others within API_KEY_CACHE_MS.
+ */
+export function forgetCachedKeys(db: Db, workspaceId: string): void {
+  const cache = keyCaches.get(db);
+  if (!cache) return;
+  for (const [hash, entry] of cache) if (entry.principal.workspaceId === workspaceId) cache.delete(hash);
+}
+
+async function lookUpApiKey(db: Db, hash: string): Promise<Principal | null> {
   const rows = await db.$queryRaw<
     { id: string; scopes: string[]; workspace_id: string; plan: PlanId; status: string; verified: boolean; stale: boolean }[]
   >`
@@ -102,7 +139,7 @@ export async function principalFromApiKey(db: Db, rawKey: string): Promise<Princ
            EXISTS (SELECT 1 FROM users u WHERE u.workspace_id = w.id AND u.role = 'owner' AND u.email_verified_at IS NOT NULL) AS verified,
            (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale
     FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-    WHERE k.secret_hash = ${sha256Hex(rawKey)} AND k.revoked_at IS NULL`;
+    WHERE k.secret_hash = ${hash} AND k.revoked_at IS NULL`;
   const key = rows[0];
   if (!key) return null;
   if (key.status !== 'active') throw new ServiceError('FORBIDDEN', 'workspace', { message: 'This workspace is disabled.' });
@@ -197,6 +234,7 @@ export async function listApiKeys(db: Db, workspaceId: string): Promise<ApiKeyRe
 
 export async function revokeApiKey(db: Db, workspaceId: string, keyId: string): Promise<void> {
   const res = await db.apiKey.updateMany({ where: { id: keyId, workspaceId, revokedAt: null }, data: { revokedAt: new Date() } });
+  forgetCachedKeys(db, workspaceId); // after the update: this instance refuses the key at once
   if (res.count === 0) {
     const exists = await db.apiKey.findFirst({ where: { id: keyId, workspaceId } });
     if (!exists) throw new ServiceError('NOT_FOUND', 'id');

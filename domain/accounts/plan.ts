@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import { forgetCachedKeys } from './accounts';
 import { addMonths } from '../credits/ledger';
 import { PLANS, type PlanId } from '../plans';
 
@@ -21,4 +22,6 @@ export async function changePlan(db: Db, workspaceId: string, plan: PlanId, now 
       WHERE workspace_id = ${workspaceId}::uuid`;
     await tx.creditLedgerEntry.create({ data: { workspaceId, kind: 'grant_period', amount: credits, note: `plan changed to ${plan}` } });
   });
+  // After the commit, so no request here re-reads the old plan into the cache.
+  forgetCachedKeys(db, workspaceId);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JobRequest } from '../schemas/jobs';
 import { workflowIds } from '../../workflows/definitions';
-import { startAfterCommit, startBatchWorkflow } from '../workflow-starts';
+import { startBatchWorkflow } from '../workflow-starts';
 import type { Principal } from '../accounts/principal';
 import type { Db } from '../db';
 import { reserveCredits, writeHolds } from '../credits/ledger';
@@ -124,12 +124,7 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
     },
     { timeout: 30_000, maxWait: 10_000 },
   );
-  if (!('replayOf' in outcome)) {
-    await startAfterCommit(
-      () => startBatchWorkflow(deps, deps.db, batchId),
-      (err) => deps.onLostStart?.(err, `batch ${batchId}`),
-    );
-  }
+  if (!('replayOf' in outcome)) deps.starts.dispatch(`batch ${batchId}`, () => startBatchWorkflow(deps, deps.db, batchId));
   const id = 'replayOf' in outcome ? outcome.replayOf! : outcome.batchId;
   return { status: 'replayOf' in outcome ? (200 as const) : (202 as const), batch: await getBatch(deps.db, principal.workspaceId, id) };
 }

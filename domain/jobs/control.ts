@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { JobRequest } from '../schemas/jobs';
-import { CANCEL_UPDATE, type CancelResult } from '../../workflows/definitions';
+import { cancelUpdate } from '../../workflows/definitions';
 import type { Principal } from '../accounts/principal';
 import { isErrorCode, ServiceError, type ErrorObject } from '../errors';
 import type { IdempotencyScope } from '../idempotency';
@@ -28,7 +28,7 @@ export async function cancelJob(deps: JobServiceDeps, principal: Principal, jobI
       // One update id per job: a repeated cancel (after a 503) joins the first one instead of queueing another.
       const handle = deps.temporal.workflow.getHandle(job.workflowId);
       await deps.temporal.withDeadline(Date.now() + deps.cancelWaitMs, () =>
-        handle.executeUpdate<CancelResult, []>(CANCEL_UPDATE, { updateId: `cancel-${jobId}` }),
+        handle.executeUpdate(cancelUpdate, { updateId: `cancel-${jobId}` }),
       );
       break;
     } catch (err) {

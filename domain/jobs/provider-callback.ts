@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
-import { PROVIDER_CALLBACK_SIGNAL } from '../../workflows/definitions';
+import { providerCallbackSignal } from '../../workflows/definitions';
 import type { Db } from '../db';
 import { ServiceError } from '../errors';
 
@@ -20,6 +20,6 @@ export async function acceptProviderCallback(
   const callback = cloud.verifyCallback(headers, body);
   const job = await db.job.findUnique({ where: { providerJobId: callback.providerJobId }, select: { workflowId: true } });
   if (!job) return { accepted: false };
-  await temporal.workflow.getHandle(job.workflowId).signal(PROVIDER_CALLBACK_SIGNAL, { status: callback.status });
+  await temporal.workflow.getHandle(job.workflowId).signal(providerCallbackSignal, { status: callback.status });
   return { accepted: true };
 }

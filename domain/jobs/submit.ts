@@ -4,7 +4,7 @@ import type { JobRequest } from '../schemas/jobs';
 import type { Principal } from '../accounts/principal';
 import type { Db, Tx } from '../db';
 import { reserveCredits, writeHolds } from '../credits/ledger';
-import { startAfterCommit, startJobWorkflow } from '../workflow-starts';
+import { startJobWorkflow, type StartDispatcher } from '../workflow-starts';
 import { ServiceError } from '../errors';
 import { bindIdempotencyRecord, claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
 import { CAPTION_CREDITS, PLANS, transcriptionCredits } from '../plans';
@@ -27,8 +27,8 @@ export interface JobServiceDeps {
   asrEnabled: boolean;
   /** How long a cancel waits for the job's workflow to decide. */
   cancelWaitMs: number;
-  /** Told when a start after the commit failed (the starter makes it up); the API logs it. */
-  onLostStart?: (err: unknown, what: string) => void;
+  /** Starts workflows after their accepting commits (domain/workflow-starts.ts StartDispatcher). */
+  starts: StartDispatcher;
 }
 
 export interface SubmitResult {
@@ -212,8 +212,9 @@ export async function assertWebhookEndpoint(db: Db | Tx, workspaceId: string, id
  * POST /v1/jobs. One short transaction writes the idempotency record, the hold
  * and the job, and reserves the credits last (the only statement that locks a
  * shared row, held only until the commit). The workflow is started after the
- * commit, outside any transaction; a start that fails or is lost is made up by
- * the starter (domain/workflow-starts.ts), so an accepted job is never lost.
+ * commit, outside any transaction and without holding up the answer; a start
+ * that fails or is lost is made up by the starter (domain/workflow-starts.ts),
+ * so an accepted job is never lost.
  */
 export async function submitJob(
   deps: JobServiceDeps,
@@ -259,11 +260,6 @@ export async function submitJob(
     const job = await deps.db.job.findUniqueOrThrow({ where: { id: outcome.replayOf! } });
     return { status: 200, job: toJobView(job) };
   }
-  if (!outcome.cached) {
-    await startAfterCommit(
-      () => startJobWorkflow(deps, id),
-      (err) => deps.onLostStart?.(err, `job ${id}`),
-    );
-  }
+  if (!outcome.cached) deps.starts.dispatch(`job ${id}`, () => startJobWorkflow(deps, id));
   return { status: outcome.cached ? 200 : 202, job: toJobView(outcome.job) };
 }

@@ -2,6 +2,8 @@ import { SCOPES } from '../accounts/principal';
 import { PLAN_IDS } from '../plans';
 import { z } from './zod';
 import { DateTime, Uuid } from './common';
+import { languageQualitySummary } from '../../integrations/recognizers/quality';
+import { WhisperRecognizer } from '../../integrations/recognizers/whisper';
 
 export const UsageSchema = z
   .object({
@@ -43,6 +45,26 @@ export const CapabilitiesSchema = z
     max_media_bytes: z.number().int(),
     export_formats: z.array(z.enum(['txt', 'json', 'srt', 'vtt'])),
     recognition_profiles: z.array(z.literal('standard')),
+    recognition_model: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The model AI transcription uses (recognition.model of its transcripts).' }),
+    transcription_languages: z
+      .array(
+        z.object({
+          language: z.string(),
+          quality_status: z.enum(['validated_language', 'provider_supported', 'experimental_language']),
+          metric: z.enum(['wer', 'cer']).nullable().openapi({ description: 'wer: word error rate; cer: character error rate (ja, ko).' }),
+          error_rate: z
+            .number()
+            .nullable()
+            .openapi({ description: 'Measured on real speech through the whole job pipeline; null when not measured.' }),
+          clips: z.number().int().openapi({ description: 'Recordings the error rate was measured on.' }),
+        }),
+      )
+      .openapi({
+        description: `The AI-transcription languages and the quality status each gets, from measurements. ${languageQualitySummary(new WhisperRecognizer())}`,
+      }),
     transcribe_credits_per_minute: z.number().int(),
     minimum_billable_seconds: z.number().int(),
     price_version: z.string().openapi({ example: '2026-11-01' }),

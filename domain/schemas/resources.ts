@@ -1,14 +1,19 @@
 import { MAX_BATCH_ITEMS } from '../plans';
+import type { Segment, Word } from '../transcripts/timing';
 import { z } from './zod';
 import { DateTime, ErrorObjectSchema, Uuid } from './common';
 import { JobRequestSchema, MetadataSchema, PLATFORMS } from './jobs';
+import { languageQualitySummary } from '../../integrations/recognizers/quality';
+import { WhisperRecognizer } from '../../integrations/recognizers/whisper';
 
 // Transcripts, batches, uploads, discoveries and webhook endpoints.
 
-export const SegmentSchema = z.object({ start: z.number(), end: z.number(), text: z.string() }).openapi('Segment');
+export const SegmentSchema = z
+  .object({ start: z.number(), end: z.number(), text: z.string() })
+  .openapi('Segment') satisfies z.ZodType<Segment>;
 export const WordSchema = z
   .object({ start: z.number(), end: z.number(), text: z.string(), confidence: z.number().min(0).max(1) })
-  .openapi('Word');
+  .openapi('Word') satisfies z.ZodType<Word>;
 
 export const TranscriptSchema = z
   .object({
@@ -30,7 +35,12 @@ export const TranscriptSchema = z
       .object({
         model: z.string(),
         profile: z.literal('standard'),
-        quality_status: z.enum(['validated_language', 'provider_supported', 'experimental_language']),
+        quality_status: z.enum(['validated_language', 'provider_supported', 'experimental_language']).openapi({
+          description: `validated_language: quality measured on real speech of the language; provider_supported: the model lists the language, quality not measured or not good enough to validate; experimental_language: quality may vary. Measured table: ${languageQualitySummary(new WhisperRecognizer())}`,
+        }),
+        language_probability: z.number().min(0).max(1).nullable().optional().openapi({
+          description: 'How sure the recognizer was of the language it detected; null when the job asked for a language.',
+        }),
       })
       .nullable(),
     extraction_version: z.string(),
@@ -114,81 +124,6 @@ export const UploadSchema = z
   .openapi('Upload', {
     description:
       '`pending` until completed; `verifying` while a worker checks the file after completion; `ready` once verified (usable as a job source); `failed` when verification failed; `expired` when the 24-hour slot lapsed unused.',
-  });
-
-export const DISCOVERY_KINDS = [
-  'videosite_search',
-  'videosite_channel_videos',
-  'videosite_channel_search',
-  'videosite_playlist_videos',
-  'shortvideo_user_videos',
-] as const;
-export const VideoDiscoveryRequestSchema = z
-  .strictObject({
-    kind: z.enum(DISCOVERY_KINDS),
-    query: z.string().min(1).max(200).optional(),
-    channel: z.string().min(1).max(2048).optional(),
-    playlist: z.string().min(1).max(2048).optional(),
-    user: z.string().min(1).max(2048).optional(),
-    limit: z.number().int().min(1).max(50).default(20),
-    cursor: z.string().max(4096).optional(),
-    include_details: z.boolean().optional(),
-  })
-  .openapi('VideoDiscoveryRequest');
-
-export const VideoEntrySchema = z
-  .object({
-    platform: z.enum(['videosite', 'shortvideo']),
-    video_id: z.string(),
-    url: z.string(),
-    title: z.string().nullable(),
-    channel_id: z.string().nullable(),
-    channel_title: z.string().nullable(),
-    duration_s: z.number().int().nullable(),
-    published_at: DateTime.nullable(),
-    published_text: z.string().nullable(),
-    view_count: z.number().int().nullable(),
-    view_count_text: z.string().nullable(),
-    thumbnail_url: z.string().nullable(),
-    shortvideo: z.record(z.string(), z.unknown()).nullable(),
-  })
-  .openapi('VideoEntry');
-
-export const DISCOVERY_STATUSES = ['queued', 'processing', 'succeeded', 'failed'] as const;
-export const VideoDiscoverySchema = z
-  .object({
-    id: Uuid,
-    kind: z.enum(DISCOVERY_KINDS),
-    status: z.enum(DISCOVERY_STATUSES),
-    request: VideoDiscoveryRequestSchema,
-    videos: z.array(VideoEntrySchema),
-    profile: z.record(z.string(), z.unknown()).nullable(),
-    next_cursor: z.string().nullable(),
-    error: ErrorObjectSchema.nullable(),
-    created_at: DateTime,
-    updated_at: DateTime,
-    expires_at: DateTime,
-  })
-  .openapi('VideoDiscovery');
-
-export const LanguageDiscoveryRequestSchema = z
-  .strictObject({ source: z.strictObject({ url: z.string() }) })
-  .openapi('LanguageDiscoveryRequest');
-export const LanguageDiscoverySchema = z
-  .object({
-    id: Uuid,
-    status: z.enum(DISCOVERY_STATUSES),
-    source: z.object({ platform: z.literal('videosite'), media_id: z.string(), canonical_url: z.string() }),
-    tracks: z.array(
-      z.object({ language_code: z.string(), name: z.string(), kind: z.enum(['creator', 'automatic']), is_default: z.boolean() }),
-    ),
-    error: ErrorObjectSchema.nullable(),
-    created_at: DateTime,
-    updated_at: DateTime,
-    expires_at: DateTime,
-  })
-  .openapi('LanguageDiscovery', {
-    description: 'The caption tracks of a videosite video; `language_code` values are used in caption_languages.',
   });
 
 export const WebhookEndpointRequestSchema = z

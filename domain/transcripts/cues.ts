@@ -10,15 +10,13 @@
 
 import { Chunk, keptLines, LineBreaker } from './line-breaking';
 import { neutraliseArrows, normaliseTextClassified } from './text';
+import type { Segment } from './timing';
 import { WordInput, WordTimeBuffers, WordTimeline } from './word-timing';
 
 export type { WordInput } from './word-timing';
 
-export interface SegmentInput {
-  start: number;
-  end: number;
-  text: string;
-}
+/** A segment as it comes in (timing not yet repaired). */
+export type SegmentInput = Segment;
 
 /** One caption cue: integer milliseconds, 1..maxLines non-empty lines of plain (unescaped) text. */
 export interface Cue {

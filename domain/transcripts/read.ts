@@ -31,6 +31,7 @@ export function toTranscriptView(t: Transcript) {
         model: string;
         profile: 'standard';
         quality_status: 'validated_language' | 'provider_supported' | 'experimental_language';
+        language_probability?: number | null;
       } | null) ?? null,
     extraction_version: t.extractionVersion,
     created_at: (t.publishedAt ?? t.createdAt).toISOString(),

@@ -1,11 +1,9 @@
+import type { Word } from './timing';
 // Word timeline: matches a segment's letters and digits with the words spoken
 // in it, in one streaming pass over the words of the whole transcript.
 
-export interface WordInput {
-  start: number;
-  end: number;
-  text: string;
-}
+/** A word's timing and text (its confidence plays no part in alignment). */
+export type WordInput = Pick<Word, 'start' | 'end' | 'text'>;
 
 /** How far (ms) a segment's first word may start before the segment itself. */
 const WORD_TOLERANCE_MS = 500;

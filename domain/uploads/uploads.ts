@@ -110,7 +110,7 @@ export async function completeUpload(
     throw new ServiceError('CONFLICT', 'expires_at', { message: 'The 24-hour upload slot expired; reserve a new one.' });
   // Committed first, started second: a lost start is made up by the starter (domain/workflow-starts.ts).
   await db.upload.updateMany({ where: { id, status: 'pending' }, data: { status: 'verifying', verificationRequestedAt: new Date() } });
-  await startUploadVerification({ temporal, taskQueue }, id);
+  await temporal.withDeadline(Date.now() + waitMs, () => startUploadVerification({ temporal, taskQueue }, id));
   const handle = temporal.workflow.getHandle(workflowIds.uploadVerify(id));
   const verdict = await waitAtMost(handle.result(), waitMs);
   if (verdict.kind === 'timeout') return { status: 202, upload: toUploadView(await db.upload.findUniqueOrThrow({ where: { id } })) };

@@ -1,3 +1,4 @@
+import { WEBHOOK_WORKFLOW, workflowIds, type WebhookDeliveryInput } from '../../workflows/definitions';
 import type { AddressPolicy } from '../../integrations/fetch';
 import { assertSafeUrl } from '../../integrations/fetch';
 import { encryptSecret, randomToken } from '../accounts/secrets';
@@ -112,10 +113,11 @@ export async function resendDelivery(
   });
   if (!delivery) throw new ServiceError('NOT_FOUND', 'id', { message: 'No delivery attempt with this id in this workspace.' });
   if (!delivery.event.endpoint.enabled) throw new ServiceError('CONFLICT', 'endpoint', { message: 'The endpoint is disabled.' });
-  await temporal.workflow.start('webhookDeliveryWorkflow', {
+  const input: WebhookDeliveryInput = { eventId: delivery.eventId, resend: true };
+  await temporal.workflow.start(WEBHOOK_WORKFLOW, {
     taskQueue,
-    workflowId: `webhook-${delivery.eventId}-resend-${Date.now()}`,
-    args: [{ eventId: delivery.eventId, resend: true }],
+    workflowId: workflowIds.webhookResend(delivery.eventId, Date.now()),
+    args: [input],
   });
   return { event_id: delivery.eventId, status: 'resend_scheduled' };
 }

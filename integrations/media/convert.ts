@@ -2,8 +2,8 @@ import { ServiceError } from '../../domain/errors';
 import { lastLine, runTool } from './run-tool';
 
 // Every recognizer here takes the same input: 16 kHz, mono, signed 16-bit
-// PCM in a wav file. pocketsphinx's en-us model and whisper are trained on
-// 16 kHz audio; converting once, here, keeps the recognizers free of codecs.
+// PCM in a wav file. Whisper is trained on 16 kHz audio; converting once,
+// here, keeps the recognition workers free of codecs.
 
 export interface WavCut {
   /** Start of the piece in the input, milliseconds. Default 0. */
@@ -21,7 +21,7 @@ export async function toRecognizerWav(input: string, output: string, cut: WavCut
   args.push('-i', input);
   if (cut.durationMs !== undefined) args.push('-t', msToSeconds(cut.durationMs));
   args.push('-map', '0:a:0', '-vn', '-sn', '-dn', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le');
-  // A plain 44-byte header (no LIST/INFO chunk): pocketsphinx skips exactly 44 bytes and would hear the rest as samples.
+  // A plain 44-byte header (no LIST/INFO chunk): readers that skip exactly 44 bytes would otherwise hear the rest as samples.
   args.push('-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact', '-f', 'wav', output);
   const run = await runTool('ffmpeg', args, { signal: cut.signal, timeoutMs: 30 * 60_000 });
   if (run.code !== 0)

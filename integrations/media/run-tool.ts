@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 
-// One way to run the media command-line tools (ffmpeg, ffprobe,
-// pocketsphinx): no shell (file names are never interpreted), output
+// One way to run the media command-line tools (ffmpeg, ffprobe, yt-dlp):
+// no shell (file names are never interpreted), output
 // collected with a cap so a chatty tool cannot exhaust memory, and the child
 // killed when the caller's AbortSignal fires (a cancelled Temporal activity
 // must not leave a decoder running).

@@ -7,13 +7,19 @@ import type { CaptionKind, CaptionPreference } from './types';
 // language asked for beat creator captions in the second. Within one language,
 // caption_preference orders the kinds; within one kind, the closer tag wins
 // (exact, then `en` ↔ `en-US`, then `en-US` ↔ `en-GB`), then the default
-// track, then the platform's order.
+// track, then the platform's order. A track listed under its own code
+// (caption-codes.ts: `en-x-commentary` for one of several English creator
+// tracks) is matched by that code before any plain-language match, so every
+// code the language discovery lists leads back to its track; where code and
+// language are the same (nearly every track) the order is the one above.
 
 export interface ChoosableTrack {
   /** BCP 47 (or close to it). */
   language: string;
   kind: CaptionKind;
   isDefault: boolean;
+  /** The code the track is listed under when it differs from `language` (caption-codes.ts); absent = `language`. */
+  code?: string;
 }
 
 export interface CaptionChoice {
@@ -45,7 +51,7 @@ export function chooseCaptionTrack<T extends ChoosableTrack>(tracks: readonly T[
       const hit = bestFor(language, allowed, kinds);
       if (hit) return hit;
     }
-    const available = [...new Set(allowed.map((t) => t.language))].join(', ');
+    const available = [...new Set(allowed.map((t) => t.code ?? t.language))].join(', ');
     throw new ServiceError(
       'LANGUAGE_UNAVAILABLE',
       `caption_languages: none of ${languages.join(', ')} (caption_preference=${preference}; available: ${available})`,
@@ -55,7 +61,7 @@ export function chooseCaptionTrack<T extends ChoosableTrack>(tracks: readonly T[
   // No languages asked for: the video's default track, or the closest to it
   // that the preference allows (its language, then any allowed track).
   const reference = tracks.find((t) => t.isDefault) ?? tracks.find((t) => t.kind === 'creator') ?? tracks[0];
-  return bestFor(reference.language, allowed, kinds) ?? allowed.find((t) => t.isDefault) ?? allowed[0];
+  return bestFor(reference.code ?? reference.language, allowed, kinds) ?? allowed.find((t) => t.isDefault) ?? allowed[0];
 }
 
 function bestFor<T extends ChoosableTrack>(language: string, tracks: readonly T[], kinds: readonly CaptionKind[]): T | undefined {
@@ -63,7 +69,7 @@ function bestFor<T extends ChoosableTrack>(language: string, tracks: readonly T[
     let best: T | undefined;
     let bestScore = 0;
     for (const track of tracks) {
-      const match = track.kind === kind ? languageMatch(language, track.language) : 0;
+      const match = track.kind === kind ? matchOf(language, track) : 0;
       if (match === 0) continue;
       const score = match * 2 + (track.isDefault ? 1 : 0);
       if (score > bestScore) {
@@ -74,4 +80,10 @@ function bestFor<T extends ChoosableTrack>(language: string, tracks: readonly T[
     if (best) return best;
   }
   return undefined;
+}
+
+/** languageMatch, plus 4 when the tag is exactly the track's own code. */
+function matchOf(language: string, track: ChoosableTrack): number {
+  if (languageMatch(language, track.code ?? track.language) === 3) return 4;
+  return languageMatch(language, track.language);
 }

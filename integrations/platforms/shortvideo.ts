@@ -122,6 +122,13 @@ function toTracks(subtitles: ShortvideoSubtitle[]): ShortvideoTrack[] {
   return tracks;
 }
 
+/** The languages a caption job can ask for on a post (video discovery's caption_languages), default track's first, each once. */
+export function captionLanguagesOf(subtitles: ShortvideoSubtitle[]): string[] {
+  const tracks = toTracks(subtitles);
+  const languages = [...tracks.filter((t) => t.isDefault), ...tracks].map((t) => t.language);
+  return [...new Set(languages)];
+}
+
 function trackInfo(track: ShortvideoTrack): CaptionTrackInfo {
   return { language_code: track.language, name: track.subtitle.languageCodeName, kind: track.kind, is_default: track.isDefault };
 }

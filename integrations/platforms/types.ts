@@ -1,3 +1,4 @@
+import type { Segment } from '../../domain/transcripts/timing';
 // Shapes shared by the platform caption sources (videosite, shortvideo) and
 // handed to the Temporal activities that call them.
 
@@ -6,12 +7,8 @@ export type CaptionKind = 'creator' | 'automatic';
 export type SourceOrigin = 'creator_captions' | 'platform_captions';
 export type CaptionFormat = 'json3' | 'srv3' | 'srv2' | 'srv1' | 'vtt' | 'srt' | 'utterances';
 
-/** Seconds, millisecond precision, non-empty single-line text, starts never decreasing. */
-export interface Segment {
-  start: number;
-  end: number;
-  text: string;
-}
+/** Caption segments: non-empty single-line text, starts never decreasing. */
+export type { Segment } from '../../domain/transcripts/timing';
 
 /** One caption track as the language discovery lists it. */
 export interface CaptionTrackInfo {

@@ -77,3 +77,50 @@ export function playerRequest(client: InnertubeClient, videoId: string): { url: 
   }
   return { url: `${INNERTUBE_HOST}/youtubei/v1/player?prettyPrint=false`, headers, json: { context, ...player } };
 }
+
+// The desktop web client, for listings (/search, /browse, /navigation/resolve_url):
+// only its answers carry the search results and channel tabs the recordings show
+// (shared PROVENANCE, "paging with continuation tokens"). Version as recorded on
+// 2026-05-21; hl=en so that counts and dates come in the English forms
+// discovery-text.ts reads.
+export const WEB_ORIGIN = 'https://www.youtube.com';
+export const WEB_CLIENT_VERSION = '2.20260519.10.00';
+const WEB_CONTEXT = {
+  client: {
+    clientName: 'WEB',
+    clientVersion: WEB_CLIENT_VERSION,
+    hl: 'en',
+    gl: 'US',
+    originalUrl: WEB_ORIGIN,
+    platform: 'DESKTOP',
+    utcOffsetMinutes: 0,
+  },
+  request: { internalExperimentFlags: [], useSsl: true },
+  user: { lockedSafetyMode: false },
+};
+
+/**
+ * POST www.youtube.com/youtubei/v1/<endpoint> as the web client. `fields`
+ * restricts the answer to some top-level keys (`$fields=header,metadata`), as
+ * NewPipe does for headers. SOCS=CAE= is the "reject all" consent cookie
+ * NewPipe sends: without it, answers from the EU may be the consent wall.
+ */
+export function webRequest(
+  endpoint: 'search' | 'browse' | 'navigation/resolve_url',
+  body: Record<string, unknown>,
+  fields?: string,
+): { url: string; headers: Record<string, string>; json: unknown } {
+  const query = fields === undefined ? 'prettyPrint=false' : `$fields=${fields}&prettyPrint=false`;
+  return {
+    url: `${WEB_ORIGIN}/youtubei/v1/${endpoint}?${query}`,
+    headers: {
+      'content-type': 'application/json',
+      origin: WEB_ORIGIN,
+      referer: `${WEB_ORIGIN}/`,
+      cookie: 'SOCS=CAE=',
+      'x-youtube-client-name': '1',
+      'x-youtube-client-version': WEB_CLIENT_VERSION,
+    },
+    json: { context: WEB_CONTEXT, ...body },
+  };
+}

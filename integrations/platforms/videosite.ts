@@ -3,6 +3,7 @@ import type { Outbound, OutboundResponse } from '../outbound/http';
 import { chooseCaptionTrack, type ChoosableTrack } from './caption-choice';
 import { parseCaptionBody, type ParsedCaptions } from './caption-formats';
 import { DEFAULT_VIDEOSITE_CLIENTS, playerRequest, type InnertubeClient } from './videosite-clients';
+import { captionCodes } from './caption-codes';
 import { isObject } from './json-shapes';
 import { checkPlayability, textOf, type Refusal } from './videosite-playability';
 import { sourceOriginOf, type CaptionOptions, type CaptionResult, type CaptionTrackInfo } from './types';
@@ -28,11 +29,22 @@ export interface VideositeSource {
   fetchCaptions(videoId: string, options?: CaptionOptions): Promise<VideositeCaptionResult>;
   /** Every caption track of the video (language discovery); [] when it has none. */
   listCaptionTracks(videoId: string, options?: { signal?: AbortSignal }): Promise<CaptionTrackInfo[]>;
+  /** The video's title and length with its caption tracks (language discovery), from the same player response a caption job reads. */
+  describeCaptions(videoId: string, options?: { signal?: AbortSignal }): Promise<VideositeCaptionListing>;
+}
+
+export interface VideositeCaptionListing {
+  title: string | null;
+  durationSeconds: number | null;
+  tracks: Array<CaptionTrackInfo & { is_translatable: boolean }>;
 }
 
 interface VideositeTrack extends ChoosableTrack {
   baseUrl: string;
   name: string;
+  /** The code it is listed and asked for under (caption-codes.ts). */
+  code: string;
+  isTranslatable: boolean;
 }
 
 type Attempt<T> = { value: T } | { refusal: Refusal };
@@ -120,15 +132,12 @@ export function createVideositeSource(deps: VideositeDeps): VideositeSource {
         }
         if (parsed.segments.length === 0) throw new ServiceError('NO_CAPTIONS', `captions: track ${track.language} has no text`);
 
-        const details = isObject(player.value.videoDetails) ? player.value.videoDetails : {};
-        const length = Number(details.lengthSeconds);
         return {
           value: {
             language: track.language,
             sourceOrigin: sourceOriginOf(track.kind),
             segments: parsed.segments,
-            title: typeof details.title === 'string' ? details.title : null,
-            durationSeconds: Number.isFinite(length) && length > 0 ? length : null,
+            ...videoDetailsOf(player.value),
             track: { ...trackInfo(track), format: parsed.format, client: client.id },
           },
         };
@@ -144,11 +153,35 @@ export function createVideositeSource(deps: VideositeDeps): VideositeSource {
         return { value: tracks.value.map(trackInfo) };
       }, options.signal);
     },
+
+    async describeCaptions(videoId, options = {}) {
+      return eachClient(async (client) => {
+        const player = await playerResponse(client, videoId, options.signal);
+        if ('refusal' in player) return player;
+        const tracks = readTracks(player.value);
+        if ('refusal' in tracks) return tracks;
+        return {
+          value: {
+            ...videoDetailsOf(player.value),
+            tracks: tracks.value.map((t) => ({ ...trackInfo(t), is_translatable: t.isTranslatable })),
+          },
+        };
+      }, options.signal);
+    },
+  };
+}
+
+function videoDetailsOf(pr: Record<string, unknown>): { title: string | null; durationSeconds: number | null } {
+  const details = isObject(pr.videoDetails) ? pr.videoDetails : {};
+  const length = Number(details.lengthSeconds);
+  return {
+    title: typeof details.title === 'string' ? details.title : null,
+    durationSeconds: Number.isFinite(length) && length > 0 ? length : null,
   };
 }
 
 function trackInfo(track: VideositeTrack): CaptionTrackInfo {
-  return { language_code: track.language, name: track.name, kind: track.kind, is_default: track.isDefault };
+  return { language_code: track.code, name: track.name, kind: track.kind, is_default: track.isDefault };
 }
 
 /**
@@ -161,13 +194,29 @@ function readTracks(pr: Record<string, unknown>): Attempt<VideositeTrack[]> {
   if (!isObject(renderer) || renderer.captionTracks === undefined) return { value: [] };
   if (!Array.isArray(renderer.captionTracks)) return refuse('SOURCE_CHANGED', 'videosite: captionTracks is not a list', true);
   const tracks: VideositeTrack[] = [];
+  const named: Array<{ trackName: string; vssId: string }> = [];
   for (const raw of renderer.captionTracks) {
     if (!isObject(raw) || typeof raw.baseUrl !== 'string' || typeof raw.languageCode !== 'string') {
       return refuse('SOURCE_CHANGED', 'videosite: caption track without baseUrl or languageCode', true);
     }
     const kind = raw.kind === 'asr' ? 'automatic' : 'creator';
-    tracks.push({ baseUrl: raw.baseUrl, language: raw.languageCode, kind, name: textOf(raw.name) || raw.languageCode, isDefault: false });
+    tracks.push({
+      baseUrl: raw.baseUrl,
+      language: raw.languageCode,
+      code: raw.languageCode,
+      kind,
+      name: textOf(raw.name) || raw.languageCode,
+      isDefault: false,
+      isTranslatable: raw.isTranslatable === true,
+    });
+    named.push({
+      trackName: typeof raw.trackName === 'string' ? raw.trackName : '',
+      vssId: typeof raw.vssId === 'string' ? raw.vssId : '',
+    });
   }
+  captionCodes(tracks.map((t, i) => ({ language: t.language, kind: t.kind, ...named[i] }))).forEach((code, i) => {
+    tracks[i].code = code;
+  });
   const audioTracks = Array.isArray(renderer.audioTracks) ? renderer.audioTracks : [];
   const audio = audioTracks[typeof renderer.defaultAudioTrackIndex === 'number' ? renderer.defaultAudioTrackIndex : 0] ?? audioTracks[0];
   const declared =
@@ -223,20 +272,20 @@ function pageRefusal(body: string, what: string): Refusal {
   return { error: new ServiceError('SOURCE_CHANGED', `${what}: unexpected ${isHtml(body) ? 'HTML page' : 'body'}`), clientSpecific: true };
 }
 
-function isHtml(body: string): boolean {
+export function isHtml(body: string): boolean {
   return /^\s*(<!doctype html|<html)/i.test(body.slice(0, 200));
 }
 
-function isRateLimitPage(body: string): boolean {
+export function isRateLimitPage(body: string): boolean {
   return /g-recaptcha|unusual traffic|\/sorry\/index/i.test(body);
 }
 
 /** Answers that are about our address: worth another egress proxy before anything else. */
-function looksBlocked(res: OutboundResponse): boolean {
+export function looksBlocked(res: OutboundResponse): boolean {
   return isRateLimitHtml(res) || (res.body.includes('not a bot') && res.body.includes('playabilityStatus'));
 }
 
-function isRateLimitHtml(res: OutboundResponse): boolean {
+export function isRateLimitHtml(res: OutboundResponse): boolean {
   return isHtml(res.body) && isRateLimitPage(res.body);
 }
 

@@ -14,7 +14,7 @@ import {
   type LanguageSets,
   type RecognitionResult,
   type RecognizeOptions,
-  type Recognizer,
+  type SpeechRecognizer,
 } from './types';
 
 // The cloud recognizer: AssemblyAI's v2 REST API as published, used
@@ -74,7 +74,7 @@ interface Transcript {
   error?: string;
 }
 
-export class AssemblyAiRecognizer implements Recognizer {
+export class AssemblyAiRecognizer implements SpeechRecognizer {
   readonly name = 'assemblyai';
   readonly model: string;
   private readonly base: string;

@@ -74,8 +74,9 @@ export function joinWords(texts: readonly string[]): string {
   return out;
 }
 
-function isCjk(ch: string | undefined): boolean {
-  return ch !== undefined && /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]/.test(ch);
+// Kana, CJK ideographs, CJK punctuation (、。「」) and full-width forms (！？): written without spaces between them.
+export function isCjk(ch: string | undefined): boolean {
+  return ch !== undefined && /[\u3000-\u303f\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff01-\uff9f]/.test(ch);
 }
 
 /** A result from timed words (segments built here); NO_SPEECH when there are none. */

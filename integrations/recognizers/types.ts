@@ -37,7 +37,7 @@ export interface RecognizeOptions {
 
 /** Primary language subtags, lower case. A language in none of the three lists is unsupported. */
 export interface LanguageSets {
-  /** Quality measured here with this recognizer (see the test that measured it). */
+  /** Quality measured here with this recognizer's model (integrations/recognizers/quality.ts). */
   validated: string[];
   /** Listed by the model or provider, quality not measured here. */
   supported: string[];
@@ -45,12 +45,21 @@ export interface LanguageSets {
   experimental: string[];
 }
 
+/** What the rest of the service knows of a recognizer: its name, its model and the languages it takes. */
 export interface Recognizer {
-  /** Engine id: `pocketsphinx`, `whisper`, `assemblyai`. */
+  /** Engine id: `whisper`, `assemblyai`. */
   readonly name: string;
   /** The model as it goes into `recognition.model`. */
   readonly model: string;
   languages(): LanguageSets;
+}
+
+/**
+ * A recognizer that can be called in this process on one file. The embedded
+ * Whisper recognizer is not one: it runs in its own Python worker
+ * (recognizer/, reached through Temporal by workflows/job.ts).
+ */
+export interface SpeechRecognizer extends Recognizer {
   /** Throws LANGUAGE_UNSUPPORTED, NO_SPEECH, PROVIDER_UNAVAILABLE or PROVIDER_REJECTED. */
   recognize(wavPath: string, opts?: RecognizeOptions): Promise<RecognitionResult>;
 }
@@ -105,7 +114,11 @@ export function qualityStatus(recognizer: Recognizer, language: string | null): 
  * out on its own) is an empty result, not a failed job; stitch() decides
  * NO_SPEECH for the whole recording.
  */
-export async function recognizeOrEmpty(recognizer: Recognizer, wavPath: string, opts: RecognizeOptions = {}): Promise<RecognitionResult> {
+export async function recognizeOrEmpty(
+  recognizer: SpeechRecognizer,
+  wavPath: string,
+  opts: RecognizeOptions = {},
+): Promise<RecognitionResult> {
   try {
     return await recognizer.recognize(wavPath, opts);
   } catch (err) {

@@ -3,9 +3,14 @@ import { ServiceError } from '../../domain/errors';
 import { toRecognizerWav } from '../../integrations/media/convert';
 import { findSilences, parseSilences, planPieces, splitAtSilences, stitch, type Piece } from '../../integrations/media/split';
 import { readWavInfo } from '../../integrations/media/wav';
-import { PocketsphinxRecognizer } from '../../integrations/recognizers/pocketsphinx';
 import { recognizeOrEmpty, type RecognitionResult } from '../../integrations/recognizers/types';
 import { PARAGRAPHS, audioDir, concatWithPauses, makeSpeech, wordErrorRate } from '../support/speech';
+import { WhisperCliRecognizer } from '../support/whisper-cli';
+
+// Whisper base on four flite paragraphs cut into pieces of at most 20 s and
+// stitched: measured 3.1 % WER here (deterministic: same audio, same
+// settings). A sentence lost or doubled at a cut adds about 8 %.
+const WER_BOUND = 0.1;
 
 function expectCovering(pieces: Piece[], durationMs: number, maxPieceMs: number) {
   expect(pieces[0].startMs).toBe(0);
@@ -148,7 +153,8 @@ describe('on real speech', () => {
   let dir: string;
   let cleanup: () => Promise<void>;
   let longWav: string;
-  const text = PARAGRAPHS.join(' ');
+  let shortWav: string;
+  const shortText = PARAGRAPHS.slice(0, 4).join(' ');
 
   beforeAll(async () => {
     ({ dir, cleanup } = await audioDir('split-'));
@@ -156,6 +162,11 @@ describe('on real speech', () => {
     longWav = await concatWithPauses(
       parts.map((p) => p.path),
       join(dir, 'long.wav'),
+      1.5,
+    );
+    shortWav = await concatWithPauses(
+      parts.slice(0, 4).map((p) => p.path),
+      join(dir, 'short.wav'),
       1.5,
     );
   }, 60_000);
@@ -168,18 +179,18 @@ describe('on real speech', () => {
   });
 
   test('pieces recognised separately and stitched: continuous times, same text quality as one pass', async () => {
-    const { durationSec } = await readWavInfo(longWav);
-    const pieces = await splitAtSilences(longWav, { maxPieceMs: 30_000 });
-    expectCovering(pieces, Math.round(durationSec * 1000), 30_000);
+    const { durationSec } = await readWavInfo(shortWav);
+    const pieces = await splitAtSilences(shortWav, { maxPieceMs: 20_000 });
+    expectCovering(pieces, Math.round(durationSec * 1000), 20_000);
     expect(pieces.length).toBeGreaterThanOrEqual(3);
 
-    const recognizer = new PocketsphinxRecognizer();
-    const recognized = await Promise.all(
-      pieces.map(async (p, i) => {
-        const wav = await toRecognizerWav(longWav, join(dir, `piece${i}.wav`), { startMs: p.startMs, durationMs: p.endMs - p.startMs });
-        return { startMs: p.startMs, result: await recognizeOrEmpty(recognizer, wav) };
-      }),
-    );
+    // Whisper (the recognition worker's engine), one piece after the other: each run loads the model.
+    const recognizer = new WhisperCliRecognizer();
+    const recognized: { startMs: number; result: RecognitionResult }[] = [];
+    for (const [i, p] of pieces.entries()) {
+      const wav = await toRecognizerWav(shortWav, join(dir, `piece${i}.wav`), { startMs: p.startMs, durationMs: p.endMs - p.startMs });
+      recognized.push({ startMs: p.startMs, result: await recognizeOrEmpty(recognizer, wav, { language: 'en' }) });
+    }
     const stitched = stitch(recognized);
     for (let i = 1; i < stitched.words.length; i++) expect(stitched.words[i].start).toBeGreaterThanOrEqual(stitched.words[i - 1].end);
     expect(stitched.words[stitched.words.length - 1].end).toBeLessThanOrEqual(durationSec);
@@ -187,7 +198,9 @@ describe('on real speech', () => {
     recognized.forEach((r, i) => {
       for (const w of r.result.words) expect(w.start + r.startMs / 1000).toBeLessThan(pieces[i].endMs / 1000);
     });
-    // Cuts in pauses lose nothing: the stitched WER stays near a single pass over the whole file (flite voice, measured ~0.2).
-    expect(wordErrorRate(text, stitched.text)).toBeLessThan(0.3);
-  }, 120_000);
+    // Cuts in pauses lose nothing and double nothing: see WER_BOUND.
+    const wer = wordErrorRate(shortText, stitched.text);
+    console.log(`stitched Whisper on ${pieces.length} pieces of flite speech: WER ${(wer * 100).toFixed(1)} %`);
+    expect(wer).toBeLessThan(WER_BOUND);
+  }, 90_000);
 });

@@ -6,7 +6,7 @@ import {
   qualityStatus,
   recognizeOrEmpty,
   resolveLanguage,
-  type Recognizer,
+  type SpeechRecognizer,
 } from '../../integrations/recognizers/types';
 import { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
 
@@ -46,6 +46,9 @@ test('joinWords writes CJK without spaces', () => {
   expect(joinWords(['hello', 'world'])).toBe('hello world');
   expect(joinWords(['今日は', '晴れ'])).toBe('今日は晴れ');
   expect(joinWords(['안녕하세요', '여러분'])).toBe('안녕하세요 여러분');
+  // CJK punctuation and full-width forms stay attached (Whisper gives them as words of their own).
+  expect(joinWords(['整理', 'する', 'の', 'である', '。'])).toBe('整理するのである。');
+  expect(joinWords(['本当', '？'])).toBe('本当？');
 });
 
 test('resultFromWords: no words is NO_SPEECH', () => {
@@ -53,7 +56,7 @@ test('resultFromWords: no words is NO_SPEECH', () => {
 });
 
 describe('languages and quality status', () => {
-  const multilingual: Recognizer = {
+  const multilingual: SpeechRecognizer = {
     name: 'stub',
     model: 'stub-model',
     languages: () => ({ validated: ['en'], supported: ['es', 'fr', 'de', 'pt', 'it', 'ja', 'ko'], experimental: ['hi'] }),

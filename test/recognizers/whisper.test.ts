@@ -1,114 +1,121 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { ServiceError } from '../../domain/errors';
-import { toRecognizerWav } from '../../integrations/media/convert';
-import { readWavInfo } from '../../integrations/media/wav';
-import { readWhisperHparams } from '../../integrations/recognizers/ggml-header';
+import { languageQualityTable, meetsValidationRule, VALIDATION_RULE } from '../../integrations/recognizers/quality';
 import { qualityStatus } from '../../integrations/recognizers/types';
-import { WhisperRecognizer } from '../../integrations/recognizers/whisper';
-import { PARAGRAPHS, audioDir, makeSpeech } from '../support/speech';
-import { TINY, writeRandomTinyWhisperModel } from './random-whisper-model';
+import { DEFAULT_WHISPER_MODEL, finishWhisperPiece, WhisperRecognizer, whisperModelName } from '../../integrations/recognizers/whisper';
 
-// NOT AN ACCURACY TEST. No real whisper weights can be downloaded on these
-// machines, so this test writes a model file with the real `tiny`
-// architecture and RANDOM weights, and runs it through our whole whisper path:
-// ggml header check, the smart-whisper native addon (whisper.cpp compiled at
-// install), language handling, token → word mapping and timestamps. What it
-// "hears" is noise; only the shape of the result is checked, never its text.
+// The TypeScript half of the embedded recognizer: the model's name, the
+// languages and their measured quality, and the finishing of the raw result
+// the Python worker stores for each piece. (The Python half is exercised by
+// test/recognizers/recognizer-worker.test.ts; whole jobs by test/transcription.test.ts.)
 
-let dir: string;
-let cleanup: () => Promise<void>;
-let modelPath: string;
-let recognizer: WhisperRecognizer;
-let wav: string;
-let durationSec: number;
-
-// Greedy decoding with no temperature fallback and short segments: a random
-// model would otherwise decode the maximum context again and again.
-const params = { strategy: 0, temperature_inc: 0, max_tokens: 8, beam_size: 1, best_of: 1 };
-
-beforeAll(async () => {
-  ({ dir, cleanup } = await audioDir('whisper-'));
-  modelPath = join(dir, 'ggml-tiny-random.bin');
-  writeRandomTinyWhisperModel(modelPath);
-  recognizer = new WhisperRecognizer({ modelPath, threads: 2, params });
-  const speech = await makeSpeech(PARAGRAPHS[1], dir, 'speech');
-  wav = await toRecognizerWav(speech.path, join(dir, 'speech.16k.wav'));
-  durationSec = (await readWavInfo(wav)).durationSec;
-}, 60_000);
-
-afterAll(async () => {
-  await recognizer?.close();
-  await cleanup?.();
+const raw = (over: object = {}) => ({
+  model: 'whisper-base',
+  language: 'en',
+  language_probability: 0.97,
+  detected_language: 'en',
+  duration: 4,
+  speech_duration: 3.5,
+  no_speech: false,
+  text: ' Hello, world. Again.',
+  segments: [{ start: 0.5, end: 2, text: 'Hello, world. Again.' }],
+  words: [
+    { start: 0.5, end: 0.9, text: ' Hello,', confidence: 0.9 },
+    { start: 0.85, end: 1.3, text: ' world.', confidence: 1.0001 },
+    { start: 3.2, end: 4.4, text: ' Again.', confidence: 0.5 },
+  ],
+  recognize_seconds: 0.8,
+  ...over,
 });
 
-test('the generated file has the real tiny hyper-parameters', () => {
-  expect(readWhisperHparams(modelPath)).toEqual(TINY);
-});
-
-test('random-weight tiny model: loads, decodes, and the result is well-formed (not accuracy)', async () => {
-  let result;
-  try {
-    result = await recognizer.recognize(wav, { language: 'en' });
-  } catch (err) {
-    // Random weights may well emit only special tokens: an empty decode is NO_SPEECH, also a valid outcome of the path.
-    expect(err).toBeInstanceOf(ServiceError);
-    expect((err as ServiceError).code).toBe('NO_SPEECH');
-    return;
-  }
-  expect(result.language).toBe('en');
-  expect(result.words.length).toBeGreaterThan(0);
-  let prevEnd = 0;
-  for (const w of result.words) {
-    expect(w.start).toBeGreaterThanOrEqual(prevEnd);
-    expect(w.end).toBeGreaterThanOrEqual(w.start);
-    expect(w.end).toBeLessThanOrEqual(durationSec);
-    expect(w.confidence).toBeGreaterThanOrEqual(0);
-    expect(w.confidence).toBeLessThanOrEqual(1);
-    prevEnd = w.end;
-  }
-}, 120_000);
-
-test('raw decode with automatic language detection returns whisper.cpp segments with token timings', async () => {
-  const samples = new Float32Array(16000 * 3).map((_, i) => 0.1 * Math.sin(i / 8));
-  const segments = await recognizer.decode(samples);
-  expect(Array.isArray(segments)).toBe(true); // the addon reports a failure as an Error object, not an array
-  for (const s of segments) {
-    expect(typeof s.lang).toBe('string'); // detected by the random model: any of whisper's 99 languages
-    for (const t of s.tokens) {
-      expect(t.p).toBeGreaterThanOrEqual(0);
-      expect(t.from).toBeGreaterThanOrEqual(0);
-    }
-  }
-}, 120_000);
-
-test('languages: the eight of the spec, Hindi experimental, none validated (no real weights measured)', async () => {
-  expect(recognizer.languages()).toEqual({
-    validated: [],
-    supported: ['en', 'es', 'fr', 'de', 'pt', 'it', 'ja', 'ko'],
-    experimental: ['hi'],
+describe('finishWhisperPiece', () => {
+  test('words trimmed, monotonic, inside the piece, confidences clamped; caption segments; text of exactly the words', () => {
+    const { result, model, languageProbability } = finishWhisperPiece(raw());
+    expect(model).toBe('whisper-base');
+    expect(languageProbability).toBe(0.97);
+    expect(result.language).toBe('en');
+    expect(result.words).toEqual([
+      { text: 'Hello,', start: 0.5, end: 0.9, confidence: 0.9 },
+      { text: 'world.', start: 0.9, end: 1.3, confidence: 1 },
+      { text: 'Again.', start: 3.2, end: 4, confidence: 0.5 },
+    ]);
+    expect(result.text).toBe('Hello, world. Again.');
+    // The 1.9 s pause starts a new segment.
+    expect(result.segments).toEqual([
+      { start: 0.5, end: 1.3, text: 'Hello, world.' },
+      { start: 3.2, end: 4, text: 'Again.' },
+    ]);
   });
-  expect(qualityStatus(recognizer, 'ja')).toBe('provider_supported');
-  expect(qualityStatus(recognizer, 'hi')).toBe('experimental_language');
-  await expect(recognizer.recognize(wav, { language: 'zh' })).rejects.toMatchObject({ code: 'LANGUAGE_UNSUPPORTED' });
-});
 
-test('a file that is not a whisper model is PROVIDER_UNAVAILABLE, refused before the native loader', async () => {
-  const bogus = join(dir, 'not-a-model.bin');
-  await writeFile(bogus, Buffer.alloc(4096, 7));
-  const r = new WhisperRecognizer({ modelPath: bogus });
-  await expect(r.recognize(wav)).rejects.toMatchObject({ code: 'PROVIDER_UNAVAILABLE', detail: expect.stringContaining('bad magic') });
-});
+  test('a word without a leading space continues the previous one (French elision)', () => {
+    const words = [
+      { start: 0, end: 0.2, text: ' Justement', confidence: 0.8 },
+      { start: 0.2, end: 0.3, text: ' d', confidence: 0.9 },
+      { start: 0.3, end: 0.7, text: "'abord.", confidence: 0.7 },
+    ];
+    const { result } = finishWhisperPiece(raw({ language: 'fr', words }));
+    expect(result.text).toBe("Justement d'abord.");
+    expect(result.words[1]).toEqual({ text: "d'abord.", start: 0.2, end: 0.7, confidence: 0.8 });
+  });
 
-test('no model configured is PROVIDER_UNAVAILABLE naming WHISPER_MODEL_PATH', async () => {
-  const saved = process.env.WHISPER_MODEL_PATH;
-  delete process.env.WHISPER_MODEL_PATH;
-  try {
-    await expect(new WhisperRecognizer().recognize(wav)).rejects.toMatchObject({
-      code: 'PROVIDER_UNAVAILABLE',
-      detail: expect.stringContaining('WHISPER_MODEL_PATH'),
+  test('Japanese: characters joined without spaces', () => {
+    const words = ['客', '観', '的', '実', '在', '。'].map((t, i) => ({ start: i * 0.3, end: i * 0.3 + 0.25, text: t, confidence: 0.9 }));
+    const { result } = finishWhisperPiece(raw({ language: 'ja', words }));
+    expect(result.text).toBe('客観的実在。');
+  });
+
+  test('a piece without speech is an empty result, not an error (stitch decides NO_SPEECH)', () => {
+    expect(finishWhisperPiece(raw({ no_speech: true, words: [], text: '', language: null, language_probability: null }))).toEqual({
+      result: { language: null, text: '', segments: [], words: [] },
+      model: 'whisper-base',
+      languageProbability: null,
     });
-  } finally {
-    if (saved !== undefined) process.env.WHISPER_MODEL_PATH = saved;
-  }
+  });
+
+  test('a malformed result is PROVIDER_REJECTED', () => {
+    expect(() => finishWhisperPiece({ words: 'nope' })).toThrow(expect.objectContaining({ code: 'PROVIDER_REJECTED' }));
+  });
+});
+
+describe('model name', () => {
+  test('the bundled model, or the folder name of WHISPER_MODEL_DIR (as recognizer/model.py reports it)', () => {
+    expect(whisperModelName(undefined)).toBe(DEFAULT_WHISPER_MODEL);
+    expect(whisperModelName('  ')).toBe('whisper-base');
+    expect(whisperModelName('/models/faster-whisper-large-v3/')).toBe('faster-whisper-large-v3');
+  });
+});
+
+describe('quality status from measurements', () => {
+  test(`the rule: at least ${VALIDATION_RULE.minClips} clips and an error rate of at most ${VALIDATION_RULE.maxErrorRate * 100} %`, () => {
+    expect(meetsValidationRule({ metric: 'wer', clips: 3, error_rate: 0.2, reference_units: 60 })).toBe(true);
+    expect(meetsValidationRule({ metric: 'wer', clips: 3, error_rate: 0.21, reference_units: 60 })).toBe(false);
+    expect(meetsValidationRule({ metric: 'cer', clips: 1, error_rate: 0.05, reference_units: 30 })).toBe(false);
+    expect(meetsValidationRule(undefined)).toBe(false);
+  });
+
+  test('an unmeasured model validates nothing: every target language provider_supported, Hindi experimental', () => {
+    const custom = new WhisperRecognizer('faster-whisper-large-v3');
+    expect(custom.languages()).toEqual({
+      validated: [],
+      supported: ['en', 'es', 'fr', 'de', 'pt', 'it', 'ja', 'ko'],
+      experimental: ['hi'],
+    });
+    expect(qualityStatus(custom, 'en')).toBe('provider_supported');
+    expect(qualityStatus(custom, 'hi')).toBe('experimental_language');
+    expect(() => qualityStatus(custom, 'nl')).toThrow(expect.objectContaining({ code: 'LANGUAGE_UNSUPPORTED' }));
+  });
+
+  test('the bundled model: statuses follow the stored measurements (npm run eval:asr)', () => {
+    const table = languageQualityTable(new WhisperRecognizer());
+    expect(table.map((r) => r.language)).toEqual(['en', 'es', 'fr', 'de', 'pt', 'it', 'ja', 'ko', 'hi']);
+    for (const row of table) {
+      if (row.language === 'hi') expect(row.quality_status).toBe('experimental_language');
+      else
+        expect(row.quality_status).toBe(
+          row.clips >= VALIDATION_RULE.minClips && row.error_rate !== null && row.error_rate <= VALIDATION_RULE.maxErrorRate
+            ? 'validated_language'
+            : 'provider_supported',
+        );
+    }
+    // ja and ko have one clip each in ../shared/asr-eval: never validated by it.
+    expect(table.find((r) => r.language === 'ja')!.quality_status).toBe('provider_supported');
+  });
 });

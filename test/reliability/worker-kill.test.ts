@@ -6,7 +6,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { LocalDiskObjectStore } from '../../integrations/storage';
 import { freePort, ROOT } from '../../stack/proc';
-import { bearer, createWorkspace, startTestApi, type TestApi } from '../support/harness';
+import { bearer, createWorkspace, privateDatabase, startTestApi, type TestApi } from '../support/harness';
 import { videositeCaptionRoutes } from '../support/job-stack';
 import { startReplayOrigin, type ReplayOrigin } from '../support/replay-origin';
 import { audioDir, makeSpeech, PARAGRAPHS } from '../support/speech';
@@ -28,6 +28,8 @@ const AI_JOBS = 2;
 let origin: ReplayOrigin;
 let api: TestApi;
 let dataDir: string;
+let ownDataDir = false;
+let databaseUrl: string;
 const workers: ChildProcess[] = [];
 const taskQueue = `kill-${randomUUID()}`;
 const signingSecret = 'worker-kill-test-upload-signing-secret-0123456789';
@@ -42,6 +44,7 @@ async function startWorkerProcess(): Promise<ChildProcess> {
       APP_ENV: 'test',
       LOG_LEVEL: 'info',
       TEMPORAL_TASK_QUEUE: taskQueue,
+      DATABASE_URL: databaseUrl,
       PLATFORM_ORIGIN_OVERRIDE: origin.url,
       WORKER_METRICS_PORT: String(await freePort()),
       DATA_DIR: dataDir,
@@ -68,14 +71,18 @@ async function startWorkerProcess(): Promise<ChildProcess> {
 
 beforeAll(async () => {
   origin = await startReplayOrigin(videositeCaptionRoutes({ captionDelayMs: 4000 }));
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'worker-kill-'));
-  // The API and the worker process share the local object store (uploads).
+  // The API, the worker process and the recognition worker of the test stack
+  // (which reads the pieces) share the local object store of the run's DATA_DIR.
+  ownDataDir = !process.env.DATA_DIR;
+  dataDir = process.env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'worker-kill-'));
   const objectStore = new LocalDiskObjectStore({
     root: path.join(dataDir, 'objects'),
     baseUrl: 'http://127.0.0.1',
     signingSecret: Buffer.from(signingSecret, 'utf8'),
   });
-  api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue }, { objectStore });
+  // The worker process runs the workflow starter, which looks at every job of its database: one of its own.
+  databaseUrl = await privateDatabase('worker_kill');
+  api = await startTestApi({ DATABASE_URL: databaseUrl, TEMPORAL_TASK_QUEUE: taskQueue }, { objectStore });
 });
 
 afterAll(async () => {
@@ -86,7 +93,7 @@ afterAll(async () => {
   );
   await api.close();
   await origin.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (ownDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 test(`after a SIGKILLed worker every job is final once, credits exact, within ${RECOVERY_BOUND_MS / 1000} s of the kill`, async () => {

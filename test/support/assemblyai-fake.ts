@@ -10,13 +10,13 @@ import { request } from 'undici';
 import { ServiceError } from '../../domain/errors';
 import { toRecognizerWav } from '../../integrations/media/convert';
 import { readWavInfo } from '../../integrations/media/wav';
-import { PocketsphinxRecognizer } from '../../integrations/recognizers/pocketsphinx';
-import { primaryLanguage, type Recognizer } from '../../integrations/recognizers/types';
+import { primaryLanguage, type SpeechRecognizer } from '../../integrations/recognizers/types';
+import { WhisperCliRecognizer } from './whisper-cli';
 
 // A local stand-in for AssemblyAI's v2 API, for tests and the dev stack
 // (`npx tsx test/support/assemblyai-fake.ts`). It answers the
 // documented requests with the documented shapes, really recognises the
-// uploaded audio (with pocketsphinx, so English only) and calls the webhook
+// uploaded audio (with the project's Whisper engine, run once per file) and calls the webhook
 // with the auth header, like the provider. Failures can be injected.
 
 export interface AssemblyAiFakeOptions {
@@ -24,8 +24,8 @@ export interface AssemblyAiFakeOptions {
   apiKey?: string;
   port?: number;
   host?: string;
-  /** What "recognises" the uploads. Default pocketsphinx. */
-  recognizer?: Recognizer;
+  /** What "recognises" the uploads. Default Whisper through `python -m recognizer recognize`. */
+  recognizer?: SpeechRecognizer;
 }
 
 interface FakeTranscript {
@@ -68,14 +68,14 @@ export class AssemblyAiFake {
   private readonly transcripts = new Map<string, FakeTranscript>();
   private readonly secrets = new Map<string, string>(); // webhook_auth_header_value per transcript: never echoed, as upstream
   private readonly uploads = new Map<string, string>();
-  private readonly recognizer: Recognizer;
+  private readonly recognizer: SpeechRecognizer;
   private failures: { remaining: number; status: number } = { remaining: 0, status: 503 };
   private rejections: string[] = [];
   private readonly work = new Set<Promise<void>>();
 
   constructor(private readonly opts: AssemblyAiFakeOptions = {}) {
     this.apiKey = opts.apiKey ?? 'fake-assemblyai-key';
-    this.recognizer = opts.recognizer ?? new PocketsphinxRecognizer();
+    this.recognizer = opts.recognizer ?? new WhisperCliRecognizer();
   }
 
   async start(): Promise<string> {
@@ -187,14 +187,14 @@ export class AssemblyAiFake {
       const upload = /\/upload\/([^/?]+)$/.exec(t.audio_url);
       const file = upload ? this.uploads.get(upload[1]) : undefined;
       if (!file) throw new Error(`Download error, unable to download ${t.audio_url}`);
-      const lang = t.language_code ? primaryLanguage(t.language_code) : 'en';
-      if (lang !== 'en')
-        throw new Error(`fake: language_code ${t.language_code} is not available in this fake (pocketsphinx knows English only)`);
+      const lang = t.language_code ? primaryLanguage(t.language_code) : undefined;
       const wav = await toRecognizerWav(file, `${file}.16k.wav`).catch(() => {
         throw new Error('Transcoding failed. File does not appear to contain audio.');
       });
       try {
-        const r = await this.recognizer.recognize(wav, { language: 'en' });
+        const r = await this.recognizer.recognize(wav, { language: lang });
+        // Upstream names detected English `en_us`, the other languages by their two letters.
+        t.language_code = t.language_code ?? (r.language === 'en' ? 'en_us' : r.language);
         t.words = r.words.map((w) => ({
           text: w.text,
           start: Math.round(w.start * 1000),

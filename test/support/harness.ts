@@ -1,23 +1,22 @@
-import { Client, Connection } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PocketsphinxRecognizer } from '../../integrations/recognizers/pocketsphinx';
+import { WhisperRecognizer } from '../../integrations/recognizers/whisper';
 import { LocalDiskObjectStore } from '../../integrations/storage';
 import type { Express } from 'express';
 import pino from 'pino';
 import request from 'supertest';
 import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/http/context';
-import { RateLimits } from '../../api/http/rate-limit';
+import { connectAppDeps } from '../../api/wiring';
+import { applyMigrations } from '../../prisma/migrate';
+import { createDatabase } from '../../stack/postgres';
 import { createApiKey, signUp } from '../../domain/accounts/accounts';
 import { changePlan } from '../../domain/accounts/plan';
 import { SCOPES, type Scope } from '../../domain/accounts/principal';
 import { loadConfig } from '../../domain/config';
-import { createDb } from '../../domain/db';
-import { JobWakeups } from '../../domain/jobs/wakeups';
 import type { PlanId } from '../../domain/plans';
-import { resolveSecretsKey } from '../../domain/secrets-key';
 
 // Integration tests run against the real PostgreSQL and Temporal servers that
 // stack/test-env.ts starts; these helpers build the app in-process on top.
@@ -28,11 +27,15 @@ export interface TestApi {
   close: () => Promise<void>;
 }
 
-/** One local-disk object store per test process, shared by the in-process API and workers. */
+/**
+ * One local-disk object store per test process, shared by the in-process API
+ * and workers, and by the recognition worker that npm test starts: under the
+ * run's DATA_DIR (stack/test-env.ts sets it), where that worker reads pieces.
+ */
 let sharedStore: LocalDiskObjectStore | undefined;
 export function testObjectStore(): LocalDiskObjectStore {
   sharedStore ??= new LocalDiskObjectStore({
-    root: fs.mkdtempSync(path.join(os.tmpdir(), 'objects-')),
+    root: process.env.DATA_DIR ? path.resolve(process.env.DATA_DIR, 'objects') : fs.mkdtempSync(path.join(os.tmpdir(), 'objects-')),
     baseUrl: 'http://127.0.0.1',
     signingSecret: Buffer.from('test-upload-signing-key-0123456789abcdef'),
   });
@@ -45,39 +48,28 @@ export async function startTestApi(
   poolSize = 5,
 ): Promise<TestApi> {
   const cfg = loadConfig({ ...process.env, APP_ENV: 'test', LOG_LEVEL: 'silent', ...overrides });
-  await testObjectStore().ensureBucket();
-  const { prisma, pool } = createDb(cfg.DATABASE_URL, poolSize);
-  const connection = await Connection.connect({ address: cfg.TEMPORAL_ADDRESS });
-  const temporal = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE });
-  const wakeups = new JobWakeups(pool);
-  await wakeups.start();
-  const deps: AppDeps = {
-    config: cfg,
-    db: prisma,
-    pool,
-    temporal,
+  // The production wiring (api/wiring.ts) with what the tests change: the run's shared store, a quiet logger.
+  const { deps, close } = await connectAppDeps(cfg, {
+    poolSize,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-    rateLimits: new RateLimits(pool),
-    wakeups,
-    secretsKey: resolveSecretsKey(cfg),
-    baseUrl: 'http://127.0.0.1',
-    addressPolicy: { loopbackOnly: true },
-    objectStore: testObjectStore(),
-    recognizer: new PocketsphinxRecognizer(),
-    cloudRecognizer: null,
-    ...extra,
-  };
-  const app = createApp(deps);
-  return {
-    app,
-    deps,
-    close: async () => {
-      await wakeups.close();
-      await connection.close();
-      await prisma.$disconnect();
-      await pool.end().catch(() => undefined);
-    },
-  };
+    overrides: { baseUrl: 'http://127.0.0.1', objectStore: testObjectStore(), recognizer: new WhisperRecognizer(), ...extra },
+  });
+  return { app: createApp(deps), deps, close };
+}
+
+/**
+ * A database of its own in the suite's cluster, migrated: for tests that run
+ * the workflow starter (it starts every committed job of its database whose
+ * start was lost, so on the shared database it would start other test files'
+ * jobs on its own queue). Dropped with the cluster's run (stack/test-env.ts
+ * drops abandoned test databases by their name).
+ */
+export async function privateDatabase(tag: string): Promise<string> {
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = `/${url.pathname.slice(1)}_${tag}_${randomBytes(4).toString('hex')}`;
+  await createDatabase(url.toString());
+  await applyMigrations(url.toString());
+  return url.toString();
 }
 
 let counter = 0;

@@ -1,10 +1,12 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { createOutbound, type Outbound } from '../../integrations/outbound/http';
-import { createCaptionSources } from '../../integrations/platforms/sources';
+import { activityDepsFromConfig } from '../../worker/activity-deps';
 import { bearer, startTestApi, testObjectStore, type TestApi } from './harness';
-import { PocketsphinxRecognizer } from '../../integrations/recognizers/pocketsphinx';
+import { WhisperRecognizer } from '../../integrations/recognizers/whisper';
+import { RECOGNITION_TASK_QUEUE, workflowIds } from '../../workflows/definitions';
 import type { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
 import { startReplayOrigin, type ReplayOrigin, type ReplayRoute } from './replay-origin';
 import { testTls } from './tls';
@@ -21,21 +23,25 @@ export function activityDepsFor(
   outbound: Outbound,
   opts: { cloud?: AssemblyAiRecognizer | null; callbackUrl?: string; maxPieceMs?: number; originOverride?: string } = {},
 ): ActivityDeps {
-  return {
-    db: api.deps.db,
-    store: testObjectStore(),
-    captions: createCaptionSources(outbound),
-    transcription: {
-      recognizer: new PocketsphinxRecognizer(),
-      cloud: opts.cloud ?? null,
-      callbackUrl: opts.callbackUrl ?? null,
-      directLinkPolicy: { loopbackOnly: true, caForTests: testTls().cert },
-      maxPieceMs: opts.maxPieceMs,
-      downloadPlatformAudio: (url, platform, toDir) =>
-        downloadAudio(url, platform, { toDir, outbound: { originOverride: opts.originOverride ?? null } }),
+  // The production wiring (worker/activity-deps.ts) with the test stack's changes.
+  return activityDepsFromConfig(
+    api.deps.config,
+    { db: api.deps.db, store: testObjectStore(), outbound },
+    {
+      transcription: {
+        recognizer: new WhisperRecognizer(),
+        // The recognition worker npm test starts (stack/test-env.ts), on the test stack's Temporal.
+        recognitionTaskQueue: process.env.RECOGNITION_TASK_QUEUE ?? RECOGNITION_TASK_QUEUE,
+        cloud: opts.cloud ?? null,
+        callbackUrl: opts.callbackUrl ?? null,
+        directLinkPolicy: { loopbackOnly: true, caForTests: testTls().cert },
+        maxPieceMs: opts.maxPieceMs,
+        downloadPlatformAudio: (url, platform, toDir) =>
+          downloadAudio(url, platform, { toDir, outbound: { originOverride: opts.originOverride ?? null, loopbackOnly: true } }),
+      },
+      webhooks: { addressPolicy: { loopbackOnly: true }, extraCa: testTls().cert, timeoutMs: 3000 },
     },
-    webhooks: { secretsKey: api.deps.secretsKey, addressPolicy: { loopbackOnly: true }, extraCa: testTls().cert, timeoutMs: 3000 },
-  };
+  );
 }
 
 export interface JobStack {
@@ -126,3 +132,22 @@ export function videositeCaptionRoutes(
 }
 
 export const VIDEO_URL = 'https://www.youtube.com/watch?v=rCAS2eD-mcw';
+
+/**
+ * The handle of a job's workflow once it exists: POST /v1/jobs answers right
+ * after its commit and starts the workflow just after (domain/workflow-starts.ts),
+ * so a test that acts on the workflow itself waits for it first.
+ */
+export async function startedJobWorkflow(api: TestApi, jobId: string, withinMs = 10_000) {
+  const handle = api.deps.temporal.workflow.getHandle(workflowIds.job(jobId));
+  const until = Date.now() + withinMs;
+  for (;;) {
+    try {
+      await handle.describe();
+      return handle;
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError) || Date.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}

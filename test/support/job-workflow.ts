@@ -55,7 +55,7 @@ export function jobActivities(plan: JobPlan, over: Partial<Pick<Activities, JobA
     startJob: async () => plan,
     setStage: async () => undefined,
     resolveSource: async () => ({ mediaId: plan.mediaId }),
-    fetchCaptions: async () => ({ transcriptId: 'tr-captions' }),
+    fetchCaptions: async () => ({ transcriptId: 'tr-captions', charge: 1 }),
     acquireAudio: async () => ({ audioKey: `work/${plan.jobId}/audio.wav`, durationMs: 42_000 }),
     reserveTranscriptionCredits: async () => ({ cost: 2 }),
     markAsrStarted: async () => undefined,

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-// English test speech with a known text, made on the spot by Debian's
-// flite (voice slt) or festival (festvox-us-slt-hts). Not espeak-ng: its
-// formant voice is so unlike real speech that pocketsphinx scores 85 % WER on
-// it (shared/models/README.md), which would test the voice, not our code.
+// English test speech with a known text, made on the spot by Debian's flite
+// (voice slt). Not espeak-ng: its formant voice is so unlike real speech that
+// recognizers stumble on it (shared/models/README.md), which would test the
+// voice, not our code. Real human speech in the eight languages, with
+// references, is in ../shared/asr-eval (test/support/asr-eval.ts).
 
 const run = promisify(execFile);
 
@@ -21,7 +22,7 @@ export const PARAGRAPHS = [
   'Our team finished the garden project on time. We planted apple trees along the fence, built a wooden bench near the pond, and painted the shed a warm shade of green.',
 ];
 
-export type Voice = 'flite-slt' | 'festival-slt';
+export type Voice = 'flite-slt';
 
 export interface Speech {
   path: string;
@@ -41,13 +42,11 @@ export async function makeSpeech(
   name: string,
   opts: { voice?: Voice; format?: 'wav' | 'mp3' | 'm4a' | 'ogg' } = {},
 ): Promise<Speech> {
-  const voice = opts.voice ?? 'flite-slt';
   const format = opts.format ?? 'wav';
   const textFile = join(dir, `${name}.txt`);
   const wav = join(dir, `${name}.voice.wav`);
   await writeFile(textFile, text);
-  if (voice === 'flite-slt') await run('flite', ['-voice', 'slt', '-f', textFile, '-o', wav]);
-  else await run('text2wave', ['-eval', '(voice_cmu_us_slt_arctic_hts)', '-o', wav, textFile]);
+  await run('flite', ['-voice', 'slt', '-f', textFile, '-o', wav]);
   const path = join(dir, `${name}.${format}`);
   const codec = {
     wav: ['-c:a', 'pcm_s16le'],

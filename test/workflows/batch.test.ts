@@ -20,7 +20,7 @@ function batchActivities(jobIds: string[], eventId: string | null, slow: ReturnT
       fetchCaptions: async (plan) => {
         if (plan.jobId === privateJob) throw failure('SOURCE_PRIVATE');
         if (plan.jobId === slowJob) await slow.pass();
-        return { transcriptId: `tr-${plan.jobId}` };
+        return { transcriptId: `tr-${plan.jobId}`, charge: 1 };
       },
     }),
     ...mockActivities({ completeBatch: async () => ({ eventId }) }),

@@ -1,5 +1,5 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { cancelUpdate } from '../../workflows/job';
+import { cancelUpdate } from '../../workflows/definitions';
 import { jobActivities, planFor, steerJob } from '../support/job-workflow';
 import { gate, useTimeSkipping } from '../support/time-skipping';
 
@@ -19,7 +19,7 @@ describe('the cancel window', () => {
     const acts = jobActivities(plan, {
       fetchCaptions: async () => {
         await fetching.pass();
-        return { transcriptId: 'tr-late' };
+        return { transcriptId: 'tr-late', charge: 1 };
       },
     });
     const result = await steerJob(ts, plan, acts, async (handle) => {

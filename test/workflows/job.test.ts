@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { DEFAULT_PROVIDER_POLL_MS, DEFAULT_PROVIDER_TIMEOUT_MS, JOB_NOT_COMMITTED } from '../../workflows/definitions';
-import { providerCallbackSignal } from '../../workflows/job';
+import { providerCallbackSignal } from '../../workflows/definitions';
 import { failure, jobActivities, planFor, runJob, steerJob, type JobMocks } from '../support/job-workflow';
 import { useTimeSkipping } from '../support/time-skipping';
 
@@ -185,7 +185,7 @@ describe('automatic retries', () => {
     const acts = jobActivities(plan, {
       fetchCaptions: async () => {
         if (acts.fetchCaptions.mock.calls.length < 3) throw failure('SOURCE_TIMEOUT');
-        return { transcriptId: 'tr-third' };
+        return { transcriptId: 'tr-third', charge: 1 };
       },
     });
     expect(await runJob(ts, plan, acts)).toMatchObject({ status: 'succeeded' });

@@ -1,0 +1,21 @@
+import type { JobPlan } from './job-state';
+
+/**
+ * Activities served by the Python recognition worker (recognizer/worker.py),
+ * not by this process: the job workflow calls them by name on the plan's
+ * recognition task queue. Declared here so the workflow proxies them with
+ * types, like every other activity.
+ */
+export interface RecognitionActivities {
+  /**
+   * Recognises the piece stored at `pieceKey` (16 kHz mono wav, from cutAudio)
+   * in `plan.language`, or detects the language when it is null. Writes the
+   * raw result (words with start, end and confidence; language and its
+   * probability; the model's name) to `work/<jobId>/result-<index>.json` and
+   * returns that key; storeRecognition finishes and stitches the pieces. A
+   * piece without speech is an empty result. Fails with LANGUAGE_UNSUPPORTED
+   * (asked or detected outside the supported languages), PROVIDER_REJECTED,
+   * STORAGE_UNAVAILABLE or NOT_FOUND, as catalogue-coded ApplicationFailures.
+   */
+  recognizePiece(plan: JobPlan, pieceKey: string, index: number): Promise<string>;
+}

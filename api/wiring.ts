@@ -1,0 +1,69 @@
+import { Client, Connection } from '@temporalio/client';
+import pino, { type Logger } from 'pino';
+import { addressPolicy, objectStoreSettings, recognizerSettings, type Config } from '../domain/config';
+import { createDb } from '../domain/db';
+import { JobWakeups } from '../domain/jobs/wakeups';
+import { resolveSecretsKey } from '../domain/secrets-key';
+import { StartDispatcher } from '../domain/workflow-starts';
+import { selectRecognizers } from '../integrations/recognizers/select';
+import { createObjectStore } from '../integrations/storage';
+import type { AppDeps } from './http/context';
+import { RateLimits } from './http/rate-limit';
+
+/**
+ * The API's dependencies from its settings: one place for the production
+ * process (api/main.ts) and the tests (test/support/harness.ts), which pass
+ * only what differs (their object store, a quiet logger, a smaller pool).
+ */
+export async function connectAppDeps(
+  cfg: Config,
+  opts: { logger?: Logger; poolSize?: number; overrides?: Partial<AppDeps> } = {},
+): Promise<{ deps: AppDeps; close: () => Promise<void> }> {
+  const { prisma, pool } = createDb(cfg.DATABASE_URL, opts.poolSize);
+  const connection = await Connection.connect({ address: cfg.TEMPORAL_ADDRESS });
+  const temporal = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE });
+  const wakeups = new JobWakeups(pool);
+  await wakeups.start();
+  const objectStore = opts.overrides?.objectStore ?? createObjectStore(objectStoreSettings(cfg));
+  await objectStore.ensureBucket();
+  const recognizers = selectRecognizers(recognizerSettings(cfg));
+  const deps: Omit<AppDeps, 'starts'> & { starts?: StartDispatcher } = {
+    config: cfg,
+    db: prisma,
+    pool,
+    temporal,
+    logger:
+      opts.logger ??
+      pino({
+        level: cfg.LOG_LEVEL,
+        base: { service: 'api' },
+        redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret'],
+      }),
+    rateLimits: new RateLimits(pool),
+    wakeups,
+    secretsKey: resolveSecretsKey(cfg),
+    baseUrl: cfg.PUBLIC_BASE_URL ?? `http://127.0.0.1:${cfg.PORT}`,
+    addressPolicy: addressPolicy(cfg),
+    objectStore,
+    recognizer: recognizers.active,
+    cloudRecognizer: recognizers.cloud,
+    ...opts.overrides,
+  };
+  // Built from the final Temporal client and logger (a test may pass its own client).
+  const starts =
+    deps.starts ??
+    new StartDispatcher({ temporal: deps.temporal, taskQueue: cfg.TEMPORAL_TASK_QUEUE }, (err, what) =>
+      deps.logger.warn({ err, what }, 'workflow start after commit failed; the starter will make it up'),
+    );
+  return {
+    deps: { ...deps, starts },
+    close: async () => {
+      // Starts already handed over finish (each is bounded) before their connection closes.
+      await starts.drain();
+      await wakeups.close();
+      await connection.close();
+      await prisma.$disconnect();
+      await pool.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import type { Prisma } from '../../prisma/generated/client';
+import { chargeHoldIn, releaseHoldIn } from '../credits/ledger';
+import { JOB_FINAL_CHANNEL } from '../jobs/wakeups';
+import type { Db, Tx } from '../db';
+import type { ErrorObject } from '../errors';
+import type { DiscoveryPage, LanguageDiscoveryResult } from '../../integrations/platforms/discovery-types';
+import type { DiscoveryType } from '../../workflows/definitions';
+import { encodeCursor } from './cursor';
+import { DISCOVERY_CREDITS, type VideoListing } from './submit';
+
+// A discovery's state after acceptance: processing, then succeeded with the
+// page and the 1-credit charge in one transaction, or failed with the hold
+// released in one transaction. Each step is idempotent (a final discovery is
+// left alone), so the workflow may repeat any of them.
+
+const OPEN = ['queued', 'processing'];
+
+/** Marks the discovery processing; false when it is gone or already final (nothing to do). */
+export async function markDiscoveryProcessing(db: Db, type: DiscoveryType, id: string): Promise<boolean> {
+  const data = { status: 'processing', workflowStartedAt: new Date() };
+  const where = { id, status: { in: OPEN } };
+  const { count } =
+    type === 'video' ? await db.videoDiscovery.updateMany({ where, data }) : await db.languageDiscovery.updateMany({ where, data });
+  return count === 1;
+}
+
+export async function videoListingOf(db: Db, id: string): Promise<VideoListing> {
+  const row = await db.videoDiscovery.findUniqueOrThrow({ where: { id }, select: { listing: true } });
+  return row.listing as unknown as VideoListing;
+}
+
+export async function languageMediaIdOf(db: Db, id: string): Promise<string> {
+  return (await db.languageDiscovery.findUniqueOrThrow({ where: { id }, select: { mediaId: true } })).mediaId;
+}
+
+/** Stores the page, its signed next_cursor, and charges the hold. */
+export async function completeVideoDiscovery(db: Db, secretsKey: string, id: string, page: DiscoveryPage): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const row = await tx.videoDiscovery.findUniqueOrThrow({ where: { id } });
+    if (!OPEN.includes(row.status)) return;
+    const listing = row.listing as unknown as VideoListing;
+    const nextCursor = page.next
+      ? encodeCursor(secretsKey, { workspaceId: row.workspaceId, kind: row.kind, listingHash: listing.listingHash }, page.next)
+      : null;
+    await tx.videoDiscovery.update({
+      where: { id },
+      data: {
+        status: 'succeeded',
+        videos: page.videos as unknown as Prisma.InputJsonValue,
+        profile: (page.profile ?? undefined) as Prisma.InputJsonValue | undefined,
+        nextCursor,
+        creditsCharged: DISCOVERY_CREDITS,
+      },
+    });
+    if (row.holdId) await chargeHoldIn(tx, row.holdId, DISCOVERY_CREDITS);
+    await wakeWaiters(tx, id);
+  });
+}
+
+export async function completeLanguageDiscovery(db: Db, id: string, result: LanguageDiscoveryResult): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const row = await tx.languageDiscovery.findUniqueOrThrow({ where: { id } });
+    if (!OPEN.includes(row.status)) return;
+    await tx.languageDiscovery.update({
+      where: { id },
+      data: {
+        status: 'succeeded',
+        video: result.video as unknown as Prisma.InputJsonValue,
+        tracks: result.tracks as unknown as Prisma.InputJsonValue,
+        creditsCharged: DISCOVERY_CREDITS,
+      },
+    });
+    if (row.holdId) await chargeHoldIn(tx, row.holdId, DISCOVERY_CREDITS);
+    await wakeWaiters(tx, id);
+  });
+}
+
+/** Failed: the error recorded and the hold released; nothing charged. */
+export async function failDiscovery(db: Db, type: DiscoveryType, id: string, error: ErrorObject): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const row =
+      type === 'video'
+        ? await tx.videoDiscovery.findUnique({ where: { id }, select: { status: true, holdId: true } })
+        : await tx.languageDiscovery.findUnique({ where: { id }, select: { status: true, holdId: true } });
+    if (!row || !OPEN.includes(row.status)) return;
+    const data = { status: 'failed', error: error as unknown as Prisma.InputJsonValue };
+    if (type === 'video') await tx.videoDiscovery.update({ where: { id }, data });
+    else await tx.languageDiscovery.update({ where: { id }, data });
+    if (row.holdId) await releaseHoldIn(tx, row.holdId);
+    await wakeWaiters(tx, id);
+  });
+}
+
+/** Long polls waiting for this discovery wake once the commit makes the final state visible (the channel jobs use; ids are unique). */
+async function wakeWaiters(tx: Tx, id: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_notify(${JOB_FINAL_CHANNEL}, ${id})`;
+}
+
+/** Removes discoveries past their retention (final ones; one still running keeps its row until it settles its hold). */
+export async function purgeExpiredDiscoveries(db: Db, batchSize = 500): Promise<number> {
+  const video = await db.$executeRaw`
+    DELETE FROM video_discoveries WHERE id IN (
+      SELECT id FROM video_discoveries WHERE expires_at <= now() AND status IN ('succeeded', 'failed') LIMIT ${batchSize})`;
+  const language = await db.$executeRaw`
+    DELETE FROM language_discoveries WHERE id IN (
+      SELECT id FROM language_discoveries WHERE expires_at <= now() AND status IN ('succeeded', 'failed') LIMIT ${batchSize})`;
+  return video + language;
+}

@@ -1,0 +1,252 @@
+import { randomUUID } from 'node:crypto';
+import type { Prisma } from '../../prisma/generated/client';
+import type { Principal } from '../accounts/principal';
+import { reserveCredits, writeHolds } from '../credits/ledger';
+import type { Db, Tx } from '../db';
+import { ServiceError } from '../errors';
+import { bindIdempotencyRecord, claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
+import {
+  DEFAULT_DISCOVERY_LIMIT,
+  DISCOVERY_CACHE_SECONDS,
+  DISCOVERY_RETENTION_HOURS,
+  type LanguageDiscoveryRequest,
+  type LanguageDiscoveryView,
+  type VideoDiscoveryRequest,
+  type VideoDiscoveryView,
+} from '../schemas/discoveries';
+import { startDiscoveryWorkflow, type StartDispatcher, type WorkflowStarter } from '../workflow-starts';
+import { normalizeDiscoveryInput } from '../../integrations/platforms/discovery';
+import type { DiscoveryPosition, VideoDiscoveryInput } from '../../integrations/platforms/discovery-types';
+import { recognizeLink } from '../../integrations/platforms/links';
+import type { JobWakeups } from '../jobs/wakeups';
+import { decodeCursor } from './cursor';
+import { languageDiscoveryView, videoDiscoveryView } from './view';
+
+// POST /v1/video-discoveries and /v1/language-discoveries. As for jobs, one
+// short transaction writes the idempotency record, the 1-credit hold and the
+// row (credits reserved last, by one conditional statement), and the workflow
+// starts after the commit (domain/workflow-starts.ts; the starter makes up a
+// lost start). The same workspace asking the same thing within
+// DISCOVERY_CACHE_SECONDS gets the earlier discovery again, free: 200 when it
+// succeeded, 202 while it still runs.
+
+export const DISCOVERY_CREDITS = 1;
+
+export interface DiscoveryServiceDeps extends WorkflowStarter {
+  db: Db;
+  secretsKey: string;
+  starts: StartDispatcher;
+}
+
+export interface DiscoveryAccepted<V> {
+  status: 200 | 202;
+  discovery: V;
+}
+
+/** What the workflow needs to fetch the page (stored on the row, `listing`). */
+export interface VideoListing {
+  input: VideoDiscoveryInput;
+  position: DiscoveryPosition | null;
+  limit: number;
+  /** Binds cursors to the request's listing fields (domain/discoveries/cursor.ts). */
+  listingHash: string;
+}
+
+/** The listing fields of a request: what a cursor continues (not the page size, not the cursor itself). */
+export function listingHash(input: VideoDiscoveryInput): string {
+  return requestHash({
+    kind: input.kind,
+    query: input.query ?? null,
+    channel: input.channel ?? null,
+    playlist: input.playlist ?? null,
+    user: input.user ?? null,
+    details: input.includeDetails ?? false,
+  });
+}
+
+const expiresAt = (from: Date) => new Date(from.getTime() + DISCOVERY_RETENTION_HOURS * 3600_000);
+/** created_at and expires_at from one clock reading: exactly 24 h apart. */
+const lifetime = () => {
+  const now = new Date();
+  return { createdAt: now, expiresAt: expiresAt(now) };
+};
+const cacheSince = () => new Date(Date.now() - DISCOVERY_CACHE_SECONDS * 1000);
+
+export async function submitVideoDiscovery(
+  deps: DiscoveryServiceDeps,
+  principal: Principal,
+  req: VideoDiscoveryRequest,
+  idempotency: IdempotencyScope,
+): Promise<DiscoveryAccepted<VideoDiscoveryView>> {
+  const hash = requestHash(req);
+  const input = normalizeDiscoveryInput({
+    kind: req.kind,
+    query: req.query,
+    channel: req.channel,
+    playlist: req.playlist,
+    user: req.user,
+    includeDetails: req.include_details,
+  });
+  const limit = req.limit ?? DEFAULT_DISCOVERY_LIMIT;
+  const lh = listingHash(input);
+  const position = req.cursor
+    ? decodeCursor(deps.secretsKey, req.cursor, { workspaceId: principal.workspaceId, kind: req.kind, listingHash: lh })
+    : null;
+  const cacheKey = requestHash({ listing: lh, limit, position });
+  const listing: VideoListing = { input, position, limit, listingHash: lh };
+  const cached = await deps.db.videoDiscovery.findFirst({
+    where: {
+      workspaceId: principal.workspaceId,
+      cacheKey,
+      status: { in: ['queued', 'processing', 'succeeded'] },
+      createdAt: { gt: cacheSince() },
+    },
+    orderBy: { createdAt: 'desc' },
+  });
+  const id = randomUUID();
+  const outcome = await deps.db.$transaction(
+    async (tx) => {
+      const claim = await claimIdempotencyKey(tx, {
+        workspaceId: principal.workspaceId,
+        operation: idempotency.operation,
+        key: idempotency.key,
+        hash,
+      });
+      if (claim.kind === 'replay') return { existing: claim.resourceId };
+      if (cached) {
+        await bindIdempotencyRecord(tx, claim.recordId, 'video_discovery', cached.id);
+        return { existing: cached.id };
+      }
+      const created = await tx.videoDiscovery.create({
+        data: {
+          id,
+          workspaceId: principal.workspaceId,
+          kind: req.kind,
+          request: { ...req, limit } as Prisma.InputJsonValue,
+          listing: listing as unknown as Prisma.InputJsonValue,
+          cacheKey,
+          holdId: await holdFor(tx, principal, `video discovery ${id}`),
+          ...lifetime(),
+        },
+      });
+      await bindIdempotencyRecord(tx, claim.recordId, 'video_discovery', id);
+      await reserveCredits(tx, principal.workspaceId, [DISCOVERY_CREDITS], { plan: principal.plan });
+      return { created };
+    },
+    { timeout: 15_000, maxWait: 10_000 },
+  );
+  if (outcome.created) {
+    deps.starts.dispatch(`video discovery ${id}`, () => startDiscoveryWorkflow(deps, 'video', id));
+    return { status: 202, discovery: videoDiscoveryView(outcome.created) };
+  }
+  const row = await deps.db.videoDiscovery.findUniqueOrThrow({ where: { id: outcome.existing! } });
+  // A replay or a reuse: 200 once there is a result to reuse, 202 while it is still being made.
+  return { status: row.status === 'queued' || row.status === 'processing' ? 202 : 200, discovery: videoDiscoveryView(row) };
+}
+
+export async function submitLanguageDiscovery(
+  deps: DiscoveryServiceDeps,
+  principal: Principal,
+  req: LanguageDiscoveryRequest,
+  idempotency: IdempotencyScope,
+): Promise<DiscoveryAccepted<LanguageDiscoveryView>> {
+  const hash = requestHash(req);
+  let link;
+  try {
+    link = recognizeLink(req.source.url);
+  } catch (err) {
+    if (err instanceof ServiceError) throw new ServiceError(err.code, 'source.url', { message: err.message });
+    throw err;
+  }
+  if (link.platform !== 'videosite')
+    throw new ServiceError('UNSUPPORTED_SOURCE', 'source.url', { message: 'Language discovery takes videosite links only.' });
+  const cacheKey = requestHash({ platform: 'videosite', mediaId: link.mediaId });
+  const cached = await deps.db.languageDiscovery.findFirst({
+    where: {
+      workspaceId: principal.workspaceId,
+      cacheKey,
+      status: { in: ['queued', 'processing', 'succeeded'] },
+      createdAt: { gt: cacheSince() },
+    },
+    orderBy: { createdAt: 'desc' },
+  });
+  const id = randomUUID();
+  const outcome = await deps.db.$transaction(
+    async (tx) => {
+      const claim = await claimIdempotencyKey(tx, {
+        workspaceId: principal.workspaceId,
+        operation: idempotency.operation,
+        key: idempotency.key,
+        hash,
+      });
+      if (claim.kind === 'replay') return { existing: claim.resourceId };
+      if (cached) {
+        await bindIdempotencyRecord(tx, claim.recordId, 'language_discovery', cached.id);
+        return { existing: cached.id };
+      }
+      const created = await tx.languageDiscovery.create({
+        data: {
+          id,
+          workspaceId: principal.workspaceId,
+          sourceUrl: link.canonicalUrl,
+          mediaId: link.mediaId,
+          cacheKey,
+          holdId: await holdFor(tx, principal, `language discovery ${id}`),
+          ...lifetime(),
+        },
+      });
+      await bindIdempotencyRecord(tx, claim.recordId, 'language_discovery', id);
+      await reserveCredits(tx, principal.workspaceId, [DISCOVERY_CREDITS], { plan: principal.plan });
+      return { created };
+    },
+    { timeout: 15_000, maxWait: 10_000 },
+  );
+  if (outcome.created) {
+    deps.starts.dispatch(`language discovery ${id}`, () => startDiscoveryWorkflow(deps, 'language', id));
+    return { status: 202, discovery: languageDiscoveryView(outcome.created) };
+  }
+  const row = await deps.db.languageDiscovery.findUniqueOrThrow({ where: { id: outcome.existing! } });
+  return { status: row.status === 'queued' || row.status === 'processing' ? 202 : 200, discovery: languageDiscoveryView(row) };
+}
+
+async function holdFor(tx: Tx, principal: Principal, reason: string): Promise<string> {
+  const [holdId] = await writeHolds(tx, principal.workspaceId, [DISCOVERY_CREDITS], reason);
+  return holdId!;
+}
+
+/**
+ * GET with an optional long poll: returns once the discovery is final (woken by
+ * the NOTIFY its completing transaction sends, on any API instance) or after
+ * `waitSeconds`.
+ */
+export async function waitForDiscovery<V extends { status: string }>(
+  wakeups: JobWakeups,
+  id: string,
+  read: () => Promise<V>,
+  waitSeconds: number,
+  signal?: AbortSignal,
+): Promise<V> {
+  if (waitSeconds <= 0) return read();
+  const sub = wakeups.subscribe(id);
+  try {
+    const first = await read();
+    if (first.status === 'succeeded' || first.status === 'failed') return first;
+    await sub.wait(waitSeconds * 1000, signal);
+    return read();
+  } finally {
+    sub.cancel();
+  }
+}
+
+/** GET: this workspace's discovery while it is retained; otherwise 404 (an expired one is purged by the retention schedule). */
+export async function getVideoDiscovery(db: Db, workspaceId: string, id: string): Promise<VideoDiscoveryView> {
+  const row = await db.videoDiscovery.findFirst({ where: { id, workspaceId, expiresAt: { gt: new Date() } } });
+  if (!row) throw new ServiceError('NOT_FOUND', 'id', { message: 'No video discovery with this id in this workspace.' });
+  return videoDiscoveryView(row);
+}
+
+export async function getLanguageDiscovery(db: Db, workspaceId: string, id: string): Promise<LanguageDiscoveryView> {
+  const row = await db.languageDiscovery.findFirst({ where: { id, workspaceId, expiresAt: { gt: new Date() } } });
+  if (!row) throw new ServiceError('NOT_FOUND', 'id', { message: 'No language discovery with this id in this workspace.' });
+  return languageDiscoveryView(row);
+}

@@ -1,0 +1,15 @@
+// The timed pieces every part of the service passes around: caption parsers and
+// recognizers produce them, the transcript stores them, exports lay them out.
+// One declaration; a leaf module (integrations may import it).
+
+/** A caption-sized piece of a transcript: seconds (millisecond precision) and its text. */
+export interface Segment {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** One recognised word (AI transcription only): seconds, text and the recognizer's confidence, 0..1. */
+export interface Word extends Segment {
+  confidence: number;
+}

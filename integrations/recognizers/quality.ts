@@ -1,0 +1,85 @@
+import measured from './measured-quality.json';
+import { EXPERIMENTAL_LANGUAGE, TARGET_LANGUAGES, qualityStatus, type QualityStatus, type Recognizer } from './types';
+
+// `recognition.quality_status` from measurements, not claims. `npm run
+// eval:asr` (bench/asr-eval.ts) runs the real speech of ../shared/asr-eval
+// through the whole job pipeline and writes, per model and language, how many
+// clips were measured and the error rate (WER; CER for ja and ko) into
+// measured-quality.json beside this file, and the same table into
+// bench/RESULTS.md. The rule below turns a measurement into a status; a model
+// nobody measured (an operator's own WHISPER_MODEL_DIR) has no validated
+// language.
+
+/** At least this many clips of a language measured, and an error rate at most this: `validated_language`. */
+export const VALIDATION_RULE = { minClips: 3, maxErrorRate: 0.2 } as const;
+
+export interface LanguageMeasurement {
+  /** `wer` (words) or `cer` (characters, spaces removed: ja, ko). */
+  metric: 'wer' | 'cer';
+  clips: number;
+  /** Edits over reference units, all clips of the language together. */
+  error_rate: number;
+  /** Reference words (wer) or characters (cer) over all clips. */
+  reference_units: number;
+  /** Clips whose language was detected right when no language was given (of `clips`). */
+  detected_correctly?: number;
+}
+
+export interface ModelMeasurements {
+  measured_at: string;
+  /** How the figures were made (command, settings). */
+  method: string;
+  languages: Record<string, LanguageMeasurement>;
+}
+
+const table = measured as unknown as Record<string, ModelMeasurements>;
+
+export function measurementsFor(model: string): ModelMeasurements | null {
+  return table[model] ?? null;
+}
+
+export function meetsValidationRule(m: LanguageMeasurement | undefined): boolean {
+  return !!m && m.clips >= VALIDATION_RULE.minClips && m.error_rate <= VALIDATION_RULE.maxErrorRate;
+}
+
+/** The target languages the model's measurements validate. */
+export function validatedLanguages(model: string): string[] {
+  const m = measurementsFor(model);
+  return m ? TARGET_LANGUAGES.filter((lang) => meetsValidationRule(m.languages[lang])) : [];
+}
+
+export interface LanguageQuality {
+  language: string;
+  quality_status: QualityStatus;
+  metric: 'wer' | 'cer' | null;
+  error_rate: number | null;
+  clips: number;
+}
+
+/** One row per AI-transcription language (the eight, then the experimental one), as capabilities and the docs show them. */
+export function languageQualityTable(recognizer: Recognizer): LanguageQuality[] {
+  const m = measurementsFor(recognizer.model);
+  return [...TARGET_LANGUAGES, EXPERIMENTAL_LANGUAGE].map((language) => {
+    const row = m?.languages[language];
+    return {
+      language,
+      quality_status: qualityStatus(recognizer, language),
+      metric: row?.metric ?? null,
+      error_rate: row ? Math.round(row.error_rate * 1000) / 1000 : null,
+      clips: row?.clips ?? 0,
+    };
+  });
+}
+
+/** The table in one line of prose, for OpenAPI descriptions: `en 5.1 % WER (4 clips, validated)`, …. */
+export function languageQualitySummary(recognizer: Recognizer): string {
+  const m = measurementsFor(recognizer.model);
+  const rows = languageQualityTable(recognizer).map((r) => {
+    if (r.quality_status === 'experimental_language') return `${r.language} experimental`;
+    if (r.error_rate === null) return `${r.language} not measured (provider_supported)`;
+    const status = r.quality_status === 'validated_language' ? 'validated' : 'provider_supported';
+    return `${r.language} ${(r.error_rate * 100).toFixed(1)} % ${r.metric!.toUpperCase()} (${r.clips} clip${r.clips === 1 ? '' : 's'}, ${status})`;
+  });
+  const when = m ? `measured ${m.measured_at.slice(0, 10)} by \`npm run eval:asr\`` : 'not measured';
+  return `${recognizer.model}, ${when}: ${rows.join('; ')}. Rule: validated_language when at least ${VALIDATION_RULE.minClips} clips were measured and the error rate is at most ${VALIDATION_RULE.maxErrorRate * 100} %.`;
+}

@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { applyMigrations } from '../prisma/migrate';
+import { createDatabase, dropDatabase, startPostgres, withDatabase, type PostgresHandle } from './postgres';
+import { freePort, portOpen, ROOT } from './proc';
+import { startRecognizer, type RecognizerHandle } from './recognizer';
+import { startTemporal, type TemporalHandle } from './temporal';
+
+// The private, throw-away stack that the tests (stack/test-env.ts) and the
+// benchmarks (bench/run.ts, bench/asr-stack.ts) run against: a fresh database
+// in its own PostgreSQL cluster, a Temporal dev server on a fresh SQLite file,
+// optionally the speech recognition worker, and a local object store folder;
+// all removed by stop().
+
+export interface ThrowawayStack {
+  pg: PostgresHandle;
+  temporal: TemporalHandle;
+  dbUrl: string;
+  /** The local object store folder (DATA_DIR) the recognition worker shares. */
+  dataDir: string;
+  sqliteFile: string;
+  migrations: string[];
+  /** Set when `recognizer` was asked for; replaceable (bench/asr-stack.ts restarts it). */
+  recognizer: RecognizerHandle | null;
+  startRecognizer(env?: Record<string, string>): Promise<RecognizerHandle>;
+  /** The settings a process on this stack reads. */
+  env: Record<string, string>;
+  /** Safe to call twice; the recognizer handle it stops is the current one. */
+  stop(): Promise<void>;
+}
+
+export async function startThrowawayStack(opts: {
+  /** Names the cluster folder (.data/<name>-postgres), the database, the SQLite file and DATA_DIR. */
+  name: string;
+  pgPort: number;
+  /** Falls back to a free port when this one is taken (another run of the same stack). */
+  temporalPort: number;
+  databaseName?: string;
+  recognizer?: boolean;
+  recognizerEnv?: Record<string, string>;
+}): Promise<ThrowawayStack> {
+  const dataDir = path.join(ROOT, '.data', `${opts.name}-data-${process.pid}`);
+  const pg = await startPostgres({ dataDir: `.data/${opts.name}-postgres`, port: opts.pgPort, database: 'postgres', fast: true });
+  const dbUrl = withDatabase(pg.url, opts.databaseName ?? `${opts.name}_${Date.now()}`);
+  await createDatabase(dbUrl);
+  const sqliteFile = path.join(ROOT, '.data', `temporal-${opts.name}-${process.pid}.sqlite`);
+  const temporal = await startTemporal({
+    dbFile: sqliteFile,
+    port: (await portOpen(opts.temporalPort)) ? await freePort() : opts.temporalPort,
+  });
+  const startRec = (env: Record<string, string> = {}) =>
+    startRecognizer({ temporalAddress: temporal.address, dataDir, env: { LOG_LEVEL: 'warn', ...opts.recognizerEnv, ...env } });
+  // The recognizer loads its model while the migrations run.
+  const [migrations, recognizer] = await Promise.all([applyMigrations(dbUrl), opts.recognizer ? startRec() : Promise.resolve(null)]);
+
+  let stopping: Promise<void> | undefined;
+  const stack: ThrowawayStack = {
+    pg,
+    temporal,
+    dbUrl,
+    dataDir,
+    sqliteFile,
+    migrations,
+    recognizer,
+    async startRecognizer(env) {
+      stack.recognizer = await startRec(env);
+      return stack.recognizer;
+    },
+    env: {
+      DATABASE_URL: dbUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_DB_FILE: sqliteFile,
+      APP_ENV: 'test',
+      DATA_DIR: dataDir,
+      RECOGNITION_TASK_QUEUE: 'recognition',
+    },
+    stop() {
+      stopping ??= (async () => {
+        await stack.recognizer?.stop().catch((e) => console.error(`[${opts.name}] stopping the recognizer: ${e.message}`));
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        await dropDatabase(dbUrl).catch((e) => console.error(`[${opts.name}] database not dropped now: ${e.message}`));
+        await temporal.stop().catch((e) => console.error(`[${opts.name}] stopping Temporal: ${e.message}`));
+        await pg.stop().catch((e) => console.error(`[${opts.name}] stopping PostgreSQL: ${e.message}`));
+        for (const f of [sqliteFile, `${sqliteFile}-wal`, `${sqliteFile}-shm`]) fs.rmSync(f, { force: true });
+      })();
+      return stopping;
+    },
+  };
+  return stack;
+}

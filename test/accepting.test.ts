@@ -1,0 +1,266 @@
+import { Client, Connection } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import request from 'supertest';
+import { createActivities } from '../activities';
+import { RateLimits } from '../api/http/rate-limit';
+import { createOutbound } from '../integrations/outbound/http';
+import { workflowIds } from '../workflows/definitions';
+import { runWorkflowStarter } from '../worker/workflow-starter';
+import { startPendingWorkflows } from '../domain/workflow-starts';
+import { audioDir, makeSpeech, PARAGRAPHS } from './support/speech';
+import { reserveAndPut } from './support/uploads';
+import { bearer, createWorkspace, privateDatabase, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
+import { activityDepsFor, videositeCaptionRoutes } from './support/job-stack';
+import { startReplayOrigin, type ReplayOrigin } from './support/replay-origin';
+import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
+import { startTestWorker, type TestWorker } from './support/worker';
+
+// Issue 11: acceptance commits first and starts the workflow after the commit,
+// with no network call under a lock; a start that is lost (the API killed
+// between the two, Temporal unreachable) is made up by the starter, exactly once.
+
+const FINAL = ['succeeded', 'failed', 'cancelled'];
+const video = (i: number) => `https://www.youtube.com/watch?v=acc${String(i).padStart(8, '0')}`;
+
+/** Submits allowed without limit, so these tests reach the credit and jobs-in-progress rules. */
+const unlimitedSubmits = (api: TestApi) => new RateLimits(api.deps.pool, () => 1_000_000);
+
+async function waitAllFinal(api: TestApi, ids: string[], withinMs: number): Promise<number> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < withinMs) {
+    const final = await api.deps.db.job.count({ where: { id: { in: ids }, status: { in: FINAL as never } } });
+    if (final === ids.length) return Date.now() - t0;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`not every job final within ${withinMs} ms`);
+}
+
+async function expectCreditsExact(api: TestApi, ws: TestWorkspace, jobIds: string[]) {
+  const usage = (await request(api.app).get('/v1/usage').set(bearer(ws.apiKey))).body;
+  const jobs = await api.deps.db.job.findMany({ where: { id: { in: jobIds } } });
+  const charged = jobs.reduce((s, j) => s + j.creditsCharged, 0);
+  expect(usage.credits_reserved).toBe(0);
+  expect(usage.credits_total - usage.credits_remaining).toBe(charged);
+  const account = await api.deps.db.creditAccount.findUniqueOrThrow({ where: { workspaceId: ws.workspaceId } });
+  expect(account.activeJobs).toBe(0);
+  for (const job of jobs) {
+    // One workflow per job, and one settlement of its hold.
+    expect(await api.deps.db.creditLedgerEntry.count({ where: { holdId: job.holdId!, kind: { in: ['charge'] } } })).toBe(
+      job.status === 'succeeded' ? 1 : 0,
+    );
+  }
+}
+
+describe('the jobs-in-progress limit is exact under concurrent submits', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    // A queue no worker serves: accepted jobs stay in progress.
+    api = await startTestApi({ TEMPORAL_TASK_QUEUE: `accept-limit-${randomUUID()}` }, {}, 20);
+    api.deps.rateLimits = unlimitedSubmits(api);
+  });
+  afterAll(() => api.close());
+
+  it('30 parallel submits on a trial workspace (limit 10): exactly 10 accepted, 20 refused 429 naming the limit', async () => {
+    const ws = await createWorkspace(api.deps);
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        request(api.app)
+          .post('/v1/jobs')
+          .set(bearer(ws.apiKey))
+          .set('Idempotency-Key', randomUUID())
+          .send({ source: { url: video(i) }, mode: 'captions_only' }),
+      ),
+    );
+    const accepted = results.filter((r) => r.status === 202);
+    const refused = results.filter((r) => r.status === 429);
+    expect(accepted).toHaveLength(10);
+    expect(refused).toHaveLength(20);
+    for (const r of refused) expect(r.body.error).toMatchObject({ code: 'RATE_LIMITED', details: { detail: 'jobs_in_progress=10' } });
+    const account = await api.deps.db.creditAccount.findUniqueOrThrow({ where: { workspaceId: ws.workspaceId } });
+    expect({ activeJobs: account.activeJobs, reserved: account.reserved }).toEqual({ activeJobs: 10, reserved: 10 });
+    // Nothing half-written by the refused ones: no job, no hold.
+    expect(await api.deps.db.job.count({ where: { workspaceId: ws.workspaceId } })).toBe(10);
+    expect(await api.deps.db.creditHold.count({ where: { workspaceId: ws.workspaceId } })).toBe(10);
+  });
+
+  it('credits are exact too: 40 parallel auto submits on 50 credits hold 2 each, 25 fit', async () => {
+    const ws = await createWorkspace(api.deps, { plan: 'starter' });
+    await api.deps.db
+      .$executeRaw`UPDATE credit_accounts SET period_credits = 50, period_total = 50 WHERE workspace_id = ${ws.workspaceId}::uuid`;
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        request(api.app)
+          .post('/v1/jobs')
+          .set(bearer(ws.apiKey))
+          .set('Idempotency-Key', randomUUID())
+          .send({ source: { url: video(100 + i) }, mode: 'auto' }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 202)).toHaveLength(25);
+    expect(results.filter((r) => r.status === 402).every((r) => r.body.error.code === 'INSUFFICIENT_BALANCE')).toBe(true);
+    const account = await api.deps.db.creditAccount.findUniqueOrThrow({ where: { workspaceId: ws.workspaceId } });
+    expect({ reserved: account.reserved, activeJobs: account.activeJobs }).toEqual({ reserved: 50, activeJobs: 25 });
+  });
+});
+
+describe('a start lost after the commit is made up by the starter', () => {
+  let origin: ReplayOrigin;
+  let worker: TestWorker;
+  let healthy: TestApi;
+  let taskQueue: string;
+  let proxy: TcpProxy;
+  let cut: TestApi;
+  let cutClient: Client;
+
+  beforeAll(async () => {
+    origin = await startReplayOrigin(videositeCaptionRoutes());
+    taskQueue = `accept-starter-${randomUUID()}`;
+    // The starter looks at every job of its database: a database of its own keeps it to this file's jobs.
+    const DATABASE_URL = await privateDatabase('accepting');
+    healthy = await startTestApi({ DATABASE_URL, TEMPORAL_TASK_QUEUE: taskQueue });
+    healthy.deps.rateLimits = unlimitedSubmits(healthy);
+    const outbound = createOutbound({ originOverride: origin.url, timeoutMs: 3000 });
+    worker = await startTestWorker(createActivities(activityDepsFor(healthy, outbound, { originOverride: origin.url })), taskQueue);
+    // An API whose Temporal connection runs through a relay the test can cut: its starts fail, as if it died after the commit.
+    proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(process.env.TEMPORAL_ADDRESS!.split(':')[1]) });
+    cutClient = new Client({ connection: await Connection.connect({ address: proxy.address, connectTimeout: 1000 }) });
+    cut = await startTestApi({ DATABASE_URL, TEMPORAL_TASK_QUEUE: taskQueue }, { temporal: cutClient });
+    cut.deps.rateLimits = unlimitedSubmits(cut);
+  });
+  afterAll(async () => {
+    await worker.stop();
+    await cut.close();
+    await cutClient.connection.close().catch(() => undefined);
+    await proxy.close();
+    await healthy.close();
+    await origin.close();
+  });
+
+  it('jobs and a batch accepted while the start fails: 202 at once, started by the starter, final once, credits exact', async () => {
+    const ws = await createWorkspace(healthy.deps, { plan: 'pro' });
+    await proxy.cut();
+    const t0 = Date.now();
+    const singles = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        request(cut.app)
+          .post('/v1/jobs')
+          .set(bearer(ws.apiKey))
+          .set('Idempotency-Key', randomUUID())
+          .send({ source: { url: video(200 + i) }, mode: 'captions_only' }),
+      ),
+    );
+    const batch = await request(cut.app)
+      .post('/v1/batches')
+      .set(bearer(ws.apiKey))
+      .set('Idempotency-Key', randomUUID())
+      .send({ items: [0, 1, 2].map((i) => ({ source: { url: video(300 + i) }, mode: 'captions_only' })) });
+    // Accepted without waiting for Temporal (no network call on the accepting path that can hold it).
+    expect(singles.map((r) => r.status)).toEqual(singles.map(() => 202));
+    expect(batch.status).toBe(202);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const jobIds = [...singles.map((r) => r.body.id as string), ...(batch.body.items as { job_id: string }[]).map((i) => i.job_id)];
+    expect(await healthy.deps.db.job.count({ where: { id: { in: jobIds }, workflowStartedAt: { not: null } } })).toBe(0);
+
+    // The starter of a (healthy) worker process.
+    const stopStarter = runWorkflowStarter(healthy.deps.db, { temporal: healthy.deps.temporal, taskQueue }, pino({ level: 'silent' }));
+    try {
+      const tookMs = await waitAllFinal(healthy, jobIds, 30_000);
+      console.log(`[accepting] ${jobIds.length} jobs whose start was lost were final ${tookMs} ms after the starter began`);
+    } finally {
+      await stopStarter();
+    }
+    const jobs = await healthy.deps.db.job.findMany({ where: { id: { in: jobIds } } });
+    expect(jobs.map((j) => j.status)).toEqual(jobs.map(() => 'succeeded'));
+    // Exactly one workflow per job: a second start is refused.
+    const handle = healthy.deps.temporal.workflow.getHandle(workflowIds.job(jobs[0]!.id));
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
+    await expect(
+      healthy.deps.temporal.workflow.start('jobWorkflow', {
+        taskQueue,
+        workflowId: workflowIds.job(jobs[0]!.id),
+        args: [{ jobId: jobs[0]!.id }],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      }),
+    ).rejects.toThrow(/already/i);
+    await expectCreditsExact(healthy, ws, jobIds);
+    await proxy.restore();
+  });
+
+  it('Temporal unreachable while submits go on: every accepted job becomes final once it is back', async () => {
+    const ws = await createWorkspace(healthy.deps, { plan: 'pro' });
+    const stopStarter = runWorkflowStarter(healthy.deps.db, { temporal: healthy.deps.temporal, taskQueue }, pino({ level: 'silent' }));
+    const accepted: string[] = [];
+    try {
+      let i = 0;
+      const submitFor = async (ms: number) => {
+        const until = Date.now() + ms;
+        while (Date.now() < until) {
+          const res = await request(cut.app)
+            .post('/v1/jobs')
+            .set(bearer(ws.apiKey))
+            .set('Idempotency-Key', randomUUID())
+            .send({ source: { url: video(400 + i++) }, mode: 'captions_only' });
+          expect(res.status).toBe(202);
+          accepted.push(res.body.id);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      };
+      await submitFor(1000);
+      await proxy.cut(); // the API's Temporal goes away
+      await submitFor(3000);
+      await proxy.restore();
+      await submitFor(1000);
+      await waitAllFinal(healthy, accepted, 30_000);
+    } finally {
+      await stopStarter();
+    }
+    const jobs = await healthy.deps.db.job.findMany({ where: { id: { in: accepted } } });
+    expect(jobs.every((j) => j.status === 'succeeded')).toBe(true);
+    await expectCreditsExact(healthy, ws, accepted);
+  }, 90_000);
+
+  it('an upload left `verifying` without its verification (a crash between the two) is verified by the starter', async () => {
+    const ws = await createWorkspace(healthy.deps, { plan: 'pro' });
+    const audio = await audioDir();
+    try {
+      const speech = await makeSpeech(PARAGRAPHS[0]!, audio.dir, 'talk', { format: 'mp3' });
+      const { slot } = await reserveAndPut(healthy, ws, speech.path, 'audio/mpeg');
+      // What completion commits before it starts the verification, a minute ago, with the start lost.
+      await healthy.deps.db.upload.update({
+        where: { id: slot.id },
+        data: { status: 'verifying', verificationRequestedAt: new Date(Date.now() - 60_000) },
+      });
+      const pass = await startPendingWorkflows(healthy.deps.db, { temporal: healthy.deps.temporal, taskQueue });
+      expect(pass.uploads).toBeGreaterThanOrEqual(1);
+      let status = 'verifying';
+      for (let i = 0; i < 100 && status === 'verifying'; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        status = (await request(healthy.app).get(`/v1/uploads/${slot.id}`).set(bearer(ws.apiKey))).body.status;
+      }
+      expect(status).toBe('ready');
+    } finally {
+      await audio.cleanup();
+    }
+  });
+
+  it('a cancel of a job whose workflow never started starts it and cancels it', async () => {
+    const ws = await createWorkspace(healthy.deps, { plan: 'pro' });
+    // Captions answered slowly, so the job is still cancellable when the cancel arrives.
+    origin.setRoutes(videositeCaptionRoutes({ captionDelayMs: 3000 }));
+    // A job committed, its start lost.
+    await proxy.cut();
+    const res = await request(cut.app)
+      .post('/v1/jobs')
+      .set(bearer(ws.apiKey))
+      .set('Idempotency-Key', randomUUID())
+      .send({ source: { url: video(900) }, mode: 'captions_only' });
+    await proxy.restore();
+    expect(res.status).toBe(202);
+    const cancel = await request(healthy.app).post(`/v1/jobs/${res.body.id}/cancel`).set(bearer(ws.apiKey));
+    expect(cancel.status).toBe(200);
+    expect(cancel.body.status).toBe('cancelled');
+    await expectCreditsExact(healthy, ws, [res.body.id]);
+    origin.setRoutes(videositeCaptionRoutes());
+  });
+});
