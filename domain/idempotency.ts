@@ -44,16 +44,25 @@ export async function idempotencyKeyUsed(db: Db, workspaceId: string, scope: Ide
 
 export type Claim = { kind: 'claimed'; recordId: string } | { kind: 'replay'; resourceId: string };
 
+/**
+ * Claims the key for a request, in the caller's transaction, in one statement:
+ * a new record, or an expired one taken over. `resource` (known before the
+ * claim: the id the new object will have) is written with it, so no second
+ * statement binds it.
+ */
 export async function claimIdempotencyKey(
   tx: Tx,
-  args: { workspaceId: string; operation: string; key: string; hash: string },
+  args: { workspaceId: string; operation: string; key: string; hash: string; resource: { type: string; id: string } },
 ): Promise<Claim> {
-  const { workspaceId, operation, key, hash } = args;
-  await tx.$executeRaw`DELETE FROM idempotency_records WHERE workspace_id = ${workspaceId}::uuid AND operation = ${operation} AND key = ${key} AND expires_at < now()`;
+  const { workspaceId, operation, key, hash, resource } = args;
   const inserted = await tx.$queryRaw<{ id: string }[]>`
-    INSERT INTO idempotency_records (id, workspace_id, operation, key, request_hash, created_at, expires_at)
-    VALUES (gen_random_uuid(), ${workspaceId}::uuid, ${operation}, ${key}, ${hash}, now(), now() + ${IDEMPOTENCY_WINDOW_MS} * interval '1 millisecond')
-    ON CONFLICT (workspace_id, operation, key) DO NOTHING
+    INSERT INTO idempotency_records (id, workspace_id, operation, key, request_hash, resource_type, resource_id, created_at, expires_at)
+    VALUES (gen_random_uuid(), ${workspaceId}::uuid, ${operation}, ${key}, ${hash}, ${resource.type}, ${resource.id}::uuid, now(),
+            now() + ${IDEMPOTENCY_WINDOW_MS} * interval '1 millisecond')
+    ON CONFLICT (workspace_id, operation, key) DO UPDATE
+      SET request_hash = EXCLUDED.request_hash, resource_type = EXCLUDED.resource_type, resource_id = EXCLUDED.resource_id,
+          created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+      WHERE idempotency_records.expires_at < now()
     RETURNING id::text`;
   if (inserted[0]) return { kind: 'claimed', recordId: inserted[0].id };
   const existing = await tx.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: { workspaceId, operation, key } } });
@@ -65,8 +74,4 @@ export async function claimIdempotencyKey(
   }
   if (!existing.resourceId) throw new ServiceError('INTERNAL_ERROR');
   return { kind: 'replay', resourceId: existing.resourceId };
-}
-
-export async function bindIdempotencyRecord(tx: Tx, recordId: string, resourceType: string, resourceId: string): Promise<void> {
-  await tx.idempotencyRecord.update({ where: { id: recordId }, data: { resourceType, resourceId } });
 }

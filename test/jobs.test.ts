@@ -351,6 +351,38 @@ describe('Idempotency-Key', () => {
     await waitFinal(stack.api, a.apiKey, ra.body.id);
     await waitFinal(stack.api, b.apiKey, rb.body.id);
   });
+
+  it('a key past its 48 hours is free again: the next request with it is a new job, bound to the new record', async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const key = newKey();
+    const first = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only' }, key);
+    expect(first.status).toBe(202);
+    await waitFinal(stack.api, ws.apiKey, first.body.id);
+    await stack.api.deps.db.idempotencyRecord.updateMany({
+      where: { workspaceId: ws.workspaceId, key },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    // Another body with the old key: not a conflict any more.
+    const second = await submit(
+      stack.api,
+      ws.apiKey,
+      { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['de'] },
+      key,
+    );
+    expect(second.status).toBe(202);
+    expect(second.body.id).not.toBe(first.body.id);
+    const record = await stack.api.deps.db.idempotencyRecord.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, key } });
+    expect(record.resourceId).toBe(second.body.id);
+    expect(record.expiresAt.getTime()).toBeGreaterThan(Date.now() + 47 * 3600_000);
+    const replay = await submit(
+      stack.api,
+      ws.apiKey,
+      { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['de'] },
+      key,
+    );
+    expect(replay.body.id).toBe(second.body.id);
+    await waitFinal(stack.api, ws.apiKey, second.body.id);
+  });
 });
 
 describe('reading jobs', () => {

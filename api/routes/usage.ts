@@ -32,7 +32,7 @@ const usage = defineRoute({
   rateLimit: 'read',
   responses: { 200: { description: 'Usage.', schema: UsageSchema } },
   errors: [],
-  handler: async ({ principal, deps }) => ({ status: 200, body: await getUsage(deps.db, principal!.workspaceId) }),
+  handler: async ({ principal, deps }) => ({ status: 200, body: await getUsage(deps, principal!.workspaceId) }),
 });
 
 export const usageRoutes: RouteSpec<any, any, any>[] = [capabilities, usage];

@@ -6,7 +6,7 @@ import type { Principal } from '../accounts/principal';
 import type { Db } from '../db';
 import { reserveCredits, writeHolds } from '../credits/ledger';
 import { ServiceError } from '../errors';
-import { bindIdempotencyRecord, claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
+import { claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
 import {
   assertWebhookEndpoint,
   findReusable,
@@ -92,6 +92,7 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
         operation: idempotency.operation,
         key: idempotency.key,
         hash: requestHash(req),
+        resource: { type: 'batch', id: batchId },
       });
       if (claim.kind === 'replay') return { replayOf: claim.resourceId };
       const holdIds = needHold.length ? await writeHolds(tx, principal.workspaceId, amounts, `batch ${batchId}`) : [];
@@ -112,7 +113,6 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
           return jobRowData(principal, row, c ? null : holdIds[h++]!, c ? { transcriptId: c.id, title: c.title } : null);
         }),
       });
-      await bindIdempotencyRecord(tx, claim.recordId, 'batch', batchId);
       if (needHold.length) {
         await reserveCredits(tx, principal.workspaceId, amounts, {
           plan: principal.plan,

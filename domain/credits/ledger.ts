@@ -137,16 +137,17 @@ export async function placeHolds(
   return ids;
 }
 
-/** The hold and ledger rows (two statements, new rows only: no lock anyone waits on). */
+/** The hold and ledger rows (one statement, new rows only: no lock anyone waits on). */
 export async function writeHolds(tx: Tx, workspaceId: string, amounts: number[], reason: string): Promise<string[]> {
   if (amounts.some((a) => !Number.isInteger(a) || a <= 0)) throw new Error('hold amounts must be positive integers');
   const ids = amounts.map(() => randomUUID());
   await tx.$executeRaw`
-    INSERT INTO credit_holds (id, workspace_id, amount, status, charged, reason, created_at)
-    SELECT id, ${workspaceId}::uuid, amount, 'held', 0, ${reason}, now() FROM unnest(${ids}::uuid[], ${amounts}::int[]) AS h(id, amount)`;
-  await tx.$executeRaw`
+    WITH holds AS (
+      INSERT INTO credit_holds (id, workspace_id, amount, status, charged, reason, created_at)
+      SELECT id, ${workspaceId}::uuid, amount, 'held', 0, ${reason}, now() FROM unnest(${ids}::uuid[], ${amounts}::int[]) AS h(id, amount)
+      RETURNING id, amount)
     INSERT INTO credit_ledger_entries (workspace_id, kind, amount, hold_id, note, created_at)
-    SELECT ${workspaceId}::uuid, 'hold', amount, id, ${reason}, now() FROM unnest(${ids}::uuid[], ${amounts}::int[]) AS h(id, amount)`;
+    SELECT ${workspaceId}::uuid, 'hold', amount, id, ${reason}, now() FROM holds`;
   return ids;
 }
 

@@ -1,3 +1,4 @@
+import type { Pool } from 'pg';
 import type { Db } from '../db';
 import { MINIMUM_BILLABLE_SECONDS, TRANSCRIBE_CREDITS_PER_MINUTE, type PlanId } from '../plans';
 import { renewIfDue } from './ledger';
@@ -15,16 +16,22 @@ interface UsageRow {
   sub_period_end: Date | null;
 }
 
-/** GET /v1/usage in one query (a hot read); renews the period first when it has ended. */
-export async function getUsage(db: Db, workspaceId: string) {
-  const read = () => db.$queryRaw<UsageRow[]>`
+const USAGE_SQL = `
     SELECT w.plan::text AS plan, a.period_credits, a.period_total, a.prepaid_credits, a.reserved, a.period_end,
            s.status AS sub_status, s.interval AS sub_interval, s.cancel_at_period_end AS sub_cancel, s.current_period_end AS sub_period_end
     FROM credit_accounts a JOIN workspaces w ON w.id = a.workspace_id LEFT JOIN subscriptions s ON s.workspace_id = a.workspace_id
-    WHERE a.workspace_id = ${workspaceId}::uuid`;
+    WHERE a.workspace_id = $1::uuid`;
+
+/**
+ * GET /v1/usage in one query (a hot read: straight on the pg pool, a prepared
+ * statement, without the ORM's per-query work); renews the period first when
+ * it has ended.
+ */
+export async function getUsage(store: { db: Db; pool: Pool }, workspaceId: string) {
+  const read = async () => (await store.pool.query<UsageRow>({ name: 'usage-read', text: USAGE_SQL, values: [workspaceId] })).rows;
   let [row] = await read();
   if (row && row.period_end <= new Date()) {
-    await renewIfDue(db, workspaceId);
+    await renewIfDue(store.db, workspaceId);
     [row] = await read();
   }
   if (!row) throw new Error(`no credit account for workspace ${workspaceId}`);

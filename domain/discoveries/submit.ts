@@ -4,7 +4,7 @@ import type { Principal } from '../accounts/principal';
 import { reserveCredits, writeHolds } from '../credits/ledger';
 import type { Db, Tx } from '../db';
 import { ServiceError } from '../errors';
-import { bindIdempotencyRecord, claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
+import { claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
 import {
   DEFAULT_DISCOVERY_LIMIT,
   DISCOVERY_CACHE_SECONDS,
@@ -111,10 +111,10 @@ export async function submitVideoDiscovery(
         operation: idempotency.operation,
         key: idempotency.key,
         hash,
+        resource: { type: 'video_discovery', id: cached?.id ?? id },
       });
       if (claim.kind === 'replay') return { existing: claim.resourceId };
       if (cached) {
-        await bindIdempotencyRecord(tx, claim.recordId, 'video_discovery', cached.id);
         return { existing: cached.id };
       }
       const created = await tx.videoDiscovery.create({
@@ -129,7 +129,6 @@ export async function submitVideoDiscovery(
           ...lifetime(),
         },
       });
-      await bindIdempotencyRecord(tx, claim.recordId, 'video_discovery', id);
       await reserveCredits(tx, principal.workspaceId, [DISCOVERY_CREDITS], { plan: principal.plan });
       return { created };
     },
@@ -178,10 +177,10 @@ export async function submitLanguageDiscovery(
         operation: idempotency.operation,
         key: idempotency.key,
         hash,
+        resource: { type: 'language_discovery', id: cached?.id ?? id },
       });
       if (claim.kind === 'replay') return { existing: claim.resourceId };
       if (cached) {
-        await bindIdempotencyRecord(tx, claim.recordId, 'language_discovery', cached.id);
         return { existing: cached.id };
       }
       const created = await tx.languageDiscovery.create({
@@ -195,7 +194,6 @@ export async function submitLanguageDiscovery(
           ...lifetime(),
         },
       });
-      await bindIdempotencyRecord(tx, claim.recordId, 'language_discovery', id);
       await reserveCredits(tx, principal.workspaceId, [DISCOVERY_CREDITS], { plan: principal.plan });
       return { created };
     },

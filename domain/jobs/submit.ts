@@ -6,7 +6,7 @@ import type { Db, Tx } from '../db';
 import { reserveCredits, writeHolds } from '../credits/ledger';
 import { startJobWorkflow, type StartDispatcher } from '../workflow-starts';
 import { ServiceError } from '../errors';
-import { bindIdempotencyRecord, claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
+import { claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
 import { CAPTION_CREDITS, PLANS, transcriptionCredits } from '../plans';
 import { recognizeLink } from '../../integrations/platforms/links';
 import { workflowIds } from '../../workflows/definitions';
@@ -238,6 +238,7 @@ export async function submitJob(
         operation: idempotency.operation,
         key: idempotency.key,
         hash,
+        resource: { type: 'job', id },
       });
       if (claim.kind === 'replay') return { replayOf: claim.resourceId };
       const amounts = cached ? [] : [initialHold(req.mode)];
@@ -245,7 +246,6 @@ export async function submitJob(
       const job = await tx.job.create({
         data: jobRowData(principal, row, holdId ?? null, cached ? { transcriptId: cached.id, title: cached.title } : null),
       });
-      await bindIdempotencyRecord(tx, claim.recordId, 'job', id);
       if (!cached) {
         await reserveCredits(tx, principal.workspaceId, amounts, {
           plan: principal.plan,
