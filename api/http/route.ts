@@ -81,7 +81,13 @@ export const IdempotencyKeySchema = z
   .regex(/^[\x20-\x7E]{8,128}$/, 'must be 8 to 128 printable ASCII characters')
   .openapi({ description: 'Idempotency-Key: 8–128 printable ASCII characters; replay window 48 hours.' });
 
-async function authenticate(req: Request, deps: AppDeps): Promise<(Principal & { csrfTokenHash?: string }) | null> {
+/**
+ * The caller of a request: an API key (`Authorization: Bearer <API_KEY>`) or a
+ * signed-in session cookie; null when neither is sent. The REST routes and the
+ * agent tool server (`/mcp`, api/mcp/server.ts) both authenticate here, so a
+ * new credential kind (an OAuth access token) is added in this one place.
+ */
+export async function authenticate(req: Request, deps: AppDeps): Promise<(Principal & { csrfTokenHash?: string }) | null> {
   const header = req.get('authorization');
   if (header) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -97,6 +103,23 @@ async function authenticate(req: Request, deps: AppDeps): Promise<(Principal & {
 
 function authorise(rule: AuthRule, principal: (Principal & { csrfTokenHash?: string }) | null, req: Request): void {
   if (rule.kind !== 'required') return;
+  authorisePrincipal(rule, principal);
+  // Cookie sessions must prove same-origin intent on writes (synchronizer token).
+  if (principal!.kind === 'session' && req.method !== 'GET' && req.method !== 'HEAD') {
+    const sent = req.get(CSRF_HEADER);
+    if (!sent || !principal!.csrfTokenHash || !safeEqual(sha256Hex(sent), principal!.csrfTokenHash)) {
+      throw new ServiceError('FORBIDDEN', 'X-CSRF-Token', {
+        message: 'Missing or wrong X-CSRF-Token header for a cookie-authenticated write.',
+      });
+    }
+  }
+}
+
+/** The rule's checks on the principal alone (presence, session-only, scope, verified e-mail); the agent tool server's tools use it too. */
+export function authorisePrincipal(
+  rule: { kind: 'required'; scope: Scope | null; sessionOnly?: boolean; allowUnverified?: boolean },
+  principal: Principal | null,
+): asserts principal is Principal {
   if (!principal)
     throw new ServiceError('UNAUTHENTICATED', 'Authorization', { message: 'Send Authorization: Bearer <API_KEY>, or sign in.' });
   if (rule.sessionOnly && principal.kind !== 'session') {
@@ -106,15 +129,6 @@ function authorise(rule: AuthRule, principal: (Principal & { csrfTokenHash?: str
     throw new ServiceError('FORBIDDEN', `scope:${rule.scope}`, { message: `The API key lacks the ${rule.scope} scope.` });
   }
   if (!rule.allowUnverified && !principal.emailVerified) throw new ServiceError('EMAIL_UNVERIFIED', 'email');
-  // Cookie sessions must prove same-origin intent on writes (synchronizer token).
-  if (principal.kind === 'session' && req.method !== 'GET' && req.method !== 'HEAD') {
-    const sent = req.get(CSRF_HEADER);
-    if (!sent || !principal.csrfTokenHash || !safeEqual(sha256Hex(sent), principal.csrfTokenHash)) {
-      throw new ServiceError('FORBIDDEN', 'X-CSRF-Token', {
-        message: 'Missing or wrong X-CSRF-Token header for a cookie-authenticated write.',
-      });
-    }
-  }
 }
 
 function parsePart<T>(schema: ZodType<T> | undefined, value: unknown, where: string): T {
@@ -156,15 +170,27 @@ export function mount(router: Router, specs: RouteSpec<any, any, any>[], deps: A
           idempotencyKey === undefined
             ? undefined
             : { key: idempotencyKey, operation: operationName(spec, params as Record<string, string>) };
-        if (spec.rateLimit && principal) {
-          // A replay of a used key creates nothing, so it is not counted as a submit.
-          const replay = idempotency !== undefined && (await idempotencyKeyUsed(deps.db, principal.workspaceId, idempotency));
-          if (!replay) {
-            const { headers } = await deps.rateLimits.consume(spec.rateLimit, principal.plan, principal.workspaceId);
-            res.set(headers);
-          }
+        const limit =
+          spec.rateLimit && principal
+            ? async () => {
+                // A replay of a used key creates nothing, so it is not counted as a submit.
+                const replay = idempotency !== undefined && (await idempotencyKeyUsed(deps.db, principal.workspaceId, idempotency));
+                if (!replay) res.set((await deps.rateLimits.consume(spec.rateLimit!, principal.plan, principal.workspaceId)).headers);
+              }
+            : null;
+        const handle = () => spec.handler({ params, query, body, principal, deps, req, res, requestId: res.locals.requestId, idempotency });
+        let reply: Reply;
+        if (limit && spec.method === 'get') {
+          // A read changes nothing: it runs beside the rate-limit statement (one round trip of latency
+          // instead of two), and its answer is dropped when the limit refuses it.
+          const reading = handle();
+          reading.catch(() => undefined);
+          await limit();
+          reply = await reading;
+        } else {
+          if (limit) await limit();
+          reply = await handle();
         }
-        const reply = await spec.handler({ params, query, body, principal, deps, req, res, requestId: res.locals.requestId, idempotency });
         if (reply.headers) res.set(reply.headers);
         res.status(reply.status);
         if (reply.raw) {
