@@ -3,7 +3,7 @@ import { ServiceError } from '../domain/errors';
 import { CAPTION_CREDITS } from '../domain/plans';
 import type { CaptionSources } from '../integrations/platforms/types';
 import { reuseKey } from '../domain/jobs/reuse';
-import { asActivity } from './failures';
+import { announceRetry, asActivity } from './failures';
 import { saveDraftTranscript } from './transcript-draft';
 import { recordRetry, type JobPlan } from './job-state';
 
@@ -11,7 +11,10 @@ import { recordRetry, type JobPlan } from './job-state';
 export const EXTRACTION_VERSION = 'captions-2026.11.1';
 
 export function createCaptionActivities(db: Db, sources: CaptionSources) {
-  const onRetry = (jobId: string) => (err: ServiceError, attempt: number) => recordRetry(db, jobId, attempt, err.toObject());
+  // A retry shows on the job's row (the API's `retry`) and in the workflow (the Temporal UI).
+  const onRetry = (jobId: string) => async (err: ServiceError, attempt: number) => {
+    await Promise.allSettled([recordRetry(db, jobId, attempt, err.toObject()), announceRetry(err)]);
+  };
 
   return {
     /** resolve stage: share links become the video they point at (one video, one media_id). */

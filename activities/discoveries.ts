@@ -11,7 +11,7 @@ import {
 import type { ErrorObject } from '../domain/errors';
 import type { DiscoveryPage, DiscoverySources, LanguageDiscoveryResult } from '../integrations/platforms/discovery-types';
 import type { DiscoveryType } from '../workflows/definitions';
-import { asActivity } from './failures';
+import { announceRetry, asActivity } from './failures';
 
 export interface DiscoveryDeps {
   sources: DiscoverySources;
@@ -32,10 +32,10 @@ export function createDiscoveryActivities(db: Db, deps: DiscoveryDeps) {
       return asActivity(async () => {
         const listing = await videoListingOf(db, id);
         return deps.sources.videoPage(listing.input, listing.position, listing.limit);
-      });
+      }, announceRetry);
     },
     async fetchCaptionLanguages(id: string): Promise<LanguageDiscoveryResult> {
-      return asActivity(async () => deps.sources.captionLanguages(await languageMediaIdOf(db, id)));
+      return asActivity(async () => deps.sources.captionLanguages(await languageMediaIdOf(db, id)), announceRetry);
     },
     async completeVideoDiscovery(id: string, page: DiscoveryPage): Promise<void> {
       return asActivity(() => completeVideoDiscovery(db, deps.secretsKey, id, page));

@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ServiceError } from '../domain/errors';
+import { retryScheduledSignal } from '../workflows/definitions';
 import { whileHeartbeating } from './heartbeat';
 
 /**
@@ -35,4 +36,22 @@ export async function asActivity<T>(
     }
     throw toTemporalFailure(err);
   }
+}
+
+/**
+ * Tells this activity's workflow that Temporal will retry it after a retryable
+ * error, so the workflow shows the wait (its current details, the RetryAttempt
+ * and ErrorCode search attributes, the jobView query). Nothing on the last
+ * attempt when the server tells the activity its retry policy (the workflow
+ * ignores a notice of its last attempt anyway), and nothing where no client is
+ * at hand (MockActivityEnvironment).
+ */
+export async function announceRetry(err: ServiceError): Promise<void> {
+  const { info, client } = Context.current();
+  const max = info.retryPolicy?.maximumAttempts;
+  if ((max && info.attempt >= max) || !info.workflowExecution) return;
+  const { workflowId, runId } = info.workflowExecution;
+  const notice = { activity: info.activityType, attempt: info.attempt, error: err.toObject() };
+  // Bounded: the failure is reported to Temporal only after this.
+  await client.withDeadline(Date.now() + 2_000, () => client.workflow.getHandle(workflowId, runId).signal(retryScheduledSignal, notice));
 }

@@ -5,7 +5,7 @@ import { increaseHold } from '../domain/credits/ledger';
 import type { Db } from '../domain/db';
 import { ServiceError } from '../domain/errors';
 import { DEFAULT_MAX_CREDITS, transcriptionCredits, type PlanId } from '../domain/plans';
-import { asActivity } from './failures';
+import { announceRetry, asActivity } from './failures';
 import { savedProgress, saveProgress } from './heartbeat';
 import { saveDraftTranscript } from './transcript-draft';
 import { recordRetry, type JobPlan } from './job-state';
@@ -63,7 +63,10 @@ async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
 
 export function createTranscriptionActivities(deps: TranscriptionDeps) {
   const { db, store } = deps;
-  const onRetry = (jobId: string) => (err: ServiceError, attempt: number) => recordRetry(db, jobId, attempt, err.toObject());
+  // A retry shows on the job's row (the API's `retry`) and in the workflow (the Temporal UI).
+  const onRetry = (jobId: string) => async (err: ServiceError, attempt: number) => {
+    await Promise.allSettled([recordRetry(db, jobId, attempt, err.toObject()), announceRetry(err)]);
+  };
 
   return {
     /** acquire_audio: fetches the media, measures it, and stores 16 kHz mono audio for the recognizer. */

@@ -1,14 +1,21 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import type { Db } from './db';
 import {
   BATCH_WORKFLOW,
+  batchStartMetadata,
   DISCOVERY_WORKFLOW,
+  discoveryStartMetadata,
+  type DiscoveryFacts,
   type DiscoveryType,
   type DiscoveryWorkflowInput,
   JOB_WORKFLOW,
+  jobStartMetadata,
+  SEARCH_ATTRIBUTE_KEYS,
   UPLOAD_VERIFY_WORKFLOW,
   workflowIds,
   type BatchWorkflowInput,
+  type JobFacts,
   type JobWorkflowInput,
 } from '../workflows/definitions';
 
@@ -48,15 +55,42 @@ export interface WorkflowStarter {
 
 export type StartOutcome = 'started' | 'already_started';
 
-/** Starts the job's workflow; a workflow that already exists counts as started. */
-export async function startJobWorkflow(starter: WorkflowStarter, jobId: string): Promise<StartOutcome> {
-  const input: JobWorkflowInput = { jobId };
+/**
+ * The service's search attributes (workflows/definitions.ts) that the namespace
+ * lacks or has with another type, as `Name=Type`. Temporal refuses the starts
+ * and upserts that use an unregistered one, so the worker refuses to run
+ * without them (README, "Operating it: the Temporal UI runbook"). null when
+ * the server does not say (no operator access).
+ */
+export async function missingSearchAttributes(temporal: Client, namespace: string): Promise<string[] | null> {
+  let registered: Record<string, unknown>;
+  try {
+    registered = (await temporal.connection.operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
+  } catch {
+    return null;
+  }
+  return SEARCH_ATTRIBUTE_KEYS.filter((k) => registered[k.name] !== encodeSearchAttributeIndexedValueType(k.type)).map(
+    (k) => `${k.name}=${k.type}`,
+  );
+}
+
+/** The fields of a job row its workflow's start needs (id, and what the Temporal UI shows of it). */
+const JOB_FACTS = { id: true, workspaceId: true, platform: true, mediaId: true, mode: true, batchId: true } as const;
+
+/**
+ * Starts the job's workflow, with its static summary and first search
+ * attributes (workflows/definitions.ts); a workflow that already exists counts
+ * as started.
+ */
+export async function startJobWorkflow(starter: WorkflowStarter, job: JobFacts): Promise<StartOutcome> {
+  const input: JobWorkflowInput = { jobId: job.id };
   try {
     await starter.temporal.workflow.start(JOB_WORKFLOW, {
       taskQueue: starter.taskQueue,
-      workflowId: workflowIds.job(jobId),
+      workflowId: workflowIds.job(job.id),
       args: [input],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      ...jobStartMetadata(job),
     });
     return 'started';
   } catch (err) {
@@ -67,8 +101,9 @@ export async function startJobWorkflow(starter: WorkflowStarter, jobId: string):
 
 /** Starts the batch's workflow for the children that still need work (reused items are already succeeded). */
 export async function startBatchWorkflow(starter: WorkflowStarter, db: Db, batchId: string): Promise<StartOutcome> {
-  const children = await db.job.findMany({ where: { batchId, status: 'queued' }, select: { id: true }, orderBy: { itemIndex: 'asc' } });
-  const input: BatchWorkflowInput = { batchId, jobIds: children.map((c) => c.id) };
+  const children = await db.job.findMany({ where: { batchId, status: 'queued' }, select: JOB_FACTS, orderBy: { itemIndex: 'asc' } });
+  const { workspaceId } = await db.batch.findUniqueOrThrow({ where: { id: batchId }, select: { workspaceId: true } });
+  const input: BatchWorkflowInput = { batchId, jobIds: children.map((c) => c.id), jobs: children };
   let outcome: StartOutcome = 'started';
   try {
     await starter.temporal.workflow.start(BATCH_WORKFLOW, {
@@ -76,6 +111,7 @@ export async function startBatchWorkflow(starter: WorkflowStarter, db: Db, batch
       workflowId: workflowIds.batch(batchId),
       args: [input],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      ...batchStartMetadata({ batchId, workspaceId, jobs: children.length }),
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
@@ -85,8 +121,31 @@ export async function startBatchWorkflow(starter: WorkflowStarter, db: Db, batch
   return outcome;
 }
 
+/** What the Temporal UI shows of a video discovery: its kind and what it lists (the request's one input field). */
+export function videoDiscoveryFacts(row: { id: string; workspaceId: string; kind: string; request: unknown }): DiscoveryFacts {
+  const req = (row.request ?? {}) as Record<string, unknown>;
+  const inputs = ['channel', 'playlist', 'user', 'query'].map((f) => req[f]).filter((v): v is string => typeof v === 'string');
+  return { id: row.id, workspaceId: row.workspaceId, kind: row.kind, platform: row.kind.split('_')[0]!, target: inputs.join(' ') };
+}
+
+export function languageDiscoveryFacts(row: { id: string; workspaceId: string; mediaId: string }): DiscoveryFacts {
+  return {
+    id: row.id,
+    workspaceId: row.workspaceId,
+    kind: 'language_discovery',
+    platform: 'videosite',
+    target: `videosite ${row.mediaId}`,
+    mediaId: row.mediaId,
+  };
+}
+
 /** Starts a discovery's workflow (id from the discovery's id); an existing one counts as started. */
-export async function startDiscoveryWorkflow(starter: WorkflowStarter, type: DiscoveryType, discoveryId: string): Promise<StartOutcome> {
+export async function startDiscoveryWorkflow(
+  starter: WorkflowStarter,
+  type: DiscoveryType,
+  discovery: DiscoveryFacts,
+): Promise<StartOutcome> {
+  const discoveryId = discovery.id;
   const input: DiscoveryWorkflowInput = { type, discoveryId };
   try {
     await starter.temporal.workflow.start(DISCOVERY_WORKFLOW, {
@@ -94,6 +153,7 @@ export async function startDiscoveryWorkflow(starter: WorkflowStarter, type: Dis
       workflowId: type === 'video' ? workflowIds.videoDiscovery(discoveryId) : workflowIds.languageDiscovery(discoveryId),
       args: [input],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      ...discoveryStartMetadata(discovery),
     });
     return 'started';
   } catch (err) {
@@ -184,13 +244,14 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
   const before = new Date(now.getTime() - START_GRACE_MS);
   const jobs = await db.job.findMany({
     where: { workflowStartedAt: null, batchId: null, status: 'queued', createdAt: { lt: before } },
-    select: { id: true },
+    select: JOB_FACTS,
     orderBy: { createdAt: 'asc' },
     take: BATCH_SIZE,
   });
   const bounded = <T>(fn: () => Promise<T>) => starter.temporal.withDeadline(Date.now() + STARTER_DEADLINE_MS, fn);
-  for (const { id } of jobs) {
-    await bounded(() => startJobWorkflow(starter, id));
+  for (const job of jobs) {
+    const { id } = job;
+    await bounded(() => startJobWorkflow(starter, job));
     // Known to exist now (started here, or by the API, or still waiting for a worker).
     await db.job.updateMany({ where: { id, workflowStartedAt: null }, data: { workflowStartedAt: new Date() } });
   }
@@ -209,17 +270,24 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
   for (const { id } of uploads) await bounded(() => startUploadVerification(starter, id));
   const pendingDiscovery = { workflowStartedAt: null, status: 'queued', createdAt: { lt: before } };
   const discoveries = [
-    ...(await db.videoDiscovery.findMany({ where: pendingDiscovery, select: { id: true }, take: BATCH_SIZE })).map((d) => ({
-      type: 'video' as const,
-      id: d.id,
-    })),
-    ...(await db.languageDiscovery.findMany({ where: pendingDiscovery, select: { id: true }, take: BATCH_SIZE })).map((d) => ({
-      type: 'language' as const,
-      id: d.id,
-    })),
+    ...(
+      await db.videoDiscovery.findMany({
+        where: pendingDiscovery,
+        select: { id: true, workspaceId: true, kind: true, request: true },
+        take: BATCH_SIZE,
+      })
+    ).map((d) => ({ type: 'video' as const, facts: videoDiscoveryFacts(d) })),
+    ...(
+      await db.languageDiscovery.findMany({
+        where: pendingDiscovery,
+        select: { id: true, workspaceId: true, mediaId: true },
+        take: BATCH_SIZE,
+      })
+    ).map((d) => ({ type: 'language' as const, facts: languageDiscoveryFacts(d) })),
   ];
-  for (const { type, id } of discoveries) {
-    await bounded(() => startDiscoveryWorkflow(starter, type, id));
+  for (const { type, facts } of discoveries) {
+    const { id } = facts;
+    await bounded(() => startDiscoveryWorkflow(starter, type, facts));
     const known = { where: { id, workflowStartedAt: null }, data: { workflowStartedAt: new Date() } };
     if (type === 'video') await db.videoDiscovery.updateMany(known);
     else await db.languageDiscovery.updateMany(known);

@@ -10,7 +10,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import { parse as parseYaml } from 'yaml';
+import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/definitions';
 import { claimServerPort, portOpen, ROOT, serveUntilSignal, superviseServer } from './proc';
 
 // v1.5.1 is the newest CLI whose go.mod has no `replace` directive, which
@@ -47,6 +50,39 @@ export function dynamicConfigArgs(file = DYNAMIC_CONFIG_FILE): string[] {
  * which is all a dev server's history needs.
  */
 export const DEV_SERVER_SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'];
+
+/**
+ * The service's search attributes (workflows/definitions.ts) as
+ * `--search-attribute Name=Type` arguments: the dev server registers them when
+ * it creates the namespace, that is on a new SQLite file.
+ */
+export function searchAttributeArgs(): string[] {
+  return SEARCH_ATTRIBUTE_KEYS.flatMap((k) => ['--search-attribute', `${k.name}=${TypedSearchAttributes.toMetadataType(k.type)}`]);
+}
+
+/** An AddSearchAttributes request's map (name → indexed value type) of these keys. */
+export function searchAttributeTypes(keys = SEARCH_ATTRIBUTE_KEYS) {
+  return Object.fromEntries(keys.map((k) => [k.name, encodeSearchAttributeIndexedValueType(k.type)!]));
+}
+
+/**
+ * Registers the search attributes a server does not have yet (a dev server on
+ * a SQLite file made before they existed ignores the start flags), and waits
+ * until the namespace lists them. Adding one that exists is a no-op.
+ */
+export async function registerSearchAttributes(conn: Connection, namespace = 'default'): Promise<string[]> {
+  const listed = async () => (await conn.operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
+  const have = await listed();
+  const missing = SEARCH_ATTRIBUTE_KEYS.filter((k) => !(k.name in have));
+  if (missing.length === 0) return [];
+  await conn.operatorService.addSearchAttributes({ namespace, searchAttributes: searchAttributeTypes(missing) });
+  for (let i = 0; i < 120; i++) {
+    const now = await listed();
+    if (missing.every((k) => k.name in now)) return missing.map((k) => k.name);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`Temporal did not list the new search attributes ${missing.map((k) => k.name).join(', ')} within 30 s`);
+}
 
 export interface TemporalHandle {
   address: string;
@@ -118,6 +154,7 @@ export async function startTemporal(opts: { dbFile: string; port: number }): Pro
     '--log-level',
     'warn',
     ...dynamicConfigArgs(),
+    ...searchAttributeArgs(),
     ...DEV_SERVER_SQLITE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p]),
   ];
   // Own process group: a Ctrl-C in the terminal reaches only us, and we stop
@@ -146,6 +183,18 @@ export async function startTemporal(opts: { dbFile: string; port: number }): Pro
       }
     },
   });
+
+  // A SQLite file from before the search attributes existed keeps its namespace as it was.
+  const conn = await Connection.connect({ address });
+  try {
+    const added = await registerSearchAttributes(conn);
+    if (added.length > 0) console.log(`[temporal] registered search attributes ${added.join(', ')} on ${dbFile}`);
+  } catch (err) {
+    await stop();
+    throw err;
+  } finally {
+    await conn.close();
+  }
 
   return {
     address,

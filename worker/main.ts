@@ -6,6 +6,7 @@ import { activityDepsFromConfig } from './activity-deps';
 import { Client, Connection } from '@temporalio/client';
 import { ensureRetentionSchedule } from './schedules';
 import { runWorkflowStarter } from './workflow-starter';
+import { missingSearchAttributes } from '../domain/workflow-starts';
 import { config, objectStoreSettings, outboundSettings, recognizerSettings } from '../domain/config';
 import { createDb } from '../domain/db';
 import { selectRecognizers } from '../integrations/recognizers/select';
@@ -29,6 +30,15 @@ async function main() {
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const taskQueue = cfg.TEMPORAL_TASK_QUEUE;
   const client = new Client({ connection: await Connection.connect({ address: cfg.TEMPORAL_ADDRESS }), namespace: cfg.TEMPORAL_NAMESPACE });
+  // Without the search attributes Temporal refuses the workflows' starts and upserts (README, the Temporal UI runbook).
+  const missing = await missingSearchAttributes(client, cfg.TEMPORAL_NAMESPACE);
+  if (missing === null) logger.warn('could not list the namespace search attributes; assuming they are registered');
+  else if (missing.length > 0) {
+    throw new Error(
+      `Temporal namespace ${cfg.TEMPORAL_NAMESPACE} lacks the search attributes ${missing.join(', ')}: register them first ` +
+        '(README, "Operating it: the Temporal UI runbook": temporal operator search-attribute create ...)',
+    );
+  }
   await ensureRetentionSchedule(client, taskQueue);
   const worker = await Worker.create({
     connection,

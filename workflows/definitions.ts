@@ -1,4 +1,6 @@
-import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ErrorObject } from '../domain/errors';
 // Names shared by the API (client side) and the worker: task queues, workflow
 // ids, signals, updates and queries, defined once here and used by both sides
 // (the client sends them by these definitions, the workflow handles them). No
@@ -57,6 +59,8 @@ export interface BatchWorkflowInput {
   batchId: string;
   /** Children that need work (reused items are already succeeded). */
   jobIds: string[];
+  /** What each of them is, for its workflow's summary and search attributes (absent in batches started before). */
+  jobs?: JobFacts[];
 }
 
 export const BATCH_WORKFLOW = 'batchWorkflow';
@@ -98,3 +102,171 @@ export interface DiscoveryWorkflowInput {
   type: DiscoveryType;
   discoveryId: string;
 }
+
+// ------------------------------------------------------------ what operators see
+// (README, "Operating it: the Temporal UI runbook")
+
+/**
+ * Typed search attributes of the job, batch, discovery and webhook workflows.
+ * Every server the service runs on must have them registered (stack/temporal.ts
+ * passes them to the dev server, docker-compose.yml's temporal-setup creates
+ * them; other clusters: the runbook), or starts and upserts are refused.
+ */
+export const searchAttributes = {
+  /** Every job, batch, discovery and webhook delivery workflow: the workspace it works for. */
+  workspaceId: defineSearchAttributeKey('WorkspaceId', 'KEYWORD'),
+  /** Job workflows, and the webhook deliveries of a job's event. */
+  jobId: defineSearchAttributeKey('JobId', 'KEYWORD'),
+  /** The batch workflow, its child jobs, and the deliveries of their events and of batch.completed. */
+  batchId: defineSearchAttributeKey('BatchId', 'KEYWORD'),
+  /** Jobs and discoveries: videosite, shortvideo, photosocial, upload, direct. */
+  platform: defineSearchAttributeKey('Platform', 'KEYWORD'),
+  /** Jobs (the platform's video id; a share link's `share:…` until resolved) and language discoveries (the video). */
+  mediaId: defineSearchAttributeKey('MediaId', 'KEYWORD'),
+  /**
+   * Jobs: captions_only, auto, transcribe. Discoveries: their kind (videosite_search …, language_discovery).
+   * Not `Mode`: MODE is a keyword of the SQL visibility's query parser, which refuses `Mode = "auto"` unquoted.
+   */
+  jobMode: defineSearchAttributeKey('JobMode', 'KEYWORD'),
+  /** Jobs and discoveries: queued, processing, awaiting_provider, succeeded, failed, cancelled. Batches: processing, completed. */
+  jobStatus: defineSearchAttributeKey('JobStatus', 'KEYWORD'),
+  /** Jobs while active: resolve, captions, acquire_audio, submit_asr, wait_asr, finalize; unset once final. */
+  jobStage: defineSearchAttributeKey('JobStage', 'KEYWORD'),
+  /** Jobs and discoveries: the error being retried (with RetryAttempt), or the final error once failed. */
+  errorCode: defineSearchAttributeKey('ErrorCode', 'KEYWORD'),
+  /** Jobs and discoveries: the attempt of the current step that failed with a retryable error; unset when none. */
+  retryAttempt: defineSearchAttributeKey('RetryAttempt', 'INT'),
+  /** Webhook delivery workflows: the attempt being made or awaited (1 to 11). */
+  deliveryAttempt: defineSearchAttributeKey('DeliveryAttempt', 'INT'),
+};
+export const SEARCH_ATTRIBUTE_KEYS = Object.values(searchAttributes);
+
+/** What a job is, from its row: the static summary and the first search attributes of its workflow. */
+export interface JobFacts {
+  id: string;
+  workspaceId: string;
+  platform: string;
+  mediaId: string;
+  mode: string;
+  batchId: string | null;
+}
+
+/** A job workflow's start options for the UI: "captions_only · videosite dQw4w9WgXcQ · workspace …". */
+export function jobStartMetadata(job: JobFacts): { staticSummary: string; typedSearchAttributes: SearchAttributePair[] } {
+  const sa = searchAttributes;
+  return {
+    staticSummary: `${job.mode} · ${job.platform} ${job.mediaId} · workspace ${job.workspaceId}${job.batchId ? ` · batch ${job.batchId}` : ''}`,
+    typedSearchAttributes: [
+      { key: sa.workspaceId, value: job.workspaceId },
+      { key: sa.jobId, value: job.id },
+      { key: sa.platform, value: job.platform },
+      { key: sa.mediaId, value: job.mediaId },
+      { key: sa.jobMode, value: job.mode },
+      { key: sa.jobStatus, value: 'queued' },
+      ...(job.batchId ? [{ key: sa.batchId, value: job.batchId }] : []),
+    ],
+  };
+}
+
+/** A batch workflow's start options for the UI: "batch · 3 job(s) to run · workspace …". */
+export function batchStartMetadata(b: { batchId: string; workspaceId: string; jobs: number }): {
+  staticSummary: string;
+  typedSearchAttributes: SearchAttributePair[];
+} {
+  return {
+    staticSummary: `batch · ${b.jobs} job(s) to run · workspace ${b.workspaceId}`,
+    typedSearchAttributes: [
+      { key: searchAttributes.workspaceId, value: b.workspaceId },
+      { key: searchAttributes.batchId, value: b.batchId },
+      { key: searchAttributes.jobStatus, value: 'processing' },
+    ],
+  };
+}
+
+/** What a discovery is: the kind and what it lists ("videosite_channel_videos · @handle · workspace …"). */
+export interface DiscoveryFacts {
+  id: string;
+  workspaceId: string;
+  /** A video discovery's kind, or language_discovery. */
+  kind: string;
+  platform: string;
+  /** The channel, playlist, user or query a video discovery lists; the video of a language discovery. */
+  target: string;
+  mediaId?: string;
+}
+
+export function discoveryStartMetadata(d: DiscoveryFacts): { staticSummary: string; typedSearchAttributes: SearchAttributePair[] } {
+  const sa = searchAttributes;
+  const target = d.target.length > 60 ? `${d.target.slice(0, 59)}…` : d.target;
+  return {
+    staticSummary: `${d.kind} · ${target} · workspace ${d.workspaceId}`,
+    typedSearchAttributes: [
+      { key: sa.workspaceId, value: d.workspaceId },
+      { key: sa.platform, value: d.platform },
+      { key: sa.jobMode, value: d.kind },
+      { key: sa.jobStatus, value: 'queued' },
+      ...(d.mediaId ? [{ key: sa.mediaId, value: d.mediaId }] : []),
+    ],
+  };
+}
+
+/** Whose event a webhook delivery carries, for its summary and search attributes. */
+export interface WebhookFacts {
+  workspaceId: string | null;
+  /** job.succeeded, job.failed, batch.completed. */
+  type: string;
+  jobId: string | null;
+  batchId: string | null;
+}
+
+/** A webhook delivery workflow's start options for the UI: "webhook job.succeeded · job … · workspace …". */
+export function webhookStartMetadata(
+  w: WebhookFacts,
+  opts: { startAttempt?: number; resend?: boolean } = {},
+): { staticSummary: string; typedSearchAttributes: SearchAttributePair[] } {
+  const sa = searchAttributes;
+  const subject = w.jobId ? `job ${w.jobId}` : `batch ${w.batchId}`;
+  return {
+    staticSummary: `webhook ${w.type}${opts.resend ? ' (resend)' : ''} · ${subject}${w.workspaceId ? ` · workspace ${w.workspaceId}` : ''}`,
+    typedSearchAttributes: [
+      ...(w.workspaceId ? [{ key: sa.workspaceId, value: w.workspaceId }] : []),
+      ...(w.jobId ? [{ key: sa.jobId, value: w.jobId }] : []),
+      ...(w.batchId ? [{ key: sa.batchId, value: w.batchId }] : []),
+      { key: sa.deliveryAttempt, value: opts.startAttempt ?? 1 },
+    ],
+  };
+}
+
+export type WorkStatus = 'queued' | 'processing' | 'awaiting_provider' | 'succeeded' | 'failed' | 'cancelled';
+
+/** The answer of jobViewQuery: where the job stands, as its workflow sees it. */
+export interface JobWorkflowView {
+  jobId: string;
+  status: WorkStatus;
+  /** The stage while active (resolve, captions, acquire_audio, submit_asr, wait_asr, finalize); null once final. */
+  stage: string | null;
+  /** The attempt of the current step that failed with a retryable error, while Temporal waits to retry it; 0 when none. */
+  attempt: number;
+  /** That attempt's error; null when none. */
+  lastError: ErrorObject | null;
+  /** When the next attempt starts (ISO 8601); null when none is awaited. */
+  nextAttemptAt: string | null;
+  /** The final error once failed. */
+  error: ErrorObject | null;
+  /** Why a cancel would be refused now (stage=submit_asr, stage=finalize, status=final); null while it is accepted. */
+  cancelRefusal: string | null;
+  /** What the workflow is doing or waiting for: the same text as its current details in the UI. */
+  details: string;
+}
+
+/** Query on the job workflow: `temporal workflow query --workflow-id job-<id> --type jobView`. */
+export const jobViewQuery = defineQuery<JobWorkflowView>('jobView');
+
+/** Sent by an activity that failed with a retryable error which Temporal will retry (activities/failures.ts). */
+export interface RetryNotice {
+  activity: string;
+  /** The attempt that failed (1 = the first). */
+  attempt: number;
+  error: ErrorObject;
+}
+export const retryScheduledSignal = defineSignal<[RetryNotice]>('retryScheduled');

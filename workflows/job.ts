@@ -8,9 +8,11 @@ import {
   proxyLocalActivities,
   setHandler,
   TimeoutFailure,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { JobOutcome, JobPlan } from '../activities/job-state';
+import type { ErrorObject } from '../domain/errors';
 import {
   cancelUpdate,
   DEFAULT_PROVIDER_POLL_MS,
@@ -19,9 +21,11 @@ import {
   JOB_NOT_COMMITTED,
   providerCallbackSignal,
   RECOGNITION_QUEUE_TIMEOUT_MS,
+  searchAttributes as sa,
   type JobWorkflowInput,
 } from './definitions';
 import { errorFromFailure, failureCode } from './failures';
+import { OperatorView } from './operator-view';
 import { deliverEvent } from './webhook';
 
 /** auto mode falls back to AI transcription when the video has no usable captions. */
@@ -79,8 +83,10 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
 
   let finished = false;
   let cancelRequested = false;
-  // Past these points a cancel is refused: audio went to a recognizer, or the result is being committed.
-  let refusal: string | null = null;
+  // Search attributes, current details and the jobView query (README, the Temporal UI runbook).
+  // Past two points a cancel is refused (track.refuseCancel): audio went to a recognizer, or the result is being committed.
+  const track = new OperatorView(jobId, { cancellable: true });
+  track.answerQueries();
   const pipeline = new CancellationScope();
 
   setHandler(
@@ -93,7 +99,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     },
     {
       validator: () => {
-        const why = finished ? 'status=final' : refusal;
+        const why = finished ? 'status=final' : track.view.cancelRefusal;
         if (why) {
           throw ApplicationFailure.create({
             type: 'CANCELLATION_NOT_ALLOWED',
@@ -114,20 +120,35 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   /** AI transcription: measure, price, then recognise (pieces in parallel, or the cloud provider). */
   async function transcribe(plan: JobPlan): Promise<{ transcriptId: string; charge: number; billingKind: 'ai_transcription' }> {
     await state.setStage(jobId, 'acquire_audio');
-    const audio = await media.acquireAudio(plan);
+    track.move('processing', 'acquire_audio', `acquiring the audio of ${plan.platform} ${plan.mediaId}.`);
+    const audio = await media.acquireAudio.executeWithOptions({ summary: `audio of ${plan.platform} ${plan.mediaId}` }, [plan]);
     const { cost } = await state.reserveTranscriptionCredits(plan, audio.durationMs);
     // The audio goes to a recognizer next: from now on the job finishes.
-    refusal = 'stage=submit_asr';
+    track.refuseCancel('stage=submit_asr');
     await state.markAsrStarted(jobId);
+    const seconds = Math.round(audio.durationMs / 1000);
     let transcriptId: string;
     if (plan.recognizer === 'cloud') {
-      const providerJobId = await media.submitToProvider(plan, audio.audioKey);
+      track.move('processing', 'submit_asr', `sending ${seconds} s of audio to the cloud recognizer.`);
+      const providerJobId = await media.submitToProvider.executeWithOptions(
+        { summary: `submit ${seconds} s of audio to the cloud recognizer` },
+        [plan, audio.audioKey],
+      );
       // Wait for the callback; poll now and then in case it is lost, give up after the deadline.
       const deadline = Date.now() + DEFAULT_PROVIDER_TIMEOUT_MS;
-      for (;;) {
+      track.move(
+        'awaiting_provider',
+        'wait_asr',
+        `waiting for the recognition provider's callback on ${providerJobId} (checking every ${DEFAULT_PROVIDER_POLL_MS / 1000} s; giving up at ${new Date(deadline).toISOString()}).`,
+      );
+      for (let check = 1; ; check++) {
         await condition(() => providerCalledBack, DEFAULT_PROVIDER_POLL_MS);
         providerCalledBack = false;
-        const r = await media.fetchProviderResult(plan, providerJobId, audio.durationMs);
+        const r = await media.fetchProviderResult.executeWithOptions({ summary: `provider result of ${providerJobId} (check ${check})` }, [
+          plan,
+          providerJobId,
+          audio.durationMs,
+        ]);
         if (r !== 'pending') {
           transcriptId = r.transcriptId;
           break;
@@ -142,10 +163,15 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
         }
       }
     } else {
+      track.move('processing', 'submit_asr', `cutting ${seconds} s of audio into pieces at pauses.`);
       const { pieces, keys } = await media.cutAudio(plan, audio.audioKey, audio.durationMs);
       await state.setStage(jobId, 'wait_asr');
+      const queue = plan.recognitionTaskQueue ?? workflowInfo().taskQueue;
+      track.move('processing', 'wait_asr', `waiting for speech recognition of ${keys.length} piece(s) on task queue ${queue}.`);
       const recognize = recognition(plan);
-      const results = await Promise.all(keys.map((key, i) => recognize.recognizePiece(plan, key, i))).catch((err: unknown) => {
+      const results = await Promise.all(
+        keys.map((key, i) => recognize.recognizePiece.executeWithOptions({ summary: `piece ${i + 1} of ${keys.length}` }, [plan, key, i])),
+      ).catch((err: unknown) => {
         throw noRecognizerInTime(err) ?? err;
       });
       ({ transcriptId } = await media.storeRecognition(plan, results, pieces, audio.durationMs));
@@ -161,42 +187,66 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     // nothing was held, nothing to do. Everything else is retried above.
     if (failureCode(err) !== JOB_NOT_COMMITTED) throw err;
     finished = true;
+    track.finish('failed', null, 'The job was never committed (its accepting transaction rolled back): nothing to do.');
     return { status: 'failed' };
   }
   if (!plan || plan.status !== 'processing') {
     finished = true;
-    return { status: (plan?.status as JobOutcome['status']) ?? 'failed' };
+    const status = (plan?.status as JobOutcome['status']) ?? 'failed';
+    track.finish(status, null, `The job was already ${status}: nothing to do.`);
+    return { status };
   }
+  const shareLink = plan.mediaId.startsWith('share:');
+  track.move('processing', 'resolve', shareLink ? 'resolving the share link.' : 'starting.', [
+    { key: sa.workspaceId, value: plan.workspaceId },
+    { key: sa.jobId, value: jobId },
+    { key: sa.platform, value: plan.platform },
+    { key: sa.mediaId, value: plan.mediaId },
+    { key: sa.jobMode, value: plan.mode },
+  ]);
 
   let outcome: JobOutcome;
+  let error: ErrorObject | null = null;
   try {
     outcome = await pipeline.run(async () => {
       // Only share links need the resolve step's network call.
-      const { mediaId } = plan.mediaId.startsWith('share:') ? await source.resolveSource(plan) : { mediaId: plan.mediaId };
+      const { mediaId } = shareLink
+        ? await source.resolveSource.executeWithOptions({ summary: `resolve ${plan.platform} ${plan.mediaId}` }, [plan])
+        : { mediaId: plan.mediaId };
+      if (mediaId !== plan.mediaId) track.move('processing', 'resolve', `resolved to ${mediaId}.`, [{ key: sa.mediaId, value: mediaId }]);
       let result: { transcriptId: string; charge: number; billingKind: 'captions' | 'ai_transcription' };
       if (plan.mode === 'transcribe') {
         result = await transcribe(plan);
       } else {
         await state.setStage(jobId, 'captions');
+        const languages = `${plan.captionLanguages.join(', ') || 'any language'}, ${plan.captionPreference}`;
+        track.move('processing', 'captions', `fetching captions (${languages}) from ${plan.platform} ${mediaId}.`);
         try {
-          const { transcriptId, charge } = await source.fetchCaptions(plan, mediaId);
+          const { transcriptId, charge } = await source.fetchCaptions.executeWithOptions(
+            { summary: `${plan.platform} captions of ${mediaId} (${languages})` },
+            [plan, mediaId],
+          );
           result = { transcriptId, charge, billingKind: 'captions' };
         } catch (err) {
           if (plan.mode !== 'auto' || !CAPTIONS_MISSING.has(failureCode(err) ?? '')) throw err;
           result = await transcribe(plan);
         }
       }
-      refusal = 'stage=finalize';
+      track.refuseCancel('stage=finalize');
       await state.setStage(jobId, 'finalize');
+      track.move('processing', 'finalize', 'committing the result (charging the hold, publishing the transcript).');
       return CancellationScope.nonCancellable(() => state.completeJob(jobId, result));
     });
   } catch (err) {
-    outcome = await CancellationScope.nonCancellable(() =>
-      cancelRequested && isCancellation(err) ? state.cancelJob(jobId) : state.failJob(jobId, errorFromFailure(err)),
-    );
+    error = cancelRequested && isCancellation(err) ? null : errorFromFailure(err);
+    outcome = await CancellationScope.nonCancellable(() => (error ? state.failJob(jobId, error) : state.cancelJob(jobId)));
   }
   finished = true;
-  if (outcome.eventId) await deliverEvent(outcome.eventId);
+  track.finish(outcome.status, outcome.status === 'failed' ? error : null);
+  if (outcome.eventId) {
+    const batchId = workflowInfo().typedSearchAttributes.get(sa.batchId) ?? null;
+    await deliverEvent(outcome.eventId, { workspaceId: plan.workspaceId, type: `job.${outcome.status}`, jobId, batchId });
+  }
   return outcome;
 }
 

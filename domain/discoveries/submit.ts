@@ -14,7 +14,13 @@ import {
   type VideoDiscoveryRequest,
   type VideoDiscoveryView,
 } from '../schemas/discoveries';
-import { startDiscoveryWorkflow, type StartDispatcher, type WorkflowStarter } from '../workflow-starts';
+import {
+  languageDiscoveryFacts,
+  startDiscoveryWorkflow,
+  videoDiscoveryFacts,
+  type StartDispatcher,
+  type WorkflowStarter,
+} from '../workflow-starts';
 import { normalizeDiscoveryInput } from '../../integrations/platforms/discovery';
 import type { DiscoveryPosition, VideoDiscoveryInput } from '../../integrations/platforms/discovery-types';
 import { recognizeLink } from '../../integrations/platforms/links';
@@ -135,7 +141,7 @@ export async function submitVideoDiscovery(
     { timeout: 15_000, maxWait: 10_000 },
   );
   if (outcome.created) {
-    deps.starts.dispatch(`video discovery ${id}`, () => startDiscoveryWorkflow(deps, 'video', id));
+    deps.starts.dispatch(`video discovery ${id}`, () => startDiscoveryWorkflow(deps, 'video', videoDiscoveryFacts(outcome.created)));
     return { status: 202, discovery: videoDiscoveryView(outcome.created) };
   }
   const row = await deps.db.videoDiscovery.findUniqueOrThrow({ where: { id: outcome.existing! } });
@@ -200,7 +206,9 @@ export async function submitLanguageDiscovery(
     { timeout: 15_000, maxWait: 10_000 },
   );
   if (outcome.created) {
-    deps.starts.dispatch(`language discovery ${id}`, () => startDiscoveryWorkflow(deps, 'language', id));
+    deps.starts.dispatch(`language discovery ${id}`, () =>
+      startDiscoveryWorkflow(deps, 'language', languageDiscoveryFacts(outcome.created)),
+    );
     return { status: 202, discovery: languageDiscoveryView(outcome.created) };
   }
   const row = await deps.db.languageDiscovery.findUniqueOrThrow({ where: { id: outcome.existing! } });

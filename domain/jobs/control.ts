@@ -46,7 +46,7 @@ export async function cancelJob(deps: JobServiceDeps, principal: Principal, jobI
         const now = await getJob(deps.db, principal.workspaceId, jobId);
         if (now.status === 'queued' && attempt < 50) {
           if (now.batch_id) await startBatchWorkflow(deps, deps.db, now.batch_id);
-          else await startJobWorkflow(deps, jobId);
+          else await startJobWorkflow(deps, job);
           if (now.batch_id) await new Promise((r) => setTimeout(r, 100));
           continue;
         }

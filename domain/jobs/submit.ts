@@ -260,6 +260,6 @@ export async function submitJob(
     const job = await deps.db.job.findUniqueOrThrow({ where: { id: outcome.replayOf! } });
     return { status: 200, job: toJobView(job) };
   }
-  if (!outcome.cached) deps.starts.dispatch(`job ${id}`, () => startJobWorkflow(deps, id));
+  if (!outcome.cached) deps.starts.dispatch(`job ${id}`, () => startJobWorkflow(deps, outcome.job));
   return { status: outcome.cached ? 200 : 202, job: toJobView(outcome.job) };
 }

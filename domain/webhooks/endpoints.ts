@@ -1,4 +1,4 @@
-import { WEBHOOK_WORKFLOW, workflowIds, type WebhookDeliveryInput } from '../../workflows/definitions';
+import { WEBHOOK_WORKFLOW, webhookStartMetadata, workflowIds, type WebhookDeliveryInput } from '../../workflows/definitions';
 import type { AddressPolicy } from '../../integrations/fetch';
 import { assertSafeUrl } from '../../integrations/fetch';
 import { encryptSecret, randomToken } from '../accounts/secrets';
@@ -114,10 +114,19 @@ export async function resendDelivery(
   if (!delivery) throw new ServiceError('NOT_FOUND', 'id', { message: 'No delivery attempt with this id in this workspace.' });
   if (!delivery.event.endpoint.enabled) throw new ServiceError('CONFLICT', 'endpoint', { message: 'The endpoint is disabled.' });
   const input: WebhookDeliveryInput = { eventId: delivery.eventId, resend: true };
+  // subjectKey is job:<id> or batch:<id> (domain/webhooks/events.ts).
+  const [subject, subjectId = null] = delivery.event.subjectKey.split(':');
+  const facts = {
+    workspaceId,
+    type: delivery.event.type,
+    jobId: subject === 'job' ? subjectId : null,
+    batchId: subject === 'batch' ? subjectId : null,
+  };
   await temporal.workflow.start(WEBHOOK_WORKFLOW, {
     taskQueue,
     workflowId: workflowIds.webhookResend(delivery.eventId, Date.now()),
     args: [input],
+    ...webhookStartMetadata(facts, { resend: true }),
   });
   return { event_id: delivery.eventId, status: 'resend_scheduled' };
 }

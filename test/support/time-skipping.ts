@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Activities } from '../../activities';
 import { ROOT } from '../../stack/proc';
+import { searchAttributeTypes } from '../../stack/temporal';
 
 // The workflow tier: workflows on Temporal's time-skipping test server (the
 // Java SDK's, installed by stack/temporal-test-server-setup.sh) with mocked
@@ -58,6 +59,11 @@ export function useTimeSkipping(): TimeSkipping {
       TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: SERVER } } }),
       workflowBundle(),
     ]);
+    // The service's search attributes (workflows/definitions.ts): the test server refuses unregistered ones.
+    await env.connection.operatorService.addSearchAttributes({
+      namespace: env.namespace ?? 'default',
+      searchAttributes: searchAttributeTypes(),
+    });
   }, 60_000);
   afterAll(async () => {
     await env?.teardown();
