@@ -8,6 +8,7 @@ import { buildOpenApiDocument } from './openapi';
 import { allRoutes } from './routes';
 import { signInPage } from './pages';
 import { createLocalUploadHandler } from '../integrations/storage';
+import { mountMcp } from './mcp/server';
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -56,6 +57,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(cookieParser());
   // Every API body is JSON, whatever Content-Type says; the size limit is documented in the OpenAPI description.
   app.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, type: () => true, strict: false }));
+
+  // The agent tool server (MCP Streamable HTTP, stateless): api/mcp/server.ts.
+  mountMcp(app, deps);
 
   const router = express.Router();
   mount(router, allRoutes, deps);

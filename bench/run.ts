@@ -528,6 +528,75 @@ async function main() {
     }
   }
 
+  if (want('mcp')) {
+    // --- issue 14: a tool call on the agent tool server (/mcp) against the same REST read, same run.
+    // The SDK's own client in both protocol generations; each tool call is one HTTP request.
+    const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+    const savedLimits = api.deps.rateLimits;
+    // Read limits out of the way (the limiter still runs its statement per call, on both sides).
+    api.deps.rateLimits = new RateLimits(api.deps.pool, () => 1_000_000_000);
+    const [mcpWs] = await makeWorkspaces(1);
+    const submitted = await fetch(`${base}/v1/jobs`, {
+      method: 'POST',
+      headers: { ...bearer(mcpWs!.apiKey), 'content-type': 'application/json', 'idempotency-key': `bench-${randomUUID()}` },
+      body: JSON.stringify({ source: { url: 'https://www.youtube.com/watch?v=rCAS2eD-mcw' }, mode: 'captions_only' }),
+    });
+    const jobId = ((await submitted.json()) as { id: string }).id;
+    const job = (await (await fetch(`${base}/v1/jobs/${jobId}?wait=25`, { headers: bearer(mcpWs!.apiKey) })).json()) as {
+      result_id: string;
+    };
+    const clients = {
+      legacy: new Client({ name: 'bench', version: '1.0.0' }),
+      modern: new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } }),
+    };
+    for (const c of Object.values(clients))
+      await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: bearer(mcpWs!.apiKey) } }));
+    const restGet = (p: string) => () => fetch(`${base}${p}`, { headers: bearer(mcpWs!.apiKey) }).then((r) => r.text());
+    const tool = (c: InstanceType<typeof Client>, name: string, args: Record<string, unknown>) => async () => {
+      const r = await c.callTool({ name, arguments: args });
+      if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
+    };
+    const cases = [
+      { name: 'get_job', rest: restGet(`/v1/jobs/${jobId}`), args: { job_id: jobId }, restName: `GET /v1/jobs/{id}` },
+      {
+        name: 'get_transcript',
+        rest: restGet(`/v1/transcripts/${job.result_id}`),
+        args: { transcript_id: job.result_id },
+        restName: 'GET /v1/transcripts/{id}',
+      },
+    ];
+    const N = 200;
+    out(`## Agent tool server: a tool call against the same REST call (${N} sequential each, interleaved; goal ≤ 1.5× at p50)`);
+    out();
+    out(`| call | p50 | p99 | vs REST at p50 |`);
+    out(`|---|---|---|---|`);
+    for (const c of cases) {
+      const rest: number[] = [];
+      const legacy: number[] = [];
+      const modern: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        await c.rest();
+        await tool(clients.legacy, c.name, c.args)();
+        await tool(clients.modern, c.name, c.args)();
+      }
+      for (let i = 0; i < N; i++) {
+        rest.push((await timed(c.rest))[0]);
+        legacy.push((await timed(tool(clients.legacy, c.name, c.args)))[0]);
+        modern.push((await timed(tool(clients.modern, c.name, c.args)))[0]);
+      }
+      out(`| ${c.restName} (baseline) | ${ms(pct(rest, 50))} | ${ms(pct(rest, 99))} | |`);
+      out(
+        `| tool ${c.name}, 2025 client (stateless fallback) | ${ms(pct(legacy, 50))} | ${ms(pct(legacy, 99))} | ${ratio(pct(legacy, 50), pct(rest, 50))} |`,
+      );
+      out(
+        `| tool ${c.name}, 2026-07-28 client | ${ms(pct(modern, 50))} | ${ms(pct(modern, 99))} | ${ratio(pct(modern, 50), pct(rest, 50))} |`,
+      );
+    }
+    out();
+    for (const c of Object.values(clients)) await c.close();
+    api.deps.rateLimits = savedLimits;
+  }
+
   // The blocks of asr.bench.ts and eval:asr and the History stay as they are (bench/results-file.ts).
   if (!only) fs.writeFileSync(RESULTS_FILE, withKeptSections(lines.join('\n')));
   server.close();

@@ -21,7 +21,7 @@ import { defineRoute, type Reply, type RouteSpec } from '../http/route';
 const tags = ['Discoveries'];
 const POLL_AFTER_SECONDS = 1;
 
-function discoveryDeps(deps: AppDeps): DiscoveryServiceDeps {
+export function discoveryDeps(deps: AppDeps): DiscoveryServiceDeps {
   return {
     db: deps.db,
     secretsKey: deps.secretsKey,
