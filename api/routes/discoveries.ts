@@ -65,28 +65,6 @@ const createVideoDiscovery = defineRoute({
     accepted('/v1/video-discoveries', await submitVideoDiscovery(discoveryDeps(deps), principal!, body, idempotency!)),
 });
 
-const getVideoDiscoveryRoute = defineRoute({
-  method: 'get',
-  path: '/v1/video-discoveries/:id',
-  operationId: 'getVideoDiscovery',
-  summary: 'Read a video listing',
-  tags,
-  auth: { kind: 'required', scope: 'jobs:read' },
-  rateLimit: 'read',
-  description:
-    'With `wait` (seconds, at most 25), returns as soon as the discovery is succeeded or failed (woken by the completion itself, on any API instance), or after `wait` seconds.',
-  params: IdParams,
-  query: WaitQuery,
-  responses: { 200: { description: 'The discovery (a failed one is still 200).', schema: VideoDiscoverySchema } },
-  errors: ['NOT_FOUND'],
-  handler: async ({ deps, principal, params, query, req }) => {
-    const abort = new AbortController();
-    req.on('close', () => abort.abort());
-    const read = () => getVideoDiscovery(deps.db, principal!.workspaceId, params.id);
-    return { status: 200, body: await waitForDiscovery(deps.wakeups, params.id, read, query.wait, abort.signal) };
-  },
-});
-
 const createLanguageDiscovery = defineRoute({
   method: 'post',
   path: '/v1/language-discoveries',
@@ -111,27 +89,51 @@ const createLanguageDiscovery = defineRoute({
     accepted('/v1/language-discoveries', await submitLanguageDiscovery(discoveryDeps(deps), principal!, body, idempotency!)),
 });
 
-const getLanguageDiscoveryRoute = defineRoute({
-  method: 'get',
-  path: '/v1/language-discoveries/:id',
-  operationId: 'getLanguageDiscovery',
-  summary: 'Read a caption-language listing',
-  tags,
-  auth: { kind: 'required', scope: 'jobs:read' },
-  rateLimit: 'read',
-  description:
-    'With `wait` (seconds, at most 25), returns as soon as the discovery is succeeded or failed (woken by the completion itself, on any API instance), or after `wait` seconds.',
-  params: IdParams,
-  query: WaitQuery,
-  responses: { 200: { description: 'The discovery (a failed one is still 200).', schema: LanguageDiscoverySchema } },
-  errors: ['NOT_FOUND'],
-  handler: async ({ deps, principal, params, query, req }) => {
-    const abort = new AbortController();
-    req.on('close', () => abort.abort());
-    const read = () => getLanguageDiscovery(deps.db, principal!.workspaceId, params.id);
-    return { status: 200, body: await waitForDiscovery(deps.wakeups, params.id, read, query.wait, abort.signal) };
-  },
-});
+/** GET of one discovery, with the same long poll as a job's. */
+function readRoute(
+  path: string,
+  operationId: string,
+  summary: string,
+  schema: typeof VideoDiscoverySchema | typeof LanguageDiscoverySchema,
+  get: (db: AppDeps['db'], workspaceId: string, id: string) => Promise<{ status: string }>,
+) {
+  return defineRoute({
+    method: 'get',
+    path: `${path}/:id`,
+    operationId,
+    summary,
+    tags,
+    auth: { kind: 'required', scope: 'jobs:read' },
+    rateLimit: 'read',
+    description:
+      'With `wait` (seconds, at most 25), returns as soon as the discovery is succeeded or failed (woken by the completion itself, on any API instance), or after `wait` seconds.',
+    params: IdParams,
+    query: WaitQuery,
+    responses: { 200: { description: 'The discovery (a failed one is still 200).', schema } },
+    errors: ['NOT_FOUND'],
+    handler: async ({ deps, principal, params, query, req }) => {
+      const abort = new AbortController();
+      req.on('close', () => abort.abort());
+      const read = (): Promise<{ status: string }> => get(deps.db, principal!.workspaceId, params.id);
+      return { status: 200, body: await waitForDiscovery(deps.wakeups, params.id, read, query.wait, abort.signal) };
+    },
+  });
+}
+
+const getVideoDiscoveryRoute = readRoute(
+  '/v1/video-discoveries',
+  'getVideoDiscovery',
+  'Read a video listing',
+  VideoDiscoverySchema,
+  getVideoDiscovery,
+);
+const getLanguageDiscoveryRoute = readRoute(
+  '/v1/language-discoveries',
+  'getLanguageDiscovery',
+  'Read a caption-language listing',
+  LanguageDiscoverySchema,
+  getLanguageDiscovery,
+);
 
 export const discoveryRoutes: RouteSpec<any, any, any>[] = [
   createVideoDiscovery,

@@ -78,13 +78,70 @@ const lifetime = () => {
 };
 const cacheSince = () => new Date(Date.now() - DISCOVERY_CACHE_SECONDS * 1000);
 
+/** What differs between the two kinds of discovery on the accepting path; acceptDiscovery does the rest. */
+interface DiscoveryKindOps<Row extends { id: string; status: string }> {
+  resourceType: 'video_discovery' | 'language_discovery';
+  /** The latest discovery with this cache key, not failed, created after `since`. */
+  findCached(where: { workspaceId: string; cacheKey: string; status: { in: string[] }; createdAt: { gt: Date } }): Promise<Row | null>;
+  create(tx: Tx, id: string, holdId: string, times: { createdAt: Date; expiresAt: Date }): Promise<Row>;
+  find(id: string): Promise<Row>;
+  start(row: Row): Promise<unknown>;
+}
+
+/**
+ * One short transaction (idempotency claim, 1-credit hold, row, credits
+ * reserved last), the workflow started after the commit; or the earlier
+ * discovery answered again: a replay, or a reuse from the short cache.
+ */
+async function acceptDiscovery<Row extends { id: string; status: string }>(
+  deps: DiscoveryServiceDeps,
+  principal: Principal,
+  idempotency: IdempotencyScope,
+  hash: string,
+  cacheKey: string,
+  ops: DiscoveryKindOps<Row>,
+): Promise<{ status: 200 | 202; row: Row }> {
+  const cached = await ops.findCached({
+    workspaceId: principal.workspaceId,
+    cacheKey,
+    status: { in: ['queued', 'processing', 'succeeded'] },
+    createdAt: { gt: cacheSince() },
+  });
+  const id = randomUUID();
+  const outcome = await deps.db.$transaction(
+    async (tx) => {
+      const claim = await claimIdempotencyKey(tx, {
+        workspaceId: principal.workspaceId,
+        operation: idempotency.operation,
+        key: idempotency.key,
+        hash,
+        resource: { type: ops.resourceType, id: cached?.id ?? id },
+      });
+      if (claim.kind === 'replay') return { existing: claim.resourceId };
+      if (cached) return { existing: cached.id };
+      const [holdId] = await writeHolds(tx, principal.workspaceId, [DISCOVERY_CREDITS], `${ops.resourceType.replace('_', ' ')} ${id}`);
+      const created = await ops.create(tx, id, holdId!, lifetime());
+      await reserveCredits(tx, principal.workspaceId, [DISCOVERY_CREDITS], { plan: principal.plan });
+      return { created };
+    },
+    { timeout: 15_000, maxWait: 10_000 },
+  );
+  if (outcome.created) {
+    const created = outcome.created;
+    deps.starts.dispatch(`${ops.resourceType} ${id}`, () => ops.start(created));
+    return { status: 202, row: created };
+  }
+  const row = await ops.find(outcome.existing!);
+  // A replay or a reuse: 200 once there is a result to reuse, 202 while it is still being made.
+  return { status: row.status === 'queued' || row.status === 'processing' ? 202 : 200, row };
+}
+
 export async function submitVideoDiscovery(
   deps: DiscoveryServiceDeps,
   principal: Principal,
   req: VideoDiscoveryRequest,
   idempotency: IdempotencyScope,
 ): Promise<DiscoveryAccepted<VideoDiscoveryView>> {
-  const hash = requestHash(req);
   const input = normalizeDiscoveryInput({
     kind: req.kind,
     query: req.query,
@@ -98,55 +155,35 @@ export async function submitVideoDiscovery(
   const position = req.cursor
     ? decodeCursor(deps.secretsKey, req.cursor, { workspaceId: principal.workspaceId, kind: req.kind, listingHash: lh })
     : null;
-  const cacheKey = requestHash({ listing: lh, limit, position });
   const listing: VideoListing = { input, position, limit, listingHash: lh };
-  const cached = await deps.db.videoDiscovery.findFirst({
-    where: {
-      workspaceId: principal.workspaceId,
-      cacheKey,
-      status: { in: ['queued', 'processing', 'succeeded'] },
-      createdAt: { gt: cacheSince() },
+  const cacheKey = requestHash({ listing: lh, limit, position });
+  const { status, row } = await acceptDiscovery(
+    deps,
+    principal,
+    idempotency,
+    requestHash(req),
+    requestHash({ listing: lh, limit, position }),
+    {
+      resourceType: 'video_discovery',
+      findCached: (where) => deps.db.videoDiscovery.findFirst({ where, orderBy: { createdAt: 'desc' } }),
+      create: (tx, id, holdId, times) =>
+        tx.videoDiscovery.create({
+          data: {
+            id,
+            workspaceId: principal.workspaceId,
+            kind: req.kind,
+            request: { ...req, limit } as Prisma.InputJsonValue,
+            listing: listing as unknown as Prisma.InputJsonValue,
+            cacheKey,
+            holdId,
+            ...times,
+          },
+        }),
+      find: (id) => deps.db.videoDiscovery.findUniqueOrThrow({ where: { id } }),
+      start: (created) => startDiscoveryWorkflow(deps, 'video', videoDiscoveryFacts(created)),
     },
-    orderBy: { createdAt: 'desc' },
-  });
-  const id = randomUUID();
-  const outcome = await deps.db.$transaction(
-    async (tx) => {
-      const claim = await claimIdempotencyKey(tx, {
-        workspaceId: principal.workspaceId,
-        operation: idempotency.operation,
-        key: idempotency.key,
-        hash,
-        resource: { type: 'video_discovery', id: cached?.id ?? id },
-      });
-      if (claim.kind === 'replay') return { existing: claim.resourceId };
-      if (cached) {
-        return { existing: cached.id };
-      }
-      const created = await tx.videoDiscovery.create({
-        data: {
-          id,
-          workspaceId: principal.workspaceId,
-          kind: req.kind,
-          request: { ...req, limit } as Prisma.InputJsonValue,
-          listing: listing as unknown as Prisma.InputJsonValue,
-          cacheKey,
-          holdId: await holdFor(tx, principal, `video discovery ${id}`),
-          ...lifetime(),
-        },
-      });
-      await reserveCredits(tx, principal.workspaceId, [DISCOVERY_CREDITS], { plan: principal.plan });
-      return { created };
-    },
-    { timeout: 15_000, maxWait: 10_000 },
   );
-  if (outcome.created) {
-    deps.starts.dispatch(`video discovery ${id}`, () => startDiscoveryWorkflow(deps, 'video', videoDiscoveryFacts(outcome.created)));
-    return { status: 202, discovery: videoDiscoveryView(outcome.created) };
-  }
-  const row = await deps.db.videoDiscovery.findUniqueOrThrow({ where: { id: outcome.existing! } });
-  // A replay or a reuse: 200 once there is a result to reuse, 202 while it is still being made.
-  return { status: row.status === 'queued' || row.status === 'processing' ? 202 : 200, discovery: videoDiscoveryView(row) };
+  return { status, discovery: videoDiscoveryView(row) };
 }
 
 export async function submitLanguageDiscovery(
@@ -155,7 +192,6 @@ export async function submitLanguageDiscovery(
   req: LanguageDiscoveryRequest,
   idempotency: IdempotencyScope,
 ): Promise<DiscoveryAccepted<LanguageDiscoveryView>> {
-  const hash = requestHash(req);
   let link;
   try {
     link = recognizeLink(req.source.url);
@@ -166,58 +202,17 @@ export async function submitLanguageDiscovery(
   if (link.platform !== 'videosite')
     throw new ServiceError('UNSUPPORTED_SOURCE', 'source.url', { message: 'Language discovery takes videosite links only.' });
   const cacheKey = requestHash({ platform: 'videosite', mediaId: link.mediaId });
-  const cached = await deps.db.languageDiscovery.findFirst({
-    where: {
-      workspaceId: principal.workspaceId,
-      cacheKey,
-      status: { in: ['queued', 'processing', 'succeeded'] },
-      createdAt: { gt: cacheSince() },
-    },
-    orderBy: { createdAt: 'desc' },
+  const { status, row } = await acceptDiscovery(deps, principal, idempotency, requestHash(req), cacheKey, {
+    resourceType: 'language_discovery',
+    findCached: (where) => deps.db.languageDiscovery.findFirst({ where, orderBy: { createdAt: 'desc' } }),
+    create: (tx, id, holdId, times) =>
+      tx.languageDiscovery.create({
+        data: { id, workspaceId: principal.workspaceId, sourceUrl: link.canonicalUrl, mediaId: link.mediaId, cacheKey, holdId, ...times },
+      }),
+    find: (id) => deps.db.languageDiscovery.findUniqueOrThrow({ where: { id } }),
+    start: (created) => startDiscoveryWorkflow(deps, 'language', languageDiscoveryFacts(created)),
   });
-  const id = randomUUID();
-  const outcome = await deps.db.$transaction(
-    async (tx) => {
-      const claim = await claimIdempotencyKey(tx, {
-        workspaceId: principal.workspaceId,
-        operation: idempotency.operation,
-        key: idempotency.key,
-        hash,
-        resource: { type: 'language_discovery', id: cached?.id ?? id },
-      });
-      if (claim.kind === 'replay') return { existing: claim.resourceId };
-      if (cached) {
-        return { existing: cached.id };
-      }
-      const created = await tx.languageDiscovery.create({
-        data: {
-          id,
-          workspaceId: principal.workspaceId,
-          sourceUrl: link.canonicalUrl,
-          mediaId: link.mediaId,
-          cacheKey,
-          holdId: await holdFor(tx, principal, `language discovery ${id}`),
-          ...lifetime(),
-        },
-      });
-      await reserveCredits(tx, principal.workspaceId, [DISCOVERY_CREDITS], { plan: principal.plan });
-      return { created };
-    },
-    { timeout: 15_000, maxWait: 10_000 },
-  );
-  if (outcome.created) {
-    deps.starts.dispatch(`language discovery ${id}`, () =>
-      startDiscoveryWorkflow(deps, 'language', languageDiscoveryFacts(outcome.created)),
-    );
-    return { status: 202, discovery: languageDiscoveryView(outcome.created) };
-  }
-  const row = await deps.db.languageDiscovery.findUniqueOrThrow({ where: { id: outcome.existing! } });
-  return { status: row.status === 'queued' || row.status === 'processing' ? 202 : 200, discovery: languageDiscoveryView(row) };
-}
-
-async function holdFor(tx: Tx, principal: Principal, reason: string): Promise<string> {
-  const [holdId] = await writeHolds(tx, principal.workspaceId, [DISCOVERY_CREDITS], reason);
-  return holdId!;
+  return { status, discovery: languageDiscoveryView(row) };
 }
 
 /**
