@@ -23,7 +23,7 @@ import {
 } from '../workflow-starts';
 import { normalizeDiscoveryInput } from '../../integrations/platforms/discovery';
 import type { DiscoveryPosition, VideoDiscoveryInput } from '../../integrations/platforms/discovery-types';
-import { recognizeLink } from '../../integrations/platforms/links';
+import { recognizeLinkAt } from '../jobs/submit';
 import type { JobWakeups } from '../jobs/wakeups';
 import { decodeCursor } from './cursor';
 import { languageDiscoveryView, videoDiscoveryView } from './view';
@@ -192,13 +192,7 @@ export async function submitLanguageDiscovery(
   req: LanguageDiscoveryRequest,
   idempotency: IdempotencyScope,
 ): Promise<DiscoveryAccepted<LanguageDiscoveryView>> {
-  let link;
-  try {
-    link = recognizeLink(req.source.url);
-  } catch (err) {
-    if (err instanceof ServiceError) throw new ServiceError(err.code, 'source.url', { message: err.message });
-    throw err;
-  }
+  const link = recognizeLinkAt(req.source.url, 'source.url');
   if (link.platform !== 'videosite')
     throw new ServiceError('UNSUPPORTED_SOURCE', 'source.url', { message: 'Language discovery takes videosite links only.' });
   const cacheKey = requestHash({ platform: 'videosite', mediaId: link.mediaId });

@@ -8,7 +8,7 @@ import { startJobWorkflow, type StartDispatcher } from '../workflow-starts';
 import { ServiceError } from '../errors';
 import { claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
 import { CAPTION_CREDITS, PLANS, transcriptionCredits } from '../plans';
-import { recognizeLink } from '../../integrations/platforms/links';
+import { recognizeLink, type RecognizedLink } from '../../integrations/platforms/links';
 import { workflowIds } from '../../workflows/definitions';
 import { reuseKey } from './reuse';
 import { resolveLanguage, type Recognizer } from '../../integrations/recognizers/types';
@@ -50,6 +50,16 @@ export type FieldPath = (field: string) => string;
 const plainPath: FieldPath = (f) => f;
 
 /** Checks the source and mode against the rules of the job request table and the caller's plan. */
+/** recognizeLink with its refusal naming the request field the link came from. */
+export function recognizeLinkAt(url: string, field: string): RecognizedLink {
+  try {
+    return recognizeLink(url);
+  } catch (err) {
+    if (err instanceof ServiceError) throw new ServiceError(err.code, field, { message: err.message });
+    throw err;
+  }
+}
+
 export async function resolveJobSource(
   db: Db | Tx,
   principal: Principal,
@@ -72,13 +82,7 @@ export async function resolveJobSource(
     }
     source = { platform: 'upload', mediaId: upload.id, canonicalUrl: null, sourceUrl: null, uploadId: upload.id, title: upload.filename };
   } else {
-    let link;
-    try {
-      link = recognizeLink(req.source.url!);
-    } catch (err) {
-      if (err instanceof ServiceError) throw new ServiceError(err.code, at('source.url'), { message: err.message });
-      throw err;
-    }
+    const link = recognizeLinkAt(req.source.url!, at('source.url'));
     source = {
       platform: link.platform,
       mediaId: link.mediaId,
