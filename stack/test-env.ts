@@ -8,6 +8,10 @@
  *     store under DATA_DIR (.data/test-data-<pid>, removed at the end).
  * Extra arguments go to jest (`npm test -- test/foo.test.ts`). Exits with jest's
  * exit code, after printing one last plain line `N passed, N failed` for CI.
+ *
+ * TEST_STACK_NAME=<name> TEST_PG_PORT=<port> gives a run its own cluster
+ * (.data/<name>-postgres): two people (or helpers) testing side by side in one
+ * checkout must not share a cluster, because a run stops its cluster at its end.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,7 +29,9 @@ let jest: ChildProcess | undefined;
 async function main(): Promise<number> {
   const t0 = Date.now();
   // 7243 normally; a free port when another test run (a second checkout, a helper) already has it.
-  stack = await startThrowawayStack({ name: 'test', pgPort: 54339, temporalPort: 7243, databaseName: `test_${RUN}`, recognizer: true });
+  const name = process.env.TEST_STACK_NAME ?? 'test';
+  const pgPort = Number(process.env.TEST_PG_PORT ?? 54339);
+  stack = await startThrowawayStack({ name, pgPort, temporalPort: 7243, databaseName: `test_${RUN}`, recognizer: true });
   await dropAbandonedTestDatabases(stack.pg.url);
   removeAbandonedSqliteFiles();
   console.log(
