@@ -1,12 +1,11 @@
 import type { Db } from '../domain/db';
 import {
+  claimLanguageMediaId,
+  claimVideoListing,
   completeLanguageDiscovery,
   completeVideoDiscovery,
   failDiscovery,
-  languageMediaIdOf,
-  markDiscoveryProcessing,
   purgeExpiredDiscoveries,
-  videoListingOf,
 } from '../domain/discoveries/state';
 import type { ErrorObject } from '../domain/errors';
 import type { DiscoveryPage, DiscoverySources, LanguageDiscoveryResult } from '../integrations/platforms/discovery-types';
@@ -20,22 +19,28 @@ export interface DiscoveryDeps {
 }
 
 // Discoveries: the platform call is one activity (retried by the workflow's
-// policy on retryable source errors), the state steps are the others.
+// policy on retryable source errors) that also marks the discovery processing;
+// storing the result and failing are the others.
 
 export function createDiscoveryActivities(db: Db, deps: DiscoveryDeps) {
   return {
-    async startDiscovery(type: DiscoveryType, id: string): Promise<boolean> {
-      return asActivity(() => markDiscoveryProcessing(db, type, id));
-    },
-    /** One page of videos from the platform (no state written: completeVideoDiscovery stores it). */
-    async fetchVideoPage(id: string): Promise<DiscoveryPage> {
+    /**
+     * One page of videos from the platform. The discovery is marked processing
+     * in the statement that reads its listing; null when it is already final
+     * (nothing to fetch). The page itself is stored by completeVideoDiscovery.
+     */
+    async fetchVideoPage(id: string): Promise<DiscoveryPage | null> {
       return asActivity(async () => {
-        const listing = await videoListingOf(db, id);
-        return deps.sources.videoPage(listing.input, listing.position, listing.limit);
+        const listing = await claimVideoListing(db, id);
+        return listing && deps.sources.videoPage(listing.input, listing.position, listing.limit);
       }, announceRetry);
     },
-    async fetchCaptionLanguages(id: string): Promise<LanguageDiscoveryResult> {
-      return asActivity(async () => deps.sources.captionLanguages(await languageMediaIdOf(db, id)), announceRetry);
+    /** The video's caption languages; marks the discovery processing like fetchVideoPage (null when already final). */
+    async fetchCaptionLanguages(id: string): Promise<LanguageDiscoveryResult | null> {
+      return asActivity(async () => {
+        const mediaId = await claimLanguageMediaId(db, id);
+        return mediaId === null ? null : deps.sources.captionLanguages(mediaId);
+      }, announceRetry);
     },
     async completeVideoDiscovery(id: string, page: DiscoveryPage): Promise<void> {
       return asActivity(() => completeVideoDiscovery(db, deps.secretsKey, id, page));

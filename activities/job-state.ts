@@ -1,5 +1,5 @@
 import { Prisma } from '../prisma/generated/client';
-import { chargeHoldIn, releaseHoldIn, releaseJobSlot } from '../domain/credits/ledger';
+import { chargeHoldIn, releaseHoldIn } from '../domain/credits/ledger';
 import type { Db, Tx } from '../domain/db';
 import { ServiceError, type ErrorObject } from '../domain/errors';
 import { JOB_FINAL_CHANNEL } from '../domain/jobs/wakeups';
@@ -35,6 +35,24 @@ export interface JobPlan {
   language: string | null;
   holdId: string | null;
   status: string;
+  /** The stage the job's row is in (startJob writes the first one). */
+  stage: string | null;
+}
+
+/** What completeJob reads back from the row it moved. */
+interface MovedJob {
+  workspaceId: string;
+  holdId: string | null;
+  batchId: string | null;
+  endpointId: string | null;
+  metadata: Record<string, string>;
+  finishedAt: Date;
+}
+
+/** The stage a job starts in: share links are resolved first; otherwise captions, or the audio when captions are not wanted. */
+export function firstStage(job: { mediaId: string; mode: string }): string {
+  if (job.mediaId.startsWith('share:')) return 'resolve';
+  return job.mode === 'transcribe' ? 'acquire_audio' : 'captions';
 }
 
 /** The final status, and the id of the webhook event the change produced (null when none). */
@@ -67,9 +85,10 @@ export function createJobStateActivities(
         }
         if (job.status === 'queued') {
           // workflowStartedAt: this workflow exists, so the starter need not look at the job again.
+          // The first stage is written with the move, so no step of its own has to write it.
           await db.job.updateMany({
             where: { id: jobId, status: 'queued' },
-            data: { status: 'processing', stage: 'resolve', workflowStartedAt: job.workflowStartedAt ?? new Date() },
+            data: { status: 'processing', stage: firstStage(job), workflowStartedAt: job.workflowStartedAt ?? new Date() },
           });
         }
         return {
@@ -87,6 +106,7 @@ export function createJobStateActivities(
           language: job.language,
           holdId: job.holdId,
           status: isFinal(job.status) ? job.status : 'processing',
+          stage: job.status === 'queued' ? firstStage(job) : job.stage,
         };
       });
     },
@@ -100,48 +120,43 @@ export function createJobStateActivities(
 
     /**
      * Success: charges the hold, publishes the transcript and marks the job
-     * succeeded in one transaction, then wakes long polls.
+     * succeeded in one transaction, then wakes long polls. Four statements: it
+     * is on every job's path from the result to the answer.
      */
     async completeJob(
       jobId: string,
       result: { transcriptId: string; charge: number; billingKind: 'captions' | 'ai_transcription' },
     ): Promise<JobOutcome> {
       return db.$transaction(async (tx) => {
-        const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
-        if (isFinal(job.status)) return { status: job.status as JobOutcome['status'], eventId: await existingEventId(tx, jobId) };
-        const now = new Date();
         // The transition itself first: of two attempts racing, only one moves the row (the other sees it final).
-        const moved = await tx.job.updateMany({
-          where: { id: jobId, status: { in: [...ACTIVE_STATUSES] } },
-          data: {
-            status: 'succeeded',
-            stage: null,
-            resultId: result.transcriptId,
-            billingKind: result.billingKind,
-            creditsReserved: 0,
-            finishedAt: now,
-            retryAttempt: 0,
-            lastRetryError: Prisma.DbNull,
-          },
-        });
-        if (moved.count === 0) return { status: 'succeeded', eventId: await existingEventId(tx, jobId) };
-        const settled = job.holdId ? await chargeHoldIn(tx, job.holdId, result.charge) : { charged: 0 };
-        if (job.holdId) await releaseJobSlot(tx, job.workspaceId);
-        await tx.job.update({ where: { id: jobId }, data: { creditsCharged: settled.charged } });
-        const ws = await tx.workspace.findUniqueOrThrow({ where: { id: job.workspaceId }, select: { retentionDays: true } });
-        await tx.transcript.update({
-          where: { id: result.transcriptId },
-          data: { publishedAt: now, expiresAt: new Date(now.getTime() + ws.retentionDays * 86400_000) },
-        });
+        const moved = await tx.$queryRaw<MovedJob[]>`
+          UPDATE jobs SET status = 'succeeded', stage = NULL, result_id = ${result.transcriptId}::uuid, billing_kind = ${result.billingKind},
+            credits_reserved = 0, finished_at = now(), retry_attempt = 0, last_retry_error = NULL, updated_at = now()
+          WHERE id = ${jobId}::uuid AND status = ANY(${[...ACTIVE_STATUSES]}::"JobStatus"[])
+          RETURNING workspace_id::text AS "workspaceId", hold_id::text AS "holdId", batch_id::text AS "batchId",
+            webhook_endpoint_id::text AS "endpointId", metadata, finished_at AS "finishedAt"`;
+        const job = moved[0];
+        if (!job) {
+          const current = await tx.job.findUniqueOrThrow({ where: { id: jobId }, select: { status: true } });
+          return { status: current.status as JobOutcome['status'], eventId: await existingEventId(tx, jobId) };
+        }
+        const settled = job.holdId ? await chargeHoldIn(tx, job.holdId, result.charge, { jobSlot: true }) : { charged: 0 };
+        // Published for the workspace's retention window, counted from the same instant as finished_at.
+        await tx.$executeRaw`
+          WITH published AS (
+            UPDATE transcripts SET published_at = ${job.finishedAt},
+              expires_at = ${job.finishedAt}::timestamptz + make_interval(days => (SELECT retention_days FROM workspaces WHERE id = ${job.workspaceId}::uuid))
+            WHERE id = ${result.transcriptId}::uuid)
+          UPDATE jobs SET credits_charged = ${settled.charged} WHERE id = ${jobId}::uuid`;
         const eventId = await recordEvent(tx, {
           workspaceId: job.workspaceId,
-          endpointId: job.webhookEndpointId,
+          endpointId: job.endpointId,
           type: 'job.succeeded',
           subjectKey: `job:${jobId}`,
           jobId,
           batchId: job.batchId,
           resultId: result.transcriptId,
-          metadata: job.metadata as Record<string, string>,
+          metadata: job.metadata,
           error: null,
         });
         await notifyFinal(tx, jobId);
@@ -193,10 +208,7 @@ async function finish(db: Db, jobId: string, status: 'failed' | 'cancelled', err
       },
     });
     if (moved.count === 0) return { status, eventId: await existingEventId(tx, jobId) };
-    if (job.holdId) {
-      await releaseHoldIn(tx, job.holdId);
-      await releaseJobSlot(tx, job.workspaceId);
-    }
+    if (job.holdId) await releaseHoldIn(tx, job.holdId, { jobSlot: true });
     // A transcript written before the failure is never published.
     await tx.transcript.deleteMany({ where: { jobId, publishedAt: null } });
     // Cancelled jobs emit no event (the spec names job.succeeded and job.failed only).

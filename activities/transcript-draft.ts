@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../prisma/generated/client';
 import type { Db } from '../domain/db';
+import { ACTIVE_STATUSES } from '../domain/jobs/view';
 
 /** The content a pipeline produced; the source fields come from the job. */
 export interface TranscriptContent {
@@ -18,8 +19,9 @@ export interface TranscriptContent {
 
 /**
  * Stores the job's transcript, unpublished (invisible) until completeJob
- * publishes it in the transaction that charges the hold. Upserts on the job
- * id, so a retried step overwrites instead of duplicating.
+ * publishes it in the transaction that charges the hold, and moves the job to
+ * stage finalize. Upserts on the job id, so a retried step overwrites instead
+ * of duplicating.
  */
 export async function saveDraftTranscript(db: Db, jobId: string, content: TranscriptContent): Promise<string> {
   const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
@@ -48,6 +50,11 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
     update: data,
     select: { id: true },
   });
-  if (content.title && content.title !== job.title) await db.job.update({ where: { id: jobId }, data: { title: content.title } });
+  // The result is stored: what remains is committing it, so the job shows stage finalize from here
+  // (written with the title, no step of its own).
+  await db.job.updateMany({
+    where: { id: jobId, status: { in: [...ACTIVE_STATUSES] } },
+    data: { stage: 'finalize', ...(content.title && content.title !== job.title ? { title: content.title } : {}) },
+  });
   return t.id;
 }

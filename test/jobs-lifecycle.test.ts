@@ -282,3 +282,73 @@ describe('transcript deletion and retention', () => {
     expect(days).toBeCloseTo(7, 3);
   });
 });
+
+describe("the state steps on a job's row", () => {
+  it('startJob writes the first stage, storing the result writes finalize, completeJob settles in one go', async () => {
+    // A job committed by hand (no workflow): the steps are called as the workflow would.
+    const db = stack.api.deps.db;
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const holdId = randomUUID();
+    const jobId = randomUUID();
+    await db.creditHold.create({ data: { id: holdId, workspaceId: w.workspaceId, amount: 1, reason: 'job' } });
+    await db.$executeRaw`UPDATE credit_accounts SET reserved = reserved + 1, active_jobs = active_jobs + 1 WHERE workspace_id = ${w.workspaceId}::uuid`;
+    await db.workspace.update({ where: { id: w.workspaceId }, data: { retentionDays: 3 } });
+    await db.job.create({
+      data: {
+        id: jobId,
+        workspaceId: w.workspaceId,
+        mode: 'captions_only',
+        captionLanguages: [],
+        captionPreference: 'prefer_creator',
+        sourceUrl: VIDEO_URL,
+        platform: 'videosite',
+        mediaId: 'rCAS2eD-mcw',
+        reuseKey: `k-${jobId}`,
+        billingKind: 'captions',
+        creditsReserved: 1,
+        holdId,
+        workflowId: `manual-${jobId}`,
+      },
+    });
+    const acts = createActivities(activityDepsFor(stack.api, stack.outbound));
+    const row = () => db.job.findUniqueOrThrow({ where: { id: jobId } });
+
+    const plan = (await acts.startJob(jobId))!;
+    expect(plan).toMatchObject({ status: 'processing', stage: 'captions' });
+    expect(await row()).toMatchObject({ status: 'processing', stage: 'captions' });
+
+    const { transcriptId, charge } = await acts.fetchCaptions(plan, plan.mediaId);
+    expect(await row()).toMatchObject({ status: 'processing', stage: 'finalize' });
+
+    const outcome = await acts.completeJob(jobId, { transcriptId, charge, billingKind: 'captions' });
+    expect(outcome).toEqual({ status: 'succeeded', eventId: null });
+    const done = await row();
+    expect(done).toMatchObject({ status: 'succeeded', stage: null, resultId: transcriptId, creditsReserved: 0, creditsCharged: 1 });
+    const transcript = await db.transcript.findUniqueOrThrow({ where: { id: transcriptId } });
+    expect(transcript.publishedAt).toEqual(done.finishedAt);
+    expect(transcript.expiresAt.getTime() - done.finishedAt!.getTime()).toBe(3 * 86_400_000);
+    const account = await db.creditAccount.findUniqueOrThrow({ where: { workspaceId: w.workspaceId } });
+    expect(account).toMatchObject({ reserved: 0, activeJobs: 0 });
+    expect(await db.creditHold.findUniqueOrThrow({ where: { id: holdId } })).toMatchObject({ status: 'charged', charged: 1 });
+    const ledger = await db.creditLedgerEntry.findMany({ where: { holdId }, orderBy: { id: 'asc' } });
+    expect(ledger.map((e) => [e.kind, e.amount])).toEqual([['charge', 1]]);
+
+    // Repeated: nothing moves twice.
+    expect(await acts.completeJob(jobId, { transcriptId, charge, billingKind: 'captions' })).toEqual({
+      status: 'succeeded',
+      eventId: null,
+    });
+    expect(await db.creditAccount.findUniqueOrThrow({ where: { workspaceId: w.workspaceId } })).toMatchObject({
+      reserved: 0,
+      activeJobs: 0,
+    });
+    expect(await db.creditLedgerEntry.count({ where: { holdId } })).toBe(1);
+  });
+
+  it('a share link starts at resolve, AI transcription at acquire_audio', async () => {
+    const { firstStage } = await import('../activities/job-state');
+    expect(firstStage({ mediaId: 'share:abc', mode: 'captions_only' })).toBe('resolve');
+    expect(firstStage({ mediaId: 'abc', mode: 'transcribe' })).toBe('acquire_audio');
+    expect(firstStage({ mediaId: 'abc', mode: 'auto' })).toBe('captions');
+  });
+});

@@ -1,4 +1,4 @@
-import { isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { isCancellation, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { DEFAULT_RETRY, type DiscoveryWorkflowInput } from './definitions';
 import { errorFromFailure } from './failures';
@@ -10,8 +10,12 @@ const retry = {
   maximumInterval: DEFAULT_RETRY.maximumIntervalMs,
   maximumAttempts: DEFAULT_RETRY.maximumAttempts,
 };
-// Platform calls: retryable source errors (rate limits, timeouts) are retried by this policy; the rest fail at once.
-const source = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '20 seconds', retry });
+// Platform calls: one page or one listing, a few requests each with a 15 s budget. Run as local
+// activities, so a discovery is one workflow task: no dispatch round trips through the server, which
+// were half of POST -> succeeded (bench/RESULTS.md). Retryable source errors are retried by this
+// policy; every retry waits on a workflow timer (localRetryThreshold 0), so the wait shows in the
+// Temporal UI and a killed worker's discovery is picked up by the workflow task timeout (10 s).
+const source = proxyLocalActivities<Activities>({ startToCloseTimeout: '2 minutes', localRetryThreshold: 0, retry });
 // State steps: local activities (short database writes, no trip through the task queue), retried without
 // limit while the database is away, as the job workflow's are: a discovery never keeps its hold for ever.
 const state = proxyLocalActivities<Activities>({
@@ -23,17 +27,22 @@ const state = proxyLocalActivities<Activities>({
 export async function discoveryWorkflow({ type, discoveryId }: DiscoveryWorkflowInput): Promise<string> {
   // JobStatus, RetryAttempt, ErrorCode and the current details (README, the Temporal UI runbook).
   const track = new OperatorView(discoveryId, { cancellable: false });
-  if (!(await state.startDiscovery(type, discoveryId))) {
-    track.note('Already final: nothing to do.');
+  // The fetch marks the discovery processing; it answers null when the discovery is already final.
+  const alreadyFinal = () => {
+    track.nothingToDo('Already final: nothing to do.');
     return 'already_final';
-  }
+  };
   try {
     if (type === 'video') {
       track.move('processing', null, 'fetching the video page from the platform.');
-      await state.completeVideoDiscovery(discoveryId, await source.fetchVideoPage(discoveryId));
+      const page = await source.fetchVideoPage(discoveryId);
+      if (!page) return alreadyFinal();
+      await state.completeVideoDiscovery(discoveryId, page);
     } else {
       track.move('processing', null, "fetching the video's caption languages from the platform.");
-      await state.completeLanguageDiscovery(discoveryId, await source.fetchCaptionLanguages(discoveryId));
+      const result = await source.fetchCaptionLanguages(discoveryId);
+      if (!result) return alreadyFinal();
+      await state.completeLanguageDiscovery(discoveryId, result);
     }
     track.finish('succeeded', null);
     return 'succeeded';

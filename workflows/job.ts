@@ -119,7 +119,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
 
   /** AI transcription: measure, price, then recognise (pieces in parallel, or the cloud provider). */
   async function transcribe(plan: JobPlan): Promise<{ transcriptId: string; charge: number; billingKind: 'ai_transcription' }> {
-    await state.setStage(jobId, 'acquire_audio');
+    await enterStage('acquire_audio');
     track.move('processing', 'acquire_audio', `acquiring the audio of ${plan.platform} ${plan.mediaId}.`);
     const audio = await media.acquireAudio.executeWithOptions({ summary: `audio of ${plan.platform} ${plan.mediaId}` }, [plan]);
     const { cost } = await state.reserveTranscriptionCredits(plan, audio.durationMs);
@@ -165,7 +165,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     } else {
       track.move('processing', 'submit_asr', `cutting ${seconds} s of audio into pieces at pauses.`);
       const { pieces, keys } = await media.cutAudio(plan, audio.audioKey, audio.durationMs);
-      await state.setStage(jobId, 'wait_asr');
+      await enterStage('wait_asr');
       const queue = plan.recognitionTaskQueue ?? workflowInfo().taskQueue;
       track.move('processing', 'wait_asr', `waiting for speech recognition of ${keys.length} piece(s) on task queue ${queue}.`);
       const recognize = recognition(plan);
@@ -179,7 +179,14 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     return { transcriptId, charge: cost, billingKind: 'ai_transcription' };
   }
 
-  let plan;
+  let plan: JobPlan | null;
+  // The stage the job's row shows; a stage is written only when it changes (startJob writes the first).
+  let rowStage: string | null = null;
+  const enterStage = async (stage: string) => {
+    if (rowStage === stage) return;
+    await state.setStage(jobId, stage);
+    rowStage = stage;
+  };
   try {
     plan = await state.startJob(jobId);
   } catch (err) {
@@ -196,6 +203,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     track.finish(status, null, `The job was already ${status}: nothing to do.`);
     return { status };
   }
+  rowStage = plan.stage;
   const shareLink = plan.mediaId.startsWith('share:');
   track.move('processing', 'resolve', shareLink ? 'resolving the share link.' : 'starting.', [
     { key: sa.workspaceId, value: plan.workspaceId },
@@ -218,7 +226,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       if (plan.mode === 'transcribe') {
         result = await transcribe(plan);
       } else {
-        await state.setStage(jobId, 'captions');
+        await enterStage('captions');
         const languages = `${plan.captionLanguages.join(', ') || 'any language'}, ${plan.captionPreference}`;
         track.move('processing', 'captions', `fetching captions (${languages}) from ${plan.platform} ${mediaId}.`);
         try {
@@ -232,8 +240,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
           result = await transcribe(plan);
         }
       }
+      // The row is at finalize already: storing the draft transcript moved it (activities/transcript-draft.ts).
       track.refuseCancel('stage=finalize');
-      await state.setStage(jobId, 'finalize');
       track.move('processing', 'finalize', 'committing the result (charging the hold, publishing the transcript).');
       return CancellationScope.nonCancellable(() => state.completeJob(jobId, result));
     });

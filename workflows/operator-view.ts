@@ -61,8 +61,13 @@ export class OperatorView {
     this.show();
   }
 
-  /** The same stage, doing something else (no search attribute changes). */
-  note(doing: string): void {
+  /** Nothing to do after all (the work was already final): no status of ours to show. */
+  nothingToDo(doing: string): void {
+    upsertSearchAttributes([
+      { key: sa.jobStatus, value: null },
+      { key: sa.jobStage, value: null },
+    ]);
+    Object.assign(this.view, { stage: null, cancelRefusal: 'status=final' });
     this.doing = doing;
     this.show();
   }

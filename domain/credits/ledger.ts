@@ -185,12 +185,9 @@ export async function reserveCredits(
   }
 }
 
-/** A job became final: its place among the jobs in progress is free (in the transaction that made it final). */
-export async function releaseJobSlot(tx: Tx, workspaceId: string): Promise<void> {
-  await tx.$executeRaw`UPDATE credit_accounts SET active_jobs = active_jobs - 1, updated_at = now() WHERE workspace_id = ${workspaceId}::uuid`;
-}
-
 export type SettleOutcome = { settled: boolean; status: 'charged' | 'released'; charged: number };
+/** jobSlot: the hold backs a job counted in the jobs-in-progress limit (reserveCredits): settling it frees the slot. */
+export type SettleOptions = { jobSlot?: boolean };
 
 /**
  * Charges `amount` (at most the hold) and frees the rest. Monthly credits are
@@ -201,27 +198,35 @@ export async function chargeHold(db: Db, holdId: string, amount: number): Promis
   return db.$transaction((tx) => chargeHoldIn(tx, holdId, amount));
 }
 
-/** chargeHold inside the caller's transaction (finalising a job charges and publishes atomically). */
-export async function chargeHoldIn(tx: Tx, holdId: string, amount: number): Promise<SettleOutcome> {
-  const rows = await tx.$queryRaw<{ workspace_id: string; amount: number }[]>`
-    UPDATE credit_holds SET status = 'charged', charged = LEAST(amount, ${amount}), settled_at = now()
-    WHERE id = ${holdId}::uuid AND status = 'held'
-    RETURNING workspace_id::text, amount`;
+/**
+ * chargeHold inside the caller's transaction (finalising a job charges and
+ * publishes atomically). One statement: the hold's transition (only one of two
+ * racing attempts sees it `held`), the account and the ledger rows move
+ * together, so a job's or a discovery's final step costs one round trip here.
+ */
+export async function chargeHoldIn(tx: Tx, holdId: string, amount: number, opts: SettleOptions = {}): Promise<SettleOutcome> {
+  const rows = await tx.$queryRaw<{ charged: number }[]>`
+    WITH hold AS (
+      UPDATE credit_holds SET status = 'charged', charged = LEAST(amount, ${amount}), settled_at = now()
+      WHERE id = ${holdId}::uuid AND status = 'held'
+      RETURNING workspace_id, amount, charged),
+    account AS (
+      UPDATE credit_accounts a
+      SET reserved = a.reserved - hold.amount,
+          prepaid_credits = a.prepaid_credits - GREATEST(0, hold.charged - a.period_credits),
+          period_credits = GREATEST(0, a.period_credits - hold.charged),
+          active_jobs = a.active_jobs - ${opts.jobSlot ? 1 : 0},
+          updated_at = now()
+      FROM hold WHERE a.workspace_id = hold.workspace_id),
+    ledger AS (
+      INSERT INTO credit_ledger_entries (workspace_id, kind, amount, hold_id, created_at)
+      SELECT workspace_id, 'charge', charged, ${holdId}::uuid, now() FROM hold
+      UNION ALL
+      SELECT workspace_id, 'release', amount - charged, ${holdId}::uuid, now() FROM hold WHERE charged < amount)
+    SELECT charged FROM hold`;
   const hold = rows[0];
   if (!hold) return existingOutcome(tx, holdId);
-  const charge = Math.min(hold.amount, amount);
-  await tx.$executeRaw`
-    UPDATE credit_accounts
-    SET reserved = reserved - ${hold.amount},
-        prepaid_credits = prepaid_credits - GREATEST(0, ${charge} - period_credits),
-        period_credits = GREATEST(0, period_credits - ${charge}),
-        updated_at = now()
-    WHERE workspace_id = ${hold.workspace_id}::uuid`;
-  await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'charge', amount: charge, holdId } });
-  if (charge < hold.amount) {
-    await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'release', amount: hold.amount - charge, holdId } });
-  }
-  return { settled: true, status: 'charged', charged: charge };
+  return { settled: true, status: 'charged', charged: hold.charged };
 }
 
 /** Frees the whole hold. Idempotent like chargeHold. */
@@ -229,15 +234,21 @@ export async function releaseHold(db: Db, holdId: string): Promise<SettleOutcome
   return db.$transaction((tx) => releaseHoldIn(tx, holdId));
 }
 
-export async function releaseHoldIn(tx: Tx, holdId: string): Promise<SettleOutcome> {
-  const rows = await tx.$queryRaw<{ workspace_id: string; amount: number }[]>`
-    UPDATE credit_holds SET status = 'released', settled_at = now()
-    WHERE id = ${holdId}::uuid AND status = 'held'
-    RETURNING workspace_id::text, amount`;
-  const hold = rows[0];
-  if (!hold) return existingOutcome(tx, holdId);
-  await tx.$executeRaw`UPDATE credit_accounts SET reserved = reserved - ${hold.amount}, updated_at = now() WHERE workspace_id = ${hold.workspace_id}::uuid`;
-  await tx.creditLedgerEntry.create({ data: { workspaceId: hold.workspace_id, kind: 'release', amount: hold.amount, holdId } });
+/** releaseHold inside the caller's transaction, in one statement like chargeHoldIn. */
+export async function releaseHoldIn(tx: Tx, holdId: string, opts: SettleOptions = {}): Promise<SettleOutcome> {
+  const rows = await tx.$queryRaw<{ amount: number }[]>`
+    WITH hold AS (
+      UPDATE credit_holds SET status = 'released', settled_at = now()
+      WHERE id = ${holdId}::uuid AND status = 'held'
+      RETURNING workspace_id, amount),
+    account AS (
+      UPDATE credit_accounts a SET reserved = a.reserved - hold.amount, active_jobs = a.active_jobs - ${opts.jobSlot ? 1 : 0}, updated_at = now()
+      FROM hold WHERE a.workspace_id = hold.workspace_id),
+    ledger AS (
+      INSERT INTO credit_ledger_entries (workspace_id, kind, amount, hold_id, created_at)
+      SELECT workspace_id, 'release', amount, ${holdId}::uuid, now() FROM hold)
+    SELECT amount FROM hold`;
+  if (!rows[0]) return existingOutcome(tx, holdId);
   return { settled: true, status: 'released', charged: 0 };
 }
 

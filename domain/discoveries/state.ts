@@ -15,22 +15,26 @@ import { DISCOVERY_CREDITS, type VideoListing } from './submit';
 
 const OPEN = ['queued', 'processing'];
 
-/** Marks the discovery processing; false when it is gone or already final (nothing to do). */
-export async function markDiscoveryProcessing(db: Db, type: DiscoveryType, id: string): Promise<boolean> {
-  const data = { status: 'processing', workflowStartedAt: new Date() };
-  const where = { id, status: { in: OPEN } };
-  const { count } =
-    type === 'video' ? await db.videoDiscovery.updateMany({ where, data }) : await db.languageDiscovery.updateMany({ where, data });
-  return count === 1;
+/**
+ * The workflow's first step, one statement: marks the discovery processing and
+ * reads what to fetch. Null when it is gone or already final (nothing to do).
+ * Repeating it changes nothing (a processing discovery stays processing).
+ */
+export async function claimVideoListing(db: Db, id: string): Promise<VideoListing | null> {
+  const rows = await db.$queryRaw<{ listing: VideoListing }[]>`
+    UPDATE video_discoveries SET status = 'processing', workflow_started_at = COALESCE(workflow_started_at, now()), updated_at = now()
+    WHERE id = ${id}::uuid AND status = ANY(${OPEN}::text[])
+    RETURNING listing`;
+  return rows[0]?.listing ?? null;
 }
 
-export async function videoListingOf(db: Db, id: string): Promise<VideoListing> {
-  const row = await db.videoDiscovery.findUniqueOrThrow({ where: { id }, select: { listing: true } });
-  return row.listing as unknown as VideoListing;
-}
-
-export async function languageMediaIdOf(db: Db, id: string): Promise<string> {
-  return (await db.languageDiscovery.findUniqueOrThrow({ where: { id }, select: { mediaId: true } })).mediaId;
+/** claimVideoListing for a language discovery: the video whose caption languages to list. */
+export async function claimLanguageMediaId(db: Db, id: string): Promise<string | null> {
+  const rows = await db.$queryRaw<{ media_id: string }[]>`
+    UPDATE language_discoveries SET status = 'processing', workflow_started_at = COALESCE(workflow_started_at, now()), updated_at = now()
+    WHERE id = ${id}::uuid AND status = ANY(${OPEN}::text[])
+    RETURNING media_id`;
+  return rows[0]?.media_id ?? null;
 }
 
 /** Stores the page, its signed next_cursor, and charges the hold. */

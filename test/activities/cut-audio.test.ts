@@ -59,6 +59,7 @@ beforeAll(async () => {
     language: null,
     holdId: null,
     status: 'processing',
+    stage: 'acquire_audio',
   };
   audioKey = `work/${plan.jobId}/audio.wav`;
   await store.put(audioKey, wav, 'audio/wav');

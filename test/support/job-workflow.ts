@@ -3,7 +3,7 @@ import type { Duration } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import type { Activities } from '../../activities';
 import { toTemporalFailure } from '../../activities/failures';
-import type { JobPlan } from '../../activities/job-state';
+import { firstStage, type JobPlan } from '../../activities/job-state';
 import { ServiceError, type ErrorCode } from '../../domain/errors';
 import { workflowIds } from '../../workflows/definitions';
 import { jobWorkflow } from '../../workflows/job';
@@ -31,7 +31,10 @@ type JobActivity =
   | 'deliverWebhookAttempt';
 
 export function planFor(over: Partial<JobPlan> = {}): JobPlan {
+  const mode = over.mode ?? 'captions_only';
+  const mediaId = over.mediaId ?? 'rCAS2eD-mcw';
   return {
+    stage: firstStage({ mode, mediaId }),
     jobId: randomUUID(),
     workspaceId: 'ws-1',
     mode: 'captions_only',

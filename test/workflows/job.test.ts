@@ -20,7 +20,7 @@ describe('captions', () => {
     expect(acts.startJob).toHaveBeenCalledWith(plan.jobId);
     expect(acts.resolveSource).not.toHaveBeenCalled(); // only share links are resolved
     expect(acts.fetchCaptions).toHaveBeenCalledWith(plan, plan.mediaId);
-    expect(stages(acts)).toEqual(['captions', 'finalize']);
+    expect(stages(acts)).toEqual([]); // startJob wrote captions; storing the draft writes finalize
     expect(acts.completeJob).toHaveBeenCalledWith(plan.jobId, { transcriptId: 'tr-captions', charge: 1, billingKind: 'captions' });
     expect(acts.acquireAudio).not.toHaveBeenCalled();
     expect(acts.failJob).not.toHaveBeenCalled();
@@ -49,7 +49,7 @@ describe('auto mode', () => {
     expect(acts.reserveTranscriptionCredits).toHaveBeenCalledWith(plan, 42_000);
     expect(acts.markAsrStarted).toHaveBeenCalledWith(plan.jobId);
     expect(acts.recognizePiece).toHaveBeenCalledWith(plan, 'piece-0', 0);
-    expect(stages(acts)).toEqual(['captions', 'acquire_audio', 'wait_asr', 'finalize']);
+    expect(stages(acts)).toEqual(['acquire_audio', 'wait_asr']);
     expect(acts.completeJob).toHaveBeenCalledWith(plan.jobId, { transcriptId: 'tr-asr', charge: 2, billingKind: 'ai_transcription' });
     expect(acts.failJob).not.toHaveBeenCalled();
   });

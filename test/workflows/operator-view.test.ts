@@ -358,7 +358,6 @@ describe('a discovery, as the Temporal UI shows it', () => {
     const workspaceId = `ws-${randomUUID()}`;
     const page = { videos: [], profile: null, nextCursor: null } as never;
     const acts = mockActivities({
-      startDiscovery: async () => true,
       fetchVideoPage: () =>
         throughBoundary(async () => {
           if (acts.fetchVideoPage.mock.calls.length === 1) throw new ServiceError('SOURCE_RATE_LIMITED', 'unusual traffic');
@@ -404,6 +403,31 @@ describe('a discovery, as the Temporal UI shows it', () => {
         JobMode: 'videosite_channel_videos',
         JobStatus: 'succeeded',
       });
+    });
+  });
+
+  it('a discovery already final when its workflow runs: nothing fetched or stored, no status shown', async () => {
+    const id = randomUUID();
+    const workspaceId = `ws-${randomUUID()}`;
+    const acts = mockActivities({
+      fetchVideoPage: async () => null,
+      completeVideoDiscovery: async () => undefined,
+      failDiscovery: async () => undefined,
+    });
+    const facts = videoDiscoveryFacts({ id, workspaceId, kind: 'videosite_search', request: { query: 'q', limit: 20 } });
+    const { taskQueue } = ts.ids();
+    await ts.withWorker(taskQueue, acts, async () => {
+      const handle = await ts.env.client.workflow.start(discoveryWorkflow, {
+        taskQueue,
+        workflowId: workflowIds.videoDiscovery(id),
+        args: [{ type: 'video', discoveryId: id }],
+        ...discoveryStartMetadata(facts),
+      });
+      expect(await handle.result()).toBe('already_final');
+      expect(acts.completeVideoDiscovery).not.toHaveBeenCalled();
+      expect(acts.failDiscovery).not.toHaveBeenCalled();
+      expect(await attributes(handle)).toEqual({ WorkspaceId: workspaceId, Platform: 'videosite', JobMode: 'videosite_search' });
+      expect(await details(handle)).toBe('Already final: nothing to do.');
     });
   });
 });
