@@ -116,4 +116,17 @@ describe('cloud recognition provider', () => {
     expect(failed.body.error).toMatchObject({ code: 'PROVIDER_REJECTED', retryable: false });
     expect(failed.body.billing).toMatchObject({ credits_charged: 0, credits_reserved: 0 });
   });
+
+  it('a callback that arrives before the service stored the transcript id still reaches the job (no wait for the 60 s poll)', async () => {
+    fake.rejectNext(undefined, { callbackFirst: true });
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const up = await uploadReady(stack.api, w, speech.path, 'audio/mpeg');
+    const res = await submit(stack.api, w.apiKey, { source: { upload_id: up }, mode: 'transcribe' });
+    const t0 = Date.now();
+    const failed = await waitFinal(stack.api, w.apiKey, res.body.id, 25);
+    expect(failed.body).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_REJECTED' } });
+    expect(Date.now() - t0).toBeLessThan(25_000); // the poll would have taken 60 s
+    await fake.idle();
+    expect(fake.webhookDeliveries.at(-1)!.responseStatus).toBe(200);
+  });
 });

@@ -18,8 +18,26 @@ export async function acceptProviderCallback(
 ) {
   if (!cloud) throw new ServiceError('NOT_FOUND', 'provider', { message: 'No cloud recognizer is configured.' });
   const callback = cloud.verifyCallback(headers, body);
-  const job = await db.job.findUnique({ where: { providerJobId: callback.providerJobId }, select: { workflowId: true } });
+  const job = await jobOfProviderId(db, callback.providerJobId);
   if (!job) return { accepted: false };
   await temporal.workflow.getHandle(job.workflowId).signal(providerCallbackSignal, { status: callback.status });
   return { accepted: true };
 }
+
+/**
+ * The provider can call back before the submitting activity has stored its id
+ * on the job (an immediate rejection arrives within milliseconds of the create
+ * call's answer): an unknown id is looked up again for a few seconds before it
+ * counts as unknown, so that callback is not lost to the 60 s poll.
+ */
+async function jobOfProviderId(db: Db, providerJobId: string, waitMs = CALLBACK_ID_WAIT_MS) {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const job = await db.job.findUnique({ where: { providerJobId }, select: { workflowId: true } });
+    if (job || Date.now() >= deadline) return job;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** How long an unknown transcript id is looked for before the callback is acknowledged as unknown. */
+export const CALLBACK_ID_WAIT_MS = 5_000;

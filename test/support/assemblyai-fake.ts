@@ -71,6 +71,9 @@ export class AssemblyAiFake {
   private readonly recognizer: SpeechRecognizer;
   private failures: { remaining: number; status: number } = { remaining: 0, status: 503 };
   private rejections: string[] = [];
+  // callbackFirst: the webhook of that rejection leaves before the creation answer (which follows 300 ms later),
+  // so it reaches the service before the service knows the transcript id.
+  private callbackFirst: boolean[] = [];
   private readonly work = new Set<Promise<void>>();
 
   constructor(private readonly opts: AssemblyAiFakeOptions = {}) {
@@ -102,8 +105,9 @@ export class AssemblyAiFake {
   }
 
   /** The next transcript created ends with `status: 'error'` and this message (the provider refusing the audio). */
-  rejectNext(message = 'Transcoding failed. File does not appear to contain audio.'): void {
+  rejectNext(message = 'Transcoding failed. File does not appear to contain audio.', opts: { callbackFirst?: boolean } = {}): void {
     this.rejections.push(message);
+    this.callbackFirst.push(Boolean(opts.callbackFirst));
   }
 
   /** Resolves when every transcript being processed is finished and its webhook sent. */
@@ -172,8 +176,18 @@ export class AssemblyAiFake {
     this.created.push({ ...body, ...(body.webhook_auth_header_value !== undefined ? { webhook_auth_header_value: '[redacted]' } : {}) });
     this.transcripts.set(t.id, t);
     if (t.webhook_auth) this.secrets.set(t.id, String(body.webhook_auth_header_value));
+    const rejection = this.rejections.shift();
+    const early = this.callbackFirst.shift() ?? false;
+    if (early) {
+      const answer = { ...t }; // as created: queued
+      const job = this.process(t, rejection).finally(() => this.work.delete(job));
+      this.work.add(job);
+      await new Promise((r) => setTimeout(r, 300));
+      send(res, 200, answer);
+      return;
+    }
     send(res, 200, t);
-    const job = this.process(t, this.rejections.shift()).finally(() => this.work.delete(job));
+    const job = this.process(t, rejection).finally(() => this.work.delete(job));
     this.work.add(job);
   }
 
