@@ -7,6 +7,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,6 +45,20 @@ function runLoad(cfg: object): Promise<Load> {
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) =>
       code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load exited ${code}`)),
+    );
+  });
+}
+
+/** bench/mcp-calls.ts in its own process (through tsx): the latencies of each case. */
+function runMcpCalls(cfg: object): Promise<Record<string, { rest: number[]; legacy: number[]; modern: number[] }>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'mcp-calls.ts'), JSON.stringify(cfg)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`mcp-calls exited ${code}`)),
     );
   });
 }
@@ -531,7 +546,6 @@ async function main() {
   if (want('mcp')) {
     // --- issue 14: a tool call on the agent tool server (/mcp) against the same REST read, same run.
     // The SDK's own client in both protocol generations; each tool call is one HTTP request.
-    const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
     const savedLimits = api.deps.rateLimits;
     // Read limits out of the way (the limiter still runs its statement per call, on both sides).
     api.deps.rateLimits = new RateLimits(api.deps.pool, () => 1_000_000_000);
@@ -545,45 +559,41 @@ async function main() {
     const job = (await (await fetch(`${base}/v1/jobs/${jobId}?wait=25`, { headers: bearer(mcpWs!.apiKey) })).json()) as {
       result_id: string;
     };
-    const clients = {
-      legacy: new Client({ name: 'bench', version: '1.0.0' }),
-      modern: new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } }),
-    };
-    for (const c of Object.values(clients))
-      await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: bearer(mcpWs!.apiKey) } }));
-    const restGet = (p: string) => () => fetch(`${base}${p}`, { headers: bearer(mcpWs!.apiKey) }).then((r) => r.text());
-    const tool = (c: InstanceType<typeof Client>, name: string, args: Record<string, unknown>) => async () => {
-      const r = await c.callTool({ name, arguments: args });
-      if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
-    };
     const cases = [
-      { name: 'get_job', rest: restGet(`/v1/jobs/${jobId}`), args: { job_id: jobId }, restName: `GET /v1/jobs/{id}` },
+      { name: 'get_job', restPath: `/v1/jobs/${jobId}`, args: { job_id: jobId }, restName: `GET /v1/jobs/{id}` },
       {
         name: 'get_transcript',
-        rest: restGet(`/v1/transcripts/${job.result_id}`),
+        restPath: `/v1/transcripts/${job.result_id}`,
         args: { transcript_id: job.result_id },
         restName: 'GET /v1/transcripts/{id}',
       },
     ];
     const N = 200;
+    // The same app behind a server that also times each request inside the service (arrival to the
+    // last byte handed to the socket): the service's own share, apart from the client's SDK.
+    const inside: Record<string, number[]> = {};
+    const timedServer = http.createServer((req, res) => {
+      const t0 = performance.now();
+      const version = String(req.headers['mcp-protocol-version'] ?? '');
+      const key = req.url === '/mcp' ? `mcp:${version === '2026-07-28' ? 'modern' : 'legacy'}` : (req.url ?? '');
+      res.on('finish', () => (inside[key] ??= []).push(performance.now() - t0));
+      api.app(req, res);
+    });
+    timedServer.listen(0, '127.0.0.1');
+    await new Promise((r) => timedServer.once('listening', r));
+    const timedBase = `http://127.0.0.1:${(timedServer.address() as AddressInfo).port}`;
+    const measured = await runMcpCalls({ base: timedBase, apiKey: mcpWs!.apiKey, n: N, warmup: 20, cases });
+    timedServer.close();
     out(`## Agent tool server: a tool call against the same REST call (${N} sequential each, interleaved; goal ≤ 1.5× at p50)`);
+    out();
+    out(
+      "The SDK's own client in both protocol generations and the REST client (fetch, body read as JSON) in one separate process (`bench/mcp-calls.ts`), as an agent runs apart from the service; each tool call is one HTTP request.",
+    );
     out();
     out(`| call | p50 | p99 | vs REST at p50 |`);
     out(`|---|---|---|---|`);
     for (const c of cases) {
-      const rest: number[] = [];
-      const legacy: number[] = [];
-      const modern: number[] = [];
-      for (let i = 0; i < 20; i++) {
-        await c.rest();
-        await tool(clients.legacy, c.name, c.args)();
-        await tool(clients.modern, c.name, c.args)();
-      }
-      for (let i = 0; i < N; i++) {
-        rest.push((await timed(c.rest))[0]);
-        legacy.push((await timed(tool(clients.legacy, c.name, c.args)))[0]);
-        modern.push((await timed(tool(clients.modern, c.name, c.args)))[0]);
-      }
+      const { rest, legacy, modern } = measured[c.name]!;
       out(`| ${c.restName} (baseline) | ${ms(pct(rest, 50))} | ${ms(pct(rest, 99))} | |`);
       out(
         `| tool ${c.name}, 2025 client (stateless fallback) | ${ms(pct(legacy, 50))} | ${ms(pct(legacy, 99))} | ${ratio(pct(legacy, 50), pct(rest, 50))} |`,
@@ -593,7 +603,24 @@ async function main() {
       );
     }
     out();
-    for (const c of Object.values(clients)) await c.close();
+    // Inside the service: the calls of each case, in the order the client made them (warm-up dropped).
+    const per = 20 + N;
+    out(`Inside the service (request arrival to the last byte written; the client's SDK work excluded):`);
+    out();
+    out(`| call | p50 | p99 | vs REST at p50 |`);
+    out(`|---|---|---|---|`);
+    cases.forEach((c, i) => {
+      const slice = (a: number[] | undefined) => (a ?? []).slice(i * per + 20, (i + 1) * per);
+      const rest = (inside[c.restPath] ?? []).slice(20);
+      const legacy = slice(inside['mcp:legacy']);
+      const modern = slice(inside['mcp:modern']);
+      out(`| ${c.restName} (baseline) | ${ms(pct(rest, 50))} | ${ms(pct(rest, 99))} | |`);
+      out(`| tool ${c.name}, 2025 client | ${ms(pct(legacy, 50))} | ${ms(pct(legacy, 99))} | ${ratio(pct(legacy, 50), pct(rest, 50))} |`);
+      out(
+        `| tool ${c.name}, 2026-07-28 client | ${ms(pct(modern, 50))} | ${ms(pct(modern, 99))} | ${ratio(pct(modern, 50), pct(rest, 50))} |`,
+      );
+    });
+    out();
     api.deps.rateLimits = savedLimits;
   }
 
