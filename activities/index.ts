@@ -1,5 +1,6 @@
 import type { Db } from '../domain/db';
 import { createBatchActivities } from './batches';
+import { createBillingActivities } from './billing';
 import { createCaptionActivities } from './captions';
 import { createDiscoveryActivities, type DiscoveryDeps } from './discoveries';
 import type { CaptionSources } from '../integrations/platforms/types';
@@ -37,6 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTranscriptionActivities({ db, store, ...deps.transcription }),
     ...createUploadActivities(db, store),
     ...createRetentionActivities(db),
+    ...createBillingActivities(db),
     ...createBatchActivities(db),
     ...createWebhookActivities({ db, ...deps.webhooks }),
   };

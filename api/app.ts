@@ -6,9 +6,11 @@ import { accessLog, errorHandler, metricsRegistry, requestId, unmatchedRoute, ty
 import { mount } from './http/route';
 import { buildOpenApiDocument } from './openapi';
 import { allRoutes } from './routes';
-import { signInPage } from './pages';
+import { DASHBOARD_ROUTES, dashboardRouter } from './dashboard/router';
 import { createLocalUploadHandler } from '../integrations/storage';
 import { mountMcp } from './mcp/server';
+import { mountOAuth } from './oauth/provider';
+import { bearerChallenge } from './oauth/resources';
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -37,10 +39,6 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Transcript Service API' }));
 
-  // Browser page for signing in (the verification link's page is a route in api/routes/account.ts).
-  app.get('/app/sign-in', (_req, res) => {
-    res.type('html').send(signInPage());
-  });
   if (deps.config.APP_ENV !== 'production') {
     // Development outbox: no mail server is reachable, so mail is shown here.
     app.get('/app/dev/outbox', async (req, res) => {
@@ -55,6 +53,14 @@ export function createApp(deps: AppDeps): Express {
   // The local-disk store's signed PUT URLs (raw file bodies): before the JSON parser.
   app.use(createLocalUploadHandler(deps.objectStore));
   app.use(cookieParser());
+  // Stripe's events are verified over the exact bytes sent: kept raw on that path (the JSON parser then skips it).
+  app.use('/ingress/stripe', express.raw({ type: () => true, limit: deps.config.BODY_LIMIT_BYTES }));
+  // OAuth 2.1 for agents (api/oauth/provider.ts): before any body parser, its endpoints read their own form bodies.
+  mountOAuth(app, deps, { clientMetadataCaForTests: deps.oauthClientMetadataCaForTests });
+  // The web dashboard (api/dashboard/): server-rendered pages with HTML forms, so before the JSON parser.
+  // Only its paths enter its router: an API request does not walk the dashboard's routes.
+  const dashboard = dashboardRouter(deps);
+  app.use((req, res, next) => (req.path.startsWith('/dashboard') || req.path.startsWith('/app/') ? dashboard(req, res, next) : next()));
   // Every API body is JSON, whatever Content-Type says; the size limit is documented in the OpenAPI description.
   app.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, type: () => true, strict: false }));
 
@@ -70,12 +76,11 @@ export function createApp(deps: AppDeps): Express {
     '/readyz',
     '/metrics',
     '/openapi.json',
-    '/app/sign-in',
     ...(deps.config.APP_ENV !== 'production' ? ['/app/dev/outbox'] : []),
   ];
   const pages: KnownRoute[] = pagePaths.map((path) => ({ method: 'get', path }));
-  app.use(unmatchedRoute([...allRoutes, ...pages]));
-  app.use(errorHandler(deps.logger));
+  app.use(unmatchedRoute([...allRoutes, ...pages, ...DASHBOARD_ROUTES]));
+  app.use(errorHandler(deps.logger, (error) => bearerChallenge(deps.baseUrl, 'api', error)));
   return app;
 }
 

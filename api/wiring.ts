@@ -1,12 +1,13 @@
 import { Client, Connection } from '@temporalio/client';
 import pino, { type Logger } from 'pino';
-import { addressPolicy, objectStoreSettings, recognizerSettings, type Config } from '../domain/config';
+import { addressPolicy, objectStoreSettings, recognizerSettings, stripeSettings, type Config } from '../domain/config';
 import { createDb } from '../domain/db';
 import { JobWakeups } from '../domain/jobs/wakeups';
 import { resolveSecretsKey } from '../domain/secrets-key';
 import { StartDispatcher } from '../domain/workflow-starts';
 import { selectRecognizers } from '../integrations/recognizers/select';
 import { createObjectStore } from '../integrations/storage';
+import { createStripeClient } from '../integrations/payments/stripe-client';
 import type { AppDeps } from './http/context';
 import { RateLimits } from './http/rate-limit';
 
@@ -27,6 +28,7 @@ export async function connectAppDeps(
   const objectStore = opts.overrides?.objectStore ?? createObjectStore(objectStoreSettings(cfg));
   await objectStore.ensureBucket();
   const recognizers = selectRecognizers(recognizerSettings(cfg));
+  const stripe = stripeSettings(cfg);
   const deps: Omit<AppDeps, 'starts'> & { starts?: StartDispatcher } = {
     config: cfg,
     db: prisma,
@@ -47,6 +49,7 @@ export async function connectAppDeps(
     objectStore,
     recognizer: recognizers.active,
     cloudRecognizer: recognizers.cloud,
+    stripe: stripe ? createStripeClient(stripe) : null,
     ...opts.overrides,
   };
   // Built from the final Temporal client and logger (a test may pass its own client).

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import type { AddressPolicy } from '../integrations/fetch';
 import type { OutboundConfig } from '../integrations/outbound/http';
+import type { StripeSettings } from '../integrations/payments/stripe-client';
 import type { RecognizerSettings } from '../integrations/recognizers/select';
 import { whisperModelName } from '../integrations/recognizers/whisper';
 import type { ObjectStoreConfig } from '../integrations/storage';
@@ -34,8 +35,12 @@ const ConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
-  STRIPE_SECRET_KEY: z.string().optional(),
-  STRIPE_API_BASE: z.string().url().optional(),
+  // Billing (domain/billing): without a secret key checkout and portal answer 503. The webhook signing
+  // secret verifies Stripe's events at /ingress/stripe. STRIPE_API_BASE points stripe-node elsewhere
+  // (stripe-mock in dev and tests); an empty value counts as unset.
+  STRIPE_SECRET_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+  STRIPE_WEBHOOK_SECRET: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+  STRIPE_API_BASE: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
   // Object storage: S3 (MinIO) when S3_ENDPOINT is set, else files under DATA_DIR/objects.
   S3_ENDPOINT: z.string().url().optional(),
   S3_PUBLIC_ENDPOINT: z.string().url().optional(),
@@ -78,6 +83,8 @@ function missingProductionSettings(cfg: Config): string[] {
   if (cfg.S3_ENDPOINT && !cfg.S3_SECRET_KEY) missing.push('S3_SECRET_KEY (S3_ENDPOINT is set)');
   if (cfg.RECOGNIZER === 'assemblyai' && !cfg.ASSEMBLYAI_API_KEY) missing.push('ASSEMBLYAI_API_KEY (RECOGNIZER=assemblyai)');
   if (cfg.RECOGNIZER === 'assemblyai' && !cfg.ASSEMBLYAI_WEBHOOK_SECRET) missing.push('ASSEMBLYAI_WEBHOOK_SECRET (RECOGNIZER=assemblyai)');
+  if (cfg.STRIPE_SECRET_KEY && !cfg.STRIPE_WEBHOOK_SECRET)
+    missing.push('STRIPE_WEBHOOK_SECRET (STRIPE_SECRET_KEY is set: the signing secret of the Stripe webhook endpoint at /ingress/stripe)');
   return missing;
 }
 
@@ -131,6 +138,12 @@ export function recognizerSettings(cfg: Config): RecognizerSettings {
           }
         : null,
   };
+}
+
+/** stripe-node's settings; null when no secret key is configured (checkout and portal then answer 503). */
+export function stripeSettings(cfg: Config): StripeSettings | null {
+  if (!cfg.STRIPE_SECRET_KEY) return null;
+  return { secretKey: cfg.STRIPE_SECRET_KEY, apiBase: cfg.STRIPE_API_BASE ?? null, webhookSecret: cfg.STRIPE_WEBHOOK_SECRET ?? null };
 }
 
 let cached: Config | undefined;

@@ -52,7 +52,6 @@ export const ERROR_CATALOGUE = {
   PROVIDER_UNAVAILABLE: { status: 503, retryable: true, message: 'AI transcription temporarily unavailable; automatic retry.' },
   STORAGE_UNAVAILABLE: { status: 503, retryable: true, message: 'File storage temporarily unavailable; retry the request.' },
   SERVICE_UNAVAILABLE: { status: 503, retryable: true, message: 'A dependency of this endpoint is not configured or not reachable.' },
-  NOT_IMPLEMENTED: { status: 501, retryable: false, message: 'This endpoint is specified but not built yet.' },
   INTERNAL_ERROR: { status: 500, retryable: true, message: 'Server fault; retry with the same Idempotency-Key.' },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 

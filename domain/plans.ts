@@ -9,6 +9,8 @@ export interface PlanLimits {
   paid: boolean;
   monthlyCredits: number;
   priceUsdPerMonth: number;
+  /** The yearly variant: 10 × the monthly price (two months free); credits still granted monthly. */
+  priceUsdPerYear: number;
   submitsPerMinute: number;
   jobsInProgress: number;
   readsPerMinute: number;
@@ -24,6 +26,7 @@ export const PLANS: Record<PlanId, PlanLimits> = {
     paid: false,
     monthlyCredits: 50,
     priceUsdPerMonth: 0,
+    priceUsdPerYear: 0,
     submitsPerMinute: 10,
     jobsInProgress: 10,
     readsPerMinute: 120,
@@ -36,6 +39,7 @@ export const PLANS: Record<PlanId, PlanLimits> = {
     paid: true,
     monthlyCredits: 2000,
     priceUsdPerMonth: 19,
+    priceUsdPerYear: 190,
     submitsPerMinute: 60,
     jobsInProgress: 100,
     readsPerMinute: 120,
@@ -48,6 +52,7 @@ export const PLANS: Record<PlanId, PlanLimits> = {
     paid: true,
     monthlyCredits: 6000,
     priceUsdPerMonth: 49,
+    priceUsdPerYear: 490,
     submitsPerMinute: 120,
     jobsInProgress: 500,
     readsPerMinute: 120,
@@ -60,6 +65,7 @@ export const PLANS: Record<PlanId, PlanLimits> = {
     paid: true,
     monthlyCredits: 20000,
     priceUsdPerMonth: 149,
+    priceUsdPerYear: 1490,
     submitsPerMinute: 300,
     jobsInProgress: 2000,
     readsPerMinute: 120,
@@ -69,7 +75,8 @@ export const PLANS: Record<PlanId, PlanLimits> = {
   },
 };
 
-export const PRICE_VERSION = '2026-11-01';
+// 2026-11-23: yearly variants added and synced to Stripe prices (domain/billing/catalogue.ts).
+export const PRICE_VERSION = '2026-11-23';
 export const FREE_CAPTION_CREDITS = 50;
 export const CAPTION_CREDITS = 1;
 export const TRANSCRIBE_CREDITS_PER_MINUTE = 2;
@@ -86,15 +93,3 @@ export function transcriptionCredits(durationMs: number): number {
 
 /** Default `max_credits`: enough for two hours of media. */
 export const DEFAULT_MAX_CREDITS = transcriptionCredits(MAX_DURATION_MS);
-
-/** Price of `units` extra credits with the volume discount (10% from 10,000, 20% from 50,000). */
-export function quoteCredits(
-  plan: PlanId,
-  units: number,
-): { unitPriceUsdPer1000: number; discountPercent: number; totalUsd: number } | null {
-  const per1000 = PLANS[plan].creditPackUsdPer1000;
-  if (per1000 === null) return null;
-  const discountPercent = units >= 50_000 ? 20 : units >= 10_000 ? 10 : 0;
-  const cents = Math.round(((units / 1000) * per1000 * 100 * (100 - discountPercent)) / 100);
-  return { unitPriceUsdPer1000: per1000, discountPercent, totalUsd: cents / 100 };
-}

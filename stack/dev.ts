@@ -2,6 +2,8 @@
  * `npm run dev`: the whole service on this machine.
  *   PostgreSQL  .data/dev-postgres, port 54329 (data kept between runs)
  *   Temporal    .data/temporal-dev.sqlite, port 7233, UI 8233 (workflows kept between runs)
+ *   stripe-mock port 12111 (Stripe's API for checkout and portal; not started when
+ *               STRIPE_SECRET_KEY is set in this shell: then that Stripe account is used)
  *   then migrations, the dev seed, and the API (port 3000) and worker processes,
  *   and the speech recognition worker (recognizer/, Python: Whisper base, loaded once).
  * Ctrl-C stops the API and workers first, then Temporal, then PostgreSQL.
@@ -13,6 +15,7 @@ import { applyMigrations } from '../prisma/migrate';
 import { startPostgres, type PostgresHandle } from './postgres';
 import { prefixLines, ROOT, waitFor } from './proc';
 import { startRecognizer, type RecognizerHandle } from './recognizer';
+import { startStripeMock, STRIPE_DEV_WEBHOOK_SECRET, STRIPE_MOCK_SECRET_KEY, type StripeMockHandle } from './stripe-mock';
 import { startTemporal, type TemporalHandle } from './temporal';
 
 const PORT = 3000;
@@ -21,12 +24,15 @@ const BASE = `http://localhost:${PORT}`;
 let pg: PostgresHandle | undefined;
 let temporal: TemporalHandle | undefined;
 let recognizer: RecognizerHandle | undefined;
+let stripeMock: StripeMockHandle | undefined;
 const children: ChildProcess[] = [];
 let stopping = false;
 
 async function main() {
   pg = await startPostgres({ dataDir: '.data/dev-postgres', port: 54329 });
   temporal = await startTemporal({ dbFile: '.data/temporal-dev.sqlite', port: 7233 });
+  // A real (test-mode) Stripe account when the shell names one; else Stripe's own mock.
+  if (!process.env.STRIPE_SECRET_KEY) stripeMock = await startStripeMock({ port: 12111 });
   const applied = await applyMigrations(pg.url);
   console.log(`[dev] migrations: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`);
 
@@ -39,6 +45,13 @@ async function main() {
     APP_ENV: 'development',
     DATA_DIR: '.data',
     TEMPORAL_UI_URL: temporal.uiUrl,
+    ...(stripeMock
+      ? {
+          STRIPE_API_BASE: stripeMock.apiBase,
+          STRIPE_SECRET_KEY: STRIPE_MOCK_SECRET_KEY,
+          STRIPE_WEBHOOK_SECRET: process.env.STRIPE_WEBHOOK_SECRET ?? STRIPE_DEV_WEBHOOK_SECRET,
+        }
+      : {}),
   };
   const seed = await runSeed(pg.url);
 
@@ -119,6 +132,7 @@ function printBanner(seed: Seed | undefined, apiUp: boolean) {
     ` OpenAPI       ${BASE}/openapi.json`,
     ` API docs      ${BASE}/docs`,
     ` Temporal UI   ${temporal!.uiUrl}`,
+    ` Stripe        ${stripeMock ? `stripe-mock ${stripeMock.apiBase} (no state, no webhooks)` : 'the account of STRIPE_SECRET_KEY'}`,
     ` Database      ${pg!.url}`,
     ` Recognizer    ${
       recognizer
@@ -169,6 +183,7 @@ async function shutdown(code: number) {
     ),
   ]);
   await temporal?.stop().catch((e) => console.error(`[dev] stopping Temporal: ${e.message}`));
+  await stripeMock?.stop().catch((e) => console.error(`[dev] stopping stripe-mock: ${e.message}`));
   await pg?.stop().catch((e) => console.error(`[dev] stopping PostgreSQL: ${e.message}`));
   process.exit(code);
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # First-run installs shared by `npm run dev` and `npm test` (sourced by
 # stack/dev.sh and stack/test.sh, from the repo root). Each step checks first,
-# so a second run costs well under a second. The Temporal CLI is built by
-# stack/temporal.ts when it is first needed (it prints its own progress).
+# so a second run costs well under a second. The Temporal CLI and stripe-mock are
+# built by stack/temporal.ts and stack/stripe-mock.ts when first needed (each
+# prints its own progress).
 
 # Node 20.19+: the stack loads ESM-only packages with require() and dynamic import.
 node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' || {

@@ -8,6 +8,7 @@ source stack/setup.sh
 # The tooling gate first: a type error or a lint fault fails before any server starts.
 bash stack/check.sh
 bash stack/test-tools-setup.sh
+bash stack/browser-setup.sh  # Debian's chromium for the dashboard browser tests (playwright-core drives it)
 bash stack/temporal-test-server-setup.sh  # the time-skipping server of test/workflows/
 # exec: signals (Ctrl-C, CI timeouts) go straight to test-env, which stops the servers.
 exec node_modules/.bin/tsx stack/test-env.ts "$@"

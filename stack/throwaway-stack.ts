@@ -4,17 +4,19 @@ import { applyMigrations } from '../prisma/migrate';
 import { createDatabase, dropDatabase, startPostgres, withDatabase, type PostgresHandle } from './postgres';
 import { freePort, portOpen, ROOT } from './proc';
 import { startRecognizer, type RecognizerHandle } from './recognizer';
+import { startStripeMock, STRIPE_DEV_WEBHOOK_SECRET, STRIPE_MOCK_SECRET_KEY, type StripeMockHandle } from './stripe-mock';
 import { startTemporal, type TemporalHandle } from './temporal';
 
 // The private, throw-away stack that the tests (stack/test-env.ts) and the
 // benchmarks (bench/run.ts, bench/asr-stack.ts) run against: a fresh database
 // in its own PostgreSQL cluster, a Temporal dev server on a fresh SQLite file,
-// optionally the speech recognition worker, and a local object store folder;
-// all removed by stop().
+// stripe-mock (Stripe's API, stateless) on a free loopback port, optionally the
+// speech recognition worker, and a local object store folder; all removed by stop().
 
 export interface ThrowawayStack {
   pg: PostgresHandle;
   temporal: TemporalHandle;
+  stripeMock: StripeMockHandle;
   dbUrl: string;
   /** The local object store folder (DATA_DIR) the recognition worker shares. */
   dataDir: string;
@@ -48,6 +50,13 @@ export async function startThrowawayStack(opts: {
     dbFile: sqliteFile,
     port: (await portOpen(opts.temporalPort)) ? await freePort() : opts.temporalPort,
   });
+  const stripeMock = await startStripeMock({ port: await freePort() }).catch(async (err: unknown) => {
+    // Nothing of the stack is handed out yet: stop what already runs, or a failed start leaves servers behind.
+    await temporal.stop().catch(() => undefined);
+    await dropDatabase(dbUrl).catch(() => undefined);
+    await pg.stop().catch(() => undefined);
+    throw err;
+  });
   const startRec = (env: Record<string, string> = {}) =>
     startRecognizer({ temporalAddress: temporal.address, dataDir, env: { LOG_LEVEL: 'warn', ...opts.recognizerEnv, ...env } });
   // The recognizer loads its model while the migrations run.
@@ -57,6 +66,7 @@ export async function startThrowawayStack(opts: {
   const stack: ThrowawayStack = {
     pg,
     temporal,
+    stripeMock,
     dbUrl,
     dataDir,
     sqliteFile,
@@ -74,6 +84,10 @@ export async function startThrowawayStack(opts: {
       APP_ENV: 'test',
       DATA_DIR: dataDir,
       RECOGNITION_TASK_QUEUE: 'recognition',
+      // stripe-node talks to stripe-mock (domain/config.ts stripeSettings); events are signed by the tests.
+      STRIPE_API_BASE: stripeMock.apiBase,
+      STRIPE_SECRET_KEY: STRIPE_MOCK_SECRET_KEY,
+      STRIPE_WEBHOOK_SECRET: STRIPE_DEV_WEBHOOK_SECRET,
     },
     stop() {
       stopping ??= (async () => {
@@ -81,6 +95,7 @@ export async function startThrowawayStack(opts: {
         fs.rmSync(dataDir, { recursive: true, force: true });
         await dropDatabase(dbUrl).catch((e) => console.error(`[${opts.name}] database not dropped now: ${e.message}`));
         await temporal.stop().catch((e) => console.error(`[${opts.name}] stopping Temporal: ${e.message}`));
+        await stripeMock.stop().catch((e) => console.error(`[${opts.name}] stopping stripe-mock: ${e.message}`));
         await pg.stop().catch((e) => console.error(`[${opts.name}] stopping PostgreSQL: ${e.message}`));
         for (const f of [sqliteFile, `${sqliteFile}-wal`, `${sqliteFile}-shm`]) fs.rmSync(f, { force: true });
       })();

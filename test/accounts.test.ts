@@ -240,17 +240,7 @@ describe('authentication and scope rules', () => {
     expect(t.status).toBe(422);
   });
 
-  it('answers 503 for checkout while no payment provider is configured', async () => {
-    const ws = await createWorkspace(api.deps, { plan: 'pro' });
-    const s = await signInSession(api.app, ws.email, ws.password);
-    const res = await request(api.app)
-      .post('/app/billing/checkout')
-      .set('Cookie', s.cookie)
-      .set('X-CSRF-Token', s.csrf)
-      .send({ kind: 'credits', units: 1000 });
-    expect(res.status).toBe(503);
-    expect(res.body.error.details.detail).toBe('payment_provider');
-  });
+  // Checkout, portal and the 503 without a payment provider: test/billing.test.ts.
 });
 
 describe('the API-key cache of each API instance', () => {

@@ -1,4 +1,4 @@
-import { addPrepaidCredits, chargeHold, getBalance, placeHolds, releaseHold, renewIfDue } from '../domain/credits/ledger';
+import { chargeHold, getBalance, placeHolds, releaseHold, renewIfDue } from '../domain/credits/ledger';
 import { ServiceError } from '../domain/errors';
 import { createWorkspace, startTestApi, type TestApi } from './support/harness';
 
@@ -103,13 +103,6 @@ describe('credits ledger', () => {
     await db()
       .$executeRaw`UPDATE credit_accounts SET period_end = now() - interval '1 day' WHERE workspace_id = ${trial.workspaceId}::uuid`;
     expect((await getBalance(db(), trial.workspaceId)).periodCredits).toBe(3);
-  });
-
-  it('adds prepaid credits once per payment reference', async () => {
-    const ws = await createWorkspace(api.deps, { plan: 'pro' });
-    expect(await addPrepaidCredits(db(), ws.workspaceId, 1000, 'pi_123')).toBe(true);
-    expect(await addPrepaidCredits(db(), ws.workspaceId, 1000, 'pi_123')).toBe(false);
-    expect((await getBalance(db(), ws.workspaceId)).prepaidCredits).toBe(1000);
   });
 
   it('is backed by CHECK constraints in the database', async () => {

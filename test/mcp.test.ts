@@ -395,6 +395,68 @@ describe('agent tool server: cost safety', () => {
   }, 120_000);
 });
 
+describe('agent tool server: cost confirmation by elicitation', () => {
+  /** A client that declares form elicitation and answers the cost question with `answer`. */
+  async function elicitingClient(apiKey: string, era: Era, answer: 'accept' | 'decline') {
+    const asked: string[] = [];
+    const client = new Client(
+      { name: 'mcp-test-elicit', version: '1.0.0' },
+      {
+        capabilities: { elicitation: { form: {} } },
+        ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
+      },
+    );
+    client.setRequestHandler('elicitation/create', async (req) => {
+      asked.push((req.params as { message: string }).message);
+      return answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
+    });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: bearer(apiKey) } }));
+    expect(client.getProtocolEra()).toBe(era);
+    return { client, asked };
+  }
+
+  it('a 2026-07-28 client with elicitation is asked to confirm the exact quote; accepted, the job goes ahead with max_credits = the quote', async () => {
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const before = await credits(w);
+    const { client, asked } = await elicitingClient(w.apiKey, 'modern', 'accept');
+    const url = `${mediaBase}/long.wav`;
+    const res = await call(client, 'get_video_transcript', { url, mode: 'transcribe', timeout_seconds: 5 });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('exactly 4 credits');
+    expect(res.structuredContent!.status).not.toBe('confirmation_required');
+    const job = res.structuredContent!.job;
+    // The retry submitted the confirmed job: capped at exactly the quote, past the measuring step.
+    const row = await stack.api.deps.db.job.findUniqueOrThrow({ where: { id: job.id } });
+    expect(row.maxCredits).toBe(4);
+    if (job.status === 'failed') expect(job.error.code).not.toBe('BUDGET_EXCEEDED');
+    expect((await credits(w)).available).toBeLessThanOrEqual(before.available);
+    await client.close();
+  }, 90_000);
+
+  it('declined: the quote result, nothing charged', async () => {
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const before = await credits(w);
+    const { client, asked } = await elicitingClient(w.apiKey, 'modern', 'decline');
+    const res = await call(client, 'get_video_transcript', { url: `${mediaBase}/long.wav`, mode: 'transcribe' });
+    expect(asked).toHaveLength(1);
+    expect(res.structuredContent).toMatchObject({ status: 'confirmation_required', quote: { credits: 4 } });
+    expect(res.structuredContent!.next).toContain('declined');
+    expect(await credits(w)).toEqual(before);
+    await client.close();
+  }, 90_000);
+
+  it('a 2025-era client (stateless fallback) is not asked even with the capability: the quote result', async () => {
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const before = await credits(w);
+    const { client, asked } = await elicitingClient(w.apiKey, 'legacy', 'accept');
+    const res = await call(client, 'get_video_transcript', { url: `${mediaBase}/long.wav`, mode: 'transcribe' });
+    expect(asked).toHaveLength(0);
+    expect(res.structuredContent).toMatchObject({ status: 'confirmation_required', quote: { credits: 4, max_credits: 2 } });
+    expect(await credits(w)).toEqual(before);
+    await client.close();
+  }, 90_000);
+});
+
 describe('agent tool server: discoveries', () => {
   it.each(ERAS)(
     '%s client: search_videosite pages as the REST discovery (1 credit per page, cursor), get_video_discovery reads it',

@@ -4,7 +4,7 @@ import { createActivities } from '../activities';
 import { createOutbound } from '../integrations/outbound/http';
 import { activityDepsFromConfig } from './activity-deps';
 import { Client, Connection } from '@temporalio/client';
-import { ensureRetentionSchedule } from './schedules';
+import { ensureSchedules } from './schedules';
 import { runWorkflowStarter } from './workflow-starter';
 import { missingSearchAttributes } from '../domain/workflow-starts';
 import { config, objectStoreSettings, outboundSettings, recognizerSettings } from '../domain/config';
@@ -39,7 +39,7 @@ async function main() {
         '(README, "Operating it: the Temporal UI runbook": temporal operator search-attribute create ...)',
     );
   }
-  await ensureRetentionSchedule(client, taskQueue);
+  await ensureSchedules(client, taskQueue);
   const worker = await Worker.create({
     connection,
     namespace: cfg.TEMPORAL_NAMESPACE,

@@ -78,6 +78,8 @@ export const cancelUpdate = defineUpdate<CancelResult, []>('cancel');
 export const TRANSCRIPT_PURGE_WORKFLOW = 'purgeTranscriptWorkflow';
 export const RETENTION_SCHEDULE_ID = 'transcript-retention';
 export const RETENTION_WORKFLOW = 'retentionSweepWorkflow';
+export const MONTHLY_GRANTS_SCHEDULE_ID = 'billing-monthly-grants';
+export const MONTHLY_GRANTS_WORKFLOW = 'monthlyGrantsWorkflow';
 
 export const WEBHOOK_WORKFLOW = 'webhookDeliveryWorkflow';
 /**

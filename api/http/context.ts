@@ -10,6 +10,7 @@ import type { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud'
 import type { Recognizer } from '../../integrations/recognizers/types';
 import type { ObjectStore } from '../../integrations/storage';
 import type { StartDispatcher } from '../../domain/workflow-starts';
+import type { Stripe } from '../../integrations/payments/stripe-client';
 
 /** Everything a handler may use; built once per API process in api/app.ts. */
 export interface AppDeps {
@@ -30,4 +31,8 @@ export interface AppDeps {
   cloudRecognizer: AssemblyAiRecognizer | null;
   /** Starts workflows right after their accepting commits (one per API process; drained at shutdown). */
   starts: StartDispatcher;
+  /** stripe-node for billing (domain/billing); null without STRIPE_SECRET_KEY (checkout and portal answer 503). */
+  stripe: Stripe | null;
+  /** Tests only: CA (PEM) of the self-signed loopback https server serving OAuth client metadata documents. */
+  oauthClientMetadataCaForTests?: string;
 }

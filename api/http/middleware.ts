@@ -121,15 +121,22 @@ export function toServiceError(err: unknown, logger: Logger, requestId: string):
   return new ServiceError('INTERNAL_ERROR');
 }
 
-/** The last middleware: every error leaves in the envelope; a 500 leaks nothing internal. */
-export function errorHandler(logger: Logger) {
-  return (err: unknown, _req: Request, res: Response, _next: NextFunction): void => {
+/**
+ * The last middleware: every error leaves in the envelope; a 500 leaks nothing internal.
+ * `challenge` gives a 401 for missing or wrong bearer credentials its `WWW-Authenticate`
+ * (RFC 6750, with the RFC 9728 `resource_metadata` pointer: api/oauth/resources.ts).
+ */
+export function errorHandler(logger: Logger, challenge?: (error?: 'invalid_token') => string) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     if (res.headersSent) {
       res.end();
       return;
     }
     const serviceError = toServiceError(err, logger, String(res.locals.requestId ?? ''));
     res.locals.errorCode = serviceError.code;
+    if (challenge && serviceError.code === 'UNAUTHENTICATED' && serviceError.detail === 'Authorization') {
+      res.set('WWW-Authenticate', challenge(req.get('authorization') ? 'invalid_token' : undefined));
+    }
     sendError(res, serviceError);
   };
 }

@@ -1,7 +1,9 @@
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { ZodError, type ZodType } from 'zod';
-import { principalFromApiKey, principalFromSession } from '../../domain/accounts/accounts';
+import { API_KEY_PREFIX, principalFromApiKey, principalFromSession } from '../../domain/accounts/accounts';
+import { principalFromAccessToken } from '../../domain/oauth/tokens';
+import { oauthResources } from '../oauth/resources';
 import type { Principal, Scope } from '../../domain/accounts/principal';
 import { safeEqual, sha256Hex } from '../../domain/accounts/secrets';
 import { ERROR_CATALOGUE, ServiceError, type ErrorCode } from '../../domain/errors';
@@ -82,18 +84,28 @@ export const IdempotencyKeySchema = z
   .openapi({ description: 'Idempotency-Key: 8–128 printable ASCII characters; replay window 48 hours.' });
 
 /**
- * The caller of a request: an API key (`Authorization: Bearer <API_KEY>`) or a
- * signed-in session cookie; null when neither is sent. The REST routes and the
- * agent tool server (`/mcp`, api/mcp/server.ts) both authenticate here, so a
- * new credential kind (an OAuth access token) is added in this one place.
+ * The caller of a request: an API key (`Authorization: Bearer <API_KEY>`), an
+ * OAuth access token (`Authorization: Bearer <token>`, domain/oauth/tokens.ts)
+ * or a signed-in session cookie; null when none is sent. The REST routes and
+ * the agent tool server (`/mcp`, api/mcp/server.ts) both authenticate here.
  */
 export async function authenticate(req: Request, deps: AppDeps): Promise<(Principal & { csrfTokenHash?: string }) | null> {
   const header = req.get('authorization');
   if (header) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) throw new ServiceError('UNAUTHENTICATED', 'Authorization', { message: 'Authorization must be "Bearer <API_KEY>".' });
-    const principal = await principalFromApiKey(deps.db, m[1]!);
-    if (!principal) throw new ServiceError('UNAUTHENTICATED', 'Authorization', { message: 'The API key is not valid or was revoked.' });
+    const credential = m[1]!;
+    if (credential.startsWith(API_KEY_PREFIX)) {
+      const principal = await principalFromApiKey(deps.db, credential);
+      if (!principal) throw new ServiceError('UNAUTHENTICATED', 'Authorization', { message: 'The API key is not valid or was revoked.' });
+      return principal;
+    }
+    // An OAuth access token (api/oauth/provider.ts), with the scopes the owner consented to.
+    const principal = await principalFromAccessToken(deps.db, credential, oauthResources(deps.baseUrl));
+    if (!principal)
+      throw new ServiceError('UNAUTHENTICATED', 'Authorization', {
+        message: 'The API key or access token is not valid, has expired or was revoked.',
+      });
     return principal;
   }
   const cookie = (req as Request & { cookies?: Record<string, string> }).cookies?.[SESSION_COOKIE];
@@ -126,7 +138,9 @@ export function authorisePrincipal(
     throw new ServiceError('FORBIDDEN', 'session', { message: 'This call needs a signed-in owner session; API keys cannot make it.' });
   }
   if (rule.scope && !principal.scopes.includes(rule.scope)) {
-    throw new ServiceError('FORBIDDEN', `scope:${rule.scope}`, { message: `The API key lacks the ${rule.scope} scope.` });
+    throw new ServiceError('FORBIDDEN', `scope:${rule.scope}`, {
+      message: `The ${principal.kind === 'oauth' ? 'access token' : 'API key'} lacks the ${rule.scope} scope.`,
+    });
   }
   if (!rule.allowUnverified && !principal.emailVerified) throw new ServiceError('EMAIL_UNVERIFIED', 'email');
 }

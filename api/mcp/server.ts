@@ -7,7 +7,8 @@ import type { AppDeps } from '../http/context';
 import { sendError } from '../http/envelope';
 import { toServiceError } from '../http/middleware';
 import { authenticate } from '../http/route';
-import { registerTools } from './tools';
+import { bearerChallenge } from '../oauth/resources';
+import { registerToolDefinitions, toolDefinitions } from './tools';
 
 // The agent tool server (issue 14, spec "Agent tool server"): the official MCP
 // TypeScript SDK's stateless Streamable HTTP entry at /mcp. A fresh McpServer
@@ -16,11 +17,11 @@ import { registerTools } from './tools';
 // SDK's stateless legacy fallback) are served by the same factory.
 //
 // Authentication: the principal comes from the same authenticate() the REST
-// routes use (api/http/route.ts). Today that is an API key sent as
-// `Authorization: Bearer <API_KEY>`; when authenticate() learns OAuth access
-// tokens, /mcp accepts them unchanged, and `challenge()` below is the one place
-// that adds `resource_metadata` to the 401 challenge. Each tool checks the
-// scope its REST twin needs (api/mcp/tools.ts).
+// routes use (api/http/route.ts): an API key or an OAuth access token
+// (api/oauth/provider.ts), both as `Authorization: Bearer …`. A 401 carries
+// `WWW-Authenticate: Bearer … resource_metadata=…/.well-known/oauth-protected-resource/mcp`
+// (RFC 9728) so an MCP client can discover the authorization server. Each tool
+// checks the scope its REST twin needs (api/mcp/tools.ts).
 
 export const MCP_PATH = '/mcp';
 export const MCP_SERVER_INFO = { name: 'transcript-service', version: '1.0.0' };
@@ -30,14 +31,11 @@ interface McpAuthInfo extends AuthInfo {
   extra: { principal: Principal };
 }
 
-/** `WWW-Authenticate` of a 401 from /mcp (RFC 6750); OAuth adds `resource_metadata` here. */
-function challenge(error?: 'invalid_token'): string {
-  return error ? `Bearer realm="mcp", error="${error}"` : 'Bearer realm="mcp"';
-}
-
 export function mountMcp(app: Express, deps: AppDeps): void {
+  // The tools and their schemas once per process; a fresh McpServer per request only registers them.
+  const tools = toolDefinitions(deps);
   const handler = createMcpHandler(
-    ({ authInfo }) => {
+    () => {
       const server = new McpServer(MCP_SERVER_INFO, {
         instructions:
           'Transcripts of videos and media links. Start with get_video_transcript (captions, 1 credit; repeats free). ' +
@@ -45,8 +43,8 @@ export function mountMcp(app: Express, deps: AppDeps): void {
           'AI transcription costs 2 credits per started minute: a tool never spends more than 2 without max_credits covering the quote it returns. ' +
           'Every failure carries error.code, error.message and error.retryable.',
       });
-      const principal = (authInfo as McpAuthInfo | undefined)?.extra?.principal ?? null;
-      registerTools(server, deps, principal);
+      // Each tool call reads its caller from the request's AuthInfo (api/mcp/tools.ts guarded()).
+      registerToolDefinitions(server, tools);
       return server;
     },
     { onerror: (err) => deps.logger.warn({ err }, 'mcp transport error') },
@@ -60,19 +58,21 @@ export function mountMcp(app: Express, deps: AppDeps): void {
       principal = req.get('authorization') ? await authenticate(req, deps) : null;
     } catch (err) {
       const e = toServiceError(err, deps.logger, String(res.locals.requestId ?? ''));
-      if (e.code === 'UNAUTHENTICATED') res.set('WWW-Authenticate', challenge('invalid_token'));
+      if (e.code === 'UNAUTHENTICATED') res.set('WWW-Authenticate', bearerChallenge(deps.baseUrl, 'mcp', 'invalid_token'));
       return sendError(res, e);
     }
     if (!principal) {
-      res.set('WWW-Authenticate', challenge());
+      res.set('WWW-Authenticate', bearerChallenge(deps.baseUrl, 'mcp'));
       return sendError(
         res,
-        new ServiceError('UNAUTHENTICATED', 'Authorization', { message: 'Send Authorization: Bearer <API_KEY> to use the tool server.' }),
+        new ServiceError('UNAUTHENTICATED', 'Authorization', {
+          message: 'Send Authorization: Bearer <API_KEY>, or an OAuth access token (see the resource_metadata of WWW-Authenticate).',
+        }),
       );
     }
     const auth: McpAuthInfo = {
-      token: principal.apiKeyId ?? principal.sessionId ?? '',
-      clientId: principal.apiKeyId ?? principal.workspaceId,
+      token: principal.apiKeyId ?? principal.oauthGrantId ?? principal.sessionId ?? '',
+      clientId: principal.apiKeyId ?? principal.oauthClientId ?? principal.workspaceId,
       scopes: [...principal.scopes],
       extra: { principal },
     };

@@ -1,5 +1,16 @@
-import { randomUUID } from 'node:crypto';
-import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHmac, randomUUID } from 'node:crypto';
+import {
+  acceptedContent,
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  inputResponse,
+  type CallToolResult,
+  type ClientCapabilities,
+  type McpServer,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { safeEqual } from '../../domain/accounts/secrets';
 import { z, ZodError } from 'zod';
 import type { Principal, Scope } from '../../domain/accounts/principal';
 import { getVideoDiscovery, submitVideoDiscovery, waitForDiscovery } from '../../domain/discoveries/submit';
@@ -199,7 +210,21 @@ type Ctx = ServerContext;
 
 interface ToolEnv {
   deps: AppDeps;
-  principal: Principal | null;
+  /** The caller of the tool call being handled (read from the call's own context, see guarded()). */
+  readonly principal: Principal | null;
+}
+
+/**
+ * The tools are defined once per process (toolDefinitions) and only registered
+ * on each request's fresh McpServer, so the caller cannot be captured when a
+ * tool is defined: guarded() runs every call inside this storage with the
+ * principal the transport handed over as the request's AuthInfo.
+ */
+const callPrincipal = new AsyncLocalStorage<Principal | null>();
+
+/** The principal api/mcp/server.ts put on the request (`AuthInfo.extra.principal`). */
+function principalOf(ctx: Ctx): Principal | null {
+  return (ctx.http?.authInfo?.extra as { principal?: Principal } | undefined)?.principal ?? null;
 }
 
 /** The scope rule of the REST twin (api/http/route.ts authorisePrincipal); throws FORBIDDEN / UNAUTHENTICATED / EMAIL_UNVERIFIED. */
@@ -216,6 +241,18 @@ async function count(env: ToolEnv, p: Principal, kind: RateLimitKind, idempotenc
   return false;
 }
 
+/**
+ * A read tool's read, beside its rate-limit statement as on the REST routes
+ * (api/http/route.ts mount): one round trip of latency instead of two; the
+ * answer is dropped when the limit refuses the call.
+ */
+async function countedRead<T>(env: ToolEnv, p: Principal, read: () => Promise<T>): Promise<T> {
+  const reading = read();
+  reading.catch(() => undefined);
+  await count(env, p, 'read');
+  return reading;
+}
+
 /** Validates like the REST edge: storable text first, then the request schema; failures are INVALID_REQUEST naming the field. */
 function parseRequest<T>(schema: z.ZodType<T>, value: unknown): T {
   assertStorableText(value, 'body');
@@ -225,15 +262,16 @@ function parseRequest<T>(schema: z.ZodType<T>, value: unknown): T {
 }
 
 function guarded<A>(env: ToolEnv, fn: (args: A, ctx: Ctx) => Promise<CallToolResult>) {
-  return async (args: A, ctx: Ctx): Promise<CallToolResult> => {
-    try {
-      return await fn(args, ctx);
-    } catch (err) {
-      const e =
-        err instanceof ZodError ? zodToServiceError(err, 'body') : toServiceError(err, env.deps.logger, `mcp:${String(ctx.mcpReq.id)}`);
-      return failure(e.toObject());
-    }
-  };
+  return (args: A, ctx: Ctx): Promise<CallToolResult> =>
+    callPrincipal.run(principalOf(ctx), async () => {
+      try {
+        return await fn(args, ctx);
+      } catch (err) {
+        const e =
+          err instanceof ZodError ? zodToServiceError(err, 'body') : toServiceError(err, env.deps.logger, `mcp:${String(ctx.mcpReq.id)}`);
+        return failure(e.toObject());
+      }
+    });
 }
 
 /** Progress notifications while a tool waits, when the client sent a progressToken. */
@@ -306,10 +344,110 @@ async function submitDerived(env: ToolEnv, p: Principal, req: JobRequest) {
 }
 
 // ---------------------------------------------------------------------------
+// Cost confirmation by elicitation (issue 14 item 4)
+//
+// A client that declares the elicitation capability on a 2026-07-28 request
+// is asked directly: the tool answers `input_required` with a form (confirm:
+// boolean) and a signed requestState naming the quote; the client shows the
+// form to its user and retries the same call with the answer. Accepted: the
+// retry runs with max_credits = the quote. Declined or cancelled: the quote
+// result. A 2025-era client cannot be asked: on the stateless fallback the
+// answer to a server-to-client request would reach another per-request
+// server, so it gets the quote result (confirm by calling again with
+// max_credits), as does any client without the capability.
+
+const CONFIRM_KEY = 'confirm_cost';
+const ConfirmCost = z.object({
+  confirm: z.boolean().describe('Spend the quoted credits on AI transcription of this media.'),
+});
+
+/** Whether this request's client accepts form elicitation (declared in the 2026-07-28 per-request envelope). */
+function canElicit(ctx: Ctx): boolean {
+  const caps = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+    ClientCapabilities | undefined;
+  const e = caps?.elicitation as { form?: object; url?: object } | undefined;
+  return e !== undefined && (e.form !== undefined || e.url === undefined);
+}
+
+/** The quote the user is asked about, bound to the workspace and the call; HMAC-signed because it comes back through the client. */
+function quoteState(env: ToolEnv, p: Principal, call: unknown, credits: number): string {
+  const body = Buffer.from(JSON.stringify({ w: p.workspaceId, c: credits, h: requestHash(call).slice(0, 32) })).toString('base64url');
+  return `${body}.${createHmac('sha256', env.deps.secretsKey).update(`mcp-quote:${body}`).digest('base64url')}`;
+}
+
+/** The user's answer carried by a retried call: the confirmed credits, a refusal, or nothing (no answer, or state not ours). */
+function quoteAnswer(env: ToolEnv, p: Principal, call: unknown, ctx: Ctx): { confirmed: number } | 'declined' | null {
+  if (!ctx.mcpReq.inputResponses) return null;
+  const state = ctx.mcpReq.requestState<string>();
+  if (typeof state !== 'string') return null;
+  const [body, mac] = state.split('.');
+  if (!body || !mac || !safeEqual(mac, createHmac('sha256', env.deps.secretsKey).update(`mcp-quote:${body}`).digest('base64url')))
+    return null;
+  const q = JSON.parse(Buffer.from(body, 'base64url').toString()) as { w: string; c: number; h: string };
+  if (q.w !== p.workspaceId || q.h !== requestHash(call).slice(0, 32)) return null;
+  const answer = inputResponse(ctx.mcpReq.inputResponses, CONFIRM_KEY);
+  if (answer.kind !== 'elicit') return null;
+  return acceptedContent(ctx.mcpReq.inputResponses, CONFIRM_KEY, ConfirmCost)?.confirm === true ? { confirmed: q.c } : 'declined';
+}
+
+// ---------------------------------------------------------------------------
 // The tools
 
-export function registerTools(server: McpServer, deps: AppDeps, principal: Principal | null): void {
-  const env: ToolEnv = { deps, principal };
+/** One tool as registerTool takes it. */
+export type ToolDefinition = Parameters<McpServer['registerTool']>;
+
+/**
+ * The thirteen tools with their schemas, built once per process; each
+ * request's McpServer only registers them (registerToolDefinitions), so no
+ * request pays for building schemas again.
+ */
+export function toolDefinitions(deps: AppDeps): ToolDefinition[] {
+  const env: ToolEnv = {
+    deps,
+    get principal() {
+      return callPrincipal.getStore() ?? null;
+    },
+  };
+  const defs: ToolDefinition[] = [];
+  const recorder = {
+    registerTool: (...[name, config, cb]: ToolDefinition) => {
+      if (config.inputSchema) memoizeJsonSchema(config.inputSchema);
+      if (config.outputSchema) memoizeJsonSchema(config.outputSchema);
+      defs.push([name, config, cb] as ToolDefinition);
+    },
+  };
+  registerTools(recorder as unknown as Pick<McpServer, 'registerTool'>, env);
+  return defs;
+}
+
+/**
+ * The SDK converts a tool's schemas to JSON Schema per McpServer instance (for
+ * tools/list, and on every 2026-07-28 tools/call for its Mcp-Param header
+ * check), and our instances live one request: the conversion (about 0.7 ms a
+ * call) is kept on the schema itself, once per process.
+ */
+function memoizeJsonSchema(schema: object): void {
+  const std = (schema as { '~standard'?: { jsonSchema?: Record<'input' | 'output', (o?: { target?: string }) => unknown> } })['~standard'];
+  if (!std?.jsonSchema) return;
+  const convert = std.jsonSchema;
+  const memo = new Map<string, unknown>();
+  const cached = (io: 'input' | 'output') => (opts?: { target?: string }) => {
+    const key = `${io}:${opts?.target ?? ''}`;
+    if (!memo.has(key)) memo.set(key, convert[io](opts));
+    return memo.get(key);
+  };
+  Object.defineProperty(schema, '~standard', {
+    value: { ...std, jsonSchema: { input: cached('input'), output: cached('output') } },
+    configurable: true,
+  });
+}
+
+export function registerToolDefinitions(server: McpServer, defs: readonly ToolDefinition[]): void {
+  for (const def of defs) server.registerTool(...def);
+}
+
+function registerTools(server: Pick<McpServer, 'registerTool'>, env: ToolEnv): void {
+  const { deps } = env;
 
   server.registerTool(
     'get_video_transcript',
@@ -342,9 +480,12 @@ export function registerTools(server: McpServer, deps: AppDeps, principal: Princ
       }),
       annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
     },
-    guarded(env, async (args, ctx) => {
+    guarded(env, async (call, ctx) => {
       const startedAt = Date.now();
       const p = requireScopes(env, 'jobs:write', 'transcripts:read');
+      // A retry carrying the user's answer to the cost question (see "Cost confirmation by elicitation").
+      const answer = call.max_credits === undefined ? quoteAnswer(env, p, call, ctx) : null;
+      const args = answer !== null && answer !== 'declined' ? { ...call, max_credits: answer.confirmed } : call;
       const req = jobRequest(args);
       const { job: accepted } = await submitDerived(env, p, req);
       const job = await waitJob(env, p, accepted.id, deadlineFor(startedAt, args.timeout_seconds ?? 30), ctx, startedAt);
@@ -361,6 +502,21 @@ export function registerTools(server: McpServer, deps: AppDeps, principal: Princ
       if (job.status === 'failed') {
         const quote = quoteOf(job, { tool: 'get_video_transcript', arguments: { ...args } });
         if (quote && args.max_credits === undefined) {
+          if (answer === 'declined') {
+            const next = `The user declined spending ${quote.credits} credits; nothing was charged. ${quote.message}`;
+            return ok({ status: 'confirmation_required', job, quote, next }, next);
+          }
+          if (canElicit(ctx)) {
+            return inputRequired({
+              inputRequests: {
+                [CONFIRM_KEY]: inputRequired.elicit({
+                  message: `AI transcription of ${args.url} costs exactly ${quote.credits} credits (2 per started minute). Spend them?`,
+                  requestedSchema: ConfirmCost,
+                }),
+              },
+              requestState: quoteState(env, p, call, quote.credits),
+            }) as unknown as CallToolResult;
+          }
           return ok({ status: 'confirmation_required', job, quote, next: quote.message }, quote.message);
         }
         return failure(job.error!, { job, ...(quote ? { quote } : {}) });
@@ -456,8 +612,7 @@ export function registerTools(server: McpServer, deps: AppDeps, principal: Princ
     },
     guarded(env, async (args) => {
       const p = requireScopes(env, 'jobs:read');
-      await count(env, p, 'read');
-      return jobResult(await waitForJob(deps.db, deps.wakeups, p.workspaceId, args.job_id, 0));
+      return jobResult(await countedRead(env, p, () => waitForJob(deps.db, deps.wakeups, p.workspaceId, args.job_id, 0)));
     }),
   );
 
@@ -479,8 +634,7 @@ export function registerTools(server: McpServer, deps: AppDeps, principal: Princ
     },
     guarded(env, async (args) => {
       const p = requireScopes(env, 'transcripts:read');
-      await count(env, p, 'read');
-      const transcript = await getTranscript(deps.db, p.workspaceId, args.transcript_id);
+      const transcript = await countedRead(env, p, () => getTranscript(deps.db, p.workspaceId, args.transcript_id));
       const format: TranscriptFormat = args.format ?? 'segments';
       const page = transcriptPage(transcript, format, args.offset ?? 0, args.max_chars ?? DEFAULT_PAGE_CHARS);
       const next = page.next_offset === null ? null : `More: call get_transcript again with offset ${page.next_offset}.`;
@@ -510,8 +664,7 @@ export function registerTools(server: McpServer, deps: AppDeps, principal: Princ
         ...(args.limit !== undefined ? { limit: args.limit } : {}),
         ...(args.cursor ? { cursor: args.cursor } : {}),
       });
-      await count(env, p, 'read');
-      const page = await listJobs(deps.db, deps.secretsKey, p.workspaceId, query);
+      const page = await countedRead(env, p, () => listJobs(deps.db, deps.secretsKey, p.workspaceId, query));
       return ok(
         page,
         `${page.jobs.length} jobs${page.next_cursor ? '; more with cursor = next_cursor' : ''}. ${textOf(page.jobs.map((j) => ({ id: j.id, status: j.status, title: j.source.title })))}`,

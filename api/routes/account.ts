@@ -9,21 +9,14 @@ import {
   verifyEmail,
 } from '../../domain/accounts/accounts';
 import { disableWorkspace, getProfile, updateProfile } from '../../domain/accounts/profile';
-import { ServiceError } from '../../domain/errors';
-import { PRICE_VERSION, quoteCredits } from '../../domain/plans';
 import { defineRoute, SESSION_COOKIE, type RouteSpec } from '../http/route';
 import { z } from '../../domain/schemas/zod';
 import {
   ApiKeyCreatedSchema,
   ApiKeyListSchema,
-  CheckoutRequest,
-  CheckoutSessionSchema,
   CreateApiKeyRequest,
   DeleteAccountRequest,
-  PortalSessionSchema,
   ProfileSchema,
-  QuoteQuery,
-  QuoteSchema,
   SessionSchema,
   SignInRequest,
   SignUpRequest,
@@ -31,6 +24,9 @@ import {
   VerifyEmailRequest,
 } from '../../domain/schemas/account';
 import { IdParams } from '../../domain/schemas/common';
+import { page } from '../dashboard/layout';
+import { PAGE_HEADERS } from '../dashboard/headers';
+import { verifiedBody } from '../dashboard/views-account';
 
 const tags = ['Account'];
 
@@ -87,10 +83,8 @@ const verifyPageRoute = defineRoute({
     await verifyEmail(deps.db, query.token);
     return {
       status: 200,
-      raw: {
-        contentType: 'text/html; charset=utf-8',
-        body: '<!doctype html><meta charset="utf-8"><title>Verified</title><p>Your e-mail address is verified. <a href="/app/sign-in">Sign in</a>.</p>',
-      },
+      headers: PAGE_HEADERS,
+      raw: { contentType: 'text/html; charset=utf-8', body: page({ title: 'E-mail verified', body: verifiedBody() }) },
     };
   },
 });
@@ -232,66 +226,7 @@ const deleteAccount = defineRoute({
   },
 });
 
-const quote = defineRoute({
-  method: 'get',
-  path: '/app/billing/quote',
-  operationId: 'quoteCredits',
-  summary: 'Price of extra credits for this plan, volume discount applied',
-  tags,
-  auth: { kind: 'required', scope: null },
-  query: QuoteQuery,
-  responses: { 200: { description: 'Quote.', schema: QuoteSchema } },
-  errors: [],
-  handler: async ({ principal, query }) => {
-    const q = quoteCredits(principal!.plan, query.units);
-    if (!q) throw new ServiceError('INVALID_REQUEST', 'plan', { message: 'The trial cannot buy credits; choose a paid plan first.' });
-    return {
-      status: 200,
-      body: {
-        plan: principal!.plan,
-        units: query.units,
-        unit_price_usd_per_1000: q.unitPriceUsdPer1000,
-        discount_percent: q.discountPercent,
-        total_usd: q.totalUsd,
-        currency: 'usd',
-        price_version: PRICE_VERSION,
-      },
-    };
-  },
-});
-
-const checkout = defineRoute({
-  method: 'post',
-  path: '/app/billing/checkout',
-  operationId: 'createCheckout',
-  summary: 'Start a checkout for a subscription or a credit purchase',
-  tags,
-  auth: { kind: 'required', scope: null, sessionOnly: true },
-  body: CheckoutRequest,
-  responses: { 200: { description: 'Redirect the browser to `url`.', schema: CheckoutSessionSchema } },
-  errors: ['SERVICE_UNAVAILABLE', 'NOT_IMPLEMENTED'],
-  handler: async ({ deps }) => {
-    if (!deps.config.STRIPE_SECRET_KEY)
-      throw new ServiceError('SERVICE_UNAVAILABLE', 'payment_provider', { message: 'The payment provider is not configured yet.' });
-    throw new ServiceError('NOT_IMPLEMENTED', 'billing');
-  },
-});
-
-const portal = defineRoute({
-  method: 'post',
-  path: '/app/billing/portal',
-  operationId: 'createPortalSession',
-  summary: 'Open the customer billing portal',
-  tags,
-  auth: { kind: 'required', scope: null, sessionOnly: true },
-  responses: { 200: { description: 'Redirect the browser to `url`.', schema: PortalSessionSchema } },
-  errors: ['SERVICE_UNAVAILABLE', 'NOT_IMPLEMENTED'],
-  handler: async ({ deps }) => {
-    if (!deps.config.STRIPE_SECRET_KEY)
-      throw new ServiceError('SERVICE_UNAVAILABLE', 'payment_provider', { message: 'The payment provider is not configured yet.' });
-    throw new ServiceError('NOT_IMPLEMENTED', 'billing');
-  },
-});
+// Billing (quote, checkout, portal): api/routes/billing.ts.
 
 export const accountRoutes: RouteSpec<any, any, any>[] = [
   signUpRoute,
@@ -305,7 +240,4 @@ export const accountRoutes: RouteSpec<any, any, any>[] = [
   profileGet,
   profilePatch,
   deleteAccount,
-  quote,
-  checkout,
-  portal,
 ];

@@ -1,9 +1,11 @@
 import type { RouteSpec } from '../http/route';
 import { accountRoutes } from './account';
 import { batchRoutes } from './batches';
+import { billingIngressRoutes, billingRoutes } from './billing';
 import { discoveryRoutes } from './discoveries';
 import { ingressRoutes } from './ingress';
 import { jobRoutes } from './jobs';
+import { oauthRoutes } from './oauth';
 import { transcriptRoutes } from './transcripts';
 import { uploadRoutes } from './uploads';
 import { usageRoutes } from './usage';
@@ -13,11 +15,14 @@ import { webhookRoutes } from './webhooks';
 export const allRoutes: RouteSpec<any, any, any>[] = [
   ...usageRoutes,
   ...accountRoutes,
+  ...billingRoutes,
   ...jobRoutes,
   ...transcriptRoutes,
   ...batchRoutes,
   ...webhookRoutes,
   ...uploadRoutes,
   ...ingressRoutes,
+  ...billingIngressRoutes,
   ...discoveryRoutes,
+  ...oauthRoutes,
 ];

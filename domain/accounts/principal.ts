@@ -3,9 +3,9 @@ import type { PlanId } from '../plans';
 export const SCOPES = ['jobs:read', 'jobs:write', 'transcripts:read', 'uploads:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** Who is calling: an API key (scoped) or a signed-in owner session (all scopes). */
+/** Who is calling: an API key (scoped), an OAuth access token (the scopes the owner consented to) or a signed-in owner session (all scopes). */
 export interface Principal {
-  kind: 'api_key' | 'session';
+  kind: 'api_key' | 'session' | 'oauth';
   workspaceId: string;
   plan: PlanId;
   scopes: readonly Scope[];
@@ -13,4 +13,7 @@ export interface Principal {
   apiKeyId?: string;
   userId?: string;
   sessionId?: string;
+  /** OAuth access tokens: the authorization (grant) and the client they were issued to. */
+  oauthGrantId?: string;
+  oauthClientId?: string;
 }

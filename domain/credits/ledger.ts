@@ -278,14 +278,3 @@ async function existingOutcome(tx: Tx, holdId: string): Promise<SettleOutcome> {
   if (hold.status === 'held') throw new Error(`hold ${holdId} still open`);
   return { settled: false, status: hold.status, charged: hold.charged };
 }
-
-/** Adds bought credits (never expire). `reference` makes it idempotent per payment. */
-export async function addPrepaidCredits(db: Db, workspaceId: string, amount: number, reference: string): Promise<boolean> {
-  return db.$transaction(async (tx) => {
-    const seen = await tx.creditLedgerEntry.findFirst({ where: { workspaceId, kind: 'grant_prepaid', note: reference } });
-    if (seen) return false;
-    await tx.$executeRaw`UPDATE credit_accounts SET prepaid_credits = prepaid_credits + ${amount}, updated_at = now() WHERE workspace_id = ${workspaceId}::uuid`;
-    await tx.creditLedgerEntry.create({ data: { workspaceId, kind: 'grant_prepaid', amount, note: reference } });
-    return true;
-  });
-}

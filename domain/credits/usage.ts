@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { Db } from '../db';
 import { MINIMUM_BILLABLE_SECONDS, TRANSCRIBE_CREDITS_PER_MINUTE, type PlanId } from '../plans';
 import { renewIfDue } from './ledger';
+import { settleBilling, subscriptionVisible } from '../billing/subscriptions';
 
 interface UsageRow {
   plan: PlanId;
@@ -31,6 +32,9 @@ export async function getUsage(store: { db: Db; pool: Pool }, workspaceId: strin
   const read = async () => (await store.pool.query<UsageRow>({ name: 'usage-read', text: USAGE_SQL, values: [workspaceId] })).rows;
   let [row] = await read();
   if (row && row.period_end <= new Date()) {
+    // A Stripe subscription's next monthly slice, or its downgrade or end, first (domain/billing); then the
+    // ledger's own renewal (plans without a subscription; it never grants a subscription's workspace).
+    if (row.sub_status) await settleBilling(store.db, workspaceId);
     await renewIfDue(store.db, workspaceId);
     [row] = await read();
   }
@@ -44,13 +48,15 @@ export async function getUsage(store: { db: Db; pool: Pool }, workspaceId: strin
     prepaid_credits: row.prepaid_credits,
     transcribe_credits_per_minute: TRANSCRIBE_CREDITS_PER_MINUTE as 2,
     minimum_billable_seconds: MINIMUM_BILLABLE_SECONDS as 60,
-    subscription: row.sub_status
-      ? {
-          status: row.sub_status,
-          interval: row.sub_interval!,
-          cancel_at_period_end: row.sub_cancel!,
-          current_period_end: row.sub_period_end!.toISOString(),
-        }
-      : null,
+    // Stripe's stored state while the subscription is live or its paid plan still applies; null otherwise.
+    subscription:
+      row.sub_status && subscriptionVisible(row.sub_status, row.plan)
+        ? {
+            status: row.sub_status,
+            interval: row.sub_interval!,
+            cancel_at_period_end: row.sub_cancel!,
+            current_period_end: row.sub_period_end!.toISOString(),
+          }
+        : null,
   };
 }

@@ -45,7 +45,7 @@ export async function listJobs(
   db: Db,
   secretsKey: string,
   workspaceId: string,
-  q: { cursor?: string; limit: number; platform?: string; source_id?: string },
+  q: { cursor?: string; limit: number; platform?: string; source_id?: string; status?: JobView['status'] },
 ): Promise<{ jobs: JobView[]; next_cursor: string | null }> {
   let after: Cursor | null = null;
   if (q.cursor) {
@@ -60,7 +60,9 @@ export async function listJobs(
   const rows = await db.job.findMany({
     where: {
       workspaceId,
-      ...(q.platform ? { platform: q.platform, mediaId: q.source_id } : {}),
+      // The REST list gives platform with source_id; the dashboard filters by platform alone, and by status.
+      ...(q.platform ? { platform: q.platform, ...(q.source_id !== undefined ? { mediaId: q.source_id } : {}) } : {}),
+      ...(q.status ? { status: q.status } : {}),
       ...(after ? { OR: [{ createdAt: { lt: createdAt! } }, { createdAt: createdAt!, id: { lt: after.i } }] } : {}),
     },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],

@@ -171,37 +171,4 @@ export const DeleteAccountRequest = z
   .strictObject({ confirm: z.literal('DELETE', { message: 'type DELETE to confirm' }) })
   .openapi('DeleteAccountRequest');
 
-export const CheckoutRequest = z
-  .discriminatedUnion('kind', [
-    z.strictObject({
-      kind: z.literal('subscription'),
-      plan: z.enum(['starter', 'pro', 'scale']),
-      interval: z.enum(['monthly', 'yearly']).default('monthly'),
-    }),
-    z.strictObject({ kind: z.literal('credits'), units: z.number().int().min(1000).max(100000).multipleOf(1000) }),
-  ])
-  .openapi('CheckoutRequest');
-
-export const CheckoutSessionSchema = z.object({ id: z.string(), url: z.string() }).openapi('CheckoutSession');
-export const PortalSessionSchema = z.object({ url: z.string() }).openapi('PortalSession');
-
-export const QuoteQuery = z.strictObject({
-  units: z.coerce
-    .number()
-    .int()
-    .min(1000, 'units must be at least 1000')
-    .max(100000, 'units must be at most 100000')
-    .multipleOf(1000, 'units must be a multiple of 1000')
-    .openapi({ type: 'integer', minimum: 1000, maximum: 100000, multipleOf: 1000 }),
-});
-export const QuoteSchema = z
-  .object({
-    plan: z.enum(PLAN_IDS),
-    units: z.number().int(),
-    unit_price_usd_per_1000: z.number(),
-    discount_percent: z.number().int(),
-    total_usd: z.number(),
-    currency: z.literal('usd'),
-    price_version: z.string(),
-  })
-  .openapi('CreditQuote');
+// Checkout, portal and credit quote schemas: domain/schemas/billing.ts.

@@ -1,0 +1,25 @@
+/**
+ * Content-Security-Policy of every page: scripts and styles only from this
+ * origin (no inline script, no inline handler, no inline style), forms only
+ * to this origin and the payment provider's hosted pages (checkout and portal
+ * redirects), never framed.
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self' https://checkout.stripe.com https://billing.stripe.com",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/** Sent with every page (and the e-mail verification page of api/routes/account.ts). */
+export const PAGE_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': DASHBOARD_CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+};

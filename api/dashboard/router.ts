@@ -1,0 +1,602 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { ZodType } from 'zod';
+import { createApiKey, listApiKeys, revokeApiKey, signIn, signOut, signUp } from '../../domain/accounts/accounts';
+import { disableWorkspace, getProfile, updateProfile } from '../../domain/accounts/profile';
+import { dailyCreditsSpent } from '../../domain/credits/daily-spend';
+import { getUsage } from '../../domain/credits/usage';
+import { ServiceError } from '../../domain/errors';
+import { cancelJob, retryJob } from '../../domain/jobs/control';
+import { getJob, listJobs } from '../../domain/jobs/read';
+import { CreateApiKeyRequest, DeleteAccountRequest, SignUpRequest, UpdateProfileRequest } from '../../domain/schemas/account';
+import { IdParams } from '../../domain/schemas/common';
+import { JOB_STATUSES, PLATFORMS } from '../../domain/schemas/jobs';
+import { WebhookEndpointRequestSchema } from '../../domain/schemas/resources';
+import { deleteTranscript, getTranscript } from '../../domain/transcripts/read';
+import {
+  createWebhookEndpoint,
+  disableWebhookEndpoint,
+  listDeliveries,
+  listWebhookEndpoints,
+  resendDelivery,
+} from '../../domain/webhooks/endpoints';
+import type { AppDeps } from '../http/context';
+import { zodToServiceError } from '../http/envelope';
+import { toServiceError, type KnownRoute } from '../http/middleware';
+import { assertStorableText } from '../http/storable-text';
+import { jobServiceDeps } from '../routes/jobs';
+import { html } from './html';
+import { page, type NavKey } from './layout';
+import { billingPage, checkout, portal, quoteFor } from './billing';
+import {
+  assertSameOrigin,
+  clearSessionCookies,
+  pageSession,
+  setSessionCookies,
+  SignInRequired,
+  writeSession,
+  type PageSession,
+} from './session';
+import {
+  deleteAccountBody,
+  deletedBody,
+  keysBody,
+  profileBody,
+  signInBody,
+  signUpBody,
+  signUpDoneBody,
+  unverifiedBody,
+  usageBody,
+} from './views-account';
+import { jobBody, jobsBody, transcriptBody, webhooksBody } from './views-jobs';
+import { PAGE_HEADERS } from './headers';
+
+export { DASHBOARD_CSP, PAGE_HEADERS } from './headers';
+
+/** The pages' paths and methods, for the 404/405 answer of unmatched requests (api/app.ts). */
+export const DASHBOARD_ROUTES: KnownRoute[] = [
+  ['get', '/app/sign-in'],
+  ['post', '/app/sign-in'],
+  ['get', '/dashboard'],
+  ['get', '/dashboard/sign-up'],
+  ['post', '/dashboard/sign-up'],
+  ['post', '/dashboard/sign-out'],
+  ['get', '/dashboard/usage'],
+  ['get', '/dashboard/keys'],
+  ['post', '/dashboard/keys'],
+  ['post', '/dashboard/keys/:id/revoke'],
+  ['get', '/dashboard/jobs'],
+  ['get', '/dashboard/jobs/:id'],
+  ['post', '/dashboard/jobs/:id/cancel'],
+  ['post', '/dashboard/jobs/:id/retry'],
+  ['get', '/dashboard/transcripts/:id'],
+  ['post', '/dashboard/transcripts/:id/delete'],
+  ['get', '/dashboard/webhooks'],
+  ['post', '/dashboard/webhooks'],
+  ['post', '/dashboard/webhooks/:id/disable'],
+  ['post', '/dashboard/webhooks/deliveries/:id/resend'],
+  ['get', '/app/billing'],
+  ['get', '/dashboard/billing'],
+  ['post', '/dashboard/billing/checkout'],
+  ['post', '/dashboard/billing/portal'],
+  ['get', '/dashboard/profile'],
+  ['post', '/dashboard/profile'],
+  ['get', '/dashboard/account/delete'],
+  ['post', '/dashboard/account/delete'],
+].map(([method, p]) => ({ method: method!, path: p! }));
+
+/** Notices after a redirect, by key (never text from the request). */
+const NOTICES: Record<string, string> = {
+  revoked: 'The key is revoked.',
+  cancelled: 'The job is cancelled; its credits are released.',
+  retried: 'A new job was started for this source.',
+  deleted: 'The transcript is deleted.',
+  disabled: 'The endpoint is disabled.',
+  resent: 'The event is being sent again (same event id).',
+  saved: 'Saved.',
+  signed_out: 'You are signed out.',
+  checkout_success:
+    'Thank you: the payment went through. The plan or credits show here once the payment provider confirms it (usually within seconds).',
+  checkout_cancelled: 'The checkout was cancelled; nothing was charged.',
+};
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+
+export function send(res: Response, status: number, body: string): void {
+  res.status(status).set(PAGE_HEADERS).type('html').send(body);
+}
+
+const noticeOf = (req: Request) => (typeof req.query.done === 'string' ? (NOTICES[req.query.done] ?? null) : null);
+
+/** A form body (or query) validated by the same zod schema the JSON route uses. */
+function parse<T>(schema: ZodType<T>, value: unknown, where: 'body' | 'query' | 'params'): T {
+  assertStorableText(value, where);
+  const r = schema.safeParse(value);
+  if (!r.success) throw zodToServiceError(r.error, where);
+  return r.data;
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+const nonEmpty = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+
+export function dashboardRouter(deps: AppDeps): Router {
+  const router = express.Router();
+  const forms = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 50 });
+
+  router.use(
+    '/dashboard/static',
+    express.static(path.join(__dirname, 'static'), {
+      maxAge: '1h',
+      index: false,
+      fallthrough: true,
+      setHeaders: (r) => r.set(PAGE_HEADERS).set('Cache-Control', 'public, max-age=3600'),
+    }),
+  );
+
+  const shell = (s: PageSession, current: NavKey, email: string) => ({ csrf: s.csrf, email, current });
+  const emailOf = async (s: PageSession) =>
+    (await deps.db.user.findUnique({ where: { id: s.principal.userId }, select: { email: true } }))?.email ?? '';
+
+  /** Runs a page handler; sends the browser to sign in, or renders the error as a page. */
+  const run =
+    (h: Handler) =>
+    async (req: Request, res: Response, _next: NextFunction): Promise<void> => {
+      try {
+        await h(req, res);
+      } catch (err) {
+        if (err instanceof SignInRequired) {
+          res.set(PAGE_HEADERS).redirect(303, '/app/sign-in');
+          return;
+        }
+        const e = toServiceError(err, deps.logger, String(res.locals.requestId ?? ''));
+        res.locals.errorCode = e.code;
+        if (e.code === 'EMAIL_UNVERIFIED') return send(res, 403, page({ title: 'Verify your e-mail', body: unverifiedBody() }));
+        const title =
+          e.status === 404
+            ? 'Not found'
+            : e.status === 403
+              ? 'Not allowed'
+              : e.status >= 500
+                ? 'Something went wrong'
+                : 'That did not work';
+        // Signed in: the page keeps its navigation (a page with no valid session shows none).
+        const s = e.status < 500 ? await pageSession(req, deps, { allowUnverified: true }).catch(() => null) : null;
+        send(
+          res,
+          e.status,
+          page({
+            title,
+            session: s ? { csrf: s.csrf, email: await emailOf(s), current: 'none' } : undefined,
+            error:
+              e.status === 404
+                ? 'There is nothing here in your workspace.'
+                : e.code === 'INTERNAL_ERROR'
+                  ? 'Something went wrong on our side. Try again in a moment; if it keeps happening, tell us the request id below.'
+                  : e.message,
+            body: html`<p><a href="/dashboard/usage">Back to the dashboard</a></p>
+              <p class="hint">Request id: <code>${String(res.locals.requestId ?? '')}</code></p>`,
+          }),
+        );
+      }
+    };
+
+  // ---------------------------------------------------------------- sign-in, sign-up, sign-out
+
+  router.get(
+    '/app/sign-in',
+    run(async (req, res) => send(res, 200, page({ title: 'Sign in', notice: noticeOf(req), body: signInBody() }))),
+  );
+  router.post(
+    '/app/sign-in',
+    forms,
+    run(async (req, res) => {
+      assertSameOrigin(req, deps);
+      const email = str(req.body?.email) ?? '';
+      try {
+        const { sessionToken, csrfToken } = await signIn(deps.db, email, str(req.body?.password) ?? '');
+        setSessionCookies(res, deps, sessionToken, csrfToken);
+        res.set(PAGE_HEADERS).redirect(303, '/dashboard/usage');
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        send(res, err.status, page({ title: 'Sign in', error: err.message, body: signInBody({ email }) }));
+      }
+    }),
+  );
+  router.get(
+    '/dashboard/sign-up',
+    run(async (_req, res) => send(res, 200, page({ title: 'Create an account', body: signUpBody() }))),
+  );
+  router.post(
+    '/dashboard/sign-up',
+    forms,
+    run(async (req, res) => {
+      assertSameOrigin(req, deps);
+      const values = { email: str(req.body?.email), display_name: str(req.body?.display_name) };
+      try {
+        const body = parse(
+          SignUpRequest,
+          { email: values.email, password: str(req.body?.password), display_name: values.display_name },
+          'body',
+        );
+        await signUp(deps.db, body, { baseUrl: deps.baseUrl });
+        send(res, 201, page({ title: 'Check your e-mail', body: signUpDoneBody(body.email, deps.config.APP_ENV !== 'production') }));
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        send(res, err.status, page({ title: 'Create an account', error: err.message, body: signUpBody(values) }));
+      }
+    }),
+  );
+  router.post(
+    '/dashboard/sign-out',
+    forms,
+    run(async (req, res) => {
+      const s = await writeSession(req, deps, { allowUnverified: true });
+      await signOut(deps.db, s.principal.sessionId);
+      clearSessionCookies(res);
+      res.set(PAGE_HEADERS).redirect(303, '/app/sign-in?done=signed_out');
+    }),
+  );
+
+  // ---------------------------------------------------------------- usage
+
+  router.get('/dashboard', (_req, res) => res.set(PAGE_HEADERS).redirect(303, '/dashboard/usage'));
+  router.get(
+    '/dashboard/usage',
+    run(async (req, res) => {
+      const s = await pageSession(req, deps);
+      const [usage, spend, email] = await Promise.all([
+        getUsage(deps, s.principal.workspaceId),
+        dailyCreditsSpent(deps.db, s.principal.workspaceId, 30),
+        emailOf(s),
+      ]);
+      send(res, 200, page({ title: 'Usage', session: shell(s, 'usage', email), body: usageBody(usage, spend) }));
+    }),
+  );
+
+  // ---------------------------------------------------------------- API keys
+
+  const renderKeys = async (
+    res: Response,
+    s: PageSession,
+    status: number,
+    extra: { created?: Parameters<typeof keysBody>[2]; error?: string; notice?: string | null } = {},
+  ) => {
+    const [keys, email] = await Promise.all([listApiKeys(deps.db, s.principal.workspaceId), emailOf(s)]);
+    send(
+      res,
+      status,
+      page({
+        title: 'API keys',
+        session: shell(s, 'keys', email),
+        error: extra.error,
+        notice: extra.notice,
+        body: keysBody(keys, s.csrf, extra.created),
+      }),
+    );
+  };
+  router.get(
+    '/dashboard/keys',
+    run(async (req, res) => renderKeys(res, await pageSession(req, deps), 200, { notice: noticeOf(req) })),
+  );
+  router.post(
+    '/dashboard/keys',
+    forms,
+    run(async (req, res) => {
+      const s = await writeSession(req, deps);
+      const scopes = req.body?.scopes === undefined ? [] : ([] as unknown[]).concat(req.body.scopes);
+      try {
+        const body = parse(CreateApiKeyRequest, { name: str(req.body?.name), scopes }, 'body');
+        // The secret is in this response only: the page is not cached and nothing keeps it for a second rendering.
+        await renderKeys(res, s, 201, { created: await createApiKey(deps.db, s.principal.workspaceId, body) });
+      } catch (err) {
+        if (!(err instanceof ServiceError) || err.status >= 500) throw err;
+        await renderKeys(res, s, err.status, { error: err.message });
+      }
+    }),
+  );
+  router.post(
+    '/dashboard/keys/:id/revoke',
+    forms,
+    run(async (req, res) => {
+      const s = await writeSession(req, deps);
+      const { id } = parse(IdParams, req.params, 'params');
+      await revokeApiKey(deps.db, s.principal.workspaceId, id);
+      res.set(PAGE_HEADERS).redirect(303, '/dashboard/keys?done=revoked');
+    }),
+  );
+
+  // ---------------------------------------------------------------- jobs
+
+  router.get(
+    '/dashboard/jobs',
+    run(async (req, res) => {
+      const s = await pageSession(req, deps);
+      const status = (JOB_STATUSES as readonly string[]).includes(str(req.query.status) ?? '')
+        ? (req.query.status as (typeof JOB_STATUSES)[number])
+        : undefined;
+      const platform = (PLATFORMS as readonly string[]).includes(str(req.query.platform) ?? '')
+        ? (req.query.platform as string)
+        : undefined;
+      const cursor = nonEmpty(req.query.cursor);
+      const limit = /^\d{1,3}$/.test(str(req.query.limit) ?? '') ? Math.min(100, Math.max(1, Number(req.query.limit))) : 20;
+      const [list, email] = await Promise.all([
+        listJobs(deps.db, deps.secretsKey, s.principal.workspaceId, { limit, status, platform, cursor }),
+        emailOf(s),
+      ]);
+      send(
+        res,
+        200,
+        page({
+          title: 'Jobs',
+          session: shell(s, 'jobs', email),
+          notice: noticeOf(req),
+          body: jobsBody(list.jobs, { status, platform, ...(limit !== 20 ? { limit: String(limit) } : {}) }, list.next_cursor, !cursor),
+        }),
+      );
+    }),
+  );
+  router.get(
+    '/dashboard/jobs/:id',
+    run(async (req, res) => {
+      const s = await pageSession(req, deps);
+      const { id } = parse(IdParams, req.params, 'params');
+      const [job, email] = await Promise.all([getJob(deps.db, s.principal.workspaceId, id), emailOf(s)]);
+      send(
+        res,
+        200,
+        page({
+          title: 'Job',
+          session: shell(s, 'jobs', email),
+          notice: noticeOf(req),
+          body: jobBody(job, s.csrf, `dashboard-retry-${randomUUID()}`),
+        }),
+      );
+    }),
+  );
+  router.post(
+    '/dashboard/jobs/:id/cancel',
+    forms,
+    run(async (req, res) => {
+      const s = await writeSession(req, deps);
+      const { id } = parse(IdParams, req.params, 'params');
+      await cancelJob(jobServiceDeps(deps), s.principal, id);
+      res.set(PAGE_HEADERS).redirect(303, `/dashboard/jobs/${id}?done=cancelled`);
+    }),
+  );
+  router.post(
+    '/dashboard/jobs/:id/retry',
+    forms,
+    run(async (req, res) => {
+      const s = await writeSession(req, deps);
+      const { id } = parse(IdParams, req.params, 'params');
+      // The form's key makes a double submit one retry, as an Idempotency-Key does on POST /v1/jobs/{id}/retry.
+      const key = str(req.body?.idempotency_key);
+      if (!key || !/^[\x20-\x7E]{8,128}$/.test(key)) throw new ServiceError('INVALID_REQUEST', 'idempotency_key');
+      await deps.rateLimits.consume('submit', s.principal.plan, s.principal.workspaceId);
+      const result = await retryJob(
+        jobServiceDeps(deps),
+        s.principal,
+        id,
+        {},
+        { key, operation: `POST /v1/jobs/${id.toLowerCase()}/retry` },
+      );
+      res.set(PAGE_HEADERS).redirect(303, `/dashboard/jobs/${result.job.id}?done=retried`);
+    }),
+  );
+
+  // ---------------------------------------------------------------- transcripts
+
+  router.get(
+    '/dashboard/transcripts/:id',
+    run(async (req, res) => {
+      const s = await pageSession(req, deps);
+      const { id } = parse(IdParams, req.params, 'params');
+      const [t, email] = await Promise.all([getTranscript(deps.db, s.principal.workspaceId, id), emailOf(s)]);
+      send(
+        res,
+        200,
+        page({
+          title: t.source.title ? `Transcript: ${t.source.title}` : 'Transcript',
+          session: shell(s, 'jobs', email),
+          body: transcriptBody(t, s.csrf),
+        }),
+      );
+    }),
+  );
+  router.post(
+    '/dashboard/transcripts/:id/delete',
+    forms,
+    run(async (req, res) => {
+      const s = await writeSession(req, deps);
+      const { id } = parse(IdParams, req.params, 'params');
+      await deleteTranscript(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, s.principal.workspaceId, id);
+      res.set(PAGE_HEADERS).redirect(303, '/dashboard/jobs?done=deleted');
+    }),
+  );
+
+  // ---------------------------------------------------------------- webhooks
+
+  const renderWebhooks = async (
+    res: Response,
+    s: PageSession,
+    status: number,
+    extra: {
+      created?: Parameters<typeof webhooksBody>[3];
+      error?: string;
+      notice?: string | null;
+      values?: { url?: string; description?: string };
+    } = {},
+  ) => {
+    const [endpoints, deliveries, email] = await Promise.all([
+      listWebhookEndpoints(deps.db, s.principal.workspaceId),
+      listDeliveries(deps.db, s.principal.workspaceId, 50),
+      emailOf(s),
+    ]);
+    send(
+      res,
+      status,
+      page({
+        title: 'Webhooks',
+        session: shell(s, 'webhooks', email),
+        error: extra.error,
+        notice: extra.notice,
+        body: webhooksBody(endpoints, deliveries, s.csrf, extra.created, extra.values),
+      }),
+    );
+  };
+  router.get(
+    '/dashboard/webhooks',
+    run(async (req, res) => renderWebhooks(res, await pageSession(req, deps), 200, { notice: noticeOf(req) })),
+  );
+  router.post(
+    '/dashboard/webhooks',
+    forms,
+    run(async (req, res) => {
+      const s = await writeSession(req, deps);
+      const values = { url: str(req.body?.url), description: nonEmpty(req.body?.description) };
+      try {
+        const body = parse(WebhookEndpointRequestSchema, values, 'body');
+        const created = await createWebhookEndpoint(deps.db, deps.secretsKey, deps.addressPolicy, s.principal.workspaceId, body);
+        await renderWebhooks(res, s, 201, { created });
+      } catch (err) {
+        if (!(err instanceof ServiceError) || err.status >= 500) throw err;
+        await renderWebhooks(res, s, err.status, { error: err.message, values });
+      }
+    }),
+  );
+  router.post(
+    '/dashboard/webhooks/:id/disable',
+    forms,
+    run(async (req, res) => {
+      const s = await writeSession(req, deps);
+      const { id } = parse(IdParams, req.params, 'params');
+      await disableWebhookEndpoint(deps.db, s.principal.workspaceId, id);
+      res.set(PAGE_HEADERS).redirect(303, '/dashboard/webhooks?done=disabled');
+    }),
+  );
+  router.post(
+    '/dashboard/webhooks/deliveries/:id/resend',
+    forms,
+    run(async (req, res) => {
+      const s = await writeSession(req, deps);
+      const { id } = parse(IdParams, req.params, 'params');
+      await resendDelivery(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, s.principal.workspaceId, id);
+      res.set(PAGE_HEADERS).redirect(303, '/dashboard/webhooks?done=resent');
+    }),
+  );
+
+  // ---------------------------------------------------------------- billing (api/dashboard/billing.ts)
+
+  // The payment provider sends the browser back here (domain/billing's return URL).
+  router.get('/app/billing', (req, res) => {
+    const outcome =
+      req.query.checkout === 'success' ? '?done=checkout_success' : req.query.checkout === 'cancelled' ? '?done=checkout_cancelled' : '';
+    res.set(PAGE_HEADERS).redirect(303, `/dashboard/billing${outcome}`);
+  });
+  router.get(
+    '/dashboard/billing',
+    run(async (req, res) => {
+      const s = await pageSession(req, deps);
+      const [usage, email] = await Promise.all([getUsage(deps, s.principal.workspaceId), emailOf(s)]);
+      const units = str(req.query.units);
+      const quote =
+        units === undefined ? { units: 5000, result: null, error: null } : { units: Number(units) || 5000, ...quoteFor(s, units) };
+      send(res, 200, billingPage(deps, s, email, usage, quote, noticeOf(req)));
+    }),
+  );
+  router.post(
+    '/dashboard/billing/checkout',
+    forms,
+    run(async (req, res) => {
+      const s = await writeSession(req, deps);
+      res.set(PAGE_HEADERS).redirect(303, await checkout(deps, s, req.body as Record<string, unknown>));
+    }),
+  );
+  router.post(
+    '/dashboard/billing/portal',
+    forms,
+    run(async (req, res) => {
+      const s = await writeSession(req, deps);
+      res.set(PAGE_HEADERS).redirect(303, await portal(deps, s));
+    }),
+  );
+
+  // ---------------------------------------------------------------- profile and account deletion
+
+  router.get(
+    '/dashboard/profile',
+    run(async (req, res) => {
+      const s = await pageSession(req, deps);
+      const p = await getProfile(deps.db, s.principal.workspaceId, s.principal.userId);
+      send(
+        res,
+        200,
+        page({ title: 'Profile', session: shell(s, 'profile', p.email), notice: noticeOf(req), body: profileBody(p, s.csrf) }),
+      );
+    }),
+  );
+  router.post(
+    '/dashboard/profile',
+    forms,
+    run(async (req, res) => {
+      const s = await writeSession(req, deps);
+      const retention = nonEmpty(req.body?.retention_days);
+      try {
+        const body = parse(
+          UpdateProfileRequest,
+          {
+            ...(req.body?.display_name !== undefined ? { display_name: str(req.body.display_name) } : {}),
+            ...(retention !== undefined ? { retention_days: /^\d{1,6}$/.test(retention) ? Number(retention) : retention } : {}),
+          },
+          'body',
+        );
+        await updateProfile(deps.db, s.principal.workspaceId, s.principal.userId, body);
+        res.set(PAGE_HEADERS).redirect(303, '/dashboard/profile?done=saved');
+      } catch (err) {
+        if (!(err instanceof ServiceError) || err.status >= 500) throw err;
+        const p = await getProfile(deps.db, s.principal.workspaceId, s.principal.userId);
+        send(
+          res,
+          err.status,
+          page({ title: 'Profile', session: shell(s, 'profile', p.email), error: err.message, body: profileBody(p, s.csrf) }),
+        );
+      }
+    }),
+  );
+  router.get(
+    '/dashboard/account/delete',
+    run(async (req, res) => {
+      const s = await pageSession(req, deps, { allowUnverified: true });
+      send(res, 200, page({ title: 'Delete account', session: shell(s, 'profile', await emailOf(s)), body: deleteAccountBody(s.csrf) }));
+    }),
+  );
+  router.post(
+    '/dashboard/account/delete',
+    forms,
+    run(async (req, res) => {
+      const s = await writeSession(req, deps, { allowUnverified: true });
+      try {
+        parse(DeleteAccountRequest, { confirm: str(req.body?.confirm) ?? '' }, 'body');
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        send(
+          res,
+          err.status,
+          page({
+            title: 'Delete account',
+            session: shell(s, 'profile', await emailOf(s)),
+            error: 'Type DELETE (in capital letters) to confirm.',
+            body: deleteAccountBody(s.csrf),
+          }),
+        );
+        return;
+      }
+      await disableWorkspace(deps.db, s.principal.workspaceId);
+      clearSessionCookies(res);
+      send(res, 200, page({ title: 'Account deleted', body: deletedBody() }));
+    }),
+  );
+
+  return router;
+}

@@ -1,0 +1,328 @@
+import type { ApiKeyRecord } from '../../domain/accounts/accounts';
+import { SCOPES } from '../../domain/accounts/principal';
+import type { DailySpend } from '../../domain/credits/daily-spend';
+import type { getUsage } from '../../domain/credits/usage';
+import type { getProfile } from '../../domain/accounts/profile';
+import { PLANS, PLAN_IDS, type PlanId } from '../../domain/plans';
+import { spendChart } from './chart';
+import { html, type SafeHtml } from './html';
+import { csrfField, time } from './layout';
+
+export type Usage = Awaited<ReturnType<typeof getUsage>>;
+export type Profile = Awaited<ReturnType<typeof getProfile>>;
+
+const field = (id: string, label: string, input: SafeHtml, hint?: string) =>
+  html`<div class="field">
+    <label for="${id}">${label}</label>${input}${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : ''}
+  </div>`;
+
+export function signInBody(values: { email?: string } = {}): SafeHtml {
+  return html`<form method="post" action="/app/sign-in" class="narrow">
+      ${field('email', 'E-mail', html`<input id="email" name="email" type="email" autocomplete="username" required value="${values.email ?? ''}" />`)}
+      ${field('password', 'Password', html`<input id="password" name="password" type="password" autocomplete="current-password" required />`)}
+      <button type="submit">Sign in</button>
+    </form>
+    <p>No account yet? <a href="/dashboard/sign-up">Sign up</a>. <a href="/docs">API reference</a>.</p>`;
+}
+
+export function signUpBody(values: { email?: string; display_name?: string } = {}): SafeHtml {
+  return html`<form method="post" action="/dashboard/sign-up" class="narrow">
+      ${field('display_name', 'Your name', html`<input id="display_name" name="display_name" autocomplete="name" required maxlength="100" value="${values.display_name ?? ''}" />`)}
+      ${field('email', 'E-mail', html`<input id="email" name="email" type="email" autocomplete="email" required value="${values.email ?? ''}" />`)}
+      ${field(
+        'password',
+        'Password',
+        html`<input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minlength="12"
+          aria-describedby="password-hint"
+        />`,
+        'At least 12 characters.',
+      )}
+      <button type="submit">Create account</button>
+    </form>
+    <p>Already have an account? <a href="/app/sign-in">Sign in</a>.</p>`;
+}
+
+export function signUpDoneBody(email: string, devOutbox: boolean): SafeHtml {
+  return html`<p>We sent a verification link to <strong>${email}</strong>. Open it to verify your address, then sign in.</p>
+    ${devOutbox ? html`<p class="hint">Local development: mail is not sent; the link is in the <a href="/app/dev/outbox">development outbox</a>.</p>` : ''}
+    <p><a href="/app/sign-in">Sign in</a></p>`;
+}
+
+export function verifiedBody(): SafeHtml {
+  return html`<p>Your e-mail address is verified.</p>
+    <p><a href="/app/sign-in">Sign in</a></p>`;
+}
+
+export function unverifiedBody(): SafeHtml {
+  return html`<p>Verify your e-mail address first: open the link we sent you, then reload this page.</p>`;
+}
+
+export function usageBody(u: Usage, spend: DailySpend[]): SafeHtml {
+  const plan = PLANS[u.plan];
+  return html`<dl class="figures">
+      <div>
+        <dt>Credits remaining</dt>
+        <dd>${u.credits_remaining}</dd>
+      </div>
+      <div>
+        <dt>Reserved by running jobs</dt>
+        <dd>${u.credits_reserved}</dd>
+      </div>
+      <div>
+        <dt>Credits this period</dt>
+        <dd>${u.credits_total}</dd>
+      </div>
+      <div>
+        <dt>Prepaid credits</dt>
+        <dd>${u.prepaid_credits}</dd>
+      </div>
+      <div>
+        <dt>Period ends</dt>
+        <dd>${time(u.period_end)}</dd>
+      </div>
+      <div>
+        <dt>Plan</dt>
+        <dd>${plan.name}</dd>
+      </div>
+    </dl>
+    <h2>Credits spent per day</h2>
+    ${spendChart(spend)}
+    <p class="hint">
+      A caption transcript costs 1 credit; AI transcription ${u.transcribe_credits_per_minute} credits per started minute (at least
+      ${u.minimum_billable_seconds} s).
+    </p>`;
+}
+
+export function keysBody(keys: ApiKeyRecord[], csrf: string, created?: ApiKeyRecord & { secret: string }): SafeHtml {
+  return html`${created ? secretOnce('API key created', 'key-secret', created.secret, 'This is the only time the key is shown. Store it in your server’s secrets; it cannot be shown again.') : ''}
+    <h2>Create a key</h2>
+    <form method="post" action="/dashboard/keys">
+      ${csrfField(csrf)}
+      ${field('key-name', 'Name', html`<input id="key-name" name="name" required maxlength="100" placeholder="e.g. production server" />`)}
+      <fieldset>
+        <legend>Scopes</legend>
+        ${SCOPES.map((s) => html`<label class="check"><input type="checkbox" name="scopes" value="${s}" ${s !== 'uploads:write' ? html` checked` : ''} /> ${s}</label>`)}
+      </fieldset>
+      <button type="submit">Create key</button>
+    </form>
+    <h2>Keys</h2>
+    ${
+      keys.length === 0
+        ? html`<p>No keys yet.</p>`
+        : html`<div class="scroll">
+            <table>
+              <caption class="sr-only">
+                API keys, newest first
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">State</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${keys.map(
+                  (k) =>
+                    html`<tr>
+                      <td>${k.name}</td>
+                      <td><code>${k.prefix}…</code></td>
+                      <td>${k.scopes.join(', ')}</td>
+                      <td>${time(k.created_at)}</td>
+                      <td>${k.last_used_at ? time(k.last_used_at) : 'never'}</td>
+                      <td>
+                        ${
+                          k.revoked_at
+                            ? html`revoked ${time(k.revoked_at)}`
+                            : html`<form
+                                method="post"
+                                action="/dashboard/keys/${k.id}/revoke"
+                                data-confirm="Revoke the key ${k.name}? Programs using it stop working at once."
+                              >
+                                ${csrfField(csrf)}<button type="submit" class="danger" aria-label="Revoke ${k.name}">Revoke</button>
+                              </form>`
+                        }
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
+    }`;
+}
+
+/** A secret shown once, with a copy button (dashboard.js); never stored for a second rendering. */
+export function secretOnce(heading: string, id: string, secret: string, note: string): SafeHtml {
+  return html`<section class="secret" aria-labelledby="${id}-h">
+    <h2 id="${id}-h">${heading}</h2>
+    <p>${note}</p>
+    <p>
+      <label for="${id}" class="sr-only">Secret</label><input id="${id}" class="mono" readonly value="${secret}" data-secret />
+      <button type="button" data-copy="${id}">Copy</button> <span data-copied-for="${id}" role="status" class="hint"></span>
+    </p>
+  </section>`;
+}
+
+export function profileBody(p: Profile, csrf: string): SafeHtml {
+  return html`<form method="post" action="/dashboard/profile" class="narrow">
+      ${csrfField(csrf)}
+      ${field('display_name', 'Display name', html`<input id="display_name" name="display_name" required maxlength="100" value="${p.display_name}" autocomplete="name" />`)}
+      ${field(
+        'retention_days',
+        'Keep transcripts for (days)',
+        html`<input
+          id="retention_days"
+          name="retention_days"
+          type="number"
+          inputmode="numeric"
+          min="1"
+          max="${p.max_retention_days}"
+          required
+          value="${p.retention_days}"
+          aria-describedby="retention_days-hint"
+        />`,
+        `Your plan keeps transcripts for at most ${p.max_retention_days} days.`,
+      )}
+      <button type="submit">Save</button>
+    </form>
+    <dl class="facts">
+      <div>
+        <dt>E-mail</dt>
+        <dd>${p.email}</dd>
+      </div>
+      <div>
+        <dt>Workspace</dt>
+        <dd>${p.workspace_name}</dd>
+      </div>
+      <div>
+        <dt>Plan</dt>
+        <dd>${PLANS[p.plan].name}</dd>
+      </div>
+    </dl>
+    <h2>Delete the account</h2>
+    <p><a href="/dashboard/account/delete">Delete this account and workspace…</a></p>`;
+}
+
+export function deleteAccountBody(csrf: string): SafeHtml {
+  return html`<p>
+      Deleting the account disables the workspace at once: every API key stops working, running jobs are not charged, and all data is purged
+      after 30 days. This cannot be undone.
+    </p>
+    <form method="post" action="/dashboard/account/delete" class="narrow">
+      ${csrfField(csrf)}
+      ${field('confirm', 'Type DELETE to confirm', html`<input id="confirm" name="confirm" required autocomplete="off" pattern="DELETE" aria-describedby="confirm-hint" />`, 'In capital letters.')}
+      <button type="submit" class="danger">Delete account</button>
+    </form>`;
+}
+
+export function deletedBody(): SafeHtml {
+  return html`<p>Your account is deleted: the workspace is disabled and its data will be purged after 30 days.</p>
+    <p><a href="/dashboard/sign-up">Create a new account</a></p>`;
+}
+
+export interface QuoteView {
+  units: number;
+  unit_price_usd_per_1000: number;
+  discount_percent: number;
+  total_usd: number;
+}
+
+export function billingBody(
+  u: Usage,
+  csrf: string,
+  quote: { units: number; result: QuoteView | null; error: string | null },
+  configured: boolean,
+): SafeHtml {
+  const plan = PLANS[u.plan];
+  const sub = u.subscription;
+  const paidPlans = PLAN_IDS.filter((p): p is Exclude<PlanId, 'trial'> => p !== 'trial');
+  return html`<h2>Plan</h2>
+    <dl class="facts">
+      <div>
+        <dt>Plan</dt>
+        <dd>${plan.name}</dd>
+      </div>
+      <div>
+        <dt>Subscription</dt>
+        <dd>
+          ${sub ? html`${sub.status}, ${sub.interval}${sub.cancel_at_period_end ? ', ends at period end' : ''} (period ends ${time(sub.current_period_end)})` : 'none'}
+        </dd>
+      </div>
+      <div>
+        <dt>Credits remaining</dt>
+        <dd>${u.credits_remaining}</dd>
+      </div>
+      <div>
+        <dt>Prepaid credits</dt>
+        <dd>${u.prepaid_credits}</dd>
+      </div>
+    </dl>
+    ${configured ? '' : html`<p class="notice" role="status">Payments are not configured on this server yet: checkout and the billing portal answer that they are unavailable.</p>`}
+    <h2>Change plan</h2>
+    <form method="post" action="/dashboard/billing/checkout" class="inline">
+      ${csrfField(csrf)}<input type="hidden" name="kind" value="subscription" />
+      <div class="field">
+        <label for="plan">Plan</label
+        ><select id="plan" name="plan">
+          ${paidPlans.map((p) => html`<option value="${p}" ${p === u.plan ? html` selected` : ''}>${PLANS[p].name}</option>`)}
+        </select>
+      </div>
+      <div class="field">
+        <label for="interval">Billing interval</label
+        ><select id="interval" name="interval">
+          <option value="monthly">Monthly</option>
+          <option value="yearly">Yearly</option>
+        </select>
+      </div>
+      <button type="submit">Go to checkout</button>
+    </form>
+    <h2>Buy credits</h2>
+    <form method="get" action="/dashboard/billing" class="inline">
+      <div class="field">
+        <label for="units">Credits (multiples of 1000)</label
+        ><input
+          id="units"
+          name="units"
+          type="number"
+          inputmode="numeric"
+          min="1000"
+          max="100000"
+          step="1000"
+          value="${quote.units}"
+          required
+        />
+      </div>
+      <button type="submit">Get a quote</button>
+    </form>
+    <div id="quote" aria-live="polite">
+      ${
+        quote.error
+          ? html`<p class="error">${quote.error}</p>`
+          : quote.result
+            ? html`<p>
+                  <strong>${quote.result.units}</strong> credits at $${quote.result.unit_price_usd_per_1000.toFixed(2)} per
+                  1000${quote.result.discount_percent ? html` (${quote.result.discount_percent} % volume discount)` : ''}:
+                  <strong>$${quote.result.total_usd.toFixed(2)}</strong>
+                </p>
+                <form method="post" action="/dashboard/billing/checkout">
+                  ${csrfField(csrf)}<input type="hidden" name="kind" value="credits" /><input
+                    type="hidden"
+                    name="units"
+                    value="${quote.result.units}"
+                  /><button type="submit">Buy ${quote.result.units} credits</button>
+                </form>`
+            : ''
+      }
+    </div>
+    <h2>Invoices and payment method</h2>
+    <form method="post" action="/dashboard/billing/portal">${csrfField(csrf)}<button type="submit">Open the billing portal</button></form>`;
+}

@@ -1,0 +1,34 @@
+import Stripe from 'stripe';
+
+// stripe-node, configured from settings handed down by domain/config.ts. It
+// knows nothing of plans or workspaces (domain/billing does).
+
+export interface StripeSettings {
+  secretKey: string;
+  /** Another API server (stripe-mock in dev and tests): `http://127.0.0.1:12111`; null for api.stripe.com. */
+  apiBase: string | null;
+  /** The webhook endpoint's signing secret (`whsec_…`); null when events are not accepted. */
+  webhookSecret: string | null;
+}
+
+/** The API version this service is written against (the period end sits on subscription items). */
+export const STRIPE_API_VERSION = Stripe.API_VERSION;
+
+export function createStripeClient(settings: Pick<StripeSettings, 'secretKey' | 'apiBase'>): Stripe {
+  const base = settings.apiBase ? new URL(settings.apiBase) : null;
+  return new Stripe(settings.secretKey, {
+    // Connection errors, 409 and 5xx are retried by stripe-node with backoff (same idempotency key).
+    maxNetworkRetries: 2,
+    timeout: 20_000,
+    appInfo: { name: 'transcript-service' },
+    ...(base
+      ? {
+          host: base.hostname,
+          port: Number(base.port || (base.protocol === 'https:' ? 443 : 80)),
+          protocol: base.protocol === 'https:' ? ('https' as const) : ('http' as const),
+        }
+      : {}),
+  });
+}
+
+export type { Stripe };

@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+// Debian's Chromium driven by playwright-core (Playwright's own browser
+// download cannot work here; stack/browser-setup.sh installs `chromium`).
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = path.resolve(__dirname, '../../.data/dashboard-screenshots');
+
+/** Headless, with the flags that keep it quiet offline; playwright-core gives it a fresh profile of its own. */
+export async function launchChromium(): Promise<{ browser: Browser; close: () => Promise<void> }> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+  return {
+    browser,
+    close: () => browser.close(),
+  };
+}
+
+/** axe-core's findings of serious or critical impact (the bar the dashboard must clear), as readable lines. */
+export async function seriousA11yViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+/** Desktop and phone-width screenshots of the page, kept under .data/dashboard-screenshots/. */
+export async function screenshots(page: Page, name: string): Promise<{ phoneOverflowPx: number }> {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  const desktop = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.phone.png`), fullPage: true });
+  const phoneOverflowPx = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+  if (desktop) await page.setViewportSize(desktop);
+  return { phoneOverflowPx };
+}
