@@ -4,6 +4,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { auth, Client, StreamableHTTPClientTransport, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { sha256Hex } from '../domain/accounts/secrets';
+import { disableWorkspace } from '../domain/accounts/profile';
 import { createWorkspace, signInSession, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
 import { testTls } from './support/tls';
 
@@ -463,6 +464,17 @@ describe('OAuth tokens', () => {
       headers: { cookie: owner.cookie, 'x-csrf-token': owner.csrf },
     });
     expect(again.status).toBe(404);
+  });
+
+  it('a workspace disabled on this instance refuses its cached tokens at once, as its keys (one principal cache)', async () => {
+    const other = await createWorkspace(api.deps, { plan: 'pro' });
+    const otherSession = await signInSession(api.app, other.email, other.password);
+    const { tokens } = await authorize(cimdUrl, { scope: 'jobs:read', session: otherSession.cookie });
+    expect((await rest(tokens.access_token, '/v1/jobs')).status).toBe(200); // now in this process's 5 s cache
+    expect((await rest(other.apiKey, '/v1/jobs')).status).toBe(200);
+    await disableWorkspace(api.deps.db, other.workspaceId);
+    expect((await rest(tokens.access_token, '/v1/jobs')).status).toBe(403);
+    expect((await rest(other.apiKey, '/v1/jobs')).status).toBe(403);
   });
 
   it("another workspace's token sees only its own workspace; another workspace cannot revoke this one's authorization", async () => {

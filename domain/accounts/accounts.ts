@@ -4,6 +4,7 @@ import { openCreditAccount } from '../credits/ledger';
 import { PLANS, type PlanId } from '../plans';
 import { hashPassword, randomToken, sha256Hex, verifyPassword } from './secrets';
 import { SCOPES, type Principal, type Scope } from './principal';
+import { cachedPrincipal, forgetWorkspacePrincipals, PRINCIPAL_CACHE_MS, rememberPrincipal } from './principal-cache';
 
 export const API_KEY_PREFIX = 'tsk_';
 export const MAX_API_KEYS = 10;
@@ -89,46 +90,22 @@ export async function signOut(db: Db, sessionId: string): Promise<void> {
   await db.session.updateMany({ where: { id: sessionId, revokedAt: null }, data: { revokedAt: new Date() } });
 }
 
-/**
- * How long an API process trusts what it read about a key: a revoked key, a
- * disabled workspace or a changed plan takes effect on every instance within
- * this bound. Only valid keys are kept; a wrong key always reaches the database.
- */
-export const API_KEY_CACHE_MS = 5_000;
-const API_KEY_CACHE_MAX = 10_000;
-const keyCaches = new WeakMap<Db, Map<string, { principal: Principal; until: number }>>();
+/** The bound of the principal cache (domain/accounts/principal-cache.ts), under its older name. */
+export const API_KEY_CACHE_MS = PRINCIPAL_CACHE_MS;
 
 /**
  * Resolves a bearer API key to its principal, or null. At most one query on
  * the hot path of every API call (key, workspace and the owner's
- * verification), and none while the answer is younger than API_KEY_CACHE_MS.
+ * verification), and none while the answer is younger than PRINCIPAL_CACHE_MS.
  */
 export async function principalFromApiKey(db: Db, rawKey: string): Promise<Principal | null> {
   if (!rawKey.startsWith(API_KEY_PREFIX)) return null;
   const hash = sha256Hex(rawKey);
-  let cache = keyCaches.get(db);
-  if (!cache) keyCaches.set(db, (cache = new Map()));
-  const hit = cache.get(hash);
-  if (hit && hit.until > Date.now()) return hit.principal;
+  const hit = cachedPrincipal(db, hash);
+  if (hit) return hit;
   const principal = await lookUpApiKey(db, hash);
-  if (principal) {
-    if (cache.size >= API_KEY_CACHE_MAX) cache.clear();
-    cache.set(hash, { principal, until: Date.now() + API_KEY_CACHE_MS });
-  } else {
-    cache.delete(hash);
-  }
+  rememberPrincipal(db, hash, principal);
   return principal;
-}
-
-/**
- * Drops what this process remembers about a workspace's keys (revoked here, plan
- * changed, workspace disabled): this instance sees the change at once, the
- * others within API_KEY_CACHE_MS.
- */
-export function forgetCachedKeys(db: Db, workspaceId: string): void {
-  const cache = keyCaches.get(db);
-  if (!cache) return;
-  for (const [hash, entry] of cache) if (entry.principal.workspaceId === workspaceId) cache.delete(hash);
 }
 
 async function lookUpApiKey(db: Db, hash: string): Promise<Principal | null> {
@@ -234,7 +211,7 @@ export async function listApiKeys(db: Db, workspaceId: string): Promise<ApiKeyRe
 
 export async function revokeApiKey(db: Db, workspaceId: string, keyId: string): Promise<void> {
   const res = await db.apiKey.updateMany({ where: { id: keyId, workspaceId, revokedAt: null }, data: { revokedAt: new Date() } });
-  forgetCachedKeys(db, workspaceId); // after the update: this instance refuses the key at once
+  forgetWorkspacePrincipals(db, workspaceId); // after the update: this instance refuses the key at once
   if (res.count === 0) {
     const exists = await db.apiKey.findFirst({ where: { id: keyId, workspaceId } });
     if (!exists) throw new ServiceError('NOT_FOUND', 'id');

@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import { forgetCachedKeys } from './accounts';
+import { forgetWorkspacePrincipals } from './principal-cache';
 import { addMonths } from '../credits/ledger';
 import { PLANS, type PlanId } from '../plans';
 
@@ -23,5 +23,5 @@ export async function changePlan(db: Db, workspaceId: string, plan: PlanId, now 
     await tx.creditLedgerEntry.create({ data: { workspaceId, kind: 'grant_period', amount: credits, note: `plan changed to ${plan}` } });
   });
   // After the commit, so no request here re-reads the old plan into the cache.
-  forgetCachedKeys(db, workspaceId);
+  forgetWorkspacePrincipals(db, workspaceId);
 }

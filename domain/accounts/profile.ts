@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import { forgetCachedKeys } from './accounts';
+import { forgetWorkspacePrincipals } from './principal-cache';
 import { ServiceError } from '../errors';
 import { PLANS } from '../plans';
 
@@ -51,6 +51,6 @@ export async function disableWorkspace(db: Db, workspaceId: string): Promise<{ p
     db.workspace.update({ where: { id: workspaceId }, data: { status: 'disabled', disabledAt: new Date(), purgeAfter } }),
     db.session.updateMany({ where: { workspaceId, revokedAt: null }, data: { revokedAt: new Date() } }),
   ]);
-  forgetCachedKeys(db, workspaceId);
+  forgetWorkspacePrincipals(db, workspaceId);
   return { purgeAfter };
 }

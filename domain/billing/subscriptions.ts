@@ -1,4 +1,4 @@
-import { forgetCachedKeys } from '../accounts/accounts';
+import { forgetWorkspacePrincipals } from '../accounts/principal-cache';
 import { addMonths } from '../credits/ledger';
 import type { Db, Tx } from '../db';
 import { PLANS, type PlanId } from '../plans';
@@ -151,7 +151,7 @@ export async function syncSubscription(
     }
     return { stored, ...(await applyEntitlement(tx, workspaceId, now())) };
   });
-  if (result.changed) forgetCachedKeys(deps.db, workspaceId);
+  if (result.changed) forgetWorkspacePrincipals(deps.db, workspaceId);
   return { workspaceId, stored: result.stored, plan: result.plan };
 }
 
@@ -166,7 +166,7 @@ export async function settleBilling(db: Db, workspaceId: string, now = new Date(
     await lockAccount(tx, workspaceId);
     return applyEntitlement(tx, workspaceId, now);
   });
-  if (r.changed) forgetCachedKeys(db, workspaceId);
+  if (r.changed) forgetWorkspacePrincipals(db, workspaceId);
   return r.plan;
 }
 

@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import { API_KEY_CACHE_MS } from '../accounts/accounts';
+import { cachedPrincipal, forgetWorkspacePrincipals, rememberPrincipal } from '../accounts/principal-cache';
 import { sha256Hex } from '../accounts/secrets';
 import { SCOPES, type Principal, type Scope } from '../accounts/principal';
 import { ServiceError } from '../errors';
@@ -9,13 +9,10 @@ import { revokeGrant } from './records';
 // OAuth access tokens as API principals: the REST routes and the tool server
 // authenticate them here (api/http/route.ts authenticate()), beside API keys
 // and with the same bound: what a process read about a token is trusted for at
-// most API_KEY_CACHE_MS (5 s), and never past the token's own expiry. A
+// most PRINCIPAL_CACHE_MS (5 s, the cache API keys share: domain/accounts/principal-cache.ts), and never past the token's own expiry. A
 // revoked authorization or refresh-token reuse (which revokes the grant)
 // therefore stops its access tokens at once on the instance that revoked and
 // within 5 s on every other.
-
-const CACHE_MAX = 10_000;
-const caches = new WeakMap<Db, Map<string, { principal: Principal; until: number }>>();
 
 export interface TokenResources {
   /** Resource indicators (RFC 8707) whose tokens this API accepts: the service and its tool server. */
@@ -26,26 +23,11 @@ export interface TokenResources {
 export async function principalFromAccessToken(db: Db, raw: string, resources: TokenResources): Promise<Principal | null> {
   if (raw.length < 32 || raw.length > 256) return null; // opaque tokens are 43 characters (256 random bits)
   const hash = sha256Hex(raw);
-  let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new Map()));
-  const hit = cache.get(hash);
-  const now = Date.now();
-  if (hit && hit.until > now) return hit.principal;
+  const hit = cachedPrincipal(db, hash);
+  if (hit) return hit;
   const found = await lookUpAccessToken(db, hash, resources);
-  if (found) {
-    if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(hash, { principal: found.principal, until: Math.min(now + API_KEY_CACHE_MS, found.expiresAt) });
-    return found.principal;
-  }
-  cache.delete(hash);
-  return null;
-}
-
-/** Drops what this process remembers about a workspace's OAuth tokens (after a revocation here). */
-export function forgetCachedTokens(db: Db, workspaceId: string): void {
-  const cache = caches.get(db);
-  if (!cache) return;
-  for (const [hash, entry] of cache) if (entry.principal.workspaceId === workspaceId) cache.delete(hash);
+  rememberPrincipal(db, hash, found?.principal ?? null, found?.expiresAt);
+  return found?.principal ?? null;
 }
 
 async function lookUpAccessToken(
@@ -158,5 +140,5 @@ export async function revokeAuthorization(db: Db, workspaceId: string, grantId: 
       AND g.account_id IN (SELECT u.id::text FROM users u WHERE u.workspace_id = ${workspaceId}::uuid)`;
   if (owned.length === 0) throw new ServiceError('NOT_FOUND', 'id');
   await revokeGrant(db, grantId);
-  forgetCachedTokens(db, workspaceId); // after the delete: this instance refuses the tokens at once
+  forgetWorkspacePrincipals(db, workspaceId); // after the delete: this instance refuses the tokens at once
 }
