@@ -38,30 +38,31 @@ interface Load {
   statuses: Record<string, number>;
 }
 
-function runLoad(cfg: object): Promise<Load> {
+/**
+ * A client of the service in its own process, so it does not share the
+ * server's event loop: node with `args`, the config as one JSON argument; its
+ * last stdout line is the JSON answer.
+ */
+function runClientProcess<T>(args: string[], cfg: object): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, 'load.js'), JSON.stringify(cfg)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...args, JSON.stringify(cfg)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load exited ${code}`)),
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${args.at(-1)} exited ${code}`)),
     );
   });
 }
 
-/** bench/mcp-calls.ts in its own process (through tsx): the latencies of each case. */
-function runMcpCalls(cfg: object): Promise<Record<string, { rest: number[]; legacy: number[]; modern: number[] }>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'mcp-calls.ts'), JSON.stringify(cfg)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`mcp-calls exited ${code}`)),
-    );
-  });
-}
+/** bench/load.js: autocannon against one URL. */
+const runLoad = (cfg: object) => runClientProcess<Load>([path.join(__dirname, 'load.js')], cfg);
+
+/** bench/mcp-calls.ts (through tsx): the latencies of each case. */
+const runMcpCalls = (cfg: object) =>
+  runClientProcess<Record<string, { rest: number[]; legacy: number[]; modern: number[] }>>(
+    ['--import', 'tsx', path.join(__dirname, 'mcp-calls.ts')],
+    cfg,
+  );
 
 async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   const t0 = performance.now();

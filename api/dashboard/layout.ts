@@ -29,6 +29,35 @@ export function csrfField(csrf: string): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${csrf}" />`;
 }
 
+/**
+ * A list as a table that scrolls inside its own box on a phone, with a caption
+ * for screen readers and column headers; `empty` instead when there are no rows.
+ */
+export function dataTable<T>(t: {
+  caption: string;
+  columns: Interpolation[];
+  rows: readonly T[];
+  row: (r: T) => SafeHtml;
+  empty: SafeHtml;
+}): SafeHtml {
+  if (t.rows.length === 0) return t.empty;
+  return html`<div class="scroll">
+    <table>
+      <caption class="sr-only">
+        ${t.caption}
+      </caption>
+      <thead>
+        <tr>
+          ${t.columns.map((c) => html`<th scope="col">${c}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${t.rows.map(t.row)}
+      </tbody>
+    </table>
+  </div>`;
+}
+
 export function page(s: Shell): string {
   const nav = s.session
     ? html`<nav aria-label="Dashboard">

@@ -6,7 +6,7 @@ import type { getProfile } from '../../domain/accounts/profile';
 import { PLANS, PLAN_IDS, type PlanId } from '../../domain/plans';
 import { spendChart } from './chart';
 import { html, type SafeHtml } from './html';
-import { csrfField, time } from './layout';
+import { csrfField, dataTable, time } from './layout';
 
 export type Usage = Awaited<ReturnType<typeof getUsage>>;
 export type Profile = Awaited<ReturnType<typeof getProfile>>;
@@ -112,52 +112,33 @@ export function keysBody(keys: ApiKeyRecord[], csrf: string, created?: ApiKeyRec
       <button type="submit">Create key</button>
     </form>
     <h2>Keys</h2>
-    ${
-      keys.length === 0
-        ? html`<p>No keys yet.</p>`
-        : html`<div class="scroll">
-            <table>
-              <caption class="sr-only">
-                API keys, newest first
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">State</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${keys.map(
-                  (k) =>
-                    html`<tr>
-                      <td>${k.name}</td>
-                      <td><code>${k.prefix}…</code></td>
-                      <td>${k.scopes.join(', ')}</td>
-                      <td>${time(k.created_at)}</td>
-                      <td>${k.last_used_at ? time(k.last_used_at) : 'never'}</td>
-                      <td>
-                        ${
-                          k.revoked_at
-                            ? html`revoked ${time(k.revoked_at)}`
-                            : html`<form
-                                method="post"
-                                action="/dashboard/keys/${k.id}/revoke"
-                                data-confirm="Revoke the key ${k.name}? Programs using it stop working at once."
-                              >
-                                ${csrfField(csrf)}<button type="submit" class="danger" aria-label="Revoke ${k.name}">Revoke</button>
-                              </form>`
-                        }
-                      </td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>`
-    }`;
+    ${dataTable({
+      caption: 'API keys, newest first',
+      columns: ['Name', 'Key', 'Scopes', 'Created', 'Last used', 'State'],
+      rows: keys,
+      row: (k) =>
+        html`<tr>
+          <td>${k.name}</td>
+          <td><code>${k.prefix}…</code></td>
+          <td>${k.scopes.join(', ')}</td>
+          <td>${time(k.created_at)}</td>
+          <td>${k.last_used_at ? time(k.last_used_at) : 'never'}</td>
+          <td>
+            ${
+              k.revoked_at
+                ? html`revoked ${time(k.revoked_at)}`
+                : html`<form
+                    method="post"
+                    action="/dashboard/keys/${k.id}/revoke"
+                    data-confirm="Revoke the key ${k.name}? Programs using it stop working at once."
+                  >
+                    ${csrfField(csrf)}<button type="submit" class="danger" aria-label="Revoke ${k.name}">Revoke</button>
+                  </form>`
+            }
+          </td>
+        </tr>`,
+      empty: html`<p>No keys yet.</p>`,
+    })}`;
 }
 
 /** A secret shown once, with a copy button (dashboard.js); never stored for a second rendering. */

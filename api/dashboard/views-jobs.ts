@@ -5,7 +5,7 @@ import type { TranscriptView } from '../../domain/transcripts/read';
 import { EXPORT_FORMATS } from '../../domain/transcripts/export';
 import type { listDeliveries, listWebhookEndpoints } from '../../domain/webhooks/endpoints';
 import { html, type SafeHtml } from './html';
-import { csrfField, time } from './layout';
+import { csrfField, dataTable, time } from './layout';
 import { secretOnce } from './views-account';
 
 type Endpoint = Awaited<ReturnType<typeof listWebhookEndpoints>>[number];
@@ -45,41 +45,23 @@ export function jobsBody(jobs: JobView[], filters: JobFilters, nextCursor: strin
       </div>
       ${filters.limit ? html`<input type="hidden" name="limit" value="${filters.limit}" />` : ''}<button type="submit">Filter</button>
     </form>
-    ${
-      jobs.length === 0
-        ? html`<p>
-            No jobs${filters.status || filters.platform ? ' match these filters' : ' yet'}. Submit one with <code>POST /v1/jobs</code> and
-            an API key.
-          </p>`
-        : html`<div class="scroll">
-            <table>
-              <caption class="sr-only">
-                Jobs, newest first
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Source</th>
-                  <th scope="col">Platform</th>
-                  <th scope="col">Mode</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${jobs.map(
-                  (j) =>
-                    html`<tr>
-                      <td><a href="/dashboard/jobs/${j.id}">${jobTitle(j)}</a></td>
-                      <td>${j.source.platform}</td>
-                      <td>${j.options.mode}</td>
-                      <td>${statusBadge(j.status)}</td>
-                      <td>${time(j.created_at)}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>`
-    }
+    ${dataTable({
+      caption: 'Jobs, newest first',
+      columns: ['Source', 'Platform', 'Mode', 'Status', 'Created'],
+      rows: jobs,
+      row: (j) =>
+        html`<tr>
+          <td><a href="/dashboard/jobs/${j.id}">${jobTitle(j)}</a></td>
+          <td>${j.source.platform}</td>
+          <td>${j.options.mode}</td>
+          <td>${statusBadge(j.status)}</td>
+          <td>${time(j.created_at)}</td>
+        </tr>`,
+      empty: html`<p>
+        No jobs${filters.status || filters.platform ? ' match these filters' : ' yet'}. Submit one with <code>POST /v1/jobs</code> and an
+        API key.
+      </p>`,
+    })}
     <nav aria-label="Pages" class="pager">
       ${firstPage ? '' : html`<a href="/dashboard/jobs?${qs({})}">First page</a>`}
       ${nextCursor ? html`<a href="/dashboard/jobs?${qs({ cursor: nextCursor })}" rel="next">Next page</a>` : ''}
@@ -278,88 +260,52 @@ export function webhooksBody(
       <button type="submit">Register endpoint</button>
     </form>
     <h2>Endpoints</h2>
-    ${
-      endpoints.length === 0
-        ? html`<p>No endpoints yet.</p>`
-        : html`<div class="scroll">
-            <table>
-              <caption class="sr-only">
-                Webhook endpoints, newest first
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">URL</th>
-                  <th scope="col">Description</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">State</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${endpoints.map(
-                  (e) =>
-                    html`<tr>
-                      <td class="break">${e.url}</td>
-                      <td>${e.description ?? ''}</td>
-                      <td>${time(e.created_at)}</td>
-                      <td>
-                        ${
-                          e.enabled
-                            ? html`<form
-                                method="post"
-                                action="/dashboard/webhooks/${e.id}/disable"
-                                data-confirm="Disable this endpoint? It receives nothing more."
-                              >
-                                ${csrfField(csrf)}<button type="submit" class="danger" aria-label="Disable ${e.url}">Disable</button>
-                              </form>`
-                            : html`disabled ${time(e.disabled_at)}`
-                        }
-                      </td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>`
-    }
+    ${dataTable({
+      caption: 'Webhook endpoints, newest first',
+      columns: ['URL', 'Description', 'Created', 'State'],
+      rows: endpoints,
+      row: (e) =>
+        html`<tr>
+          <td class="break">${e.url}</td>
+          <td>${e.description ?? ''}</td>
+          <td>${time(e.created_at)}</td>
+          <td>
+            ${
+              e.enabled
+                ? html`<form
+                    method="post"
+                    action="/dashboard/webhooks/${e.id}/disable"
+                    data-confirm="Disable this endpoint? It receives nothing more."
+                  >
+                    ${csrfField(csrf)}<button type="submit" class="danger" aria-label="Disable ${e.url}">Disable</button>
+                  </form>`
+                : html`disabled ${time(e.disabled_at)}`
+            }
+          </td>
+        </tr>`,
+      empty: html`<p>No endpoints yet.</p>`,
+    })}
     <h2>Delivery log</h2>
-    ${
-      deliveries.length === 0
-        ? html`<p>No deliveries yet.</p>`
-        : html`<div class="scroll">
-            <table>
-              <caption class="sr-only">
-                Delivery attempts, newest first
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col">Attempt</th>
-                  <th scope="col">Result</th>
-                  <th scope="col">When</th>
-                  <th scope="col"><span class="sr-only">Action</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                ${deliveries.map(
-                  (d) =>
-                    html`<tr>
-                      <td>${d.event_type}<br /><code class="small">${d.event_id}</code></td>
-                      <td class="break">${d.url}</td>
-                      <td>${d.attempt}</td>
-                      <td>
-                        ${d.succeeded ? html`<span class="badge s-succeeded">delivered</span>` : html`<span class="badge s-failed">failed</span>`}
-                        ${d.status_code ?? ''} ${d.error ?? ''}
-                      </td>
-                      <td>${time(d.created_at)}</td>
-                      <td>
-                        <form method="post" action="/dashboard/webhooks/deliveries/${d.id}/resend">
-                          ${csrfField(csrf)}<button type="submit" aria-label="Resend event ${d.event_id}">Resend</button>
-                        </form>
-                      </td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>`
-    }`;
+    ${dataTable({
+      caption: 'Delivery attempts, newest first',
+      columns: ['Event', 'Endpoint', 'Attempt', 'Result', 'When', html`<span class="sr-only">Action</span>`],
+      rows: deliveries,
+      row: (d) =>
+        html`<tr>
+          <td>${d.event_type}<br /><code class="small">${d.event_id}</code></td>
+          <td class="break">${d.url}</td>
+          <td>${d.attempt}</td>
+          <td>
+            ${d.succeeded ? html`<span class="badge s-succeeded">delivered</span>` : html`<span class="badge s-failed">failed</span>`}
+            ${d.status_code ?? ''} ${d.error ?? ''}
+          </td>
+          <td>${time(d.created_at)}</td>
+          <td>
+            <form method="post" action="/dashboard/webhooks/deliveries/${d.id}/resend">
+              ${csrfField(csrf)}<button type="submit" aria-label="Resend event ${d.event_id}">Resend</button>
+            </form>
+          </td>
+        </tr>`,
+      empty: html`<p>No deliveries yet.</p>`,
+    })}`;
 }
