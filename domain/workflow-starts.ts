@@ -203,7 +203,9 @@ export class StartDispatcher {
       return;
     }
     this.waiting.push({ what, start });
-    this.pump();
+    // After the current I/O turn: the accepting request's answer is written
+    // first, not after the start's synchronous encoding work.
+    setImmediate(() => this.pump());
   }
 
   /** Resolves once nothing is waiting or in flight (shutdown, tests). */
