@@ -15,7 +15,8 @@ import { bearerChallenge } from './oauth/resources';
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
+  // req.ip (the key of the per-address limits) from X-Forwarded-For only when the peer is a trusted proxy.
+  app.set('trust proxy', deps.config.TRUST_PROXY);
   app.use(requestId);
   app.use(accessLog(deps.logger));
 

@@ -25,6 +25,15 @@ const ConfigSchema = z.object({
   SECRETS_KEY: z.string().min(32).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  // Which peers may set X-Forwarded-For (Express's "trust proxy"): true, false, a hop count, or addresses,
+  // CIDRs and the names loopback, linklocal, uniquelocal. The default trusts proxies on private networks
+  // only, so a client connecting from the internet cannot choose the address its limits are counted under.
+  TRUST_PROXY: z
+    .string()
+    .default('loopback, linklocal, uniquelocal')
+    .transform((v): boolean | number | string => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v)),
+  // OAuth dynamic client registrations (POST /oauth/register, unauthenticated) per client address per hour.
+  OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().positive().default(20),
   PLATFORM_ORIGIN_OVERRIDE: z.string().url().optional(),
   EGRESS_PROXIES: z.string().optional(),
   PHOTOSOCIAL_ENABLED: z

@@ -6,6 +6,7 @@ import { auth, Client, StreamableHTTPClientTransport, type OAuthClientProvider }
 import { sha256Hex } from '../domain/accounts/secrets';
 import { disableWorkspace } from '../domain/accounts/profile';
 import { createWorkspace, signInSession, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
+import request from 'supertest';
 import { testTls } from './support/tls';
 
 // Issue 14, OAuth 2.1 for agents, over real HTTP (the app listening on
@@ -586,5 +587,54 @@ describe("the MCP SDK client's own OAuth flow", () => {
     const listed = (await client.callTool({ name: 'list_jobs', arguments: {} })) as { isError?: boolean };
     expect(listed.isError).toBeFalsy();
     await client.close();
+  });
+});
+
+describe('dynamic client registration limit', () => {
+  const registration = {
+    client_name: 'Test Agent (DCR limit)',
+    redirect_uris: [CALLBACK],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    application_type: 'native',
+  };
+  // An address of TEST-NET-3 (RFC 5737) of its own per call, so runs never share a counter.
+  const someAddress = () => `203.0.113.${1 + Math.floor(Math.random() * 254)}`;
+  const register = (app: TestApi, forwardedFor: string) =>
+    request(app.app).post('/oauth/register').set('X-Forwarded-For', forwardedFor).send(registration);
+
+  it('counts per client address; X-Forwarded-For from an untrusted peer does not change the address', async () => {
+    const limited = await startTestApi({ OAUTH_REGISTRATIONS_PER_HOUR: '2', TRUST_PROXY: 'false' });
+    try {
+      expect((await register(limited, someAddress())).status).toBe(201);
+      expect((await register(limited, someAddress())).status).toBe(201);
+      // A third address claimed in the header: still the same peer, over the limit, nothing stored.
+      const clients = await limited.deps.db.oAuthRecord.count({ where: { model: 'Client' } });
+      const refused = await register(limited, someAddress());
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({
+        error: { code: 'RATE_LIMITED', retryable: true, details: { detail: 'oauth_registrations_per_hour=2' } },
+        request_id: expect.any(String),
+      });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(await limited.deps.db.oAuthRecord.count({ where: { model: 'Client' } })).toBe(clients);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('behind a trusted proxy (the default trusts loopback and private networks) each forwarded address has its own count', async () => {
+    const limited = await startTestApi({ OAUTH_REGISTRATIONS_PER_HOUR: '3' });
+    try {
+      const agent = someAddress();
+      for (let i = 0; i < 3; i++) expect((await register(limited, agent)).status).toBe(201);
+      expect((await register(limited, agent)).status).toBe(429);
+      let other = someAddress();
+      while (other === agent) other = someAddress();
+      expect((await register(limited, other)).status).toBe(201);
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -10,6 +10,7 @@ import type { AppDeps } from '../http/context';
 import { SESSION_COOKIE } from '../http/route';
 import { consentPage, errorPage } from './pages';
 import { OAUTH_PATHS, oauthResources } from './resources';
+import { registrationLimit } from './registration-limit';
 
 // OAuth 2.1 for agents (issue 14): the service is the authorization server of
 // its own API and tool server, built on oidc-provider (panva/node-oidc-provider,
@@ -184,6 +185,8 @@ export function mountOAuth(app: Express, deps: AppDeps, opts: OAuthOptions = {})
   app.post(`${OAUTH_PATHS.consent}/:uid`, express.urlencoded({ extended: false, limit: '16kb' }), (req, res) => {
     void decideConsent(provider, deps, resources.mcp, req, res);
   });
+
+  app.post(OAUTH_PATHS.registration, registrationLimit(deps.pool, deps.config.OAUTH_REGISTRATIONS_PER_HOUR));
 
   app.use((req, res, next) => {
     if (req.path === OAUTH_PATHS.oidcMetadata || (req.path.startsWith('/oauth/') && !req.path.startsWith(`${OAUTH_PATHS.consent}/`))) {
