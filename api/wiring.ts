@@ -9,7 +9,7 @@ import { selectRecognizers } from '../integrations/recognizers/select';
 import { createObjectStore } from '../integrations/storage';
 import { createStripeClient } from '../integrations/payments/stripe-client';
 import type { AppDeps } from './http/context';
-import { RateLimits } from './http/rate-limit';
+import { RateLimits, SignInThrottle } from './http/rate-limit';
 
 /**
  * The API's dependencies from its settings: one place for the production
@@ -42,6 +42,7 @@ export async function connectAppDeps(
         redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret'],
       }),
     rateLimits: new RateLimits(pool),
+    signInThrottle: new SignInThrottle(pool, cfg.SIGN_IN_FAILURES_PER_15_MINUTES),
     wakeups,
     secretsKey: resolveSecretsKey(cfg),
     baseUrl: cfg.PUBLIC_BASE_URL ?? `http://127.0.0.1:${cfg.PORT}`,

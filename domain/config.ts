@@ -34,6 +34,8 @@ const ConfigSchema = z.object({
     .transform((v): boolean | number | string => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v)),
   // OAuth dynamic client registrations (POST /oauth/register, unauthenticated) per client address per hour.
   OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().positive().default(20),
+  // Wrong passwords per client address and e-mail in 15 minutes before sign-in is refused for the rest of the window.
+  SIGN_IN_FAILURES_PER_15_MINUTES: z.coerce.number().int().positive().default(10),
   PLATFORM_ORIGIN_OVERRIDE: z.string().url().optional(),
   EGRESS_PROXIES: z.string().optional(),
   PHOTOSOCIAL_ENABLED: z

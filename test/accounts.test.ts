@@ -63,6 +63,55 @@ describe('sign-up, verification and sign-in', () => {
     expect(user.passwordHash).not.toContain(ws.password);
   });
 
+  it('refuses sign-in after too many wrong passwords for one e-mail from one address, without locking the owner out elsewhere', async () => {
+    const throttled = await startTestApi({ SIGN_IN_FAILURES_PER_15_MINUTES: '3' });
+    try {
+      const ws = await createWorkspace(throttled.deps);
+      const other = await createWorkspace(throttled.deps);
+      // The test client is a trusted proxy (loopback, TRUST_PROXY's default): X-Forwarded-For is the client's address.
+      const from = (address: string, email: string, password: string) =>
+        request(throttled.app).post('/app/session').set('X-Forwarded-For', address).send({ email, password });
+      for (let i = 0; i < 3; i++) expect((await from('198.51.100.7', ws.email, 'wrong password!')).status).toBe(401);
+      // Past the limit even the right password is refused, before it is checked, until the window ends.
+      const refused = await from('198.51.100.7', ws.email, ws.password);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({
+        error: { code: 'RATE_LIMITED', details: { detail: 'sign_in_failures_per_15_minutes=3' } },
+        request_id: expect.any(String),
+      });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(refused.headers['set-cookie']).toBeUndefined();
+      // The dashboard's sign-in form shares the count.
+      const form = await request(throttled.app)
+        .post('/app/sign-in')
+        .set('X-Forwarded-For', '198.51.100.7')
+        .type('form')
+        .send({ email: ws.email, password: ws.password });
+      expect(form.status).toBe(429);
+      // The owner from another address, and another e-mail from this address, still sign in.
+      expect((await from('198.51.100.8', ws.email, ws.password)).status).toBe(200);
+      expect((await from('198.51.100.7', other.email, other.password)).status).toBe(200);
+    } finally {
+      await throttled.close();
+    }
+  });
+
+  it('counts only consecutive failures: a successful sign-in clears them', async () => {
+    const throttled = await startTestApi({ SIGN_IN_FAILURES_PER_15_MINUTES: '3' });
+    try {
+      const ws = await createWorkspace(throttled.deps);
+      const from = (password: string) =>
+        request(throttled.app).post('/app/session').set('X-Forwarded-For', '198.51.100.9').send({ email: ws.email, password });
+      for (let round = 0; round < 3; round++) {
+        expect((await from('wrong password!')).status).toBe(401);
+        expect((await from('wrong password!')).status).toBe(401);
+        expect((await from(ws.password)).status).toBe(200);
+      }
+    } finally {
+      await throttled.close();
+    }
+  });
+
   it('rejects a duplicate e-mail', async () => {
     const ws = await createWorkspace(api.deps);
     const res = await request(api.app).post('/app/sign-up').send({ email: ws.email, password: 'another long password', display_name: 'B' });

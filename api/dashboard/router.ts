@@ -194,7 +194,9 @@ export function dashboardRouter(deps: AppDeps): Router {
       assertSameOrigin(req, deps);
       const email = str(req.body?.email) ?? '';
       try {
-        const { sessionToken, csrfToken } = await signIn(deps.db, email, str(req.body?.password) ?? '');
+        const { sessionToken, csrfToken } = await deps.signInThrottle.attempt(req.ip ?? '', email, () =>
+          signIn(deps.db, email, str(req.body?.password) ?? ''),
+        );
         setSessionCookies(res, deps, sessionToken, csrfToken);
         res.set(PAGE_HEADERS).redirect(303, '/dashboard/usage');
       } catch (err) {

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../../domain/config';
 import type { Db } from '../../domain/db';
-import type { RateLimits } from './rate-limit';
+import type { RateLimits, SignInThrottle } from './rate-limit';
 import type { JobWakeups } from '../../domain/jobs/wakeups';
 import type { AddressPolicy } from '../../integrations/fetch';
 import type { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
@@ -20,6 +20,8 @@ export interface AppDeps {
   temporal: TemporalClient;
   logger: Logger;
   rateLimits: RateLimits;
+  /** Failed password sign-ins per client address and e-mail (api/http/rate-limit.ts). */
+  signInThrottle: SignInThrottle;
   wakeups: JobWakeups;
   secretsKey: string;
   baseUrl: string;

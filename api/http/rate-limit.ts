@@ -73,3 +73,53 @@ function headersFor(limit: number, res: RateLimiterRes): Record<string, string> 
     'ratelimit-reset': String(Math.max(0, Math.ceil(res.msBeforeNext / 1000))),
   };
 }
+
+/**
+ * Password guessing: failed sign-ins per (client address, e-mail) in a
+ * 15-minute window, counted in PostgreSQL like the plan limits (every instance
+ * shares them). Only failures count, and a success clears the count, so people
+ * who sign in often are never slowed; past the limit the next try is refused
+ * before the password is checked, until the window ends. Keyed by address and
+ * e-mail together, so a guesser cannot lock the owner out from elsewhere.
+ */
+export class SignInThrottle {
+  static readonly WINDOW_SECONDS = 15 * 60;
+  private readonly failures: RateLimiterPostgres;
+
+  constructor(
+    pool: Pool,
+    readonly maxFailures = 10,
+  ) {
+    this.failures = new RateLimiterPostgres({
+      storeClient: pool,
+      storeType: 'pool',
+      tableName: 'rate_limits',
+      tableCreated: true, // created by the migrations
+      keyPrefix: `rl_sign_in_failures_${maxFailures}`,
+      points: maxFailures,
+      duration: SignInThrottle.WINDOW_SECONDS,
+    });
+  }
+
+  /** Runs a sign-in for this address and e-mail: refused with RATE_LIMITED past the limit; a failure (UNAUTHENTICATED) counted, a success clearing the count. */
+  async attempt<T>(address: string, email: string, signIn: () => Promise<T>): Promise<T> {
+    const key = `${address}|${email.trim().toLowerCase()}`;
+    const seen = await this.failures.get(key);
+    if (seen && seen.consumedPoints >= this.maxFailures) throw this.refusal(seen.msBeforeNext);
+    try {
+      const result = await signIn();
+      if (seen) await this.failures.delete(key);
+      return result;
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'UNAUTHENTICATED') await this.failures.penalty(key, 1);
+      throw err;
+    }
+  }
+
+  private refusal(msBeforeNext: number): ServiceError {
+    return new ServiceError('RATE_LIMITED', `sign_in_failures_per_15_minutes=${this.maxFailures}`, {
+      message: `Too many wrong passwords for this e-mail from this address: try again later.`,
+      retryAfterSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)),
+    });
+  }
+}

@@ -99,9 +99,11 @@ const signInRoute = defineRoute({
   auth: { kind: 'public' },
   body: SignInRequest,
   responses: { 200: { description: 'Signed in.', schema: SessionSchema } },
-  errors: ['UNAUTHENTICATED'],
-  handler: async ({ body, deps, res }) => {
-    const { sessionToken, csrfToken, session, user } = await signIn(deps.db, body.email, body.password);
+  errors: ['UNAUTHENTICATED', 'RATE_LIMITED'],
+  handler: async ({ body, deps, req, res }) => {
+    const { sessionToken, csrfToken, session, user } = await deps.signInThrottle.attempt(req.ip ?? '', body.email, () =>
+      signIn(deps.db, body.email, body.password),
+    );
     res.cookie(SESSION_COOKIE, sessionToken, {
       httpOnly: true,
       sameSite: 'lax',
