@@ -117,12 +117,8 @@ interface Tokens {
   token_type: string;
 }
 
-/** Authorization request → consent page (the owner's cookie session) → code → tokens. */
-async function authorize(
-  clientId: string,
-  opts: { scope: string; grant?: string[]; resource?: string; decision?: 'allow' | 'deny'; session?: string } = { scope: '' },
-): Promise<{ tokens: Tokens; consentHtml: string }> {
-  const jar = new Jar(opts.session ?? owner.cookie);
+/** The agent's authorization request (PKCE S256) in this jar's browser: the answer, which sends it to the consent page. */
+async function startAuthorization(jar: Jar, clientId: string, opts: { scope: string; resource?: string }) {
   const { verifier, challenge } = pkce();
   const state = randomBytes(8).toString('hex');
   const q = new URLSearchParams({
@@ -133,11 +129,22 @@ async function authorize(
     state,
     code_challenge: challenge,
     code_challenge_method: 'S256',
-    resource: opts.resource ?? `${base}/mcp`,
+    ...(opts.resource ? { resource: opts.resource } : {}),
   });
-  let res = await jar.fetch(`/oauth/authorize?${q}`);
+  const res = await jar.fetch(`/oauth/authorize?${q}`);
+  return { res, consentPath: res.headers.get('location')!, verifier, state };
+}
+
+/** Authorization request → consent page (the owner's cookie session) → code → tokens. */
+async function authorize(
+  clientId: string,
+  opts: { scope: string; grant?: string[]; resource?: string; decision?: 'allow' | 'deny'; session?: string } = { scope: '' },
+): Promise<{ tokens: Tokens; consentHtml: string }> {
+  const jar = new Jar(opts.session ?? owner.cookie);
+  const start = await startAuthorization(jar, clientId, { scope: opts.scope, resource: opts.resource ?? `${base}/mcp` });
+  const { consentPath, verifier, state } = start;
+  let res = start.res;
   expect(res.status).toBe(303);
-  const consentPath = res.headers.get('location')!;
   expect(consentPath).toMatch(/^\/oauth\/consent\/[\w-]+$/);
   res = await jar.fetch(consentPath);
   expect(res.status).toBe(200);
@@ -310,21 +317,10 @@ describe('OAuth authorization code with PKCE', () => {
   it('a wrong code_verifier gets no token; a denied consent returns access_denied', async () => {
     const clientId = await registerClient();
     const jar = new Jar(owner.cookie);
-    const { challenge } = pkce();
-    const q = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: CALLBACK,
-      scope: 'jobs:read',
-      state: 's',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-    });
-    let res = await jar.fetch(`/oauth/authorize?${q}`);
-    const consentPath = res.headers.get('location')!;
+    const { consentPath } = await startAuthorization(jar, clientId, { scope: 'jobs:read' });
     const html = await (await jar.fetch(consentPath)).text();
     const csrf = /name="csrf" value="([^"]*)"/.exec(html)![1]!;
-    res = await jar.fetch(consentPath, form({ csrf, decision: 'allow', scope: 'jobs:read' }));
+    let res = await jar.fetch(consentPath, form({ csrf, decision: 'allow', scope: 'jobs:read' }));
     res = await jar.fetch(res.headers.get('location')!);
     const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
     const bad = await fetch(
@@ -340,18 +336,7 @@ describe('OAuth authorization code with PKCE', () => {
   it('the consent page needs the signed-in owner: without a session it asks to sign in; a forged consent is refused', async () => {
     const clientId = await registerClient();
     const jar = new Jar('');
-    const { challenge } = pkce();
-    const q = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: CALLBACK,
-      scope: 'jobs:read',
-      state: 's',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-    });
-    const res = await jar.fetch(`/oauth/authorize?${q}`);
-    const consentPath = res.headers.get('location')!;
+    const { consentPath } = await startAuthorization(jar, clientId, { scope: 'jobs:read' });
     const page = await (await jar.fetch(consentPath)).text();
     expect(page).toContain('Sign in as the workspace owner');
     const forged = await jar.fetch(consentPath, form({ csrf: 'x', decision: 'allow', scope: 'jobs:read' }));
@@ -359,18 +344,7 @@ describe('OAuth authorization code with PKCE', () => {
   });
 
   it('a client_id URL the SSRF guard refuses (not loopback on the test stack) is an invalid client; nothing is fetched', async () => {
-    const jar = new Jar(owner.cookie);
-    const { challenge } = pkce();
-    const res = await jar.fetch(
-      `/oauth/authorize?${new URLSearchParams({
-        response_type: 'code',
-        client_id: 'https://10.0.0.1/oauth/client.json',
-        redirect_uri: CALLBACK,
-        scope: 'jobs:read',
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-      })}`,
-    );
+    const { res } = await startAuthorization(new Jar(owner.cookie), 'https://10.0.0.1/oauth/client.json', { scope: 'jobs:read' });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('invalid_client');
   });

@@ -25,7 +25,8 @@ import type { AppDeps } from '../http/context';
 import { zodToServiceError } from '../http/envelope';
 import { toServiceError, type KnownRoute } from '../http/middleware';
 import { assertStorableText } from '../http/storable-text';
-import { jobServiceDeps } from '../routes/jobs';
+import { IdempotencyKeySchema, operationName } from '../http/route';
+import { jobServiceDeps, retryRoute } from '../routes/jobs';
 import { html } from './html';
 import { page, type NavKey } from './layout';
 import { billingPage, checkout, portal, quoteFor } from './billing';
@@ -181,6 +182,23 @@ export function dashboardRouter(deps: AppDeps): Router {
       }
     };
 
+  /**
+   * A button on a page that acts on one resource of the signed-in workspace
+   * (revoke, cancel, delete, disable, resend): a checked write session, the
+   * id from the path, the domain call, then back to a page saying what was done.
+   */
+  const idAction = (path: string, act: (s: PageSession, id: string) => Promise<unknown>, then: (id: string) => string) =>
+    router.post(
+      path,
+      forms,
+      run(async (req, res) => {
+        const s = await writeSession(req, deps);
+        const { id } = parse(IdParams, req.params, 'params');
+        await act(s, id);
+        res.set(PAGE_HEADERS).redirect(303, then(id));
+      }),
+    );
+
   // ---------------------------------------------------------------- sign-in, sign-up, sign-out
 
   router.get(
@@ -297,15 +315,10 @@ export function dashboardRouter(deps: AppDeps): Router {
       }
     }),
   );
-  router.post(
+  idAction(
     '/dashboard/keys/:id/revoke',
-    forms,
-    run(async (req, res) => {
-      const s = await writeSession(req, deps);
-      const { id } = parse(IdParams, req.params, 'params');
-      await revokeApiKey(deps.db, s.principal.workspaceId, id);
-      res.set(PAGE_HEADERS).redirect(303, '/dashboard/keys?done=revoked');
-    }),
+    (s, id) => revokeApiKey(deps.db, s.principal.workspaceId, id),
+    () => '/dashboard/keys?done=revoked',
   );
 
   // ---------------------------------------------------------------- jobs
@@ -356,15 +369,10 @@ export function dashboardRouter(deps: AppDeps): Router {
       );
     }),
   );
-  router.post(
+  idAction(
     '/dashboard/jobs/:id/cancel',
-    forms,
-    run(async (req, res) => {
-      const s = await writeSession(req, deps);
-      const { id } = parse(IdParams, req.params, 'params');
-      await cancelJob(jobServiceDeps(deps), s.principal, id);
-      res.set(PAGE_HEADERS).redirect(303, `/dashboard/jobs/${id}?done=cancelled`);
-    }),
+    (s, id) => cancelJob(jobServiceDeps(deps), s.principal, id),
+    (id) => `/dashboard/jobs/${id}?done=cancelled`,
   );
   router.post(
     '/dashboard/jobs/:id/retry',
@@ -373,15 +381,15 @@ export function dashboardRouter(deps: AppDeps): Router {
       const s = await writeSession(req, deps);
       const { id } = parse(IdParams, req.params, 'params');
       // The form's key makes a double submit one retry, as an Idempotency-Key does on POST /v1/jobs/{id}/retry.
-      const key = str(req.body?.idempotency_key);
-      if (!key || !/^[\x20-\x7E]{8,128}$/.test(key)) throw new ServiceError('INVALID_REQUEST', 'idempotency_key');
+      const key = IdempotencyKeySchema.safeParse(str(req.body?.idempotency_key));
+      if (!key.success) throw new ServiceError('INVALID_REQUEST', 'idempotency_key');
       await deps.rateLimits.consume('submit', s.principal.plan, s.principal.workspaceId);
       const result = await retryJob(
         jobServiceDeps(deps),
         s.principal,
         id,
         {},
-        { key, operation: `POST /v1/jobs/${id.toLowerCase()}/retry` },
+        { key: key.data, operation: operationName(retryRoute, { id }) },
       );
       res.set(PAGE_HEADERS).redirect(303, `/dashboard/jobs/${result.job.id}?done=retried`);
     }),
@@ -406,15 +414,10 @@ export function dashboardRouter(deps: AppDeps): Router {
       );
     }),
   );
-  router.post(
+  idAction(
     '/dashboard/transcripts/:id/delete',
-    forms,
-    run(async (req, res) => {
-      const s = await writeSession(req, deps);
-      const { id } = parse(IdParams, req.params, 'params');
-      await deleteTranscript(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, s.principal.workspaceId, id);
-      res.set(PAGE_HEADERS).redirect(303, '/dashboard/jobs?done=deleted');
-    }),
+    (s, id) => deleteTranscript(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, s.principal.workspaceId, id),
+    () => '/dashboard/jobs?done=deleted',
   );
 
   // ---------------------------------------------------------------- webhooks
@@ -467,25 +470,15 @@ export function dashboardRouter(deps: AppDeps): Router {
       }
     }),
   );
-  router.post(
+  idAction(
     '/dashboard/webhooks/:id/disable',
-    forms,
-    run(async (req, res) => {
-      const s = await writeSession(req, deps);
-      const { id } = parse(IdParams, req.params, 'params');
-      await disableWebhookEndpoint(deps.db, s.principal.workspaceId, id);
-      res.set(PAGE_HEADERS).redirect(303, '/dashboard/webhooks?done=disabled');
-    }),
+    (s, id) => disableWebhookEndpoint(deps.db, s.principal.workspaceId, id),
+    () => '/dashboard/webhooks?done=disabled',
   );
-  router.post(
+  idAction(
     '/dashboard/webhooks/deliveries/:id/resend',
-    forms,
-    run(async (req, res) => {
-      const s = await writeSession(req, deps);
-      const { id } = parse(IdParams, req.params, 'params');
-      await resendDelivery(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, s.principal.workspaceId, id);
-      res.set(PAGE_HEADERS).redirect(303, '/dashboard/webhooks?done=resent');
-    }),
+    (s, id) => resendDelivery(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, s.principal.workspaceId, id),
+    () => '/dashboard/webhooks?done=resent',
   );
 
   // ---------------------------------------------------------------- billing (api/dashboard/billing.ts)

@@ -20,6 +20,26 @@ export type RateLimitTable = (plan: PlanId, kind: RateLimitKind) => number;
 export const PLAN_RATE_LIMITS: RateLimitTable = (plan, kind) =>
   kind === 'submit' ? PLANS[plan].submitsPerMinute : PLANS[plan].readsPerMinute;
 
+/**
+ * A fixed-window counter in the `rate_limits` table (created by the
+ * migrations): every limit of the service, so all API instances share them.
+ * The key prefix names the limit and its size, so a changed size starts afresh.
+ */
+export function postgresLimiter(pool: Pool, keyPrefix: string, points: number, durationSeconds: number): RateLimiterPostgres {
+  return new RateLimiterPostgres({
+    storeClient: pool,
+    storeType: 'pool',
+    tableName: 'rate_limits',
+    tableCreated: true,
+    keyPrefix,
+    points,
+    duration: durationSeconds,
+  });
+}
+
+/** Retry-After for a refusal: whole seconds until the window frees a point, at least 1. */
+export const retryAfterSeconds = (msBeforeNext: number): number => Math.max(1, Math.ceil(msBeforeNext / 1000));
+
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterPostgres>();
 
@@ -34,15 +54,7 @@ export class RateLimits {
   }
 
   private make(kind: RateLimitKind, points: number): RateLimiterPostgres {
-    return new RateLimiterPostgres({
-      storeClient: this.pool,
-      storeType: 'pool',
-      tableName: 'rate_limits',
-      tableCreated: true, // created by the migrations
-      keyPrefix: `rl_${kind}_${points}`,
-      points,
-      duration: 60,
-    });
+    return postgresLimiter(this.pool, `rl_${kind}_${points}`, points, 60);
   }
 
   /** Consumes `cost` points for the workspace; throws RATE_LIMITED with the spec's headers when over. */
@@ -54,10 +66,9 @@ export class RateLimits {
       return { headers: headersFor(limit, res) };
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {
-        const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
         throw new ServiceError('RATE_LIMITED', `${LIMIT_NAMES[kind]}=${limit}`, {
           message: `Over the plan's limit of ${limit} ${kind === 'submit' ? 'submits' : 'reads'} per minute.`,
-          retryAfterSeconds: retryAfter,
+          retryAfterSeconds: retryAfterSeconds(rejection.msBeforeNext),
           headers: headersFor(limit, rejection),
         });
       }
@@ -90,15 +101,7 @@ export class SignInThrottle {
     pool: Pool,
     readonly maxFailures = 10,
   ) {
-    this.failures = new RateLimiterPostgres({
-      storeClient: pool,
-      storeType: 'pool',
-      tableName: 'rate_limits',
-      tableCreated: true, // created by the migrations
-      keyPrefix: `rl_sign_in_failures_${maxFailures}`,
-      points: maxFailures,
-      duration: SignInThrottle.WINDOW_SECONDS,
-    });
+    this.failures = postgresLimiter(pool, `rl_sign_in_failures_${maxFailures}`, maxFailures, SignInThrottle.WINDOW_SECONDS);
   }
 
   /** Runs a sign-in for this address and e-mail: refused with RATE_LIMITED past the limit; a failure (UNAUTHENTICATED) counted, a success clearing the count. */
@@ -119,7 +122,7 @@ export class SignInThrottle {
   private refusal(msBeforeNext: number): ServiceError {
     return new ServiceError('RATE_LIMITED', `sign_in_failures_per_15_minutes=${this.maxFailures}`, {
       message: `Too many wrong passwords for this e-mail from this address: try again later.`,
-      retryAfterSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)),
+      retryAfterSeconds: retryAfterSeconds(msBeforeNext),
     });
   }
 }

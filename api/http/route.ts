@@ -154,7 +154,7 @@ function parsePart<T>(schema: ZodType<T> | undefined, value: unknown, where: str
 }
 
 /** `POST /v1/jobs/<id>/retry`: the route's path with its parameters filled in; idempotency records are scoped by it. */
-function operationName(spec: RouteSpec<any, any, any>, params: Record<string, string> | undefined): string {
+export function operationName(spec: RouteSpec<any, any, any>, params: Record<string, string> | undefined): string {
   return `${spec.method.toUpperCase()} ${spec.path.replace(/:([A-Za-z_]+)/g, (_, name: string) => String(params?.[name] ?? '').toLowerCase())}`;
 }
 

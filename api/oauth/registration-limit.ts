@@ -1,8 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Pool } from 'pg';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { ServiceError } from '../../domain/errors';
 import { sendError } from '../http/envelope';
+import { postgresLimiter, retryAfterSeconds } from '../http/rate-limit';
 
 // Dynamic client registration (RFC 7591) is open to anyone, as the MCP
 // authorization spec expects, and each registration stores a client: without a
@@ -14,15 +15,7 @@ import { sendError } from '../http/envelope';
 const WINDOW_SECONDS = 3600;
 
 export function registrationLimit(pool: Pool, perHour: number) {
-  const limiter = new RateLimiterPostgres({
-    storeClient: pool,
-    storeType: 'pool',
-    tableName: 'rate_limits',
-    tableCreated: true, // created by the migrations
-    keyPrefix: `rl_oauth_register_${perHour}`,
-    points: perHour,
-    duration: WINDOW_SECONDS,
-  });
+  const limiter = postgresLimiter(pool, `rl_oauth_register_${perHour}`, perHour, WINDOW_SECONDS);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
       await limiter.consume(req.ip ?? 'unknown');
@@ -33,7 +26,7 @@ export function registrationLimit(pool: Pool, perHour: number) {
         res,
         new ServiceError('RATE_LIMITED', `oauth_registrations_per_hour=${perHour}`, {
           message: `Over the limit of ${perHour} client registrations per hour from one address. Reuse the client_id you registered, or publish a client ID metadata document (no registration needed).`,
-          retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)),
+          retryAfterSeconds: retryAfterSeconds(rejection.msBeforeNext),
         }),
       );
     }

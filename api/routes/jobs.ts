@@ -127,7 +127,7 @@ const cancelRoute = defineRoute({
   handler: async ({ deps, principal, params }) => ({ status: 200, body: await cancelJob(jobServiceDeps(deps), principal!, params.id) }),
 });
 
-const retryRoute = defineRoute({
+export const retryRoute = defineRoute({
   method: 'post',
   path: '/v1/jobs/:id/retry',
   operationId: 'retryJob',
