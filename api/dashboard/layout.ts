@@ -25,6 +25,13 @@ const NAV: [NavKey, string, string][] = [
 ];
 
 /** Every write form carries the session's CSRF token (the same token the JSON API takes as X-CSRF-Token). */
+/** A form field: its label, the control, and a hint the control can name with aria-describedby (`<id>-hint`). */
+export function field(id: string, label: string, input: SafeHtml, hint?: string): SafeHtml {
+  return html`<div class="field">
+    <label for="${id}">${label}</label>${input}${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : ''}
+  </div>`;
+}
+
 export function csrfField(csrf: string): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${csrf}" />`;
 }

@@ -6,15 +6,10 @@ import type { getProfile } from '../../domain/accounts/profile';
 import { PLANS, PLAN_IDS, type PlanId } from '../../domain/plans';
 import { spendChart } from './chart';
 import { html, type SafeHtml } from './html';
-import { csrfField, dataTable, time } from './layout';
+import { csrfField, dataTable, field, time } from './layout';
 
 export type Usage = Awaited<ReturnType<typeof getUsage>>;
 export type Profile = Awaited<ReturnType<typeof getProfile>>;
-
-const field = (id: string, label: string, input: SafeHtml, hint?: string) =>
-  html`<div class="field">
-    <label for="${id}">${label}</label>${input}${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : ''}
-  </div>`;
 
 export function signInBody(values: { email?: string } = {}): SafeHtml {
   return html`<form method="post" action="/app/sign-in" class="narrow">
@@ -251,26 +246,29 @@ export function billingBody(
     <h2>Change plan</h2>
     <form method="post" action="/dashboard/billing/checkout" class="inline">
       ${csrfField(csrf)}<input type="hidden" name="kind" value="subscription" />
-      <div class="field">
-        <label for="plan">Plan</label
-        ><select id="plan" name="plan">
+      ${field(
+        'plan',
+        'Plan',
+        html`<select id="plan" name="plan">
           ${paidPlans.map((p) => html`<option value="${p}" ${p === u.plan ? html` selected` : ''}>${PLANS[p].name}</option>`)}
-        </select>
-      </div>
-      <div class="field">
-        <label for="interval">Billing interval</label
-        ><select id="interval" name="interval">
+        </select>`,
+      )}
+      ${field(
+        'interval',
+        'Billing interval',
+        html`<select id="interval" name="interval">
           <option value="monthly">Monthly</option>
           <option value="yearly">Yearly</option>
-        </select>
-      </div>
+        </select>`,
+      )}
       <button type="submit">Go to checkout</button>
     </form>
     <h2>Buy credits</h2>
     <form method="get" action="/dashboard/billing" class="inline">
-      <div class="field">
-        <label for="units">Credits (multiples of 1000)</label
-        ><input
+      ${field(
+        'units',
+        'Credits (multiples of 1000)',
+        html`<input
           id="units"
           name="units"
           type="number"
@@ -280,8 +278,8 @@ export function billingBody(
           step="1000"
           value="${quote.units}"
           required
-        />
-      </div>
+        />`,
+      )}
       <button type="submit">Get a quote</button>
     </form>
     <div id="quote" aria-live="polite">

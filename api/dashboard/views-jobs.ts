@@ -5,7 +5,7 @@ import type { TranscriptView } from '../../domain/transcripts/read';
 import { EXPORT_FORMATS } from '../../domain/transcripts/export';
 import type { listDeliveries, listWebhookEndpoints } from '../../domain/webhooks/endpoints';
 import { html, type SafeHtml } from './html';
-import { csrfField, dataTable, time } from './layout';
+import { csrfField, dataTable, field, time } from './layout';
 import { secretOnce } from './views-account';
 
 type Endpoint = Awaited<ReturnType<typeof listWebhookEndpoints>>[number];
@@ -27,22 +27,24 @@ export function jobsBody(jobs: JobView[], filters: JobFilters, nextCursor: strin
       Object.entries({ ...filters, ...extra }).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''),
     ).toString();
   return html`<form method="get" action="/dashboard/jobs" class="inline" aria-label="Filter jobs">
-      <div class="field">
-        <label for="status">Status</label
-        ><select id="status" name="status">
+      ${field(
+        'status',
+        'Status',
+        html`<select id="status" name="status">
           <option value="">Any</option>
           ${JOB_STATUSES.map(
             (s) => html`<option value="${s}" ${filters.status === s ? html` selected` : ''}>${s.replace('_', ' ')}</option>`,
           )}
-        </select>
-      </div>
-      <div class="field">
-        <label for="platform">Platform</label
-        ><select id="platform" name="platform">
+        </select>`,
+      )}
+      ${field(
+        'platform',
+        'Platform',
+        html`<select id="platform" name="platform">
           <option value="">Any</option>
           ${PLATFORMS.map((p) => html`<option value="${p}" ${filters.platform === p ? html` selected` : ''}>${p}</option>`)}
-        </select>
-      </div>
+        </select>`,
+      )}
       ${filters.limit ? html`<input type="hidden" name="limit" value="${filters.limit}" />` : ''}<button type="submit">Filter</button>
     </form>
     ${dataTable({
@@ -241,9 +243,10 @@ export function webhooksBody(
     <h2>Register an endpoint</h2>
     <form method="post" action="/dashboard/webhooks">
       ${csrfField(csrf)}
-      <div class="field">
-        <label for="url">HTTPS URL</label
-        ><input
+      ${field(
+        'url',
+        'HTTPS URL',
+        html`<input
           id="url"
           name="url"
           type="url"
@@ -251,12 +254,13 @@ export function webhooksBody(
           maxlength="2048"
           placeholder="https://example.com/hooks/transcripts"
           value="${values.url ?? ''}"
-        />
-      </div>
-      <div class="field">
-        <label for="description">Description (optional)</label
-        ><input id="description" name="description" maxlength="500" value="${values.description ?? ''}" />
-      </div>
+        />`,
+      )}
+      ${field(
+        'description',
+        'Description (optional)',
+        html`<input id="description" name="description" maxlength="500" value="${values.description ?? ''}" />`,
+      )}
       <button type="submit">Register endpoint</button>
     </form>
     <h2>Endpoints</h2>
