@@ -6,9 +6,10 @@
  *
  * If S3_ENDPOINT is set, that server is used and nothing is started.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensureGoTool, type GoTool } from './go-tool';
 import { claimServerPort, ROOT, serveUntilSignal, superviseServer } from './proc';
 
 // MinIO tags its releases RELEASE.<date> (not semver), and the module proxy
@@ -16,9 +17,17 @@ import { claimServerPort, ROOT, serveUntilSignal, superviseServer } from './proc
 // commit of github.com/minio/minio (2026-02-12, after RELEASE.2025-10-15),
 // go.mod `go 1.24.0`, no `replace` directive. It builds with Go 1.26.
 export const MINIO_VERSION = 'v0.0.0-20260212201848-7aac2a2c5b7c';
-export const MINIO_MODULE = `github.com/minio/minio@${MINIO_VERSION}`;
-export const MINIO_BIN = path.join(ROOT, '.tools/bin/minio');
-const BUILD_LOG = path.join(ROOT, '.tools/log/minio-build.log');
+const MINIO_TOOL: GoTool = {
+  name: 'minio',
+  bin: path.join(ROOT, '.tools/bin/minio'),
+  modulePath: 'github.com/minio/minio',
+  version: MINIO_VERSION,
+  buildLog: path.join(ROOT, '.tools/log/minio-build.log'),
+  buildTime: 'about 10 minutes on 2 cores',
+  instead: 'or point S3_ENDPOINT (with S3_ACCESS_KEY, S3_SECRET_KEY) at a running S3 server.',
+  // 1,500+ packages: every 100th line of the build shows that it moves.
+  progressEvery: 100,
+};
 
 export interface MinioHandle {
   /** http://127.0.0.1:<port>, or S3_ENDPOINT. */
@@ -30,60 +39,12 @@ export interface MinioHandle {
   stop(): Promise<void>;
 }
 
-/** The module version `go install` stamped into the binary, or undefined when it is missing or not a Go build. */
-export function builtMinioVersion(bin = MINIO_BIN): string | undefined {
-  if (!fs.existsSync(bin)) return undefined;
-  // `minio --version` says "DEVELOPMENT.GOGET" for go-installed builds; the build info names the module version.
-  const out = spawnSync('go', ['version', '-m', bin], { encoding: 'utf8' }).stdout ?? '';
-  return /^\s*mod\s+github\.com\/minio\/minio\s+(\S+)/m.exec(out)?.[1];
-}
-
 /**
  * Builds the MinIO server into .tools/bin unless the pinned version is already
- * there. Synchronous (like ensureTemporalCli) so a test file can decide at load
- * time whether its S3 suite can run. Throws with go's own last lines on failure.
+ * there (about 10 minutes on 2 cores the first time). Synchronous, so a test
+ * file can decide at load time whether its S3 suite can run.
  */
-export function ensureMinioServer(): string {
-  const have = builtMinioVersion();
-  if (have === MINIO_VERSION) return MINIO_BIN;
-  if (have) console.log(`[minio] ${MINIO_BIN} is ${have}, expected ${MINIO_VERSION}: rebuilding`);
-  const go = spawnSync('go', ['version'], { encoding: 'utf8' });
-  if (!go.error && go.status !== 0)
-    throw new Error(`\`go version\` failed (exit ${go.status}), so MinIO cannot be built: ${go.stderr.trim()}`);
-  if (go.error) {
-    if (fs.existsSync(MINIO_BIN)) {
-      console.log(`[minio] Go is not installed, so the version of ${MINIO_BIN} cannot be checked: using it as it is`);
-      return MINIO_BIN;
-    }
-    throw new Error(
-      'The MinIO server is missing and Go (1.24+) is not installed to build it. ' +
-        `Install Go, or run \`GOBIN=${path.dirname(MINIO_BIN)} go install ${MINIO_MODULE}\`, ` +
-        'or point S3_ENDPOINT (with S3_ACCESS_KEY, S3_SECRET_KEY) at a running S3 server.',
-    );
-  }
-  console.log(
-    `[minio] building ${MINIO_MODULE} into .tools/bin (first run only; about 10 minutes on 2 cores; full log in ${path.relative(ROOT, BUILD_LOG)})...`,
-  );
-  fs.mkdirSync(path.dirname(BUILD_LOG), { recursive: true });
-  const t0 = Date.now();
-  // -v names each package as it is compiled; the whole list (1,500+ lines) goes
-  // to the log and every 100th line to the terminal, so a long build shows progress.
-  // -trimpath keeps this machine's paths out of the binary.
-  const flags = [process.env.GOFLAGS, '-trimpath'].filter(Boolean).join(' ');
-  const script =
-    'set -o pipefail; go install -v "$MODULE" 2>&1 | tee "$LOG" | awk \'NR % 100 == 0 { print "[minio] build: " NR " lines, at " $0; fflush() }\'';
-  const r = spawnSync('bash', ['-c', script], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, GOBIN: path.dirname(MINIO_BIN), GOFLAGS: flags, MODULE: MINIO_MODULE, LOG: BUILD_LOG },
-  });
-  const seconds = Math.round((Date.now() - t0) / 1000);
-  if (r.status !== 0 || builtMinioVersion() !== MINIO_VERSION) {
-    const tail = fs.readFileSync(BUILD_LOG, 'utf8').trim().split('\n').slice(-15).join('\n');
-    throw new Error(`go install ${MINIO_MODULE} failed after ${seconds} s (exit ${r.status ?? r.signal}):\n${tail}`);
-  }
-  console.log(`[minio] built in ${seconds} s`);
-  return MINIO_BIN;
-}
+export const ensureMinioServer = (): string => ensureGoTool(MINIO_TOOL);
 
 export async function startMinio(opts: { dataDir: string; port: number; accessKey?: string; secretKey?: string }): Promise<MinioHandle> {
   if (process.env.S3_ENDPOINT) {

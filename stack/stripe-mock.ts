@@ -8,15 +8,21 @@
  *
  * If STRIPE_API_BASE is set, that server is used and nothing is started.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { ensureGoTool, type GoTool } from './go-tool';
 import { claimServerPort, freePort, portOpen, ROOT, serveUntilSignal, superviseServer } from './proc';
 
 export const STRIPE_MOCK_VERSION = 'v0.203.0';
-export const STRIPE_MOCK_MODULE = `github.com/stripe/stripe-mock@${STRIPE_MOCK_VERSION}`;
-export const STRIPE_MOCK_BIN = path.join(ROOT, '.tools/bin/stripe-mock');
-const BUILD_LOG = path.join(ROOT, '.tools/log/stripe-mock-build.log');
+const STRIPE_MOCK_TOOL: GoTool = {
+  name: 'stripe-mock',
+  bin: path.join(ROOT, '.tools/bin/stripe-mock'),
+  modulePath: 'github.com/stripe/stripe-mock',
+  version: STRIPE_MOCK_VERSION,
+  buildLog: path.join(ROOT, '.tools/log/stripe-mock-build.log'),
+  buildTime: 'about 1.5 minutes',
+  instead: 'or point STRIPE_API_BASE at a running stripe-mock.',
+};
 
 /** The secret key given to stripe-node in dev and tests: stripe-mock takes any `sk_test_<letters and digits>` key. */
 export const STRIPE_MOCK_SECRET_KEY = 'sk_test_stripemock';
@@ -30,48 +36,8 @@ export interface StripeMockHandle {
   stop(): Promise<void>;
 }
 
-/** The module version `go install` stamped into the binary, or undefined when it is missing or not a Go build. */
-export function builtStripeMockVersion(bin = STRIPE_MOCK_BIN): string | undefined {
-  if (!fs.existsSync(bin)) return undefined;
-  const out = spawnSync('go', ['version', '-m', bin], { encoding: 'utf8' }).stdout ?? '';
-  return /^\s*mod\s+github\.com\/stripe\/stripe-mock\s+(\S+)/m.exec(out)?.[1];
-}
-
-/** Builds stripe-mock into .tools/bin unless the pinned version is already there (about 1.5 minutes the first time). */
-export function ensureStripeMock(): string {
-  const have = builtStripeMockVersion();
-  if (have === STRIPE_MOCK_VERSION) return STRIPE_MOCK_BIN;
-  if (have) console.log(`[stripe-mock] ${STRIPE_MOCK_BIN} is ${have}, expected ${STRIPE_MOCK_VERSION}: rebuilding`);
-  const go = spawnSync('go', ['version'], { encoding: 'utf8' });
-  if (go.error) {
-    if (fs.existsSync(STRIPE_MOCK_BIN)) {
-      console.log(`[stripe-mock] Go is not installed, so the version of ${STRIPE_MOCK_BIN} cannot be checked: using it as it is`);
-      return STRIPE_MOCK_BIN;
-    }
-    throw new Error(
-      'stripe-mock is missing and Go is not installed to build it. ' +
-        `Install Go, or run \`GOBIN=${path.dirname(STRIPE_MOCK_BIN)} go install ${STRIPE_MOCK_MODULE}\`, ` +
-        'or point STRIPE_API_BASE at a running stripe-mock.',
-    );
-  }
-  if (go.status !== 0) throw new Error(`\`go version\` failed (exit ${go.status}), so stripe-mock cannot be built: ${go.stderr.trim()}`);
-  console.log(
-    `[stripe-mock] building ${STRIPE_MOCK_MODULE} into .tools/bin (first run only; about 1.5 minutes; log in ${path.relative(ROOT, BUILD_LOG)})...`,
-  );
-  fs.mkdirSync(path.dirname(BUILD_LOG), { recursive: true });
-  const t0 = Date.now();
-  const flags = [process.env.GOFLAGS, '-trimpath'].filter(Boolean).join(' ');
-  const r = spawnSync('bash', ['-c', 'set -o pipefail; go install "$MODULE" 2>&1 | tee "$LOG"'], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, GOBIN: path.dirname(STRIPE_MOCK_BIN), GOFLAGS: flags, MODULE: STRIPE_MOCK_MODULE, LOG: BUILD_LOG },
-  });
-  const seconds = Math.round((Date.now() - t0) / 1000);
-  if (r.status !== 0 || builtStripeMockVersion() !== STRIPE_MOCK_VERSION) {
-    throw new Error(`go install ${STRIPE_MOCK_MODULE} failed after ${seconds} s (exit ${r.status ?? r.signal}); see ${BUILD_LOG}`);
-  }
-  console.log(`[stripe-mock] built in ${seconds} s`);
-  return STRIPE_MOCK_BIN;
-}
+/** Builds stripe-mock into .tools/bin unless the pinned version is already there. */
+export const ensureStripeMock = (): string => ensureGoTool(STRIPE_MOCK_TOOL);
 
 export async function startStripeMock(opts: { port: number }): Promise<StripeMockHandle> {
   if (process.env.STRIPE_API_BASE) return { apiBase: process.env.STRIPE_API_BASE, started: false, stop: async () => {} };

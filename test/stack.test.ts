@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { Client } from 'pg';
+import { builtGoToolVersion } from '../stack/go-tool';
+import { ensureStripeMock, STRIPE_MOCK_VERSION } from '../stack/stripe-mock';
 
 describe('test stack', () => {
   let db: Client;
@@ -77,5 +79,18 @@ describe('test stack', () => {
     } finally {
       await connection.close();
     }
+  });
+});
+
+describe('the Go-built servers (stack/go-tool.ts)', () => {
+  it('reads the pinned module version stamped into a binary, so a stale build is rebuilt', () => {
+    // The test stack runs stripe-mock, so this finds it built (or builds it once).
+    const bin = ensureStripeMock();
+    expect(builtGoToolVersion({ bin, modulePath: 'github.com/stripe/stripe-mock' })).toBe(STRIPE_MOCK_VERSION);
+    // The binary of another module, or none at all, names no version of this one.
+    expect(builtGoToolVersion({ bin, modulePath: 'github.com/minio/minio' })).toBeUndefined();
+    expect(
+      builtGoToolVersion({ bin: path.join(path.dirname(bin), 'absent'), modulePath: 'github.com/stripe/stripe-mock' }),
+    ).toBeUndefined();
   });
 });
