@@ -1,10 +1,11 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import pino, { type Logger } from 'pino';
 import { addressPolicy, objectStoreSettings, recognizerSettings, stripeSettings, type Config } from '../domain/config';
 import { createDb } from '../domain/db';
 import { JobWakeups } from '../domain/jobs/wakeups';
 import { resolveSecretsKey } from '../domain/secrets-key';
 import { StartDispatcher } from '../domain/workflow-starts';
+import { connectTemporal } from '../integrations/temporal-connection';
 import { selectRecognizers } from '../integrations/recognizers/select';
 import { createObjectStore } from '../integrations/storage';
 import { createStripeClient } from '../integrations/payments/stripe-client';
@@ -21,8 +22,8 @@ export async function connectAppDeps(
   opts: { logger?: Logger; poolSize?: number; overrides?: Partial<AppDeps> } = {},
 ): Promise<{ deps: AppDeps; close: () => Promise<void> }> {
   const { prisma, pool } = createDb(cfg.DATABASE_URL, opts.poolSize);
-  const connection = await Connection.connect({ address: cfg.TEMPORAL_ADDRESS });
-  const temporal = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE });
+  const connection = await connectTemporal(cfg.TEMPORAL_ADDRESS);
+  const temporal = new Client({ connection: connection.connection, namespace: cfg.TEMPORAL_NAMESPACE });
   const wakeups = new JobWakeups(pool);
   await wakeups.start();
   const objectStore = opts.overrides?.objectStore ?? createObjectStore(objectStoreSettings(cfg));

@@ -1,10 +1,11 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import request from 'supertest';
 import { createActivities } from '../activities';
 import { RateLimits } from '../api/http/rate-limit';
 import { createOutbound } from '../integrations/outbound/http';
+import { connectTemporal, type TemporalConnection } from '../integrations/temporal-connection';
 import { workflowIds } from '../workflows/definitions';
 import { runWorkflowStarter } from '../worker/workflow-starter';
 import { startPendingWorkflows } from '../domain/workflow-starts';
@@ -111,7 +112,7 @@ describe('a start lost after the commit is made up by the starter', () => {
   let taskQueue: string;
   let proxy: TcpProxy;
   let cut: TestApi;
-  let cutClient: Client;
+  let cutConnection: TemporalConnection;
 
   beforeAll(async () => {
     origin = await startReplayOrigin(videositeCaptionRoutes());
@@ -124,14 +125,17 @@ describe('a start lost after the commit is made up by the starter', () => {
     worker = await startTestWorker(createActivities(activityDepsFor(healthy, outbound, { originOverride: origin.url })), taskQueue);
     // An API whose Temporal connection runs through a relay the test can cut: its starts fail, as if it died after the commit.
     proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(process.env.TEMPORAL_ADDRESS!.split(':')[1]) });
-    cutClient = new Client({ connection: await Connection.connect({ address: proxy.address, connectTimeout: 1000 }) });
-    cut = await startTestApi({ DATABASE_URL, TEMPORAL_TASK_QUEUE: taskQueue }, { temporal: cutClient });
+    cutConnection = await connectTemporal(proxy.address);
+    cut = await startTestApi(
+      { DATABASE_URL, TEMPORAL_TASK_QUEUE: taskQueue },
+      { temporal: new Client({ connection: cutConnection.connection }) },
+    );
     cut.deps.rateLimits = unlimitedSubmits(cut);
   });
   afterAll(async () => {
     await worker.stop();
     await cut.close();
-    await cutClient.connection.close().catch(() => undefined);
+    await cutConnection.close();
     await proxy.close();
     await healthy.close();
     await origin.close();

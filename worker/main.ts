@@ -3,7 +3,8 @@ import pino from 'pino';
 import { createActivities } from '../activities';
 import { createOutbound } from '../integrations/outbound/http';
 import { activityDepsFromConfig } from './activity-deps';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from '../integrations/temporal-connection';
 import { ensureSchedules } from './schedules';
 import { runWorkflowStarter } from './workflow-starter';
 import { missingSearchAttributes } from '../domain/workflow-starts';
@@ -29,7 +30,8 @@ async function main() {
   const recognizers = selectRecognizers(recognizerSettings(cfg));
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const taskQueue = cfg.TEMPORAL_TASK_QUEUE;
-  const client = new Client({ connection: await Connection.connect({ address: cfg.TEMPORAL_ADDRESS }), namespace: cfg.TEMPORAL_NAMESPACE });
+  const clientConnection = await connectTemporal(cfg.TEMPORAL_ADDRESS);
+  const client = new Client({ connection: clientConnection.connection, namespace: cfg.TEMPORAL_NAMESPACE });
   // Without the search attributes Temporal refuses the workflows' starts and upserts (README, the Temporal UI runbook).
   const missing = await missingSearchAttributes(client, cfg.TEMPORAL_NAMESPACE);
   if (missing === null) logger.warn('could not list the namespace search attributes; assuming they are registered');
@@ -60,6 +62,7 @@ async function main() {
   );
   await worker.run();
   await stopStarter();
+  await clientConnection.close();
   await outbound.close();
   await prisma.$disconnect();
   await connection.close();
