@@ -10,7 +10,7 @@ import { selectRecognizers } from '../integrations/recognizers/select';
 import { createObjectStore } from '../integrations/storage';
 import { createStripeClient } from '../integrations/payments/stripe-client';
 import type { AppDeps } from './http/context';
-import { RateLimits, SignInThrottle } from './http/rate-limit';
+import { AddressHourlyLimit, RateLimits, SignInThrottle } from './http/rate-limit';
 
 /**
  * The API's dependencies from its settings: one place for the production
@@ -44,6 +44,18 @@ export async function connectAppDeps(
       }),
     rateLimits: new RateLimits(pool),
     signInThrottle: new SignInThrottle(pool, cfg.SIGN_IN_FAILURES_PER_15_MINUTES),
+    signUpLimit: new AddressHourlyLimit(
+      pool,
+      'sign_ups_per_hour',
+      cfg.SIGN_UPS_PER_HOUR,
+      'Sign in to the account you created, or try again later.',
+    ),
+    oauthRegistrationLimit: new AddressHourlyLimit(
+      pool,
+      'oauth_registrations_per_hour',
+      cfg.OAUTH_REGISTRATIONS_PER_HOUR,
+      'Reuse the client_id you registered, or publish a client ID metadata document (no registration needed).',
+    ),
     wakeups,
     secretsKey: resolveSecretsKey(cfg),
     baseUrl: cfg.PUBLIC_BASE_URL ?? `http://127.0.0.1:${cfg.PORT}`,

@@ -36,6 +36,8 @@ const ConfigSchema = z.object({
   OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().positive().default(20),
   // Wrong passwords per client address and e-mail in 15 minutes before sign-in is refused for the rest of the window.
   SIGN_IN_FAILURES_PER_15_MINUTES: z.coerce.number().int().positive().default(10),
+  // Sign-ups (POST /app/sign-up and the dashboard's form) per client address per hour: each one stores a workspace and sends a mail.
+  SIGN_UPS_PER_HOUR: z.coerce.number().int().positive().default(10),
   PLATFORM_ORIGIN_OVERRIDE: z.string().url().optional(),
   EGRESS_PROXIES: z.string().optional(),
   PHOTOSOCIAL_ENABLED: z

@@ -112,6 +112,40 @@ describe('sign-up, verification and sign-in', () => {
     }
   });
 
+  it('limits sign-ups per client address and hour; nothing is stored past the limit; the form shares the count', async () => {
+    const limited = await startTestApi({ SIGN_UPS_PER_HOUR: '2' });
+    try {
+      const signUpFrom = (address: string, email = uniqueEmail('limit')) =>
+        request(limited.app)
+          .post('/app/sign-up')
+          .set('X-Forwarded-For', address)
+          .send({ email, password: 'a long enough password', display_name: 'L' });
+      expect((await signUpFrom('198.51.100.20')).status).toBe(201);
+      expect((await signUpFrom('198.51.100.20')).status).toBe(201);
+      const email = uniqueEmail('refused');
+      const refused = await signUpFrom('198.51.100.20', email);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({
+        error: { code: 'RATE_LIMITED', retryable: true, details: { detail: 'sign_ups_per_hour=2' } },
+        request_id: expect.any(String),
+      });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(await limited.deps.db.user.count({ where: { email } })).toBe(0);
+      // The dashboard's form counts against the same limit.
+      const form = await request(limited.app)
+        .post('/dashboard/sign-up')
+        .set('X-Forwarded-For', '198.51.100.20')
+        .type('form')
+        .send({ email: uniqueEmail('form'), password: 'a long enough password', display_name: 'F' });
+      expect(form.status).toBe(429);
+      expect(form.text).toContain('per hour from one address');
+      // Another address still signs up.
+      expect((await signUpFrom('198.51.100.21')).status).toBe(201);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('rejects a duplicate e-mail', async () => {
     const ws = await createWorkspace(api.deps);
     const res = await request(api.app).post('/app/sign-up').send({ email: ws.email, password: 'another long password', display_name: 'B' });

@@ -239,6 +239,7 @@ export function dashboardRouter(deps: AppDeps): Router {
           { email: values.email, password: str(req.body?.password), display_name: values.display_name },
           'body',
         );
+        await deps.signUpLimit.consume(req.ip ?? '');
         await signUp(deps.db, body, { baseUrl: deps.baseUrl });
         send(res, 201, page({ title: 'Check your e-mail', body: signUpDoneBody(body.email, deps.config.APP_ENV !== 'production') }));
       } catch (err) {

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../../domain/config';
 import type { Db } from '../../domain/db';
-import type { RateLimits, SignInThrottle } from './rate-limit';
+import type { AddressHourlyLimit, RateLimits, SignInThrottle } from './rate-limit';
 import type { JobWakeups } from '../../domain/jobs/wakeups';
 import type { AddressPolicy } from '../../integrations/fetch';
 import type { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
@@ -22,6 +22,10 @@ export interface AppDeps {
   rateLimits: RateLimits;
   /** Failed password sign-ins per client address and e-mail (api/http/rate-limit.ts). */
   signInThrottle: SignInThrottle;
+  /** Sign-ups per client address per hour (SIGN_UPS_PER_HOUR). */
+  signUpLimit: AddressHourlyLimit;
+  /** OAuth dynamic client registrations per client address per hour (OAUTH_REGISTRATIONS_PER_HOUR). */
+  oauthRegistrationLimit: AddressHourlyLimit;
   wakeups: JobWakeups;
   secretsKey: string;
   baseUrl: string;

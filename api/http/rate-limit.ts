@@ -126,3 +126,38 @@ export class SignInThrottle {
     });
   }
 }
+
+/**
+ * An hourly count per client address for what anyone may call without an
+ * account and what stores something each time: OAuth dynamic client
+ * registration, sign-up. Fixed one-hour windows in PostgreSQL like the plan
+ * limits, so every instance shares them. The address is `req.ip`, which
+ * honours X-Forwarded-For only from proxies TRUST_PROXY trusts.
+ */
+export class AddressHourlyLimit {
+  static readonly WINDOW_SECONDS = 3600;
+  private readonly limiter: RateLimiterPostgres;
+
+  /** `name` is the limit as `details.detail` names it (`<name>=<perHour>`); `advice` ends the refusal's message. */
+  constructor(
+    pool: Pool,
+    private readonly name: string,
+    readonly perHour: number,
+    private readonly advice: string,
+  ) {
+    this.limiter = postgresLimiter(pool, `rl_${name}_${perHour}`, perHour, AddressHourlyLimit.WINDOW_SECONDS);
+  }
+
+  /** Counts one call from `address`; throws RATE_LIMITED (with Retry-After) past the limit. */
+  async consume(address: string): Promise<void> {
+    try {
+      await this.limiter.consume(address || 'unknown');
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      throw new ServiceError('RATE_LIMITED', `${this.name}=${this.perHour}`, {
+        message: `Over the limit of ${this.perHour} per hour from one address. ${this.advice}`,
+        retryAfterSeconds: retryAfterSeconds(rejection.msBeforeNext),
+      });
+    }
+  }
+}

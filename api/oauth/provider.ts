@@ -186,7 +186,7 @@ export function mountOAuth(app: Express, deps: AppDeps, opts: OAuthOptions = {})
     void decideConsent(provider, deps, resources.mcp, req, res);
   });
 
-  app.post(OAUTH_PATHS.registration, registrationLimit(deps.pool, deps.config.OAUTH_REGISTRATIONS_PER_HOUR));
+  app.post(OAUTH_PATHS.registration, registrationLimit(deps.oauthRegistrationLimit));
 
   app.use((req, res, next) => {
     if (req.path === OAUTH_PATHS.oidcMetadata || (req.path.startsWith('/oauth/') && !req.path.startsWith(`${OAUTH_PATHS.consent}/`))) {

@@ -46,8 +46,9 @@ const signUpRoute = defineRoute({
       schema: z.object({ user_id: z.string(), workspace_id: z.string(), email_verification: z.literal('sent') }),
     },
   },
-  errors: ['CONFLICT'],
-  handler: async ({ body, deps }) => {
+  errors: ['CONFLICT', 'RATE_LIMITED'],
+  handler: async ({ body, deps, req }) => {
+    await deps.signUpLimit.consume(req.ip ?? '');
     const { user, workspace } = await signUp(deps.db, body, { baseUrl: deps.baseUrl });
     return { status: 201, body: { user_id: user.id, workspace_id: workspace.id, email_verification: 'sent' } };
   },

@@ -45,7 +45,11 @@ let server: net.Server;
 
 beforeAll(async () => {
   // A task queue no worker serves: accepted jobs wait, nothing is fetched.
-  api = await startTestApi({ TEMPORAL_TASK_QUEUE: `fuzz-${process.pid}`, UPLOAD_VERIFY_WAIT_SECONDS: '1', CANCEL_WAIT_SECONDS: '1' }, {});
+  // Sign-ups limited far above what the fuzzer sends (its own counter, too), so they reach the handler like the rest.
+  api = await startTestApi(
+    { TEMPORAL_TASK_QUEUE: `fuzz-${process.pid}`, UPLOAD_VERIFY_WAIT_SECONDS: '1', CANCEL_WAIT_SECONDS: '1', SIGN_UPS_PER_HOUR: '100000' },
+    {},
+  );
   api.deps.rateLimits = new NoRateLimits(api.deps.pool);
   server = createHttpServer(api.app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
