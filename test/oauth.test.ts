@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { auth, Client, StreamableHTTPClientTransport, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { sha256Hex } from '../domain/accounts/secrets';
 import { disableWorkspace } from '../domain/accounts/profile';
+import { purgeExpired, UNUSED_CLIENT_TTL_S } from '../domain/oauth/records';
 import { createWorkspace, signInSession, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
 import request from 'supertest';
 import { testTls } from './support/tls';
@@ -561,6 +562,34 @@ describe("the MCP SDK client's own OAuth flow", () => {
     const listed = (await client.callTool({ name: 'list_jobs', arguments: {} })) as { isError?: boolean };
     expect(listed.isError).toBeFalsy();
     await client.close();
+  });
+});
+
+describe('registered client lifetime', () => {
+  const DAY_MS = 24 * 3600 * 1000;
+  const clientRow = (clientId: string) =>
+    api.deps.db.oAuthRecord.findUniqueOrThrow({ where: { model_keyHash: { model: 'Client', keyHash: sha256Hex(clientId) } } });
+  const daysFromNow = (d: Date | null) => (d!.getTime() - Date.now()) / DAY_MS;
+
+  it('an unused registration expires 30 days after it is made; a grant keeps the client 30 days past the grant', async () => {
+    const clientId = await registerClient();
+    expect(daysFromNow((await clientRow(clientId)).expiresAt)).toBeCloseTo(UNUSED_CLIENT_TTL_S / 86_400, 1);
+    await authorize(clientId, { scope: 'jobs:read' });
+    const grant = await api.deps.db.oAuthRecord.findFirstOrThrow({ where: { model: 'Grant', clientId }, orderBy: { createdAt: 'desc' } });
+    const client = await clientRow(clientId);
+    expect(client.expiresAt!.getTime() - grant.expiresAt!.getTime()).toBe(UNUSED_CLIENT_TTL_S * 1000);
+    expect(daysFromNow(client.expiresAt)).toBeGreaterThan(UNUSED_CLIENT_TTL_S / 86_400 + 30);
+  });
+
+  it('an expired client is an unknown client: no authorization starts; the purge removes its row', async () => {
+    const clientId = await registerClient();
+    const key = { model_keyHash: { model: 'Client', keyHash: sha256Hex(clientId) } };
+    await api.deps.db.oAuthRecord.update({ where: key, data: { expiresAt: new Date(Date.now() - 2 * DAY_MS) } });
+    const start = await startAuthorization(new Jar(owner.cookie), clientId, { scope: 'jobs:read', resource: `${base}/mcp` });
+    expect(start.res.status).toBe(400);
+    expect(await start.res.text()).toContain('invalid_client');
+    await purgeExpired(api.deps.db);
+    expect(await api.deps.db.oAuthRecord.findUnique({ where: key })).toBeNull();
   });
 });
 

@@ -21,6 +21,16 @@ export interface OAuthAdapter {
 
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 
+/**
+ * A dynamically registered client (open to anyone, POST /oauth/register) lives
+ * this long after its registration, or after the end of its latest grant:
+ * unused registrations go away with the expired rows, and a client in use
+ * always outlives its tokens (they end with their grant). A client that comes
+ * back after that registers again, as the MCP authorization spec has clients
+ * do on invalid_client.
+ */
+export const UNUSED_CLIENT_TTL_S = 30 * 24 * 3600;
+
 /** Every `PURGE_EVERY`-th write also removes rows expired for more than a day (the table never grows without bound). */
 const PURGE_EVERY = 200;
 let writes = 0;
@@ -48,14 +58,21 @@ class PrismaOAuthAdapter implements OAuthAdapter {
       accountId: (payload.accountId as string | undefined) ?? null,
       clientId: clientId ?? null,
       payload: rest as object,
-      expiresAt: typeof expiresIn === 'number' ? new Date(Date.now() + expiresIn * 1000) : null,
+      expiresAt:
+        typeof expiresIn === 'number'
+          ? new Date(Date.now() + expiresIn * 1000)
+          : this.model === 'Client'
+            ? new Date(Date.now() + UNUSED_CLIENT_TTL_S * 1000)
+            : null,
       consumedAt: typeof payload.consumed === 'number' ? new Date(payload.consumed * 1000) : null,
     };
     await this.db.oAuthRecord.upsert({
       where: this.key(id),
       create: { model: this.model, keyHash: sha256Hex(id), ...data },
-      update: data,
+      // Re-saved client metadata keeps the client's lifetime (grants extend it).
+      update: this.model === 'Client' ? { ...data, expiresAt: undefined } : data,
     });
+    if (this.model === 'Grant' && clientId) await extendClientLifetime(this.db, clientId, data.expiresAt ?? new Date());
     if (++writes % PURGE_EVERY === 0) void purgeExpired(this.db).catch(() => undefined);
   }
 
@@ -95,6 +112,13 @@ class PrismaOAuthAdapter implements OAuthAdapter {
   async revokeByGrantId(grantId: string): Promise<void> {
     await revokeGrant(this.db, grantId);
   }
+}
+
+/** A client with a grant lives UNUSED_CLIENT_TTL_S past the grant's end (never shortened). */
+async function extendClientLifetime(db: Db, clientId: string, grantEnds: Date): Promise<void> {
+  const until = new Date(grantEnds.getTime() + UNUSED_CLIENT_TTL_S * 1000);
+  await db.$executeRaw`UPDATE oauth_records SET expires_at = GREATEST(expires_at, ${until})
+    WHERE model = 'Client' AND key_hash = ${sha256Hex(clientId)} AND expires_at IS NOT NULL`;
 }
 
 /** Removes a grant and every code and token issued under it. */
