@@ -51,11 +51,12 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await chromium?.close();
-  await new Promise((r) => server?.close(r));
+  // A setup that failed before listening leaves no server: nothing to wait for.
+  if (server) await new Promise((r) => server.close(r));
   await receiver?.close();
   await stack?.close();
 });
-afterEach(() => stack.origin.setRoutes(videositeCaptionRoutes()));
+afterEach(() => stack?.origin.setRoutes(videositeCaptionRoutes()));
 
 /** What a person reads in an element: its text with runs of white space as one space. */
 async function textOf(locator: Locator): Promise<string> {
