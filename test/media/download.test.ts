@@ -59,7 +59,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  if (server) await new Promise((resolve) => server.close(resolve));
   await cleanup?.();
 });
 
