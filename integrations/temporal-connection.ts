@@ -19,7 +19,11 @@ export interface TemporalConnection {
   close(): Promise<void>;
 }
 
-/** Past the SDK's longest retry delay (5 s, plus 20 % jitter). */
+/**
+ * How long after the last scheduled retry's due time close() waits: timers fire
+ * in due order, so that retry has run by then; the slack covers the
+ * millisecond rounding between Date.now() here and the timer's own clock.
+ */
 const RETRY_TIMER_SLACK_MS = 20;
 
 export async function connectTemporal(address: string): Promise<TemporalConnection> {
