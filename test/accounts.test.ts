@@ -88,6 +88,7 @@ describe('sign-up, verification and sign-in', () => {
         .type('form')
         .send({ email: ws.email, password: ws.password });
       expect(form.status).toBe(429);
+      expect(Number(form.headers['retry-after'])).toBeGreaterThan(0);
       // The owner from another address, and another e-mail from this address, still sign in.
       expect((await from('198.51.100.8', ws.email, ws.password)).status).toBe(200);
       expect((await from('198.51.100.7', other.email, other.password)).status).toBe(200);
@@ -139,6 +140,7 @@ describe('sign-up, verification and sign-in', () => {
         .send({ email: uniqueEmail('form'), password: 'a long enough password', display_name: 'F' });
       expect(form.status).toBe(429);
       expect(form.text).toContain('per hour from one address');
+      expect(Number(form.headers['retry-after'])).toBeGreaterThan(0);
       // Another address still signs up.
       expect((await signUpFrom('198.51.100.21')).status).toBe(201);
     } finally {

@@ -23,6 +23,7 @@ import { monthlySliceAt } from '../domain/billing/subscriptions';
 import { loadConfig, stripeSettings } from '../domain/config';
 import { addMonths } from '../domain/credits/ledger';
 import { createStripeClient } from '../integrations/payments/stripe-client';
+import { freePort } from '../stack/proc';
 import { bearer, createWorkspace, signInSession, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
 import {
   checkoutSessionObject,
@@ -336,6 +337,46 @@ describe('checkout and portal against stripe-mock', () => {
     // The quote needs no provider.
     await request(noKeyApi.app).get('/app/billing/quote').query({ units: 1000 }).set(bearer(ws.apiKey)).expect(200);
   });
+
+  it('answers 503 with Retry-After while the payment provider cannot be reached; nothing is stored, and an event is left for Stripe to deliver again', async () => {
+    // A loopback port with nothing listening: every Stripe call is refused (after stripe-node's own retries).
+    const down = await startTestApi({ STRIPE_API_BASE: `http://127.0.0.1:${await freePort()}` });
+    try {
+      const ws = await createWorkspace(down.deps, { plan: 'pro' });
+      const as = await owner(down, ws);
+      for (const r of [
+        await as(request(down.app).post('/app/billing/checkout')).send({ kind: 'credits', units: 1000 }),
+        await as(request(down.app).post('/app/billing/portal')),
+      ]) {
+        expect(r.status).toBe(503);
+        expect(r.body).toMatchObject({
+          error: { code: 'SERVICE_UNAVAILABLE', retryable: true, details: { detail: 'payment_provider' } },
+          request_id: expect.any(String),
+        });
+        expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+      }
+      // The dashboard's billing buttons: a page saying to come back, with the navigation kept; not an internal error.
+      const s = await signInSession(down.app, ws.email, ws.password);
+      const form = await request(down.app)
+        .post('/dashboard/billing/portal')
+        .set('Cookie', `${s.cookie}; ts_csrf=${s.csrf}`)
+        .type('form')
+        .send({ _csrf: s.csrf });
+      expect(form.status).toBe(503);
+      expect(form.text).toContain('Not available right now');
+      expect(form.text).toContain('The payment provider cannot be reached right now');
+      expect(form.text).toContain('<nav aria-label="Dashboard">');
+      expect(Number(form.headers['retry-after'])).toBeGreaterThan(0);
+      const stored = await down.deps.db.workspace.findUniqueOrThrow({ where: { id: ws.workspaceId }, select: { stripeCustomerId: true } });
+      expect(stored.stripeCustomerId).toBeNull();
+      const event = eventObject('checkout.session.completed', { id: `cs_${randomUUID()}`, object: 'checkout.session' });
+      const delivered = await deliver(down, event);
+      expect(delivered.status).toBe(503);
+      expect(await down.deps.db.billingEvent.count({ where: { id: event.id } })).toBe(0);
+    } finally {
+      await down.close();
+    }
+  }, 60_000);
 
   it('takes its settings from config: production refuses a secret key without the webhook signing secret', () => {
     const prod = {

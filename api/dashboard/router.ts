@@ -108,6 +108,12 @@ export function send(res: Response, status: number, body: string): void {
   res.status(status).set(PAGE_HEADERS).type('html').send(body);
 }
 
+/** A form page answering a refusal with its status, and Retry-After when the refusal is a limit (429). */
+function sendRefusal(res: Response, err: ServiceError, body: string): void {
+  if (err.retryAfterSeconds !== undefined) res.set('Retry-After', String(err.retryAfterSeconds));
+  send(res, err.status, body);
+}
+
 const noticeOf = (req: Request) => (typeof req.query.done === 'string' ? (NOTICES[req.query.done] ?? null) : null);
 
 /** A form body (or query) validated by the same zod schema the JSON route uses. */
@@ -153,16 +159,21 @@ export function dashboardRouter(deps: AppDeps): Router {
         const e = toServiceError(err, deps.logger, String(res.locals.requestId ?? ''));
         res.locals.errorCode = e.code;
         if (e.code === 'EMAIL_UNVERIFIED') return send(res, 403, page({ title: 'Verify your e-mail', body: unverifiedBody() }));
+        // A dependency that is down (503: the payment provider, the database) is not our fault to report: the page says to come back.
+        const unavailable = e.code === 'SERVICE_UNAVAILABLE';
         const title =
           e.status === 404
             ? 'Not found'
             : e.status === 403
               ? 'Not allowed'
-              : e.status >= 500
-                ? 'Something went wrong'
-                : 'That did not work';
+              : unavailable
+                ? 'Not available right now'
+                : e.status >= 500
+                  ? 'Something went wrong'
+                  : 'That did not work';
         // Signed in: the page keeps its navigation (a page with no valid session shows none).
-        const s = e.status < 500 ? await pageSession(req, deps, { allowUnverified: true }).catch(() => null) : null;
+        const s = e.status < 500 || unavailable ? await pageSession(req, deps, { allowUnverified: true }).catch(() => null) : null;
+        if (e.retryAfterSeconds !== undefined) res.set('Retry-After', String(e.retryAfterSeconds));
         send(
           res,
           e.status,
@@ -219,7 +230,7 @@ export function dashboardRouter(deps: AppDeps): Router {
         res.set(PAGE_HEADERS).redirect(303, '/dashboard/usage');
       } catch (err) {
         if (!(err instanceof ServiceError)) throw err;
-        send(res, err.status, page({ title: 'Sign in', error: err.message, body: signInBody({ email }) }));
+        sendRefusal(res, err, page({ title: 'Sign in', error: err.message, body: signInBody({ email }) }));
       }
     }),
   );
@@ -244,7 +255,7 @@ export function dashboardRouter(deps: AppDeps): Router {
         send(res, 201, page({ title: 'Check your e-mail', body: signUpDoneBody(body.email, deps.config.APP_ENV !== 'production') }));
       } catch (err) {
         if (!(err instanceof ServiceError)) throw err;
-        send(res, err.status, page({ title: 'Create an account', error: err.message, body: signUpBody(values) }));
+        sendRefusal(res, err, page({ title: 'Create an account', error: err.message, body: signUpBody(values) }));
       }
     }),
   );

@@ -45,7 +45,7 @@ const checkoutRoute = defineRoute({
   summary: 'Start a checkout for a subscription or a credit purchase',
   description:
     'A Stripe Checkout Session for the workspace (its `client_reference_id`). Subscriptions: Starter 19, Pro 49, Scale 149 USD a month, or yearly at 10 × the monthly price; the monthly credits are granted every month either way. ' +
-    'Credits: as quoted by GET /app/billing/quote. 503 SERVICE_UNAVAILABLE while no payment provider is configured; 409 CONFLICT when the workspace already has a subscription (change it in the portal); 402 PLAN_REQUIRED for credits on the trial.',
+    'Credits: as quoted by GET /app/billing/quote. 503 SERVICE_UNAVAILABLE while no payment provider is configured, or while it cannot be reached (with Retry-After); 409 CONFLICT when the workspace already has a subscription (change it in the portal); 402 PLAN_REQUIRED for credits on the trial.',
   tags,
   auth: { kind: 'required', scope: null, sessionOnly: true },
   body: CheckoutRequest,
@@ -62,7 +62,8 @@ const portalRoute = defineRoute({
   path: '/app/billing/portal',
   operationId: 'createPortalSession',
   summary: 'Open the customer billing portal',
-  description: "Stripe's customer portal: change plan or interval, cancel at period end, invoices and payment methods.",
+  description:
+    "Stripe's customer portal: change plan or interval, cancel at period end, invoices and payment methods. 503 SERVICE_UNAVAILABLE without a payment provider or while it cannot be reached (with Retry-After).",
   tags,
   auth: { kind: 'required', scope: null, sessionOnly: true },
   responses: { 200: { description: 'Redirect the browser to `url`.', schema: PortalSessionSchema } },

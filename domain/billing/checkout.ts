@@ -3,7 +3,7 @@ import { ServiceError } from '../errors';
 import { PRICE_VERSION, type PlanId } from '../plans';
 import type { Stripe } from '../../integrations/payments/stripe-client';
 import { creditPackPrice, isPaidPlan, quote, subscriptionPrice, type BillingInterval, type PaidPlan } from './catalogue';
-import { requireStripe, type BillingDeps } from './deps';
+import { atPaymentProvider, requireStripe, type BillingDeps } from './deps';
 import { priceIds } from './prices';
 import { LIVE_STATUSES } from './subscriptions';
 
@@ -46,9 +46,11 @@ export async function ensureCustomer(deps: BillingDeps, stripe: Stripe, workspac
     select: { stripeCustomerId: true, name: true, users: { select: { email: true }, take: 1, orderBy: { createdAt: 'asc' } } },
   });
   if (ws.stripeCustomerId) return ws.stripeCustomerId;
-  const customer = await stripe.customers.create(
-    { name: ws.name, email: ws.users[0]?.email, metadata: { workspace_id: workspaceId } },
-    { idempotencyKey: `customer-${workspaceId}` },
+  const customer = await atPaymentProvider(() =>
+    stripe.customers.create(
+      { name: ws.name, email: ws.users[0]?.email, metadata: { workspace_id: workspaceId } },
+      { idempotencyKey: `customer-${workspaceId}` },
+    ),
   );
   await deps.db
     .$executeRaw`UPDATE workspaces SET stripe_customer_id = ${customer.id} WHERE id = ${workspaceId}::uuid AND stripe_customer_id IS NULL`;
@@ -129,16 +131,18 @@ export async function createCheckout(
     .slice(0, 32);
   const idempotencyKey = `checkout-${workspace.id}-${fingerprint}-${Math.floor(now.getTime() / 60_000)}`;
   const create = (key: string) =>
-    stripe.checkout.sessions.create(
-      {
-        ...params,
-        customer,
-        client_reference_id: workspace.id,
-        metadata,
-        success_url: billingReturnUrl(deps.baseUrl, 'success'),
-        cancel_url: billingReturnUrl(deps.baseUrl, 'cancelled'),
-      },
-      { idempotencyKey: key },
+    atPaymentProvider(() =>
+      stripe.checkout.sessions.create(
+        {
+          ...params,
+          customer,
+          client_reference_id: workspace.id,
+          metadata,
+          success_url: billingReturnUrl(deps.baseUrl, 'success'),
+          cancel_url: billingReturnUrl(deps.baseUrl, 'cancelled'),
+        },
+        { idempotencyKey: key },
+      ),
     );
   let session = await create(idempotencyKey);
   // The same minute's session already completed or expired (a second purchase right after the first): a new one.
@@ -158,6 +162,6 @@ export async function createPortal(deps: BillingDeps, workspaceId: string): Prom
   const stripe = requireStripe(deps);
   const customer = await ensureCustomer(deps, stripe, workspaceId);
   const returnUrl = billingReturnUrl(deps.baseUrl);
-  const session = await stripe.billingPortal.sessions.create({ customer, return_url: returnUrl });
+  const session = await atPaymentProvider(() => stripe.billingPortal.sessions.create({ customer, return_url: returnUrl }));
   return { id: session.id, url: session.url, return_url: returnUrl };
 }

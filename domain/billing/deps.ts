@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db';
 import { ServiceError } from '../errors';
-import type { Stripe } from '../../integrations/payments/stripe-client';
+import { isStripeUnavailable, type Stripe } from '../../integrations/payments/stripe-client';
 
 /** What the billing functions need; the API builds it from its deps (api/routes/billing.ts), the dashboard the same way. */
 export interface BillingDeps {
@@ -19,4 +19,25 @@ export function requireStripe(deps: BillingDeps): Stripe {
   if (!deps.stripe)
     throw new ServiceError('SERVICE_UNAVAILABLE', 'payment_provider', { message: 'The payment provider is not configured yet.' });
   return deps.stripe;
+}
+
+/** How long a caller should wait before trying again after a payment provider outage. */
+const PROVIDER_RETRY_AFTER_S = 30;
+
+/**
+ * A call to the payment provider. Its outage is 503 SERVICE_UNAVAILABLE
+ * naming `payment_provider`, retryable with Retry-After, instead of an
+ * internal error; any other failure is left as it is.
+ */
+export async function atPaymentProvider<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (!isStripeUnavailable(err)) throw err;
+    throw new ServiceError('SERVICE_UNAVAILABLE', 'payment_provider', {
+      message: 'The payment provider cannot be reached right now; try again shortly.',
+      retryAfterSeconds: PROVIDER_RETRY_AFTER_S,
+      cause: err,
+    });
+  }
 }

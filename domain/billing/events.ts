@@ -2,7 +2,7 @@ import { ServiceError } from '../errors';
 import type { Db } from '../db';
 import type { Stripe } from '../../integrations/payments/stripe-client';
 import { CREDIT_UNITS_MAX, CREDIT_UNITS_MIN, CREDIT_UNITS_STEP } from './catalogue';
-import type { BillingDeps } from './deps';
+import { atPaymentProvider, type BillingDeps } from './deps';
 import { syncSubscription } from './subscriptions';
 
 // Stripe's events, verified and handled. Each handled event id is recorded
@@ -69,7 +69,8 @@ export async function processStripeEvent(deps: BillingDeps & { stripe: Stripe },
   if (await deps.db.billingEvent.findUnique({ where: { id: event.id }, select: { id: true } })) {
     return { ...outcome, duplicate: true, ignored: false };
   }
-  const workspaceId = await dispatch(deps, event);
+  // Stripe unreachable while reading the object back: 503, and Stripe delivers the event again later.
+  const workspaceId = await atPaymentProvider(() => dispatch(deps, event));
   const recorded = await deps.db.$executeRaw`
     INSERT INTO billing_events (id, type, workspace_id, received_at) VALUES (${event.id}, ${event.type}, ${workspaceId}::uuid, now())
     ON CONFLICT (id) DO NOTHING`;

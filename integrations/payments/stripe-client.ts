@@ -31,4 +31,17 @@ export function createStripeClient(settings: Pick<StripeSettings, 'secretKey' | 
   });
 }
 
+/**
+ * Stripe could not be reached, failed on its side (5xx) or kept rate limiting,
+ * after stripe-node's own retries: an outage to try again after, not a fault
+ * of the request or of this service.
+ */
+export function isStripeUnavailable(err: unknown): boolean {
+  return (
+    err instanceof Stripe.errors.StripeConnectionError ||
+    err instanceof Stripe.errors.StripeAPIError ||
+    err instanceof Stripe.errors.StripeRateLimitError
+  );
+}
+
 export type { Stripe };
