@@ -24,7 +24,6 @@ const NAV: [NavKey, string, string][] = [
   ['profile', 'Profile', '/dashboard/profile'],
 ];
 
-/** Every write form carries the session's CSRF token (the same token the JSON API takes as X-CSRF-Token). */
 /** A form field: its label, the control, and a hint the control can name with aria-describedby (`<id>-hint`). */
 export function field(id: string, label: string, input: SafeHtml, hint?: string): SafeHtml {
   return html`<div class="field">
@@ -32,6 +31,7 @@ export function field(id: string, label: string, input: SafeHtml, hint?: string)
   </div>`;
 }
 
+/** Every write form carries the session's CSRF token (the same token the JSON API takes as X-CSRF-Token). */
 export function csrfField(csrf: string): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${csrf}" />`;
 }

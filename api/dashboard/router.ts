@@ -108,7 +108,7 @@ export function send(res: Response, status: number, body: string): void {
   res.status(status).set(PAGE_HEADERS).type('html').send(body);
 }
 
-/** A form page answering a refusal with its status, and Retry-After when the refusal is a limit (429). */
+/** A page answering a refusal with its status, and Retry-After when the refusal names one (a limit, a dependency that is down). */
 function sendRefusal(res: Response, err: ServiceError, body: string): void {
   if (err.retryAfterSeconds !== undefined) res.set('Retry-After', String(err.retryAfterSeconds));
   send(res, err.status, body);
@@ -159,7 +159,7 @@ export function dashboardRouter(deps: AppDeps): Router {
         const e = toServiceError(err, deps.logger, String(res.locals.requestId ?? ''));
         res.locals.errorCode = e.code;
         if (e.code === 'EMAIL_UNVERIFIED') return send(res, 403, page({ title: 'Verify your e-mail', body: unverifiedBody() }));
-        // A dependency that is down (503: the payment provider, the database) is not our fault to report: the page says to come back.
+        // A dependency that is down (503: the payment provider, the database) is not a fault of this request: the page says to come back.
         const unavailable = e.code === 'SERVICE_UNAVAILABLE';
         const title =
           e.status === 404
@@ -173,10 +173,9 @@ export function dashboardRouter(deps: AppDeps): Router {
                   : 'That did not work';
         // Signed in: the page keeps its navigation (a page with no valid session shows none).
         const s = e.status < 500 || unavailable ? await pageSession(req, deps, { allowUnverified: true }).catch(() => null) : null;
-        if (e.retryAfterSeconds !== undefined) res.set('Retry-After', String(e.retryAfterSeconds));
-        send(
+        sendRefusal(
           res,
-          e.status,
+          e,
           page({
             title,
             session: s ? { csrf: s.csrf, email: await emailOf(s), current: 'none' } : undefined,

@@ -10,7 +10,6 @@ import type { AppDeps } from '../http/context';
 import { SESSION_COOKIE } from '../http/route';
 import { consentPage, errorPage } from './pages';
 import { OAUTH_PATHS, oauthResources } from './resources';
-import { registrationLimit } from './registration-limit';
 
 // OAuth 2.1 for agents (issue 14): the service is the authorization server of
 // its own API and tool server, built on oidc-provider (panva/node-oidc-provider,
@@ -186,7 +185,9 @@ export function mountOAuth(app: Express, deps: AppDeps, opts: OAuthOptions = {})
     void decideConsent(provider, deps, resources.mcp, req, res);
   });
 
-  app.post(OAUTH_PATHS.registration, registrationLimit(deps.oauthRegistrationLimit));
+  // Dynamic client registration (RFC 7591) is open to anyone, as the MCP authorization spec expects, and each
+  // registration stores a client: limited per client address (AppDeps.oauthRegistrationLimit).
+  app.post(OAUTH_PATHS.registration, (req, _res, next) => void deps.oauthRegistrationLimit.consume(req.ip ?? '').then(() => next(), next));
 
   app.use((req, res, next) => {
     if (req.path === OAUTH_PATHS.oidcMetadata || (req.path.startsWith('/oauth/') && !req.path.startsWith(`${OAUTH_PATHS.consent}/`))) {

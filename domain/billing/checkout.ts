@@ -46,11 +46,9 @@ export async function ensureCustomer(deps: BillingDeps, stripe: Stripe, workspac
     select: { stripeCustomerId: true, name: true, users: { select: { email: true }, take: 1, orderBy: { createdAt: 'asc' } } },
   });
   if (ws.stripeCustomerId) return ws.stripeCustomerId;
-  const customer = await atPaymentProvider(() =>
-    stripe.customers.create(
-      { name: ws.name, email: ws.users[0]?.email, metadata: { workspace_id: workspaceId } },
-      { idempotencyKey: `customer-${workspaceId}` },
-    ),
+  const customer = await stripe.customers.create(
+    { name: ws.name, email: ws.users[0]?.email, metadata: { workspace_id: workspaceId } },
+    { idempotencyKey: `customer-${workspaceId}` },
   );
   await deps.db
     .$executeRaw`UPDATE workspaces SET stripe_customer_id = ${customer.id} WHERE id = ${workspaceId}::uuid AND stripe_customer_id IS NULL`;
@@ -66,13 +64,23 @@ export async function ensureCustomer(deps: BillingDeps, stripe: Stripe, workspac
  *
  * The Checkout Session names the workspace in `client_reference_id` and in
  * the metadata, and is created with an idempotency key of the workspace, the
- * request and the minute: a double click gets the same session.
+ * request and the minute: a double click gets the same session. A payment
+ * provider outage is 503 (atPaymentProvider), for every Stripe call inside.
  */
-export async function createCheckout(
+export function createCheckout(
   deps: BillingDeps,
   workspace: { id: string; plan: PlanId },
   request: CheckoutRequest,
   now = new Date(),
+): Promise<CheckoutSessionView> {
+  return atPaymentProvider(() => openCheckoutSession(deps, workspace, request, now));
+}
+
+async function openCheckoutSession(
+  deps: BillingDeps,
+  workspace: { id: string; plan: PlanId },
+  request: CheckoutRequest,
+  now: Date,
 ): Promise<CheckoutSessionView> {
   const stripe = requireStripe(deps);
   let view: Omit<CheckoutSessionView, 'id' | 'url' | 'expires_at'>;
@@ -131,18 +139,16 @@ export async function createCheckout(
     .slice(0, 32);
   const idempotencyKey = `checkout-${workspace.id}-${fingerprint}-${Math.floor(now.getTime() / 60_000)}`;
   const create = (key: string) =>
-    atPaymentProvider(() =>
-      stripe.checkout.sessions.create(
-        {
-          ...params,
-          customer,
-          client_reference_id: workspace.id,
-          metadata,
-          success_url: billingReturnUrl(deps.baseUrl, 'success'),
-          cancel_url: billingReturnUrl(deps.baseUrl, 'cancelled'),
-        },
-        { idempotencyKey: key },
-      ),
+    stripe.checkout.sessions.create(
+      {
+        ...params,
+        customer,
+        client_reference_id: workspace.id,
+        metadata,
+        success_url: billingReturnUrl(deps.baseUrl, 'success'),
+        cancel_url: billingReturnUrl(deps.baseUrl, 'cancelled'),
+      },
+      { idempotencyKey: key },
     );
   let session = await create(idempotencyKey);
   // The same minute's session already completed or expired (a second purchase right after the first): a new one.
@@ -157,11 +163,13 @@ export interface PortalSessionView {
   return_url: string;
 }
 
-/** Opens Stripe's customer portal (plan changes, cancellation, invoices, payment methods). 503 without a payment provider. */
-export async function createPortal(deps: BillingDeps, workspaceId: string): Promise<PortalSessionView> {
-  const stripe = requireStripe(deps);
-  const customer = await ensureCustomer(deps, stripe, workspaceId);
-  const returnUrl = billingReturnUrl(deps.baseUrl);
-  const session = await atPaymentProvider(() => stripe.billingPortal.sessions.create({ customer, return_url: returnUrl }));
-  return { id: session.id, url: session.url, return_url: returnUrl };
+/** Opens Stripe's customer portal (plan changes, cancellation, invoices, payment methods). 503 without a payment provider or during its outage. */
+export function createPortal(deps: BillingDeps, workspaceId: string): Promise<PortalSessionView> {
+  return atPaymentProvider(async () => {
+    const stripe = requireStripe(deps);
+    const customer = await ensureCustomer(deps, stripe, workspaceId);
+    const returnUrl = billingReturnUrl(deps.baseUrl);
+    const session = await stripe.billingPortal.sessions.create({ customer, return_url: returnUrl });
+    return { id: session.id, url: session.url, return_url: returnUrl };
+  });
 }

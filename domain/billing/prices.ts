@@ -1,7 +1,6 @@
 import type { Stripe } from '../../integrations/payments/stripe-client';
 import { CREDIT_PACK_PRICES, SUBSCRIPTION_PRICES, type CreditPackPrice, type SubscriptionPrice } from './catalogue';
 import { PRICE_VERSION } from '../plans';
-import { atPaymentProvider } from './deps';
 
 // The price list in Stripe, found by lookup key. Syncing lists the active
 // prices with our keys and creates only the missing ones; a creation carries an
@@ -77,7 +76,7 @@ const synced = new WeakMap<Stripe, Promise<PriceIds>>();
 export function priceIds(stripe: Stripe): Promise<PriceIds> {
   let p = synced.get(stripe);
   if (!p) {
-    p = atPaymentProvider(() => syncPrices(stripe)).then((r) => r.ids);
+    p = syncPrices(stripe).then((r) => r.ids);
     p.catch(() => synced.delete(stripe));
     synced.set(stripe, p);
   }

@@ -118,7 +118,7 @@ class PrismaOAuthAdapter implements OAuthAdapter {
 async function extendClientLifetime(db: Db, clientId: string, grantEnds: Date): Promise<void> {
   const until = new Date(grantEnds.getTime() + UNUSED_CLIENT_TTL_S * 1000);
   await db.$executeRaw`UPDATE oauth_records SET expires_at = GREATEST(expires_at, ${until})
-    WHERE model = 'Client' AND key_hash = ${sha256Hex(clientId)} AND expires_at IS NOT NULL`;
+    WHERE model = 'Client' AND key_hash = ${sha256Hex(clientId)}`;
 }
 
 /** Removes a grant and every code and token issued under it. */
