@@ -2,7 +2,8 @@
 # (docker-compose.yml overrides the command). Runs the TypeScript with tsx,
 # exactly as `npm run dev` does; there is no separate build step. The speech
 # recognizer is an image of its own (recognizer/Dockerfile).
-FROM node:20-bookworm-slim
+# The same Node.js major as stack/node-setup.sh pins for local runs and CI (24 LTS).
+FROM node:24-bookworm-slim
 
 # Media tools the worker shells out to: ffmpeg/ffprobe (probing, converting, cutting pieces).
 RUN apt-get update \
@@ -15,10 +16,10 @@ RUN npm install -g npm@11.19.1 --no-audit --no-fund
 
 WORKDIR /app
 
-# Dependencies first, so that code changes do not reinstall them.
-# (npm install if npm ci refuses the lock file; see stack/setup.sh.)
+# Dependencies first, so that code changes do not reinstall them. The lock file
+# lists every platform's optional binaries, so npm ci installs exactly it.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund || npm install --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 
 # The Prisma client is generated code (prisma/generated is not copied in).
 COPY prisma/schema.prisma prisma/schema.prisma

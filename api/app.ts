@@ -1,13 +1,16 @@
 import cookieParser from 'cookie-parser';
-import express, { type Express } from 'express';
-import swaggerUi from 'swagger-ui-express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AppDeps } from './http/context';
 import { accessLog, errorHandler, metricsRegistry, requestId, unmatchedRoute, type KnownRoute } from './http/middleware';
+import { jsonBodyParser } from './http/json-body';
+import { checkRequestTarget } from './http/request-target';
 import { mount } from './http/route';
+import { mountDocs } from './docs';
 import { buildOpenApiDocument } from './openapi';
 import { allRoutes } from './routes';
 import { DASHBOARD_ROUTES, dashboardRouter } from './dashboard/router';
 import { createLocalUploadHandler } from '../integrations/storage';
+import { POLLER_FRESH_SECONDS, queuePollers } from '../integrations/temporal-pollers';
 import { mountMcp } from './mcp/server';
 import { mountOAuth } from './oauth/provider';
 import { bearerChallenge } from './oauth/resources';
@@ -19,6 +22,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', deps.config.TRUST_PROXY);
   app.use(requestId);
   app.use(accessLog(deps.logger));
+  // A path or query string no decoder can read, or holding NUL, is refused here (400/422), before any router.
+  app.use(checkRequestTarget);
 
   // Operations: liveness, readiness, metrics.
   app.get('/healthz', (_req, res) => {
@@ -30,6 +35,11 @@ export function createApp(deps: AppDeps): Express {
       .status(Object.values(checks).every((c) => c === 'ok') ? 200 : 503)
       .json({ status: Object.values(checks).every((c) => c === 'ok') ? 'ready' : 'not_ready', checks });
   });
+  // The deeper check for operators and the compose file: does anything run the jobs? (README, "Readiness")
+  app.get('/readyz/workers', async (_req, res) => {
+    const report = await workerReadiness(deps);
+    res.status(report.status === 'ready' ? 200 : 503).json(report);
+  });
   app.get('/metrics', async (_req, res) => {
     res.type(metricsRegistry.contentType).send(await metricsRegistry.metrics());
   });
@@ -38,7 +48,7 @@ export function createApp(deps: AppDeps): Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(openapi);
   });
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Transcript Service API' }));
+  mountDocs(app);
 
   if (deps.config.APP_ENV !== 'production') {
     // Development outbox: no mail server is reachable, so mail is shown here.
@@ -53,7 +63,7 @@ export function createApp(deps: AppDeps): Express {
 
   // The local-disk store's signed PUT URLs (raw file bodies): before the JSON parser.
   app.use(createLocalUploadHandler(deps.objectStore));
-  app.use(cookieParser());
+  app.use(cookieParser(), stringCookiesOnly);
   // Stripe's events are verified over the exact bytes sent: kept raw on that path (the JSON parser then skips it).
   app.use('/ingress/stripe', express.raw({ type: () => true, limit: deps.config.BODY_LIMIT_BYTES }));
   // OAuth 2.1 for agents (api/oauth/provider.ts): before any body parser, its endpoints read their own form bodies.
@@ -62,11 +72,12 @@ export function createApp(deps: AppDeps): Express {
   // Only its paths enter its router: an API request does not walk the dashboard's routes.
   const dashboard = dashboardRouter(deps);
   app.use((req, res, next) => (req.path.startsWith('/dashboard') || req.path.startsWith('/app/') ? dashboard(req, res, next) : next()));
-  // Every API body is JSON, whatever Content-Type says; the size limit is documented in the OpenAPI description.
-  app.use(express.json({ limit: deps.config.BODY_LIMIT_BYTES, type: () => true, strict: false }));
-
-  // The agent tool server (MCP Streamable HTTP, stateless): api/mcp/server.ts.
+  // The agent tool server (MCP Streamable HTTP, stateless): api/mcp/server.ts. It reads its own body (errors as JSON-RPC).
   mountMcp(app, deps);
+
+  // API bodies are JSON (api/http/json-body.ts): size and nesting limits documented in the OpenAPI description;
+  // a JSON route refuses any other body with 415.
+  app.use(jsonBodyParser(deps.config.BODY_LIMIT_BYTES));
 
   const router = express.Router();
   mount(router, allRoutes, deps);
@@ -75,6 +86,7 @@ export function createApp(deps: AppDeps): Express {
   const pagePaths = [
     '/healthz',
     '/readyz',
+    '/readyz/workers',
     '/metrics',
     '/openapi.json',
     ...(deps.config.APP_ENV !== 'production' ? ['/app/dev/outbox'] : []),
@@ -83,6 +95,53 @@ export function createApp(deps: AppDeps): Express {
   app.use(unmatchedRoute([...allRoutes, ...pages, ...DASHBOARD_ROUTES]));
   app.use(errorHandler(deps.logger, (error) => bearerChallenge(deps.baseUrl, 'api', error)));
   return app;
+}
+
+/**
+ * cookie-parser turns a value starting with `j:` into parsed JSON; no cookie of
+ * ours is JSON, so a value that is not a string (`ts_session=j:{"a":1}`) counts
+ * as absent instead of reaching code that expects a string.
+ */
+function stringCookiesOnly(req: Request, _res: Response, next: NextFunction): void {
+  const cookies = (req as Request & { cookies?: Record<string, unknown> }).cookies;
+  if (cookies) for (const [name, value] of Object.entries(cookies)) if (typeof value !== 'string') delete cookies[name];
+  next();
+}
+
+/**
+ * Whether the job task queue has live workflow and activity pollers (the
+ * TypeScript workers) and, with the embedded recognizer, whether the
+ * recognition task queue has live activity pollers (the Python recognizers):
+ * without them accepted jobs wait. Not part of /readyz: an API instance whose
+ * workers are down still accepts work, which waits durably for them.
+ */
+async function workerReadiness(deps: AppDeps) {
+  const ns = deps.config.TEMPORAL_NAMESPACE;
+  const queues: { name: string; role: 'jobs' | 'recognition'; needs: ('workflow' | 'activity')[] }[] = [
+    { name: deps.config.TEMPORAL_TASK_QUEUE, role: 'jobs', needs: ['workflow', 'activity'] },
+    ...(deps.config.RECOGNIZER === 'whisper'
+      ? [{ name: deps.config.RECOGNITION_TASK_QUEUE, role: 'recognition' as const, needs: ['activity' as const] }]
+      : []),
+  ];
+  const task_queues: Record<string, { role: string; workflow_pollers: number; activity_pollers: number; status: string }> = {};
+  let ready = true;
+  for (const q of queues) {
+    try {
+      const pollers = await queuePollers(deps.temporal, ns, q.name);
+      const ok = q.needs.every((kind) => pollers[kind].length > 0);
+      ready &&= ok;
+      task_queues[q.name] = {
+        role: q.role,
+        workflow_pollers: pollers.workflow.length,
+        activity_pollers: pollers.activity.length,
+        status: ok ? 'ok' : 'no_workers',
+      };
+    } catch {
+      ready = false;
+      task_queues[q.name] = { role: q.role, workflow_pollers: 0, activity_pollers: 0, status: 'temporal_unreachable' };
+    }
+  }
+  return { status: ready ? 'ready' : 'not_ready', poller_fresh_seconds: POLLER_FRESH_SECONDS, task_queues };
 }
 
 async function readiness(deps: AppDeps): Promise<Record<string, string>> {

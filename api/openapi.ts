@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { ERROR_CATALOGUE } from '../domain/errors';
 import { applyQueryDependencies, registerOpenApi, type RouteSpec } from './http/route';
-import { UNSTORABLE_TEXT_RULE } from './http/storable-text';
+import { JSON_DEPTH_LIMIT, UNSTORABLE_TEXT_RULE } from './http/storable-text';
 import { allRoutes } from './routes';
 
 /** The OpenAPI 3.1 document, generated from the same route declarations and zod schemas that serve requests. */
@@ -37,7 +37,7 @@ export function buildOpenApiDocument(specs: RouteSpec<any, any, any>[] = allRout
         '',
         '**Rate limits** (per workspace, shared by every API instance, one-minute windows): *submits* are POST /v1/jobs, POST /v1/jobs/{id}/retry, POST /v1/batches, POST /v1/uploads, POST /v1/video-discoveries and POST /v1/language-discoveries; *reads* are the GET calls under /v1 except /v1/capabilities (a long poll counts once). Jobs in progress (queued, processing, awaiting_provider) are capped per plan at submit time. Over a limit: 429 RATE_LIMITED with `retry-after`, `ratelimit-limit`, `ratelimit-remaining`, `ratelimit-reset` and `details.detail` naming the limit.',
         '',
-        '**Request bodies** are JSON, at most 1 MiB (413 PAYLOAD_TOO_LARGE naming `body_limit_bytes`); unknown fields are rejected with 422 INVALID_REQUEST. A body that claims a `Content-Encoding` it does not have answers 400 BAD_REQUEST (an encoding the service does not accept: 415 UNSUPPORTED_ENCODING); a request the HTTP parser cannot read answers 400 BAD_REQUEST; a method a path does not accept answers 405 METHOD_NOT_ALLOWED with `Allow`.',
+        `**Request bodies** are JSON sent with \`Content-Type: application/json\` (any other body answers 415 UNSUPPORTED_MEDIA_TYPE naming \`Content-Type\`), at most 1 MiB (413 PAYLOAD_TOO_LARGE naming \`body_limit_bytes\`) and nested at most ${JSON_DEPTH_LIMIT} levels deep (422 INVALID_REQUEST naming \`json_depth_limit=${JSON_DEPTH_LIMIT}\`, checked before the body is parsed); unknown fields are rejected with 422 INVALID_REQUEST. A body that claims a \`Content-Encoding\` it does not have answers 400 BAD_REQUEST (an encoding the service does not accept: 415 UNSUPPORTED_ENCODING); a request the HTTP parser cannot read answers 400 BAD_REQUEST; a method a path does not accept answers 405 METHOD_NOT_ALLOWED with \`Allow\`. A path or query string that is not valid percent-encoded UTF-8, or that holds NUL, answers 400 BAD_REQUEST naming \`path\` or \`query\`.`,
         '',
         `**Text**: ${UNSTORABLE_TEXT_RULE}`,
         '',

@@ -25,13 +25,19 @@ const ConfigSchema = z.object({
   SECRETS_KEY: z.string().min(32).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
-  // Which peers may set X-Forwarded-For (Express's "trust proxy"): true, false, a hop count, or addresses,
-  // CIDRs and the names loopback, linklocal, uniquelocal. The default trusts proxies on private networks
-  // only, so a client connecting from the internet cannot choose the address its limits are counted under.
+  // Which peers may set X-Forwarded-For (Express's "trust proxy"): false, true, a hop count, or addresses,
+  // CIDRs and the names loopback, linklocal, uniquelocal. The default trusts no proxy: the client address of
+  // the per-address limits is the TCP peer, so no client (on the internet or a private network alike) can
+  // choose the address its limits are counted under. Behind a proxy, name it (e.g. 10.0.0.5 or uniquelocal).
   TRUST_PROXY: z
     .string()
-    .default('loopback, linklocal, uniquelocal')
+    .default('false')
     .transform((v): boolean | number | string => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v)),
+  // The agent tool server (/mcp) refuses a request whose Origin is not the service's own (PUBLIC_BASE_URL) or one of
+  // these (comma-separated origins, e.g. https://agent.example), and one whose Host is not PUBLIC_BASE_URL's host, a
+  // loopback name or one of MCP_ALLOWED_HOSTS (comma-separated host names): the MCP transport's DNS-rebinding rule.
+  MCP_ALLOWED_ORIGINS: z.string().default(''),
+  MCP_ALLOWED_HOSTS: z.string().default(''),
   // OAuth dynamic client registrations (POST /oauth/register, unauthenticated) per client address per hour.
   OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().positive().default(20),
   // Wrong passwords per client address and e-mail in 15 minutes before sign-in is refused for the rest of the window.

@@ -28,6 +28,11 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     message: 'The body uses a Content-Encoding or charset the service does not accept.',
   },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    retryable: false,
+    message: 'The body must be JSON, sent with Content-Type: application/json.',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, message: 'Request body is larger than the limit.' },
   RATE_LIMITED: { status: 429, retryable: true, message: 'Over a rate or queue limit. Nothing charged.' },
   SOURCE_NOT_FOUND: { status: 422, retryable: false, message: 'Video does not exist or was removed.' },

@@ -3,6 +3,7 @@
     worker                      the Temporal recognition worker (stack/recognizer.ts starts it)
     prepare-model               joins the bundled model's halves and checks its sha256 (stack/recognizer-setup.sh)
     check                       checks the configured model (WHISPER_MODEL_DIR or the bundled one); exit 2 when refused
+    health                      exit 0 when a recognition worker of this host polls its task queue (the container's health check)
     recognize FILE [--language L]
                                 recognises one file with the same engine and prints the raw result as JSON
                                 (loads the model for this one file: for tests and tools, never the job path)
@@ -26,6 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("worker")
     sub.add_parser("prepare-model")
     sub.add_parser("check")
+    sub.add_parser("health")
     rec = sub.add_parser("recognize")
     rec.add_argument("file")
     rec.add_argument("--language", default=None)
@@ -52,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(f"{spec.name}: {spec.path} ({'sha256 ' + spec.sha256 if spec.sha256 else 'no checksum given'}) ok")
         return 0
+    if args.command == "health":
+        from .health import health
+
+        return health()
     if args.command == "recognize":
         from .engine import Engine, EngineSettings
 

@@ -7,6 +7,7 @@
 # Compose specification's own loader (stack/compose-check, built with Go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source stack/node-setup.sh
 
 step() { echo "[check] $1"; }
 

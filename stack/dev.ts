@@ -6,15 +6,18 @@
  *               STRIPE_SECRET_KEY is set in this shell: then that Stripe account is used)
  *   then migrations, the dev seed, and the API (port 3000) and worker processes,
  *   and the speech recognition worker (recognizer/, Python: Whisper base, loaded once).
+ *   The API, the worker and the recognizer are supervised (stack/supervisor.ts): each
+ *   exit is logged and the process is started again with backoff.
  * Ctrl-C stops the API and workers first, then Temporal, then PostgreSQL.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { applyMigrations } from '../prisma/migrate';
 import { startPostgres, type PostgresHandle } from './postgres';
 import { prefixLines, ROOT, waitFor } from './proc';
 import { startRecognizer, type RecognizerHandle } from './recognizer';
+import { supervise, type RunningProcess, type Supervisor } from './supervisor';
 import { startStripeMock, STRIPE_DEV_WEBHOOK_SECRET, STRIPE_MOCK_SECRET_KEY, type StripeMockHandle } from './stripe-mock';
 import { startTemporal, type TemporalHandle } from './temporal';
 
@@ -23,9 +26,9 @@ const BASE = `http://localhost:${PORT}`;
 
 let pg: PostgresHandle | undefined;
 let temporal: TemporalHandle | undefined;
-let recognizer: RecognizerHandle | undefined;
+let recognizer: Supervisor<RecognizerHandle> | undefined;
 let stripeMock: StripeMockHandle | undefined;
-const children: ChildProcess[] = [];
+const supervisors: Supervisor[] = [];
 let stopping = false;
 
 async function main() {
@@ -55,15 +58,15 @@ async function main() {
   };
   const seed = await runSeed(pg.url);
 
-  startChild('api', 'api/main.ts', env);
-  startChild('worker', 'worker/main.ts', env);
+  // Each process is kept running: an exit is logged and the process started again with backoff (stack/supervisor.ts).
+  supervisors.push(await superviseChild('api', 'api/main.ts', env), await superviseChild('worker', 'worker/main.ts', env));
   // Same Temporal and object store (DATA_DIR) as the worker; S3_* and WHISPER_* pass through from this shell.
-  recognizer = await startRecognizer({
-    temporalAddress: temporal.address,
-    dataDir: env.DATA_DIR,
-    env: { LOG_LEVEL: process.env.LOG_LEVEL },
+  recognizer = await supervise({
+    name: 'recognizer',
+    log,
+    start: () => startRecognizer({ temporalAddress: temporal!.address, dataDir: env.DATA_DIR, env: { LOG_LEVEL: process.env.LOG_LEVEL } }),
   });
-  const apiUp = children.some((c) => c.spawnargs.includes('api/main.ts'))
+  const apiUp = fs.existsSync(path.join(ROOT, 'api/main.ts'))
     ? await waitFor(
         () =>
           fetch(`${BASE}/healthz`).then(
@@ -111,17 +114,30 @@ function optionalRequire(file: string): any {
   }
 }
 
-function startChild(name: string, entry: string, env: NodeJS.ProcessEnv) {
-  if (!fs.existsSync(path.join(ROOT, entry))) {
-    console.log(`[dev] ${entry} does not exist yet: ${name} not started`);
-    return;
-  }
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+const log = (line: string) => console.error(`[dev] ${line.replace(/^\[supervisor\] /, '')}`);
+
+/** A TypeScript process of the service (tsx as a node loader: one process, so a signal reaches the program itself). */
+function startChild(name: string, entry: string, env: NodeJS.ProcessEnv): RunningProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   prefixLines(child, `[${name}] `);
-  child.on('exit', (code, signal) => {
-    if (!stopping) console.error(`[dev] ${name} exited (${signal ?? `code ${code}`}); the rest keeps running, Ctrl-C to stop`);
-  });
-  children.push(child);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    pid: child.pid ?? -1,
+    exited,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+async function superviseChild(name: string, entry: string, env: NodeJS.ProcessEnv): Promise<Supervisor> {
+  return supervise({ name, log, start: async () => startChild(name, entry, env) });
 }
 
 function printBanner(seed: Seed | undefined, apiUp: boolean) {
@@ -135,9 +151,10 @@ function printBanner(seed: Seed | undefined, apiUp: boolean) {
     ` Stripe        ${stripeMock ? `stripe-mock ${stripeMock.apiBase} (no state, no webhooks)` : 'the account of STRIPE_SECRET_KEY'}`,
     ` Database      ${pg!.url}`,
     ` Recognizer    ${
-      recognizer
-        ? recognizer.readyLine
-            .replace(/^recognizer ready: /, '')
+      recognizer?.current()
+        ? recognizer
+            .current()!
+            .readyLine.replace(/^recognizer ready: /, '')
             .split(' ')
             .slice(0, 5)
             .join(' ')
@@ -170,18 +187,7 @@ async function shutdown(code: number) {
   if (stopping) return;
   stopping = true;
   console.log('\n[dev] stopping...');
-  await Promise.all([
-    recognizer?.stop(),
-    ...children.map(
-      (c) =>
-        new Promise<void>((resolve) => {
-          if (c.exitCode !== null || c.signalCode !== null) return resolve();
-          c.once('exit', () => resolve());
-          c.kill('SIGTERM');
-          setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
-        }),
-    ),
-  ]);
+  await Promise.all([recognizer?.stop(), ...supervisors.map((s) => s.stop())]);
   await temporal?.stop().catch((e) => console.error(`[dev] stopping Temporal: ${e.message}`));
   await stripeMock?.stop().catch((e) => console.error(`[dev] stopping stripe-mock: ${e.message}`));
   await pg?.stop().catch((e) => console.error(`[dev] stopping PostgreSQL: ${e.message}`));

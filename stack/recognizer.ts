@@ -18,6 +18,8 @@ export const RECOGNIZER_PYTHON = path.join(RECOGNIZER_VENV, 'bin/python');
 
 export interface RecognizerHandle {
   pid: number;
+  /** Settles when the worker process exits (for whatever reason). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The worker's ready line (model, threads, task queue, store, start-up times). */
   readyLine: string;
   /** From spawn to the ready line. */
@@ -58,6 +60,9 @@ export async function startRecognizer(opts: RecognizerOptions): Promise<Recogniz
       PYTHONUNBUFFERED: '1',
     },
   });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   let readyLine = '';
   let seen = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -77,7 +82,7 @@ export async function startRecognizer(opts: RecognizerOptions): Promise<Recogniz
     stepMs: 50,
     killAfterMs: 10_000,
   });
-  return { pid: child.pid!, readyLine, startMs: Date.now() - t0, stop };
+  return { pid: child.pid!, exited, readyLine, startMs: Date.now() - t0, stop };
 }
 
 /** Resident memory of a process (VmRSS from /proc), in MiB; NaN when it cannot be read. */

@@ -5,24 +5,17 @@
 # built by stack/temporal.ts and stack/stripe-mock.ts when first needed (each
 # prints its own progress).
 
-# Node 20.19+: the stack loads ESM-only packages with require() and dynamic import.
-node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' || {
-  echo "[setup] Node.js 20.19 or newer is needed (found $(node -v))." >&2
-  exit 1
-}
+# Node.js 24 LTS: the machine's when it is new enough, else the pinned official build in .tools (on PATH from here on).
+source stack/node-setup.sh
 
 # npm ci when node_modules is missing or older than the lock file. npm keeps its
 # own record of the last install in node_modules/.package-lock.json. Install
-# scripts run only for packages approved in package.json "allowScripts".
+# scripts run only for packages approved in package.json "allowScripts". The
+# lock file is complete (every platform's optional binaries are listed), so
+# npm ci installs exactly it and never rewrites it; a refusal is an error.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "[setup] npm ci (node_modules missing or older than package-lock.json)"
-  # npm ci refuses a lock file that lacks the optional per-platform binaries
-  # of some packages (@swc/core-*, @unrs/resolver-binding-*); a lock written
-  # where the registry does not serve them has that gap. npm install accepts it.
-  if ! npm ci --no-audit --no-fund; then
-    echo "[setup] npm ci refused package-lock.json (see above): using npm install instead" >&2
-    npm install --no-audit --no-fund
-  fi
+  npm ci --no-audit --no-fund
 fi
 
 # Prisma client, generated offline, when missing or older than the schema or the installed packages.

@@ -13,7 +13,7 @@ describe('sign-up, verification and sign-in', () => {
   it('walks the whole flow through the development outbox', async () => {
     const email = uniqueEmail('flow');
     const password = 'a long enough password';
-    const signUp = await request(api.app).post('/app/sign-up').send({ email, password, display_name: 'Ada' }).expect(201);
+    const signUp = await request(api.app).post('/app/sign-up').send({ email, password, display_name: 'Ada' }).expect(202);
     expect(signUp.body.email_verification).toBe('sent');
 
     // Before verification: signed in, but most calls are refused with EMAIL_UNVERIFIED.
@@ -64,11 +64,11 @@ describe('sign-up, verification and sign-in', () => {
   });
 
   it('refuses sign-in after too many wrong passwords for one e-mail from one address, without locking the owner out elsewhere', async () => {
-    const throttled = await startTestApi({ SIGN_IN_FAILURES_PER_15_MINUTES: '3' });
+    const throttled = await startTestApi({ SIGN_IN_FAILURES_PER_15_MINUTES: '3', TRUST_PROXY: 'loopback' });
     try {
       const ws = await createWorkspace(throttled.deps);
       const other = await createWorkspace(throttled.deps);
-      // The test client is a trusted proxy (loopback, TRUST_PROXY's default): X-Forwarded-For is the client's address.
+      // The test client is a trusted proxy (TRUST_PROXY=loopback here): X-Forwarded-For is the client's address.
       const from = (address: string, email: string, password: string) =>
         request(throttled.app).post('/app/session').set('X-Forwarded-For', address).send({ email, password });
       for (let i = 0; i < 3; i++) expect((await from('198.51.100.7', ws.email, 'wrong password!')).status).toBe(401);
@@ -98,7 +98,7 @@ describe('sign-up, verification and sign-in', () => {
   });
 
   it('counts only consecutive failures: a successful sign-in clears them', async () => {
-    const throttled = await startTestApi({ SIGN_IN_FAILURES_PER_15_MINUTES: '3' });
+    const throttled = await startTestApi({ SIGN_IN_FAILURES_PER_15_MINUTES: '3', TRUST_PROXY: 'loopback' });
     try {
       const ws = await createWorkspace(throttled.deps);
       const from = (password: string) =>
@@ -114,15 +114,15 @@ describe('sign-up, verification and sign-in', () => {
   });
 
   it('limits sign-ups per client address and hour; nothing is stored past the limit; the form shares the count', async () => {
-    const limited = await startTestApi({ SIGN_UPS_PER_HOUR: '2' });
+    const limited = await startTestApi({ SIGN_UPS_PER_HOUR: '2', TRUST_PROXY: 'loopback' });
     try {
       const signUpFrom = (address: string, email = uniqueEmail('limit')) =>
         request(limited.app)
           .post('/app/sign-up')
           .set('X-Forwarded-For', address)
           .send({ email, password: 'a long enough password', display_name: 'L' });
-      expect((await signUpFrom('198.51.100.20')).status).toBe(201);
-      expect((await signUpFrom('198.51.100.20')).status).toBe(201);
+      expect((await signUpFrom('198.51.100.20')).status).toBe(202);
+      expect((await signUpFrom('198.51.100.20')).status).toBe(202);
       const email = uniqueEmail('refused');
       const refused = await signUpFrom('198.51.100.20', email);
       expect(refused.status).toBe(429);
@@ -142,17 +142,40 @@ describe('sign-up, verification and sign-in', () => {
       expect(form.text).toContain('per hour from one address');
       expect(Number(form.headers['retry-after'])).toBeGreaterThan(0);
       // Another address still signs up.
-      expect((await signUpFrom('198.51.100.21')).status).toBe(201);
+      expect((await signUpFrom('198.51.100.21')).status).toBe(202);
     } finally {
       await limited.close();
     }
   });
 
-  it('rejects a duplicate e-mail', async () => {
+  it('answers a sign-up for a taken e-mail exactly as for a new one; the owner is told by mail and nothing changes', async () => {
     const ws = await createWorkspace(api.deps);
-    const res = await request(api.app).post('/app/sign-up').send({ email: ws.email, password: 'another long password', display_name: 'B' });
-    expect(res.status).toBe(409);
-    expect(res.body.error.details.detail).toBe('email');
+    const fresh = await request(api.app)
+      .post('/app/sign-up')
+      .send({ email: uniqueEmail('fresh'), password: 'another long password', display_name: 'B' });
+    const taken = await request(api.app)
+      .post('/app/sign-up')
+      .send({ email: ws.email, password: 'another long password', display_name: 'B' });
+    expect({ status: taken.status, body: taken.body }).toEqual({ status: fresh.status, body: fresh.body });
+    expect(taken.status).toBe(202);
+    // The owner's password and workspace are as they were; the address got a notice, not a verification link.
+    const session = await signInSession(api.app, ws.email, ws.password);
+    expect(session.csrf).toBeTruthy();
+    expect(await api.deps.db.user.count({ where: { email: ws.email } })).toBe(1);
+    const outbox = await request(api.app).get('/app/dev/outbox').query({ to: ws.email }).expect(200);
+    expect(outbox.body.emails[0].subject).toBe('Someone tried to create an account with your address');
+    expect(outbox.body.emails[0].body).not.toMatch(/token=/);
+    // The dashboard's form answers the same page for both.
+    const formFresh = await request(api.app)
+      .post('/dashboard/sign-up')
+      .type('form')
+      .send({ email: uniqueEmail('form-fresh'), password: 'another long password', display_name: 'B' });
+    const formTaken = await request(api.app)
+      .post('/dashboard/sign-up')
+      .type('form')
+      .send({ email: ws.email, password: 'another long password', display_name: 'B' });
+    expect(formTaken.status).toBe(formFresh.status);
+    expect(formTaken.text.replace(ws.email, 'X')).toBe(formFresh.text.replace(/form-fresh-[^<"]+@example\.test/g, 'X'));
   });
 
   it('requires the CSRF token on cookie-authenticated writes', async () => {

@@ -263,7 +263,7 @@ describe('bounded waits', () => {
     stack = undefined;
   });
 
-  it('a cancel with no worker running answers 503 after CANCEL_WAIT_SECONDS; sent again once a worker runs, it cancels', async () => {
+  it('a cancel with no worker running answers 202 after CANCEL_WAIT_SECONDS, is kept in the workflow history and applies once a worker runs', async () => {
     // A caption job whose source answers slowly keeps the job in the cancellable window.
     stack = await startJobStack(videositeCaptionRoutes({ captionDelayMs: 3000 }));
     const quick = await startTestApi({ TEMPORAL_TASK_QUEUE: stack.api.deps.config.TEMPORAL_TASK_QUEUE, CANCEL_WAIT_SECONDS: '1' });
@@ -274,21 +274,29 @@ describe('bounded waits', () => {
       // Stop the only worker: nobody can decide the update now.
       await stack.worker.stop();
       const started = Date.now();
-      const refused = await request(quick.app).post(`/v1/jobs/${res.body.id}/cancel`).set(bearer(ws.apiKey));
+      const pending = await request(quick.app).post(`/v1/jobs/${res.body.id}/cancel`).set(bearer(ws.apiKey));
       expect(Date.now() - started).toBeLessThan(8000);
-      expectEnvelope(refused, 'SERVICE_UNAVAILABLE', 503);
-      expect(refused.body.error.details.detail).toBe('cancel_wait_seconds=1');
-      // A worker again: the same cancel now completes.
+      // The answer says what is true: recorded, not yet applied; the job as it is.
+      expect(pending.status).toBe(202);
+      expect(pending.headers.location).toBe(`/v1/jobs/${res.body.id}`);
+      expect(pending.body).toMatchObject({ id: res.body.id, status: expect.stringMatching(/^(queued|processing)$/) });
+      // A worker again (first, so the stack can always be torn down): the cancel applies without being sent again.
       const s = stack!;
       s.worker = await startTestWorker(
         createActivities(activityDepsFor(s.api, s.outbound, { originOverride: s.origin.url })),
         s.api.deps.config.TEMPORAL_TASK_QUEUE,
       );
-      const again = await request(stack.api.app).post(`/v1/jobs/${res.body.id}/cancel`).set(bearer(ws.apiKey));
-      expect(again.status).toBe(200);
-      expect(again.body.status).toBe('cancelled');
+      const after = await request(stack.api.app).get(`/v1/jobs/${res.body.id}`).query({ wait: 20 }).set(bearer(ws.apiKey));
+      expect(after.body.status).toBe('cancelled');
       const usage = await request(stack.api.app).get('/v1/usage').set(bearer(ws.apiKey));
       expect(usage.body.credits_reserved).toBe(0);
+      // Durable: the request is an event of the workflow's history (a signal), not only an update the server held in memory.
+      const history = await stack.api.deps.temporal.workflow.getHandle(`job-${res.body.id}`).fetchHistory();
+      const signals = (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'cancelRequest');
+      expect(signals).toHaveLength(1);
+      // Sending it again is harmless: the job is final.
+      const again = await request(stack.api.app).post(`/v1/jobs/${res.body.id}/cancel`).set(bearer(ws.apiKey));
+      expectEnvelope(again, 'CANCELLATION_NOT_ALLOWED', 409);
     } finally {
       await quick.close();
     }

@@ -7,6 +7,7 @@ import { sha256Hex } from '../domain/accounts/secrets';
 import { disableWorkspace } from '../domain/accounts/profile';
 import { purgeExpired, UNUSED_CLIENT_TTL_S } from '../domain/oauth/records';
 import { createWorkspace, signInSession, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
+import pino from 'pino';
 import request from 'supertest';
 import { testTls } from './support/tls';
 
@@ -237,7 +238,7 @@ describe('OAuth authorization code with PKCE', () => {
       grant: ['jobs:read', 'transcripts:read'],
     });
     expect(consentHtml).toContain('Test Agent (CIMD)');
-    expect(consentHtml).toContain('name="scope" value="jobs:write" checked');
+    expect(consentHtml).toMatch(/name="scope" value="jobs:write"\s+checked/);
     expect(tokens.token_type).toBe('Bearer');
     expect(tokens.expires_in).toBeLessThanOrEqual(600);
     expect(tokens.scope.split(' ').sort()).toEqual(['jobs:read', 'transcripts:read']);
@@ -342,6 +343,19 @@ describe('OAuth authorization code with PKCE', () => {
     expect(page).toContain('Sign in as the workspace owner');
     const forged = await jar.fetch(consentPath, form({ csrf: 'x', decision: 'allow', scope: 'jobs:read' }));
     expect(forged.status).toBe(403);
+    // The page's own sign-in form (the dashboard's, no script) brings the owner back to the consent.
+    const next = /name="next" value="([^"]+)"/.exec(page)?.[1];
+    expect(next).toBe(consentPath);
+    const signedIn = await jar.fetch('/app/sign-in', form({ email: ws.email, password: ws.password, next: next! }));
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('location')).toBe(consentPath);
+    expect(await (await jar.fetch(consentPath)).text()).toContain('What it may do');
+    // Anywhere else than a page of this service is not a place to go next.
+    const elsewhere = await new Jar('').fetch(
+      '/app/sign-in',
+      form({ email: ws.email, password: ws.password, next: 'https://evil.example/' }),
+    );
+    expect(elsewhere.headers.get('location')).toBe('/dashboard/usage');
   });
 
   it('a client_id URL the SSRF guard refuses (not loopback on the test stack) is an invalid client; nothing is fetched', async () => {
@@ -524,6 +538,176 @@ class AgentAuth implements OAuthClientProvider {
   }
 }
 
+describe('OAuth 2.1 to the letter (issue 23)', () => {
+  const registration = (extra: Record<string, unknown>) =>
+    fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Strict',
+        redirect_uris: [CALLBACK],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        ...extra,
+      }),
+    });
+
+  it('registration takes https or loopback http redirect URIs only, and the code response type only', async () => {
+    for (const uri of ['http://evil.example/cb', 'http://10.0.0.5/cb', 'com.example.agent:/cb', 'javascript:alert(1)']) {
+      const res = await registration({ redirect_uris: [uri] });
+      expect({ uri, status: res.status }).toEqual({ uri, status: 400 });
+      expect(((await res.json()) as { error: string }).error).toMatch(/^invalid_(redirect_uri|client_metadata)$/);
+    }
+    for (const uri of ['https://agent.example/cb', 'http://127.0.0.1:8976/cb', 'http://localhost/cb', 'http://[::1]:9/cb']) {
+      expect({ uri, status: (await registration({ redirect_uris: [uri] })).status }).toEqual({ uri, status: 201 });
+    }
+    for (const response_types of [['code id_token'], ['id_token'], ['code', 'code id_token']]) {
+      const res = await registration({ response_types });
+      expect({ response_types, status: res.status }).toEqual({ response_types, status: 400 });
+    }
+  });
+
+  it('the metadata advertises the code flow only, with every endpoint on PUBLIC_BASE_URL whatever Host and X-Forwarded-* say', async () => {
+    const res = await fetch(`${base}/.well-known/oauth-authorization-server`, {
+      headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+    });
+    const meta = (await res.json()) as Record<string, unknown>;
+    expect(meta.response_types_supported).toEqual(['code']);
+    expect(meta.grant_types_supported).not.toContain('implicit');
+    expect(meta.issuer).toBe(base);
+    const urls = Object.entries(meta).filter(
+      ([k, v]) => k.endsWith('_endpoint') || k === 'jwks_uri' || (typeof v === 'string' && /^https?:/.test(v)),
+    );
+    expect(urls.length).toBeGreaterThan(3);
+    for (const [key, url] of urls) expect({ key, url: String(url).startsWith(`${base}/`) || url === base }).toEqual({ key, url: true });
+    expect(JSON.stringify(meta)).not.toContain('evil.example');
+  });
+
+  it('NUL or an unpaired surrogate in registration or authorization parameters is a 400 OAuth error, never a server_error', async () => {
+    for (const client_name of ['a\u0000b', 'a\ud800b']) {
+      const res = await registration({ client_name });
+      expect({ client_name, status: res.status }).toEqual({ client_name, status: 400 });
+      expect(((await res.json()) as { error: string }).error).toBe('invalid_client_metadata');
+    }
+    // The raw JSON escape of a lone surrogate (JSON.stringify above already sends it escaped; this is the wire form).
+    const raw = await fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"client_name":"x\\udc00","redirect_uris":["${CALLBACK}"],"token_endpoint_auth_method":"none"}`,
+    });
+    expect(raw.status).toBe(400);
+    const clientId = await registerClient();
+    for (const [name, value] of [
+      ['state', 'a\u0000b'],
+      ['login_hint', 'x\u0000'],
+    ]) {
+      const { verifier: _v, challenge } = pkce();
+      const q = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: CALLBACK,
+        scope: 'jobs:read',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'fine',
+        [name!]: value!,
+      });
+      const res = await fetch(`${base}/oauth/authorize?${q}`, { redirect: 'manual' });
+      expect({ name, status: res.status }).toEqual({ name, status: 400 });
+      expect(await res.text()).toContain('invalid_request');
+    }
+    // A token request with NUL in client_id: an OAuth error, not a database fault.
+    const token = await fetch(
+      `${base}/oauth/token`,
+      form({ grant_type: 'authorization_code', client_id: 'a\u0000', code: 'x', code_verifier: 'y' }),
+    );
+    expect(token.status).toBe(400);
+    expect(((await token.json()) as { error: string }).error).toBe('invalid_request');
+  });
+
+  it('every server_error is logged (the client sees only server_error)', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    // A database fault where oidc-provider reads a client: the one kind of failure that is the server's.
+    const db = new Proxy(api.deps.db, {
+      get(target, prop, receiver) {
+        if (prop !== 'oAuthRecord') return Reflect.get(target, prop, receiver);
+        return new Proxy(target.oAuthRecord, {
+          get: (records, method, r) =>
+            method === 'findUnique' ? () => Promise.reject(new Error('simulated database fault')) : Reflect.get(records, method, r),
+        });
+      },
+    });
+    const faulty = await startTestApi({}, { baseUrl: base, logger, db });
+    try {
+      const res = await request(faulty.app)
+        .post('/oauth/token')
+        .type('form')
+        .send({ grant_type: 'authorization_code', client_id: 'some-client', code: 'x', code_verifier: 'y'.repeat(43) });
+      expect(res.status).toBe(500);
+      expect(res.body.error).toBe('server_error');
+      expect(JSON.stringify(res.body)).not.toContain('simulated');
+      const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'oauth server_error');
+      expect(logged).toMatchObject({ level: 50, path: '/oauth/token', err: { message: 'simulated database fault' } });
+    } finally {
+      await faulty.close();
+    }
+  });
+
+  it('the consent page, the error page and /docs send the dashboard headers and carry no inline script or style', async () => {
+    const clientId = await registerClient();
+    const { consentPath } = await startAuthorization(new Jar(owner.cookie), clientId, { scope: 'jobs:read' });
+    const pages = [
+      await new Jar(owner.cookie).fetch(consentPath),
+      await fetch(`${base}/oauth/authorize?client_id=unknown&response_type=code`, { redirect: 'manual' }),
+      await fetch(`${base}/oauth/consent/unknown-interaction`),
+      await fetch(`${base}/docs`),
+    ];
+    for (const page of pages) {
+      const text = await page.text();
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(page.headers.get('x-frame-options')).toBe('DENY');
+      expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/i);
+      expect(text).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
+    }
+    // /docs loads Swagger UI from this origin.
+    expect((await fetch(`${base}/docs/swagger-ui-bundle.js`)).status).toBe(200);
+    expect((await fetch(`${base}/docs/static/docs-init.js`)).status).toBe(200);
+  });
+
+  it('/mcp accepts only tokens issued for its own resource; a token for the REST API is refused there and works on REST', async () => {
+    const { tokens } = await authorize(cimdUrl, { scope: 'jobs:read', resource: base });
+    expect((await rest(tokens.access_token, '/v1/jobs')).status).toBe(200);
+    const m = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${tokens.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(m.status).toBe(401);
+    expect(m.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    // A token for the tool server itself works there.
+    const mcpTokens = (await authorize(cimdUrl, { scope: 'jobs:read', resource: `${base}/mcp` })).tokens;
+    const ok = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${mcpTokens.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect([401, 403]).not.toContain(ok.status);
+  });
+});
+
 describe("the MCP SDK client's own OAuth flow", () => {
   it.each([
     ['Client ID Metadata Document', true],
@@ -607,8 +791,8 @@ describe('dynamic client registration limit', () => {
   const register = (app: TestApi, forwardedFor: string) =>
     request(app.app).post('/oauth/register').set('X-Forwarded-For', forwardedFor).send(registration);
 
-  it('counts per client address; X-Forwarded-For from an untrusted peer does not change the address', async () => {
-    const limited = await startTestApi({ OAUTH_REGISTRATIONS_PER_HOUR: '2', TRUST_PROXY: 'false' });
+  it('counts per client address; X-Forwarded-For does not change the address (by default no proxy is trusted)', async () => {
+    const limited = await startTestApi({ OAUTH_REGISTRATIONS_PER_HOUR: '2' });
     try {
       expect((await register(limited, someAddress())).status).toBe(201);
       expect((await register(limited, someAddress())).status).toBe(201);
@@ -627,8 +811,8 @@ describe('dynamic client registration limit', () => {
     }
   });
 
-  it('behind a trusted proxy (the default trusts loopback and private networks) each forwarded address has its own count', async () => {
-    const limited = await startTestApi({ OAUTH_REGISTRATIONS_PER_HOUR: '3' });
+  it('behind a proxy TRUST_PROXY names (here the loopback test client) each forwarded address has its own count', async () => {
+    const limited = await startTestApi({ OAUTH_REGISTRATIONS_PER_HOUR: '3', TRUST_PROXY: 'loopback' });
     try {
       const agent = someAddress();
       for (let i = 0; i < 3; i++) expect((await register(limited, agent)).status).toBe(201);

@@ -74,6 +74,14 @@ export const JOB_WORKFLOW = 'jobWorkflow';
 export const JOB_NOT_COMMITTED = 'JOB_NOT_COMMITTED';
 /** Update: the workflow alone decides whether a cancel is still allowed. */
 export const cancelUpdate = defineUpdate<CancelResult, []>('cancel');
+/**
+ * Signal: a cancel the API could not have decided while it waited (no worker
+ * ran the workflow in time). Written to the workflow's history, so it survives
+ * a server restart, and decided by the same rule as the update as soon as a
+ * worker runs the workflow again: the job is cancelled unless by then a cancel
+ * would be refused (then the job finishes as it would have).
+ */
+export const cancelRequestSignal = defineSignal<[]>('cancelRequest');
 
 export const TRANSCRIPT_PURGE_WORKFLOW = 'purgeTranscriptWorkflow';
 export const RETENTION_SCHEDULE_ID = 'transcript-retention';

@@ -14,6 +14,7 @@ import type { Activities } from '../activities';
 import type { JobOutcome, JobPlan } from '../activities/job-state';
 import type { ErrorObject } from '../domain/errors';
 import {
+  cancelRequestSignal,
   cancelUpdate,
   DEFAULT_PROVIDER_POLL_MS,
   DEFAULT_PROVIDER_TIMEOUT_MS,
@@ -111,6 +112,13 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       },
     },
   );
+
+  // The same decision for a cancel the API accepted without an answer (202): refused ones are dropped and the job finishes.
+  setHandler(cancelRequestSignal, () => {
+    if (finished || track.view.cancelRefusal || cancelRequested) return;
+    cancelRequested = true;
+    pipeline.cancel();
+  });
 
   let providerCalledBack = false;
   setHandler(providerCallbackSignal, () => {

@@ -2,14 +2,20 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { ZodType } from 'zod';
-import { createApiKey, listApiKeys, revokeApiKey, signIn, signOut, signUp } from '../../domain/accounts/accounts';
+import { createApiKey, listApiKeys, revokeApiKey, requestSignUp, signIn, signOut } from '../../domain/accounts/accounts';
 import { disableWorkspace, getProfile, updateProfile } from '../../domain/accounts/profile';
 import { dailyCreditsSpent } from '../../domain/credits/daily-spend';
 import { getUsage } from '../../domain/credits/usage';
 import { ServiceError } from '../../domain/errors';
 import { cancelJob, retryJob } from '../../domain/jobs/control';
 import { getJob, listJobs } from '../../domain/jobs/read';
-import { CreateApiKeyRequest, DeleteAccountRequest, SignUpRequest, UpdateProfileRequest } from '../../domain/schemas/account';
+import {
+  CreateApiKeyRequest,
+  DeleteAccountRequest,
+  SignInRequest,
+  SignUpRequest,
+  UpdateProfileRequest,
+} from '../../domain/schemas/account';
 import { IdParams } from '../../domain/schemas/common';
 import { JOB_STATUSES, PLATFORMS } from '../../domain/schemas/jobs';
 import { WebhookEndpointRequestSchema } from '../../domain/schemas/resources';
@@ -22,6 +28,8 @@ import {
   resendDelivery,
 } from '../../domain/webhooks/endpoints';
 import type { AppDeps } from '../http/context';
+import { clientAddress } from '../http/rate-limit';
+import { assertSameOrigin } from '../http/same-origin';
 import { zodToServiceError } from '../http/envelope';
 import { toServiceError, type KnownRoute } from '../http/middleware';
 import { assertStorableText } from '../http/storable-text';
@@ -30,15 +38,7 @@ import { jobServiceDeps, retryRoute } from '../routes/jobs';
 import { html } from './html';
 import { page, type NavKey } from './layout';
 import { billingPage, checkout, portal, quoteFor } from './billing';
-import {
-  assertSameOrigin,
-  clearSessionCookies,
-  pageSession,
-  setSessionCookies,
-  SignInRequired,
-  writeSession,
-  type PageSession,
-} from './session';
+import { clearSessionCookies, pageSession, setSessionCookies, SignInRequired, writeSession, type PageSession } from './session';
 import {
   deleteAccountBody,
   deletedBody,
@@ -91,6 +91,8 @@ export const DASHBOARD_ROUTES: KnownRoute[] = [
 const NOTICES: Record<string, string> = {
   revoked: 'The key is revoked.',
   cancelled: 'The job is cancelled; its credits are released.',
+  cancel_pending:
+    'The cancel is recorded. No worker is running the job right now: it is cancelled as soon as one does, unless AI transcription has started by then.',
   retried: 'A new job was started for this source.',
   deleted: 'The transcript is deleted.',
   disabled: 'The endpoint is disabled.',
@@ -125,6 +127,13 @@ function parse<T>(schema: ZodType<T>, value: unknown, where: 'body' | 'query' | 
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+/** Where a sign-in may send the browser next: a page of this service only (the OAuth consent page, a dashboard page), never another site. */
+function afterSignIn(next: unknown): string | null {
+  return typeof next === 'string' && /^\/(oauth\/consent\/[A-Za-z0-9_-]{1,128}|dashboard(\/[A-Za-z0-9_-]{1,64}){0,3})$/.test(next)
+    ? next
+    : null;
+}
 const nonEmpty = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
 export function dashboardRouter(deps: AppDeps): Router {
@@ -197,15 +206,15 @@ export function dashboardRouter(deps: AppDeps): Router {
    * (revoke, cancel, delete, disable, resend): a checked write session, the
    * id from the path, the domain call, then back to a page saying what was done.
    */
-  const idAction = (path: string, act: (s: PageSession, id: string) => Promise<unknown>, then: (id: string) => string) =>
+  const idAction = <R>(path: string, act: (s: PageSession, id: string) => Promise<R>, then: (id: string, result: R) => string) =>
     router.post(
       path,
       forms,
       run(async (req, res) => {
         const s = await writeSession(req, deps);
         const { id } = parse(IdParams, req.params, 'params');
-        await act(s, id);
-        res.set(PAGE_HEADERS).redirect(303, then(id));
+        const result = await act(s, id);
+        res.set(PAGE_HEADERS).redirect(303, then(id, result));
       }),
     );
 
@@ -213,23 +222,33 @@ export function dashboardRouter(deps: AppDeps): Router {
 
   router.get(
     '/app/sign-in',
-    run(async (req, res) => send(res, 200, page({ title: 'Sign in', notice: noticeOf(req), body: signInBody() }))),
+    run(async (req, res) =>
+      send(
+        res,
+        200,
+        page({ title: 'Sign in', notice: noticeOf(req), body: signInBody({ next: afterSignIn(req.query.next) ?? undefined }) }),
+      ),
+    ),
   );
   router.post(
     '/app/sign-in',
     forms,
     run(async (req, res) => {
-      assertSameOrigin(req, deps);
+      assertSameOrigin(req, deps.baseUrl);
       const email = str(req.body?.email) ?? '';
+      const next = afterSignIn(req.body?.next);
       try {
-        const { sessionToken, csrfToken } = await deps.signInThrottle.attempt(req.ip ?? '', email, () =>
-          signIn(deps.db, email, str(req.body?.password) ?? ''),
+        // The same bounds as POST /app/session (SignInRequest): a long or unstorable e-mail is refused before it is counted or looked up.
+        const credentials = parse(SignInRequest, { email, password: str(req.body?.password) ?? '' }, 'body');
+        const { sessionToken, csrfToken } = await deps.signInThrottle.attempt(clientAddress(req), credentials.email, () =>
+          signIn(deps.db, credentials.email, credentials.password),
         );
         setSessionCookies(res, deps, sessionToken, csrfToken);
-        res.set(PAGE_HEADERS).redirect(303, '/dashboard/usage');
+        res.set(PAGE_HEADERS).redirect(303, next ?? '/dashboard/usage');
       } catch (err) {
         if (!(err instanceof ServiceError)) throw err;
-        sendRefusal(res, err, page({ title: 'Sign in', error: err.message, body: signInBody({ email }) }));
+        const shown = email.length <= 254 && !/[\u0000\ud800-\udfff]/.test(email) ? email : '';
+        sendRefusal(res, err, page({ title: 'Sign in', error: err.message, body: signInBody({ email: shown, next: next ?? undefined }) }));
       }
     }),
   );
@@ -241,7 +260,7 @@ export function dashboardRouter(deps: AppDeps): Router {
     '/dashboard/sign-up',
     forms,
     run(async (req, res) => {
-      assertSameOrigin(req, deps);
+      assertSameOrigin(req, deps.baseUrl);
       const values = { email: str(req.body?.email), display_name: str(req.body?.display_name) };
       try {
         const body = parse(
@@ -249,8 +268,8 @@ export function dashboardRouter(deps: AppDeps): Router {
           { email: values.email, password: str(req.body?.password), display_name: values.display_name },
           'body',
         );
-        await deps.signUpLimit.consume(req.ip ?? '');
-        await signUp(deps.db, body, { baseUrl: deps.baseUrl });
+        await deps.signUpLimit.consume(clientAddress(req));
+        await requestSignUp(deps.db, body, { baseUrl: deps.baseUrl });
         send(res, 201, page({ title: 'Check your e-mail', body: signUpDoneBody(body.email, deps.config.APP_ENV !== 'production') }));
       } catch (err) {
         if (!(err instanceof ServiceError)) throw err;
@@ -383,7 +402,7 @@ export function dashboardRouter(deps: AppDeps): Router {
   idAction(
     '/dashboard/jobs/:id/cancel',
     (s, id) => cancelJob(jobServiceDeps(deps), s.principal, id),
-    (id) => `/dashboard/jobs/${id}?done=cancelled`,
+    (id, { decision }) => `/dashboard/jobs/${id}?done=${decision === 'decided' ? 'cancelled' : 'cancel_pending'}`,
   );
   router.post(
     '/dashboard/jobs/:id/retry',

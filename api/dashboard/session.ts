@@ -5,6 +5,7 @@ import { safeEqual, sha256Hex } from '../../domain/accounts/secrets';
 import { ServiceError } from '../../domain/errors';
 import type { AppDeps } from '../http/context';
 import { authorisePrincipal, SESSION_COOKIE } from '../http/route';
+import { assertSameOrigin } from '../http/same-origin';
 
 /**
  * The session's CSRF token, kept for the pages in an HttpOnly cookie of its
@@ -52,22 +53,9 @@ export async function pageSession(req: Request, deps: AppDeps, opts: { allowUnve
   return { principal: principal as PageSession['principal'], csrf };
 }
 
-/**
- * A browser's form post names its origin: one from another site is refused
- * before anything else (for sign-in and sign-up, where there is no session
- * token yet, this stops login CSRF). Clients that send no Origin rely on the
- * CSRF token alone.
- */
-export function assertSameOrigin(req: Request, deps: AppDeps): void {
-  const origin = req.get('origin');
-  if (origin === undefined) return;
-  const own = new Set([new URL(deps.baseUrl).origin, `${req.protocol}://${req.get('host') ?? ''}`]);
-  if (!own.has(origin)) throw new ServiceError('FORBIDDEN', 'origin', { message: 'This form was posted from another site.' });
-}
-
 /** Every page write: the form's (or X-CSRF-Token's) token must be the session's, as on the JSON API. */
 export async function writeSession(req: Request, deps: AppDeps, opts: { allowUnverified?: boolean } = {}): Promise<PageSession> {
-  assertSameOrigin(req, deps);
+  assertSameOrigin(req, deps.baseUrl);
   const token = cookies(req)[SESSION_COOKIE];
   const principal = token ? await principalFromSession(deps.db, token) : null;
   if (!principal) throw new SignInRequired();

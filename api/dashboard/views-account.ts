@@ -11,9 +11,14 @@ import { csrfField, dataTable, field, time } from './layout';
 export type Usage = Awaited<ReturnType<typeof getUsage>>;
 export type Profile = Awaited<ReturnType<typeof getProfile>>;
 
-export function signInBody(values: { email?: string } = {}): SafeHtml {
+export function signInBody(values: { email?: string; next?: string } = {}): SafeHtml {
   return html`<form method="post" action="/app/sign-in" class="narrow">
-      ${field('email', 'E-mail', html`<input id="email" name="email" type="email" autocomplete="username" required value="${values.email ?? ''}" />`)}
+      ${values.next ? html`<input type="hidden" name="next" value="${values.next}" />` : ''}
+      ${field(
+        'email',
+        'E-mail',
+        html`<input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${values.email ?? ''}" />`,
+      )}
       ${field('password', 'Password', html`<input id="password" name="password" type="password" autocomplete="current-password" required />`)}
       <button type="submit">Sign in</button>
     </form>
@@ -23,7 +28,11 @@ export function signInBody(values: { email?: string } = {}): SafeHtml {
 export function signUpBody(values: { email?: string; display_name?: string } = {}): SafeHtml {
   return html`<form method="post" action="/dashboard/sign-up" class="narrow">
       ${field('display_name', 'Your name', html`<input id="display_name" name="display_name" autocomplete="name" required maxlength="100" value="${values.display_name ?? ''}" />`)}
-      ${field('email', 'E-mail', html`<input id="email" name="email" type="email" autocomplete="email" required value="${values.email ?? ''}" />`)}
+      ${field(
+        'email',
+        'E-mail',
+        html`<input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${values.email ?? ''}" />`,
+      )}
       ${field(
         'password',
         'Password',
@@ -44,7 +53,7 @@ export function signUpBody(values: { email?: string; display_name?: string } = {
 }
 
 export function signUpDoneBody(email: string, devOutbox: boolean): SafeHtml {
-  return html`<p>We sent a verification link to <strong>${email}</strong>. Open it to verify your address, then sign in.</p>
+  return html`<p>We sent a mail to <strong>${email}</strong>: follow it to verify your address, then sign in.</p>
     ${devOutbox ? html`<p class="hint">Local development: mail is not sent; the link is in the <a href="/app/dev/outbox">development outbox</a>.</p>` : ''}
     <p><a href="/app/sign-in">Sign in</a></p>`;
 }

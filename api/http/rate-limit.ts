@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import type { Request } from 'express';
+import ipaddr from 'ipaddr.js';
 import type { Pool } from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { ServiceError } from '../../domain/errors';
@@ -21,12 +24,23 @@ export const PLAN_RATE_LIMITS: RateLimitTable = (plan, kind) =>
   kind === 'submit' ? PLANS[plan].submitsPerMinute : PLANS[plan].readsPerMinute;
 
 /**
+ * The stored key is the limit's prefix and the sha256 of what is counted (a
+ * workspace, a client address, an address and an e-mail): `rate_limits.key`
+ * is VARCHAR(255), and what is counted may be as long as a request allows.
+ */
+class HashedKeyLimiter extends RateLimiterPostgres {
+  override getKey(key: string | number): string {
+    return `${this.keyPrefix}:${createHash('sha256').update(String(key)).digest('hex')}`;
+  }
+}
+
+/**
  * A fixed-window counter in the `rate_limits` table (created by the
  * migrations): every limit of the service, so all API instances share them.
  * The key prefix names the limit and its size, so a changed size starts afresh.
  */
 export function postgresLimiter(pool: Pool, keyPrefix: string, points: number, durationSeconds: number): RateLimiterPostgres {
-  return new RateLimiterPostgres({
+  return new HashedKeyLimiter({
     storeClient: pool,
     storeType: 'pool',
     tableName: 'rate_limits',
@@ -35,6 +49,17 @@ export function postgresLimiter(pool: Pool, keyPrefix: string, points: number, d
     points,
     duration: durationSeconds,
   });
+}
+
+/**
+ * The client address a per-address limit counts under: \`req.ip\` (which
+ * honours X-Forwarded-For only from the proxies TRUST_PROXY names) when it is
+ * an IP address, in its canonical form (an IPv4-mapped IPv6 address as IPv4);
+ * anything else a trusted proxy passed on counts as one address, \`unknown\`.
+ */
+export function clientAddress(req: Request): string {
+  const ip = req.ip ?? '';
+  return ipaddr.isValid(ip) ? ipaddr.process(ip).toString() : 'unknown';
 }
 
 /** Retry-After for a refusal: whole seconds until the window frees a point, at least 1. */
@@ -131,8 +156,7 @@ export class SignInThrottle {
  * An hourly count per client address for what anyone may call without an
  * account and what stores something each time: OAuth dynamic client
  * registration, sign-up. Fixed one-hour windows in PostgreSQL like the plan
- * limits, so every instance shares them. The address is `req.ip`, which
- * honours X-Forwarded-For only from proxies TRUST_PROXY trusts.
+ * limits, so every instance shares them. The address is clientAddress(req).
  */
 export class AddressHourlyLimit {
   static readonly WINDOW_SECONDS = 3600;
@@ -151,7 +175,7 @@ export class AddressHourlyLimit {
   /** Counts one call from `address`; throws RATE_LIMITED (with Retry-After) past the limit. */
   async consume(address: string): Promise<void> {
     try {
-      await this.limiter.consume(address || 'unknown');
+      await this.limiter.consume(address);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       throw new ServiceError('RATE_LIMITED', `${this.name}=${this.perHour}`, {

@@ -9,6 +9,7 @@ import { safeEqual, sha256Hex } from '../../domain/accounts/secrets';
 import { ERROR_CATALOGUE, ServiceError, type ErrorCode } from '../../domain/errors';
 import type { AppDeps } from './context';
 import { ErrorEnvelopeSchema, zodToServiceError } from './envelope';
+import { assertJsonBody } from './json-body';
 import { assertStorableText } from './storable-text';
 import { idempotencyKeyUsed, type IdempotencyScope } from '../../domain/idempotency';
 import type { RateLimitKind } from './rate-limit';
@@ -80,6 +81,8 @@ export function defineRoute<P, Q, B>(spec: RouteSpec<P, Q, B>): RouteSpec<P, Q, 
 /** 8–128 printable ASCII characters. */
 export const IdempotencyKeySchema = z
   .string()
+  .min(8)
+  .max(128)
   .regex(/^[\x20-\x7E]{8,128}$/, 'must be 8 to 128 printable ASCII characters')
   .openapi({ description: 'Idempotency-Key: 8–128 printable ASCII characters; replay window 48 hours.' });
 
@@ -162,6 +165,8 @@ export function mount(router: Router, specs: RouteSpec<any, any, any>[], deps: A
   for (const spec of specs) {
     router[spec.method](spec.path, async (req: Request, res: Response, next: NextFunction) => {
       try {
+        // A JSON route reads JSON only: a form or text body (a cross-site form post) is refused before anything runs.
+        if (spec.method !== 'get') assertJsonBody(req);
         const principal = spec.auth.kind === 'public' ? null : await authenticate(req, deps);
         authorise(spec.auth, principal, req);
         let idempotencyKey: string | undefined;
@@ -291,6 +296,7 @@ export function registerOpenApi(registry: OpenAPIRegistry, specs: RouteSpec<any,
     if (spec.auth.kind === 'required') ['UNAUTHENTICATED', 'FORBIDDEN', 'EMAIL_UNVERIFIED'].forEach((c) => allErrors.add(c as ErrorCode));
     if (spec.rateLimit) allErrors.add('RATE_LIMITED');
     if (spec.params || spec.query || spec.body || spec.idempotencyKey) allErrors.add('INVALID_REQUEST');
+    if (spec.method !== 'get') allErrors.add('UNSUPPORTED_MEDIA_TYPE');
     for (const code of allErrors) {
       const status = ERROR_CATALOGUE[code].status;
       errorsByStatus.set(status, [...(errorsByStatus.get(status) ?? []), code]);

@@ -7,7 +7,8 @@ import type { AppDeps } from '../http/context';
 import { sendError } from '../http/envelope';
 import { toServiceError } from '../http/middleware';
 import { authenticate } from '../http/route';
-import { bearerChallenge } from '../oauth/resources';
+import { bearerChallenge, oauthResources } from '../oauth/resources';
+import { jsonBodyParser } from '../http/json-body';
 import { registerToolDefinitions, toolDefinitions } from './tools';
 
 // The agent tool server (issue 14, spec "Agent tool server"): the official MCP
@@ -31,9 +32,49 @@ interface McpAuthInfo extends AuthInfo {
   extra: { principal: Principal };
 }
 
+/** A JSON-RPC error answer of the transport (no request id is known yet). */
+function sendJsonRpcError(res: Response, status: number, code: number, message: string, data?: Record<string, unknown>): void {
+  // The request id in `data` (a JSON-RPC response has no other top-level members), and in X-Request-Id.
+  res
+    .status(status)
+    .json({ jsonrpc: '2.0', id: null, error: { code, message, data: { ...data, request_id: String(res.locals.requestId ?? '') } } });
+}
+
+/** JSON-RPC error codes the transport answers with before the SDK sees a request. */
+export const JSON_RPC = { parseError: -32700, invalidRequest: -32600, invalidParams: -32602, forbidden: -32000 } as const;
+
+const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/**
+ * The MCP transport's DNS-rebinding rule: a request naming a foreign Host, or
+ * sent by a page of a foreign Origin, is refused (403) before anything else,
+ * credentials or not. Allowed: the service's own origin (PUBLIC_BASE_URL) and
+ * MCP_ALLOWED_ORIGINS; hosts: PUBLIC_BASE_URL's, loopback names and MCP_ALLOWED_HOSTS.
+ */
+export function originPolicy(baseUrl: string, cfg: { MCP_ALLOWED_ORIGINS: string; MCP_ALLOWED_HOSTS: string }) {
+  const list = (v: string) =>
+    v
+      .split(',')
+      .map((x) => x.trim().toLowerCase())
+      .filter(Boolean);
+  const own = new URL(baseUrl);
+  const origins = new Set([own.origin.toLowerCase(), ...list(cfg.MCP_ALLOWED_ORIGINS).map((o) => o.replace(/\/+$/, ''))]);
+  const hosts = new Set([own.hostname.toLowerCase(), ...LOOPBACK_HOSTNAMES, ...list(cfg.MCP_ALLOWED_HOSTS)]);
+  return (req: Request): string | null => {
+    const host = (req.get('host') ?? '').toLowerCase();
+    const hostname = URL.parse(`http://${host}`)?.hostname ?? '';
+    if (!host || !hosts.has(hostname)) return `Host ${JSON.stringify(host.slice(0, 100))} is not this server.`;
+    const origin = req.get('origin');
+    if (origin !== undefined && !origins.has(origin.toLowerCase())) return `Origin ${JSON.stringify(origin.slice(0, 100))} is not allowed.`;
+    return null;
+  };
+}
+
 export function mountMcp(app: Express, deps: AppDeps): void {
   // The tools and their schemas once per process; a fresh McpServer per request only registers them.
   const tools = toolDefinitions(deps);
+  const { mcp: ownResource } = oauthResources(deps.baseUrl);
+  const foreign = originPolicy(deps.baseUrl, deps.config);
   const handler = createMcpHandler(
     () => {
       const server = new McpServer(MCP_SERVER_INFO, {
@@ -50,6 +91,26 @@ export function mountMcp(app: Express, deps: AppDeps): void {
     { onerror: (err) => deps.logger.warn({ err }, 'mcp transport error') },
   );
   const node = toNodeHandler(handler, { onerror: (err) => deps.logger.error({ err }, 'mcp adapter error') });
+  const json = jsonBodyParser(deps.config.BODY_LIMIT_BYTES);
+
+  /** The body as JSON-RPC expects it: a body that is not JSON is a parse error (-32700), one nested too deep too (422 naming the limit). */
+  const parseBody = (req: Request, res: Response, next: NextFunction) => {
+    json(req, res, (err?: unknown) => {
+      if (!err) return next();
+      const e = toServiceError(err, deps.logger, String(res.locals.requestId ?? ''));
+      // Text that is not JSON: 400 (the transport's answer to unreadable input); nesting past the limit: 422 naming it.
+      if (e.code === 'INVALID_REQUEST' && e.detail === 'body') {
+        return sendJsonRpcError(res, 400, JSON_RPC.parseError, 'Parse error: the body is not valid JSON.', {
+          code: 'BAD_REQUEST',
+          detail: 'body',
+        });
+      }
+      if (e.code === 'INVALID_REQUEST' || e.code === 'BAD_REQUEST') {
+        return sendJsonRpcError(res, e.status, JSON_RPC.parseError, `Parse error: ${e.message}`, { code: e.code, detail: e.detail });
+      }
+      sendError(res, e);
+    });
+  };
 
   const serve = async (req: Request, res: Response, next: NextFunction) => {
     let principal: Principal | null;
@@ -70,6 +131,16 @@ export function mountMcp(app: Express, deps: AppDeps): void {
         }),
       );
     }
+    // An OAuth access token must have been issued for this tool server (RFC 8707 audience), not only for the REST API.
+    if (principal.kind === 'oauth' && !principal.oauthAudiences?.includes(ownResource)) {
+      res.set('WWW-Authenticate', bearerChallenge(deps.baseUrl, 'mcp', 'invalid_token'));
+      return sendError(
+        res,
+        new ServiceError('UNAUTHENTICATED', 'Authorization', {
+          message: `The access token was not issued for this tool server: request it with resource=${ownResource}.`,
+        }),
+      );
+    }
     const auth: McpAuthInfo = {
       token: principal.apiKeyId ?? principal.oauthGrantId ?? principal.sessionId ?? '',
       clientId: principal.apiKeyId ?? principal.oauthClientId ?? principal.workspaceId,
@@ -83,5 +154,14 @@ export function mountMcp(app: Express, deps: AppDeps): void {
       next(err);
     }
   };
-  app.all(MCP_PATH, (req, res, next) => void serve(req, res, next));
+  app.all(
+    MCP_PATH,
+    (req, res, next) => {
+      const refusal = foreign(req);
+      if (refusal) return sendJsonRpcError(res, 403, JSON_RPC.forbidden, `Forbidden: ${refusal}`);
+      next();
+    },
+    parseBody,
+    (req, res, next) => void serve(req, res, next),
+  );
 }

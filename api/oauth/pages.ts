@@ -1,7 +1,12 @@
 // The browser pages of the OAuth server: the consent page where the signed-in
-// workspace owner picks the scopes an agent gets, and the error page.
+// workspace owner picks the scopes an agent gets, and the error page. They are
+// dashboard pages (api/dashboard/layout.ts): the dashboard's stylesheet and
+// script from this origin, no inline code, sent with the dashboard's headers
+// (CSP with frame-ancestors 'none', X-Frame-Options DENY, nosniff), so "Allow"
+// cannot be clickjacked from a frame.
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+import { html } from '../dashboard/html';
+import { field, page } from '../dashboard/layout';
 
 const SCOPE_TEXT: Record<string, string> = {
   'jobs:read': 'Read jobs, batches and discoveries',
@@ -9,12 +14,6 @@ const SCOPE_TEXT: Record<string, string> = {
   'transcripts:read': 'Read transcripts and exports',
   'uploads:write': 'Upload files',
 };
-
-const HEAD = (title: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)} · Transcript Service</title>` +
-  '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-  '<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}label{display:block;margin:.5rem 0}' +
-  'input[type=email],input[type=password]{width:100%;padding:.5rem}button{margin:1rem .5rem 0 0;padding:.5rem 1rem}code{word-break:break-all}</style></head><body>';
 
 export interface ConsentView {
   action: string;
@@ -28,42 +27,55 @@ export interface ConsentView {
 }
 
 export function consentPage(v: ConsentView): string {
-  const who = v.clientName ? `<strong>${esc(v.clientName)}</strong> (<code>${esc(v.clientId)}</code>)` : `<code>${esc(v.clientId)}</code>`;
+  const who = v.clientName ? html`<strong>${v.clientName}</strong> (<code>${v.clientId}</code>)` : html`<code>${v.clientId}</code>`;
+  const title = 'Authorise an agent';
   if (!v.signedIn) {
-    // Signing in creates the same cookie session as /app/sign-in; the page then reloads and asks for consent.
-    return `${HEAD('Authorise an agent')}<h1>Authorise an agent</h1><p>${who} asks to use your workspace. Sign in as the workspace owner to continue.</p>
-<form id="f"><label>E-mail<input id="email" type="email" autocomplete="username" required></label>
-<label>Password<input id="password" type="password" autocomplete="current-password" required></label>
-<button type="submit">Sign in</button></form><p id="out" role="alert"></p>
-<script>
-document.getElementById('f').addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const r = await fetch('/app/session', { method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: document.getElementById('email').value, password: document.getElementById('password').value }) });
-  if (r.ok) { location.reload(); } else { document.getElementById('out').textContent = (await r.json()).error.message; }
-});
-</script></body></html>`;
+    // The dashboard's sign-in form brings the owner back here (its `next` field), where the consent is asked.
+    return page({
+      title,
+      body: html`<p>${who} asks to use your workspace. Sign in as the workspace owner to continue.</p>
+        <form method="post" action="/app/sign-in" class="narrow">
+          <input type="hidden" name="next" value="${v.action}" />
+          ${field('email', 'E-mail', html`<input id="email" name="email" type="email" autocomplete="username" required />`)}
+          ${field('password', 'Password', html`<input id="password" name="password" type="password" autocomplete="current-password" required />`)}
+          <button type="submit">Sign in</button>
+        </form>`,
+    });
   }
   if (!v.signedIn.isOwner) {
-    return `${HEAD('Authorise an agent')}<h1>Authorise an agent</h1><p>Signed in as ${esc(v.signedIn.email)}, who is not the owner of this workspace. Only the owner can authorise an agent.</p></body></html>`;
+    return page({
+      title,
+      body: html`<p>Signed in as ${v.signedIn.email}, who is not the owner of this workspace. Only the owner can authorise an agent.</p>`,
+    });
   }
-  const boxes = v.scopes
-    .map(
-      (s) =>
-        `<label><input type="checkbox" name="scope" value="${esc(s)}"${v.checked.includes(s) ? ' checked' : ''}> <code>${esc(s)}</code> — ${esc(SCOPE_TEXT[s] ?? s)}</label>`,
-    )
-    .join('\n');
-  return `${HEAD('Authorise an agent')}<h1>Authorise an agent</h1>
-<p>${who} asks to act for your workspace (signed in as ${esc(v.signedIn.email)}). After you allow it, it is sent back to <code>${esc(v.redirectUri)}</code>.</p>
-<form method="post" action="${esc(v.action)}"><input type="hidden" name="csrf" value="${esc(v.csrf)}">
-<fieldset><legend>What it may do</legend>
-${boxes}
-</fieldset>
-<p>Access tokens last 10 minutes and are renewed with a refresh token for up to 30 days between uses. Revoke the authorisation at any time (<code>DELETE /app/oauth/authorizations/{id}</code>).</p>
-<button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button>
-</form></body></html>`;
+  const boxes = v.scopes.map(
+    (s) =>
+      html`<label
+        ><input type="checkbox" name="scope" value="${s}" ${v.checked.includes(s) ? html` checked` : ''} /> <code>${s}</code> —
+        ${SCOPE_TEXT[s] ?? s}</label
+      >`,
+  );
+  return page({
+    title,
+    body: html`<p>
+        ${who} asks to act for your workspace (signed in as ${v.signedIn.email}). After you allow it, it is sent back to
+        <code>${v.redirectUri}</code>.
+      </p>
+      <form method="post" action="${v.action}">
+        <input type="hidden" name="csrf" value="${v.csrf}" />
+        <fieldset>
+          <legend>What it may do</legend>
+          ${boxes}
+        </fieldset>
+        <p>
+          Access tokens last 10 minutes and are renewed with a refresh token for up to 30 days between uses. Revoke the authorisation at any
+          time (<code>DELETE /app/oauth/authorizations/{id}</code>).
+        </p>
+        <button type="submit" name="decision" value="allow">Allow</button> <button type="submit" name="decision" value="deny">Deny</button>
+      </form>`,
+  });
 }
 
 export function errorPage(code: string, description: string): string {
-  return `${HEAD('Authorisation failed')}<h1>Authorisation failed</h1><p><code>${esc(code)}</code>: ${esc(description)}</p></body></html>`;
+  return page({ title: 'Authorisation failed', body: html`<p><code>${code}</code>: ${description}</p>` });
 }

@@ -1,5 +1,5 @@
 import { createHmac, createPrivateKey } from 'node:crypto';
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import Provider, { errors as oidcErrors, interactionPolicy } from 'oidc-provider';
 import { principalFromSession } from '../../domain/accounts/accounts';
 import { safeEqual } from '../../domain/accounts/secrets';
@@ -7,7 +7,13 @@ import { SCOPES, type Scope } from '../../domain/accounts/principal';
 import { guardedFetch } from '../../domain/oauth/client-metadata-fetch';
 import { oauthAdapterFactory } from '../../domain/oauth/records';
 import type { AppDeps } from '../http/context';
+import { clientAddress } from '../http/rate-limit';
 import { SESSION_COOKIE } from '../http/route';
+import { PAGE_HEADERS } from '../dashboard/headers';
+import { JSON_MEDIA_TYPES, jsonBodyParser } from '../http/json-body';
+import { toServiceError } from '../http/middleware';
+import { requestTargetProblem } from '../http/request-target';
+import { assertStorableText } from '../http/storable-text';
 import { consentPage, errorPage } from './pages';
 import { OAUTH_PATHS, oauthResources } from './resources';
 
@@ -63,6 +69,16 @@ export function createOAuthProvider(deps: AppDeps, opts: OAuthOptions = {}) {
   const provider = new Provider(resources.api, {
     adapter: oauthAdapterFactory(deps.db),
     clients: [],
+    // OAuth 2.1: the authorization code flow only (no implicit or hybrid response types), advertised as such.
+    responseTypes: ['code'],
+    // Redirect URIs: https, or http on a loopback address (a native agent's local listener); checked for
+    // registered and for Client ID Metadata Document clients alike.
+    extraClientMetadata: {
+      properties: ['redirect_uris'],
+      validator: (_ctx: unknown, key: string, value: unknown) => {
+        if (key === 'redirect_uris') assertRedirectUris(value);
+      },
+    },
     // Public clients with PKCE only: no client secret exists, so none is stored.
     clientAuthMethods: ['none'],
     clientDefaults: {
@@ -144,12 +160,32 @@ export function createOAuthProvider(deps: AppDeps, opts: OAuthOptions = {}) {
       credential: '/oauth/credential',
     },
     renderError: async (ctx: any, out: Record<string, string>) => {
+      ctx.set(PAGE_HEADERS);
       ctx.type = 'html';
       ctx.body = errorPage(out.error ?? 'error', out.error_description ?? 'The authorization request failed.');
     },
   });
+  // Koa reads the protocol, host and client address from X-Forwarded-* headers; oauthEdge() below sets
+  // them itself on every request (PUBLIC_BASE_URL's protocol and host, the address TRUST_PROXY allows),
+  // so no peer chooses the issuer's endpoints or its own address.
   provider.proxy = true;
+  // Every server_error is logged (the client sees only "server_error"); the library swallows them otherwise.
+  provider.on('server_error', (ctx: { path?: string; method?: string } | undefined, err: unknown) => {
+    deps.logger.error({ err, path: ctx?.path, method: ctx?.method }, 'oauth server_error');
+  });
   return { provider, resources };
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** RFC 7591 redirect URIs as OAuth 2.1 allows them for our public clients: https, or http on a loopback address. */
+export function assertRedirectUris(value: unknown): void {
+  for (const uri of Array.isArray(value) ? value : []) {
+    const parsed = typeof uri === 'string' ? URL.parse(uri) : null;
+    if (!parsed) continue; // the library's own checks name a malformed URI
+    if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname))) continue;
+    throw new oidcErrors.InvalidClientMetadata('redirect_uris must use https, or http on a loopback address (127.0.0.1, [::1], localhost)');
+  }
 }
 
 /**
@@ -160,6 +196,8 @@ export function createOAuthProvider(deps: AppDeps, opts: OAuthOptions = {}) {
 export function mountOAuth(app: Express, deps: AppDeps, opts: OAuthOptions = {}): void {
   const { provider, resources } = createOAuthProvider(deps, opts);
   const callback: (req: Request, res: Response) => void = provider.callback();
+  const edge = oauthEdge(deps);
+  app.use((req, res, next) => (isOAuthPath(req.path) ? edge(req, res, next) : next()));
 
   // RFC 9728: the protected-resource metadata of the API (root) and of the tool server (/mcp-suffixed path).
   const prm = (resource: string) => ({
@@ -187,7 +225,10 @@ export function mountOAuth(app: Express, deps: AppDeps, opts: OAuthOptions = {})
 
   // Dynamic client registration (RFC 7591) is open to anyone, as the MCP authorization spec expects, and each
   // registration stores a client: limited per client address (AppDeps.oauthRegistrationLimit).
-  app.post(OAUTH_PATHS.registration, (req, _res, next) => void deps.oauthRegistrationLimit.consume(req.ip ?? '').then(() => next(), next));
+  app.post(
+    OAUTH_PATHS.registration,
+    (req, _res, next) => void deps.oauthRegistrationLimit.consume(clientAddress(req)).then(() => next(), next),
+  );
 
   app.use((req, res, next) => {
     if (req.path === OAUTH_PATHS.oidcMetadata || (req.path.startsWith('/oauth/') && !req.path.startsWith(`${OAUTH_PATHS.consent}/`))) {
@@ -195,6 +236,62 @@ export function mountOAuth(app: Express, deps: AppDeps, opts: OAuthOptions = {})
     }
     next();
   });
+}
+
+const OAUTH_BODY_LIMIT_BYTES = 56 * 1024; // oidc-provider's own limit
+
+/** The authorization server's paths: its endpoints, the consent page and its metadata documents. */
+function isOAuthPath(p: string): boolean {
+  return p.startsWith('/oauth/') || p.startsWith(OAUTH_PATHS.asMetadata) || p === OAUTH_PATHS.oidcMetadata;
+}
+
+/**
+ * What every OAuth request passes first: the request target and the body are
+ * read and checked here (valid UTF-8, no NUL or unpaired surrogate, nesting,
+ * size), and a refusal is an OAuth error (`invalid_client_metadata` for a
+ * registration, `invalid_request` otherwise; a page where a browser is
+ * sent), before oidc-provider or the database sees a value it cannot handle.
+ * The forwarded headers Koa reads are set here, never taken from the peer:
+ * the protocol and host of PUBLIC_BASE_URL (so the issuer's endpoints are
+ * always its own) and the client address TRUST_PROXY allows.
+ */
+function oauthEdge(deps: AppDeps) {
+  const base = new URL(deps.baseUrl);
+  const json = jsonBodyParser(OAUTH_BODY_LIMIT_BYTES);
+  const form = express.urlencoded({ extended: false, limit: OAUTH_BODY_LIMIT_BYTES, parameterLimit: 100 });
+  return (req: Request, res: Response, next: NextFunction) => {
+    req.headers['x-forwarded-proto'] = base.protocol.slice(0, -1);
+    req.headers['x-forwarded-host'] = base.host;
+    req.headers['x-forwarded-for'] = clientAddress(req);
+    const refuse = (err: unknown) => sendOAuthInputError(req, res, err, deps);
+    const target = requestTargetProblem(req);
+    if (target) return refuse(target);
+    const parser = req.is(JSON_MEDIA_TYPES) ? json : req.is('application/x-www-form-urlencoded') ? form : null;
+    if (!parser) return next();
+    parser(req, res, (err?: unknown) => {
+      if (err) return refuse(err);
+      try {
+        assertStorableText(req.body, 'body');
+      } catch (e) {
+        return refuse(e);
+      }
+      next();
+    });
+  };
+}
+
+function sendOAuthInputError(req: Request, res: Response, err: unknown, deps: AppDeps): void {
+  const e = toServiceError(err, deps.logger, String(res.locals.requestId ?? ''));
+  const status = e.status >= 500 ? 500 : e.code === 'PAYLOAD_TOO_LARGE' ? 413 : 400;
+  const error = status === 500 ? 'server_error' : req.path === OAUTH_PATHS.registration ? 'invalid_client_metadata' : 'invalid_request';
+  const description = status === 500 ? 'Something went wrong.' : `${e.detail ? `${e.detail}: ` : ''}${e.message}`;
+  res.status(status).set('Cache-Control', 'no-store');
+  // A browser is sent to the authorization endpoint and the consent page: it gets a page, an agent gets JSON.
+  if (req.path === OAUTH_PATHS.authorization || req.path.startsWith(`${OAUTH_PATHS.consent}/`)) {
+    res.set(PAGE_HEADERS).type('html').send(errorPage(error, description));
+  } else {
+    res.json({ error, error_description: description });
+  }
 }
 
 interface InteractionDetails {
@@ -221,7 +318,7 @@ async function showConsent(provider: any, deps: AppDeps, req: Request, res: Resp
     const details: InteractionDetails = await provider.interactionDetails(req, res);
     const client = await provider.Client.find(details.params.client_id);
     const owner = await signedInOwner(deps, req);
-    res.set('Cache-Control', 'no-store');
+    res.set(PAGE_HEADERS);
     res.type('html').send(
       consentPage({
         action: `${OAUTH_PATHS.consent}/${details.uid}`,
@@ -247,11 +344,15 @@ async function decideConsent(provider: any, deps: AppDeps, defaultResource: stri
     const body = (req.body ?? {}) as Record<string, string | string[] | undefined>;
     const sent = typeof body.csrf === 'string' ? body.csrf : '';
     if (!owner || !owner.principal.sessionId || !safeEqual(sent, consentToken(deps.secretsKey, details.uid, owner.principal.sessionId))) {
-      res.status(403).type('html').send(errorPage('forbidden', 'Sign in as the workspace owner and confirm on this page.'));
+      res
+        .status(403)
+        .set(PAGE_HEADERS)
+        .type('html')
+        .send(errorPage('forbidden', 'Sign in as the workspace owner and confirm on this page.'));
       return;
     }
     if (owner.role !== 'owner') {
-      res.status(403).type('html').send(errorPage('forbidden', 'Only the workspace owner can authorise an agent.'));
+      res.status(403).set(PAGE_HEADERS).type('html').send(errorPage('forbidden', 'Only the workspace owner can authorise an agent.'));
       return;
     }
     if (body.decision !== 'allow') {
@@ -265,7 +366,7 @@ async function decideConsent(provider: any, deps: AppDeps, defaultResource: stri
     }
     const picked = ([] as string[]).concat(body.scope ?? []).filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
     if (picked.length === 0) {
-      res.status(400).type('html').send(errorPage('invalid_request', 'Pick at least one scope, or deny.'));
+      res.status(400).set(PAGE_HEADERS).type('html').send(errorPage('invalid_request', 'Pick at least one scope, or deny.'));
       return;
     }
     const asked = (details.params.scope ?? '').split(' ').filter(Boolean);
@@ -292,6 +393,7 @@ function sendOAuthPageError(res: Response, err: unknown): void {
   const e = err as { status?: number; error?: string; error_description?: string; message?: string };
   res
     .status(e.status && e.status >= 400 && e.status < 500 ? e.status : 500)
+    .set(PAGE_HEADERS)
     .type('html')
     .send(
       errorPage(

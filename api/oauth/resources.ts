@@ -15,7 +15,13 @@ export const OAUTH_PATHS = {
   prm: '/.well-known/oauth-protected-resource',
 } as const;
 
-/** The resources (RFC 8707) tokens are issued for: the whole API, and its tool server. Tokens for either work on both. */
+/**
+ * The resources (RFC 8707) tokens are issued for: the whole API, and its tool
+ * server. The REST API accepts tokens for either (the tool server is a front
+ * of the same API, with the same scopes); the tool server (/mcp) accepts only
+ * tokens issued for its own canonical URL, as the MCP authorization
+ * specification requires (api/mcp/server.ts).
+ */
 export function oauthResources(baseUrl: string): { api: string; mcp: string; accepted: string[] } {
   const api = baseUrl.replace(/\/+$/, '');
   return { api, mcp: `${api}/mcp`, accepted: [api, `${api}/mcp`] };

@@ -5,10 +5,12 @@ import {
   SESSION_TTL_MS,
   signIn,
   signOut,
-  signUp,
+  requestSignUp,
   verifyEmail,
 } from '../../domain/accounts/accounts';
 import { disableWorkspace, getProfile, updateProfile } from '../../domain/accounts/profile';
+import { clientAddress } from '../http/rate-limit';
+import { assertSameOrigin } from '../http/same-origin';
 import { defineRoute, SESSION_COOKIE, type RouteSpec } from '../http/route';
 import { z } from '../../domain/schemas/zod';
 import {
@@ -37,20 +39,25 @@ const signUpRoute = defineRoute({
   summary: 'Create a trial workspace and its owner',
   tags,
   description:
-    'Sends a verification e-mail (in development it lands in the dev outbox). Most calls answer 403 EMAIL_UNVERIFIED until the address is verified.',
+    'Sends a verification e-mail (in development it lands in the dev outbox); most calls answer 403 EMAIL_UNVERIFIED until the address is verified. ' +
+    'The answer is the same whether or not the address already has an account, so it cannot be used to learn which addresses do: ' +
+    'an existing account is left unchanged and its owner is told by mail that someone tried to sign up with the address. ' +
+    'A request from a page of another site (Origin, Sec-Fetch-Site) answers 403 FORBIDDEN.',
   auth: { kind: 'public' },
   body: SignUpRequest,
   responses: {
-    201: {
-      description: 'Account created; verify the e-mail next.',
-      schema: z.object({ user_id: z.string(), workspace_id: z.string(), email_verification: z.literal('sent') }),
+    202: {
+      description:
+        'A verification mail is on its way to the address (or, when it has an account, a notice to its owner); sign in once verified.',
+      schema: z.object({ email_verification: z.literal('sent') }),
     },
   },
-  errors: ['CONFLICT', 'RATE_LIMITED'],
+  errors: ['FORBIDDEN', 'RATE_LIMITED'],
   handler: async ({ body, deps, req }) => {
-    await deps.signUpLimit.consume(req.ip ?? '');
-    const { user, workspace } = await signUp(deps.db, body, { baseUrl: deps.baseUrl });
-    return { status: 201, body: { user_id: user.id, workspace_id: workspace.id, email_verification: 'sent' } };
+    assertSameOrigin(req, deps.baseUrl);
+    await deps.signUpLimit.consume(clientAddress(req));
+    await requestSignUp(deps.db, body, { baseUrl: deps.baseUrl });
+    return { status: 202, body: { email_verification: 'sent' } };
   },
 });
 
@@ -96,13 +103,14 @@ const signInRoute = defineRoute({
   operationId: 'signIn',
   summary: 'Sign in with e-mail and password (creates the browser session)',
   tags,
-  description: `Sets the \`${SESSION_COOKIE}\` cookie (HttpOnly, SameSite=Lax, Secure outside local development). Cookie-authenticated writes must send the returned csrf_token as X-CSRF-Token.`,
+  description: `Sets the \`${SESSION_COOKIE}\` cookie (HttpOnly, SameSite=Lax, Secure outside local development). Cookie-authenticated writes must send the returned csrf_token as X-CSRF-Token. A request from a page of another site (Origin, Sec-Fetch-Site) answers 403 FORBIDDEN.`,
   auth: { kind: 'public' },
   body: SignInRequest,
   responses: { 200: { description: 'Signed in.', schema: SessionSchema } },
-  errors: ['UNAUTHENTICATED', 'RATE_LIMITED'],
+  errors: ['UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED'],
   handler: async ({ body, deps, req, res }) => {
-    const { sessionToken, csrfToken, session, user } = await deps.signInThrottle.attempt(req.ip ?? '', body.email, () =>
+    assertSameOrigin(req, deps.baseUrl);
+    const { sessionToken, csrfToken, session, user } = await deps.signInThrottle.attempt(clientAddress(req), body.email, () =>
       signIn(deps.db, body.email, body.password),
     );
     res.cookie(SESSION_COOKIE, sessionToken, {

@@ -119,12 +119,23 @@ const cancelRoute = defineRoute({
   summary: 'Cancel',
   tags,
   description:
-    "Allowed while no AI transcription has started (and before the result is being committed); the hold is released. Otherwise 409 CANCELLATION_NOT_ALLOWED and the job finishes. The job's workflow decides; when it cannot answer within 10 s (no worker is running it right now) the answer is 503 SERVICE_UNAVAILABLE with Retry-After: send the cancel again (it is idempotent).",
+    "Allowed while no AI transcription has started (and before the result is being committed); the hold is released. Otherwise 409 CANCELLATION_NOT_ALLOWED and the job finishes. The job's workflow decides. " +
+    "When it cannot answer within 10 s (no worker is running the job right now), the answer is **202** with the job as it is: the cancel is recorded in the job's workflow and is decided by the same rule as soon as a worker runs it again, so the job turns `cancelled` unless by then AI transcription started (then it finishes as usual). Follow `Location` (`GET /v1/jobs/{id}?wait=25`) to see the outcome; sending the cancel again is harmless.",
   auth: { kind: 'required', scope: 'jobs:write' },
   params: JobIdParams,
-  responses: { 200: { description: 'The cancelled job.', schema: JobSchema } },
+  responses: {
+    200: { description: 'The cancelled job.', schema: JobSchema },
+    202: {
+      description: 'The cancel is recorded and will be decided when a worker runs the job (the job as it is now).',
+      schema: JobSchema,
+      headers: { Location: 'The job to read for the outcome.' },
+    },
+  },
   errors: ['NOT_FOUND', 'CANCELLATION_NOT_ALLOWED', 'SERVICE_UNAVAILABLE'],
-  handler: async ({ deps, principal, params }) => ({ status: 200, body: await cancelJob(jobServiceDeps(deps), principal!, params.id) }),
+  handler: async ({ deps, principal, params }) => {
+    const { job, decision } = await cancelJob(jobServiceDeps(deps), principal!, params.id);
+    return decision === 'decided' ? { status: 200, body: job } : { status: 202, body: job, headers: { Location: `/v1/jobs/${job.id}` } };
+  },
 });
 
 export const retryRoute = defineRoute({

@@ -53,6 +53,34 @@ export async function signUp(db: Db, input: SignUpInput, opts: { baseUrl: string
   }
 }
 
+/**
+ * A sign-up as anyone may ask for it (POST /app/sign-up, the dashboard's
+ * form): the answer must not tell whether the address has an account. A new
+ * address gets its workspace and the verification mail; an address that has
+ * one gets a mail telling its owner that someone tried to sign up with it,
+ * and no account is changed. Both take the same work (the password is hashed
+ * either way), and the caller answers both the same.
+ */
+export async function requestSignUp(db: Db, input: SignUpInput, opts: { baseUrl: string }): Promise<{ created: boolean }> {
+  try {
+    await signUp(db, input, opts);
+    return { created: true };
+  } catch (err) {
+    if (!(err instanceof ServiceError) || err.code !== 'CONFLICT') throw err;
+    const email = input.email.trim().toLowerCase();
+    await db.outboxEmail.create({
+      data: {
+        to: email,
+        subject: 'Someone tried to create an account with your address',
+        body:
+          `Someone asked to create a Transcript Service account for ${email}, which already has one, so nothing was created or changed. ` +
+          `If it was you, sign in at ${opts.baseUrl}/app/sign-in. If not, you need not do anything.`,
+      },
+    });
+    return { created: false };
+  }
+}
+
 export async function verifyEmail(db: Db, token: string): Promise<void> {
   const record = await db.emailVerification.findUnique({ where: { tokenHash: sha256Hex(token) } });
   if (!record || record.usedAt || record.expiresAt < new Date()) {

@@ -16,4 +16,6 @@ export interface Principal {
   /** OAuth access tokens: the authorization (grant) and the client they were issued to. */
   oauthGrantId?: string;
   oauthClientId?: string;
+  /** OAuth access tokens: the resources (RFC 8707 audiences) the token was issued for; each surface checks its own. */
+  oauthAudiences?: readonly string[];
 }

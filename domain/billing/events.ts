@@ -52,14 +52,45 @@ export async function handleStripeEvent(deps: BillingDeps, rawBody: Buffer | str
   if (!signature) throw new ServiceError('BAD_REQUEST', 'Stripe-Signature', { message: 'The Stripe-Signature header is missing.' });
   let event: Stripe.Event;
   try {
+    // stripe-node refuses a timestamp older than the tolerance; one from the future is refused here, so the
+    // window is 300 s in both directions (a signature made ahead of time cannot be held back and replayed).
+    assertTimestampNotAhead(signature, nowSeconds());
     event = deps.stripe.webhooks.constructEvent(rawBody, signature, deps.webhookSecret, SIGNATURE_TOLERANCE_SECONDS);
   } catch (err) {
     throw new ServiceError('BAD_REQUEST', 'Stripe-Signature', {
-      message: 'The Stripe-Signature does not verify (wrong secret, altered body, or a timestamp outside 300 s).',
+      message: 'The Stripe-Signature does not verify (wrong secret, altered body, or a timestamp more than 300 s away from now).',
       cause: err,
     });
   }
+  const malformed = malformedEventField(event);
+  if (malformed) {
+    // Signed by Stripe's secret yet not an event: answering 500 would make Stripe redeliver it for days.
+    deps.logger?.warn(
+      { field: malformed, event_id: typeof event.id === 'string' ? event.id.slice(0, 100) : null },
+      'stripe event malformed',
+    );
+    throw new ServiceError('BAD_REQUEST', malformed, { message: `The event has no valid ${malformed}.` });
+  }
   return processStripeEvent({ ...deps, stripe: deps.stripe }, event);
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** Throws when the signature header's timestamp (`t=`) lies more than the tolerance in the future. */
+function assertTimestampNotAhead(signature: string, now: number): void {
+  const t = /(?:^|,)\s*t=(\d{1,12})(?:,|$)/.exec(signature)?.[1];
+  if (t !== undefined && Number(t) > now + SIGNATURE_TOLERANCE_SECONDS) throw new Error('timestamp in the future');
+}
+
+/** The first field a verified event lacks (id, type, data.object), or null. */
+function malformedEventField(event: Stripe.Event): string | null {
+  const e = event as unknown as { id?: unknown; type?: unknown; data?: { object?: unknown } | null };
+  // Stripe's ids and event types are short printable ASCII (`evt_…`, `invoice.paid`).
+  const ascii = (v: unknown) => typeof v === 'string' && /^[\x21-\x7e]{1,255}$/.test(v);
+  if (!ascii(e.id)) return 'id';
+  if (!ascii(e.type)) return 'type';
+  if (!e.data || typeof e.data !== 'object' || !e.data.object || typeof e.data.object !== 'object') return 'data.object';
+  return null;
 }
 
 /** Handles a verified event (exported for the dashboard and tests; the ingress verifies first). */

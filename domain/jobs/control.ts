@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { JobRequest } from '../schemas/jobs';
-import { cancelUpdate } from '../../workflows/definitions';
+import { cancelRequestSignal, cancelUpdate } from '../../workflows/definitions';
 import type { Principal } from '../accounts/principal';
 import { isErrorCode, ServiceError, type ErrorObject } from '../errors';
 import type { IdempotencyScope } from '../idempotency';
@@ -11,11 +11,23 @@ import { submitJob, type JobServiceDeps, type SubmitResult } from './submit';
 import { isFinal, type JobView } from './view';
 
 /**
+ * What a cancel came to: `decided` when the job's workflow answered (the job is
+ * cancelled); `pending` when no worker ran the workflow within the wait. Then
+ * the cancel is recorded in the workflow's history (cancelRequestSignal) and
+ * decided as soon as a worker runs it, by the same rule: the job is cancelled
+ * unless by then a cancel would be refused.
+ */
+export interface CancelOutcome {
+  job: JobView;
+  decision: 'decided' | 'pending';
+}
+
+/**
  * POST /v1/jobs/{id}/cancel. The job's workflow decides through an update, so
  * the API cannot race it: the update is refused once AI transcription started
  * or the job is final, and otherwise returns after the hold was released.
  */
-export async function cancelJob(deps: JobServiceDeps, principal: Principal, jobId: string): Promise<JobView> {
+export async function cancelJob(deps: JobServiceDeps, principal: Principal, jobId: string): Promise<CancelOutcome> {
   const job = await deps.db.job.findFirst({ where: { id: jobId, workspaceId: principal.workspaceId } });
   if (!job) throw new ServiceError('NOT_FOUND', 'id', { message: 'No job with this id in this workspace.' });
   if (isFinal(job.status)) throw notAllowed(`status=${job.status}`, `The job is already ${job.status}.`);
@@ -33,10 +45,10 @@ export async function cancelJob(deps: JobServiceDeps, principal: Principal, jobI
       break;
     } catch (err) {
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isDeadlineExceeded(err)) {
-        throw new ServiceError('SERVICE_UNAVAILABLE', `cancel_wait_seconds=${deps.cancelWaitMs / 1000}`, {
-          message: `The job's workflow did not decide within ${deps.cancelWaitMs / 1000} s (no worker is running it right now). The job is unchanged unless a later read shows it cancelled; send the cancel again.`,
-          retryAfterSeconds: 5,
-        });
+        // No worker ran the workflow in time. The update may still be applied later (the server keeps it), but only
+        // in memory: the signal puts the request into the workflow's history, so it is decided whatever happens.
+        await deps.temporal.workflow.getHandle(job.workflowId).signal(cancelRequestSignal);
+        return { job: await getJob(deps.db, principal.workspaceId, jobId), decision: 'pending' };
       }
       if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && isErrorCode(err.cause.type)) {
         const detail = (err.cause.details?.[0] as string | undefined) ?? 'stage';
@@ -55,7 +67,7 @@ export async function cancelJob(deps: JobServiceDeps, principal: Principal, jobI
       throw err;
     }
   }
-  return getJob(deps.db, principal.workspaceId, jobId);
+  return { job: await getJob(deps.db, principal.workspaceId, jobId), decision: 'decided' };
 }
 
 /** gRPC DEADLINE_EXCEEDED (code 4) anywhere in the cause chain. */

@@ -70,6 +70,7 @@ async function lookUpAccessToken(
       userId: row.user_id,
       oauthGrantId: row.payload.grantId,
       oauthClientId: row.payload.clientId,
+      oauthAudiences: audiences.filter((a): a is string => typeof a === 'string'),
     },
     expiresAt,
   };
