@@ -3,8 +3,9 @@
 # Not Debian's package: its 2023 release cannot read today's platforms, and
 # platforms change often enough that the version must be one we chose and tested.
 # Besides yt-dlp: yt-dlp-ejs, YouTube's JS challenge solver (else fetched from
-# GitHub at run time), and a Deno binary from PyPI to run it (yt-dlp wants Node
-# 22+; we have 20). Pinned one by one, not as yt-dlp[default,pin]: that extra
+# GitHub at run time), and a Deno binary from PyPI to run it (pinned with
+# yt-dlp, so the challenge runtime does not depend on the Node.js the rest of
+# the project runs on). Pinned one by one, not as yt-dlp[default,pin]: that extra
 # (and curl-cffi 0.17, which TikTok's browser impersonation would use) wants
 # certifi>=2026.10.19, which the PyPI reachable here does not have yet.
 # Run from the repo root (stack/setup.sh calls it); a second run only reads the

@@ -106,7 +106,9 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
   function dispatcherFor(proxy: string | null): Dispatcher {
     if (proxy === null) return direct;
     let agent = viaProxy.get(proxy);
-    if (!agent) viaProxy.set(proxy, (agent = new ProxyAgent({ uri: proxy })));
+    // Always a CONNECT tunnel, also for http targets (undici 8 would forward those as absolute-URI requests):
+    // the proxy sees only host and port, the same for every target, and the test origin's http traffic is tunnelled as production's https is.
+    if (!agent) viaProxy.set(proxy, (agent = new ProxyAgent({ uri: proxy, proxyTunnel: true })));
     return agent;
   }
 

@@ -8,7 +8,8 @@ import { testTls } from '../support/tls';
 
 // Regression: a server that closes the connection after a body larger than the
 // consumer's buffers (Connection: close) crashed the process inside undici
-// (assert(!this.paused) on socket end; patches/undici+7.30.2.patch).
+// (assert(!this.paused) on socket end; nodejs/undici#5360, patched here until the
+// move to undici 8 on Node 24, which fixes it).
 it('downloads a large body from a server that closes the connection, without crashing', async () => {
   const tls = testTls();
   const body = Buffer.alloc(7_000_000, 1);
