@@ -7,7 +7,7 @@ import importX from 'eslint-plugin-import-x';
 import checkFile from 'eslint-plugin-check-file';
 
 const nodeBuiltins = builtinModules.flatMap((m) => [m, `node:${m}`]);
-const PRODUCTION = ['api', 'domain', 'integrations', 'activities', 'workflows', 'worker', 'prisma/migrate.ts'];
+const PRODUCTION = ['core', 'api', 'domain', 'integrations', 'activities', 'workflows', 'worker', 'prisma/migrate.ts'];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'prisma/generated/**', '.data/**', '.tools/**', 'dist/**', 'test/fixtures-handmade/**'] },
@@ -33,7 +33,7 @@ export default tseslint.config(
       'check-file/filename-naming-convention': ['error', { '**/*.{ts,js,mjs}': 'KEBAB_CASE' }, { ignoreMiddleExtensions: true }],
       'check-file/folder-naming-convention': [
         'error',
-        { '{api,domain,integrations,activities,workflows,worker,stack,test,bench,prisma}/**/': 'KEBAB_CASE' },
+        { '{core,api,domain,integrations,activities,workflows,worker,stack,test,bench,prisma}/**/': 'KEBAB_CASE' },
       ],
       // The allowed import directions (README, "Where code lives").
       'import-x/no-restricted-paths': [
@@ -46,11 +46,14 @@ export default tseslint.config(
               message: 'Production code never imports the local stack, tests or benchmarks.',
             },
             {
+              target: './core',
+              from: ['./api', './domain', './integrations', './activities', './workflows', './worker', './prisma'],
+              message: 'The kernel (core/) imports nothing of the service: every layer imports it.',
+            },
+            {
               target: './integrations',
               from: './domain',
-              except: ['./errors.ts', './plans.ts', './transcripts/text.ts', './transcripts/timing.ts'],
-              message:
-                'Integrations are clients: from domain/ they use only its leaf value modules (errors, plans, transcript text and timing types).',
+              message: 'Integrations are clients: they use the kernel (core/), never the domain.',
             },
             {
               target: './integrations',
@@ -89,8 +92,7 @@ export default tseslint.config(
             {
               target: './workflows',
               from: ['./api', './domain', './integrations', './worker', './prisma'],
-              except: ['./errors.ts'],
-              message: 'Workflow code is deterministic: besides workflows/ it may import only domain/errors.ts (and activity types).',
+              message: 'Workflow code is deterministic: besides workflows/ it imports the kernel (core/) and activity types only.',
             },
           ],
         },

@@ -1,11 +1,10 @@
 import type { Db } from '../domain/db';
-import { ServiceError } from '../domain/errors';
-import { CAPTION_CREDITS } from '../domain/plans';
+import { ServiceError } from '../core/errors';
+import { CAPTION_CREDITS } from '../core/plans';
 import type { CaptionSources } from '../integrations/platforms/types';
-import { reuseKey } from '../domain/jobs/reuse';
+import { recordJobRetry, resolveJobSource, saveDraftTranscript } from '../domain/jobs/state';
+import type { JobPlan } from '../workflows/definitions';
 import { announceRetry, asActivity } from './failures';
-import { saveDraftTranscript } from './transcript-draft';
-import { recordRetry, type JobPlan } from './job-state';
 
 /** Version of the processing pipeline, stored on every transcript. */
 export const EXTRACTION_VERSION = 'captions-2026.11.1';
@@ -13,7 +12,7 @@ export const EXTRACTION_VERSION = 'captions-2026.11.1';
 export function createCaptionActivities(db: Db, sources: CaptionSources) {
   // A retry shows on the job's row (the API's `retry`) and in the workflow (the Temporal UI).
   const onRetry = (jobId: string) => async (err: ServiceError, attempt: number) => {
-    await Promise.allSettled([recordRetry(db, jobId, attempt, err.toObject()), announceRetry(err)]);
+    await Promise.allSettled([recordJobRetry(db, jobId, attempt, err.toObject()), announceRetry(err)]);
   };
 
   return {
@@ -22,22 +21,7 @@ export function createCaptionActivities(db: Db, sources: CaptionSources) {
       return asActivity(async () => {
         if (plan.platform !== 'shortvideo' || !plan.mediaId.startsWith('share:')) return { mediaId: plan.mediaId };
         const resolved = await sources.resolveShareLink('shortvideo', plan.sourceUrl!);
-        const job = await db.job.findUniqueOrThrow({ where: { id: plan.jobId } });
-        await db.job.update({
-          where: { id: plan.jobId },
-          data: {
-            mediaId: resolved.mediaId,
-            canonicalUrl: resolved.canonicalUrl,
-            reuseKey: reuseKey({
-              platform: job.platform,
-              mediaId: resolved.mediaId,
-              mode: job.mode,
-              captionLanguages: job.captionLanguages,
-              captionPreference: job.captionPreference,
-              language: job.language,
-            }),
-          },
-        });
+        await resolveJobSource(db, plan.jobId, resolved);
         return { mediaId: resolved.mediaId };
       }, onRetry(plan.jobId));
     },

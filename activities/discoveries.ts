@@ -7,7 +7,7 @@ import {
   failDiscovery,
   purgeExpiredDiscoveries,
 } from '../domain/discoveries/state';
-import type { ErrorObject } from '../domain/errors';
+import type { ErrorObject } from '../core/errors';
 import type { DiscoveryPage, DiscoverySources, LanguageDiscoveryResult } from '../integrations/platforms/discovery-types';
 import type { DiscoveryType } from '../workflows/definitions';
 import { announceRetry, asActivity } from './failures';

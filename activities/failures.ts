@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { ServiceError } from '../domain/errors';
+import { ServiceError } from '../core/errors';
 import { retryScheduledSignal } from '../workflows/definitions';
 import { whileHeartbeating } from './heartbeat';
 

@@ -1,4 +1,4 @@
-import type { JobPlan } from './job-state';
+import type { JobPlan } from '../workflows/definitions';
 
 /**
  * Activities served by the Python recognition worker (recognizer/worker.py),

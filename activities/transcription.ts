@@ -1,14 +1,21 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { increaseHold } from '../domain/credits/ledger';
 import type { Db } from '../domain/db';
-import { ServiceError } from '../domain/errors';
-import { DEFAULT_MAX_CREDITS, transcriptionCredits, type PlanId } from '../domain/plans';
+import { ServiceError } from '../core/errors';
+import {
+  awaitProvider,
+  markAsrStarted,
+  measuredDuration,
+  providerJobIdOf,
+  recordJobRetry,
+  recordMediaMeasured,
+  reserveTranscriptionCredits,
+  saveDraftTranscript,
+} from '../domain/jobs/state';
+import type { JobPlan } from '../workflows/definitions';
 import { announceRetry, asActivity } from './failures';
 import { savedProgress, saveProgress } from './heartbeat';
-import { saveDraftTranscript } from './transcript-draft';
-import { recordRetry, type JobPlan } from './job-state';
 import { safeFetch, type AddressPolicy } from '../integrations/fetch';
 import { toRecognizerWav } from '../integrations/media/convert';
 import { probeMedia } from '../integrations/media/probe';
@@ -65,7 +72,7 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
   const { db, store } = deps;
   // A retry shows on the job's row (the API's `retry`) and in the workflow (the Temporal UI).
   const onRetry = (jobId: string) => async (err: ServiceError, attempt: number) => {
-    await Promise.allSettled([recordRetry(db, jobId, attempt, err.toObject()), announceRetry(err)]);
+    await Promise.allSettled([recordJobRetry(db, jobId, attempt, err.toObject()), announceRetry(err)]);
   };
 
   return {
@@ -76,10 +83,10 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
           withTempDir(async (dir) => {
             const audioKey = workKey(plan.jobId, 'audio.wav');
             // A previous attempt that stored the audio and its length (then lost its worker) did the work already.
-            const measured = await db.job.findUniqueOrThrow({ where: { id: plan.jobId }, select: { mediaDurationMs: true } });
-            if (measured.mediaDurationMs !== null && (await store.stat(audioKey)))
-              return { audioKey, durationMs: measured.mediaDurationMs };
+            const measured = await measuredDuration(db, plan.jobId);
+            if (measured !== null && (await store.stat(audioKey))) return { audioKey, durationMs: measured };
             let media: string;
+            let title: string | null = null;
             if (plan.platform === 'upload') {
               const upload = await db.upload.findUniqueOrThrow({ where: { id: plan.mediaId } });
               media = path.join(dir, 'media');
@@ -89,7 +96,7 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
             } else if ((plan.platform === 'videosite' || plan.platform === 'shortvideo') && deps.downloadPlatformAudio) {
               const got = await deps.downloadPlatformAudio(plan.canonicalUrl ?? plan.sourceUrl!, plan.platform, dir);
               media = got.file;
-              if (got.title) await db.job.update({ where: { id: plan.jobId }, data: { title: got.title } });
+              title = got.title;
             } else {
               throw new ServiceError('CAPABILITY_UNAVAILABLE', 'mode', {
                 message: `Audio of ${plan.platform} sources cannot be fetched here.`,
@@ -98,40 +105,21 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
             const info = await probeMedia(media);
             const wav = await toRecognizerWav(media, path.join(dir, 'audio.wav'));
             await store.put(audioKey, wav, 'audio/wav');
-            await db.job.update({ where: { id: plan.jobId }, data: { mediaDurationMs: info.durationMs } });
+            await recordMediaMeasured(db, plan.jobId, { durationMs: info.durationMs, title });
             return { audioKey, durationMs: info.durationMs };
           }),
         onRetry(plan.jobId),
       );
     },
 
-    /**
-     * The price, before anything is charged: 2 credits per started minute
-     * (60 s minimum). Over max_credits → BUDGET_EXCEEDED; the hold is raised
-     * to the price or the job fails with INSUFFICIENT_BALANCE.
-     */
+    /** The price before anything is charged, capped by max_credits (domain/jobs/state.ts). */
     async reserveTranscriptionCredits(plan: JobPlan, durationMs: number): Promise<{ cost: number }> {
-      return asActivity(async () => {
-        const job = await db.job.findUniqueOrThrow({ where: { id: plan.jobId }, include: { workspace: { select: { plan: true } } } });
-        const cost = transcriptionCredits(durationMs);
-        const cap = job.maxCredits ?? DEFAULT_MAX_CREDITS;
-        if (cost > cap) {
-          throw new ServiceError('BUDGET_EXCEEDED', `cost=${cost} > max_credits=${cap}`, {
-            message: `Transcribing ${Math.ceil(durationMs / 1000)} s costs ${cost} credits, over max_credits ${cap}. Nothing was charged.`,
-          });
-        }
-        if (job.holdId) await increaseHold(db, job.holdId, cost, job.workspace.plan as PlanId);
-        await db.job.update({
-          where: { id: plan.jobId },
-          data: { creditsReserved: Math.max(cost, job.creditsReserved), billingKind: 'ai_transcription' },
-        });
-        return { cost };
-      });
+      return asActivity(() => reserveTranscriptionCredits(db, plan.jobId, durationMs));
     },
 
     /** From here on a cancel is refused: the audio goes to a recognizer. */
     async markAsrStarted(jobId: string): Promise<void> {
-      await db.job.updateMany({ where: { id: jobId, asrStartedAt: null }, data: { asrStartedAt: new Date(), stage: 'submit_asr' } });
+      await markAsrStarted(db, jobId);
     },
 
     /** Cuts long audio at pauses into pieces stored separately, so each is recognised by its own activity. */
@@ -194,15 +182,15 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
       return asActivity(
         () =>
           withTempDir(async (dir) => {
-            const existing = await db.job.findUniqueOrThrow({ where: { id: plan.jobId }, select: { providerJobId: true } });
-            if (existing.providerJobId) return existing.providerJobId;
+            const existing = await providerJobIdOf(db, plan.jobId);
+            if (existing) return existing;
             const wav = path.join(dir, 'audio.wav');
             await store.download(audioKey, wav);
             const providerJobId = await cloud.submit(wav, {
               language: plan.language ?? undefined,
               webhookUrl: deps.callbackUrl ?? undefined,
             });
-            await db.job.update({ where: { id: plan.jobId }, data: { providerJobId, status: 'awaiting_provider', stage: 'wait_asr' } });
+            await awaitProvider(db, plan.jobId, providerJobId);
             return providerJobId;
           }),
         onRetry(plan.jobId),

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Prisma } from '../prisma/generated/client';
 import type { Db } from '../domain/db';
-import { ServiceError } from '../domain/errors';
+import { ServiceError } from '../core/errors';
 import { asActivity } from './failures';
 import { probeMedia } from '../integrations/media/probe';
 import { verifyStoredUpload, type ObjectStore } from '../integrations/storage';

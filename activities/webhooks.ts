@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { decryptSecret } from '../domain/accounts/secrets';
 import type { Db } from '../domain/db';
-import { ServiceError } from '../domain/errors';
+import { ServiceError } from '../core/errors';
 import { webhookHeaders } from '../domain/webhooks/signing';
 import { assertSafeUrl, pinnedDispatcher, type AddressPolicy } from '../integrations/fetch';
 

@@ -1,14 +1,14 @@
 import cookieParser from 'cookie-parser';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AppDeps } from './http/context';
-import { accessLog, errorHandler, metricsRegistry, requestId, unmatchedRoute, type KnownRoute } from './http/middleware';
+import { accessLog, errorHandler, metricsRegistry, registeredRoutes, requestId, unmatchedRoute, type KnownRoute } from './http/middleware';
 import { jsonBodyParser } from './http/json-body';
 import { checkRequestTarget } from './http/request-target';
 import { mount } from './http/route';
 import { mountDocs } from './docs';
 import { buildOpenApiDocument } from './openapi';
 import { allRoutes } from './routes';
-import { DASHBOARD_ROUTES, dashboardRouter } from './dashboard/router';
+import { dashboardRouter } from './dashboard/router';
 import { createLocalUploadHandler } from '../integrations/storage';
 import { POLLER_FRESH_SECONDS, queuePollers } from '../integrations/temporal-pollers';
 import { mountMcp } from './mcp/server';
@@ -92,7 +92,7 @@ export function createApp(deps: AppDeps): Express {
     ...(deps.config.APP_ENV !== 'production' ? ['/app/dev/outbox'] : []),
   ];
   const pages: KnownRoute[] = pagePaths.map((path) => ({ method: 'get', path }));
-  app.use(unmatchedRoute([...allRoutes, ...pages, ...DASHBOARD_ROUTES]));
+  app.use(unmatchedRoute([...allRoutes, ...pages, ...registeredRoutes(dashboard)]));
   app.use(errorHandler(deps.logger, (error) => bearerChallenge(deps.baseUrl, 'api', error)));
   return app;
 }

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { ERROR_CATALOGUE } from '../domain/errors';
-import { applyQueryDependencies, registerOpenApi, type RouteSpec } from './http/route';
+import { ERROR_CATALOGUE } from '../core/errors';
+import { applyQueryDependencies, registerOpenApi } from './http/openapi-writer';
+import type { RouteSpec } from './http/route';
 import { JSON_DEPTH_LIMIT, UNSTORABLE_TEXT_RULE } from './http/storable-text';
 import { allRoutes } from './routes';
 

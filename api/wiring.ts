@@ -9,6 +9,9 @@ import { connectTemporal } from '../integrations/temporal-connection';
 import { selectRecognizers } from '../integrations/recognizers/select';
 import { createObjectStore } from '../integrations/storage';
 import { createStripeClient } from '../integrations/payments/stripe-client';
+import type { BillingDeps } from '../domain/billing';
+import type { DiscoveryServiceDeps } from '../domain/discoveries/submit';
+import type { JobServiceDeps } from '../domain/jobs/submit';
 import type { AppDeps } from './http/context';
 import { AddressHourlyLimit, RateLimits, SignInThrottle } from './http/rate-limit';
 
@@ -82,5 +85,42 @@ export async function connectAppDeps(
       await prisma.$disconnect();
       await pool.end().catch(() => undefined);
     },
+  };
+}
+
+// ---- What each domain service is given from the API's dependencies: built
+// here once, so routes, the tool server and the dashboard use the same.
+
+export function jobServiceDeps(deps: AppDeps): JobServiceDeps {
+  return {
+    db: deps.db,
+    temporal: deps.temporal,
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    recognizer: deps.recognizer,
+    addressPolicy: deps.addressPolicy,
+    photosocialEnabled: deps.config.PHOTOSOCIAL_ENABLED,
+    asrEnabled: deps.config.ASR_ENABLED,
+    cancelWaitMs: deps.config.CANCEL_WAIT_SECONDS * 1000,
+    starts: deps.starts,
+  };
+}
+
+export function discoveryDeps(deps: AppDeps): DiscoveryServiceDeps {
+  return {
+    db: deps.db,
+    secretsKey: deps.secretsKey,
+    starts: deps.starts,
+    temporal: deps.temporal,
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+  };
+}
+
+export function billingDeps(deps: AppDeps): BillingDeps {
+  return {
+    db: deps.db,
+    stripe: deps.stripe,
+    webhookSecret: deps.config.STRIPE_WEBHOOK_SECRET ?? null,
+    baseUrl: deps.baseUrl,
+    logger: deps.logger,
   };
 }

@@ -7,7 +7,7 @@ import {
   PRICE_VERSION,
   TRANSCRIBE_CREDITS_PER_MINUTE,
   type PlanId,
-} from './plans';
+} from '../core/plans';
 import { languageQualityTable } from '../integrations/recognizers/quality';
 import type { Recognizer } from '../integrations/recognizers/types';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db, Tx } from './db';
-import { ServiceError } from './errors';
+import { ServiceError } from '../core/errors';
 
 // Idempotency-Key handling. The claim is an INSERT on the unique
 // (workspace, operation, key) index inside the caller's transaction: a second

@@ -21,7 +21,7 @@ import { grantDueMonthlyCredits } from '../domain/billing';
 import { syncPrices } from '../domain/billing/prices';
 import { monthlySliceAt } from '../domain/billing/subscriptions';
 import { loadConfig, stripeSettings } from '../domain/config';
-import { addMonths } from '../domain/credits/ledger';
+import { addMonths } from '../core/dates';
 import { createStripeClient } from '../integrations/payments/stripe-client';
 import { freePort } from '../stack/proc';
 import { bearer, createWorkspace, signInSession, startTestApi, type TestApi, type TestWorkspace } from './support/harness';

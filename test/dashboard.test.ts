@@ -8,10 +8,11 @@ import type { CookieOptions, Response } from 'express';
 import { DASHBOARD_CSP } from '../api/dashboard/headers';
 import { setSessionCookies } from '../api/dashboard/session';
 import type { AppDeps } from '../api/http/context';
-import { DASHBOARD_ROUTES } from '../api/dashboard/router';
+import { dashboardRouter } from '../api/dashboard/router';
+import { registeredRoutes } from '../api/http/middleware';
 import { escapeHtml, html } from '../api/dashboard/html';
 import { transcriptBody } from '../api/dashboard/views-jobs';
-import { toErrorObject } from '../domain/errors';
+import { toErrorObject } from '../core/errors';
 import type { TranscriptView } from '../domain/transcripts/read';
 import { launchChromium, SCREENSHOT_DIR, screenshots, seriousA11yViolations } from './support/browser';
 import { bearer, createWorkspace, uniqueEmail, type TestWorkspace } from './support/harness';
@@ -493,7 +494,9 @@ describe('dashboard security', () => {
   });
 
   it('refuses every page write without the CSRF token, or with a wrong one, and changes nothing', async () => {
-    const writes = DASHBOARD_ROUTES.filter((r) => r.method === 'post' && r.path !== '/app/sign-in' && r.path !== '/dashboard/sign-up');
+    const writes = registeredRoutes(dashboardRouter(stack.api.deps)).filter(
+      (r) => r.method === 'post' && r.path !== '/app/sign-in' && r.path !== '/dashboard/sign-up',
+    );
     expect(writes.length).toBe(13);
     const idFor = (p: string) =>
       p.includes('/keys/')

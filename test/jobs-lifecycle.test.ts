@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { createActivities } from '../activities';
 import { getBalance } from '../domain/credits/ledger';
-import { toErrorObject } from '../domain/errors';
+import { toErrorObject } from '../core/errors';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
 import {
   activityDepsFor,
@@ -346,7 +346,7 @@ describe("the state steps on a job's row", () => {
   });
 
   it('a share link starts at resolve, AI transcription at acquire_audio', async () => {
-    const { firstStage } = await import('../activities/job-state');
+    const { firstStage } = await import('../domain/jobs/state');
     expect(firstStage({ mediaId: 'share:abc', mode: 'captions_only' })).toBe('resolve');
     expect(firstStage({ mediaId: 'abc', mode: 'transcribe' })).toBe('acquire_audio');
     expect(firstStage({ mediaId: 'abc', mode: 'auto' })).toBe('captions');

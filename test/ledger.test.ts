@@ -1,5 +1,5 @@
 import { chargeHold, getBalance, placeHolds, releaseHold, renewIfDue } from '../domain/credits/ledger';
-import { ServiceError } from '../domain/errors';
+import { ServiceError } from '../core/errors';
 import { createWorkspace, startTestApi, type TestApi } from './support/harness';
 
 let api: TestApi;

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ERROR_CATALOGUE } from '../domain/errors';
+import { ERROR_CATALOGUE } from '../core/errors';
 import { bearer, createWorkspace, startTestApi, type TestApi } from './support/harness';
 
 // Every endpoint of the spec, as (method, OpenAPI path).

@@ -1,6 +1,6 @@
 import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ErrorObject } from '../domain/errors';
+import type { ErrorObject } from '../core/errors';
 // Names shared by the API (client side) and the worker: task queues, workflow
 // ids, signals, updates and queries, defined once here and used by both sides
 // (the client sends them by these definitions, the workflow handles them). No
@@ -70,6 +70,31 @@ export interface CancelResult {
 }
 
 export const JOB_WORKFLOW = 'jobWorkflow';
+
+/** What the job workflow needs to run a job (startJob's answer): small, no transcript content. */
+export interface JobPlan {
+  jobId: string;
+  workspaceId: string;
+  mode: 'captions_only' | 'auto' | 'transcribe';
+  platform: string;
+  mediaId: string;
+  sourceUrl: string | null;
+  canonicalUrl: string | null;
+  /** Which recognizer this worker uses for AI transcription: local pieces, or the cloud provider with callbacks. */
+  recognizer: 'local' | 'cloud';
+  /** Task queue of the recognition workers (recognizePiece); absent = the job's own queue (the workflow tests' mocks). */
+  recognitionTaskQueue?: string;
+  captionLanguages: string[];
+  captionPreference: 'prefer_creator' | 'creator_only' | 'automatic_only';
+  language: string | null;
+  holdId: string | null;
+  status: string;
+  /** The stage the job's row is in (startJob writes the first one). */
+  stage: string | null;
+}
+
+/** A job's final status, and the id of the webhook event the change produced (null when none). */
+export type JobOutcome = { status: 'succeeded' | 'failed' | 'cancelled'; eventId?: string | null };
 /** Failure type of the job's first step when its row never appeared (the accepting transaction rolled back). */
 export const JOB_NOT_COMMITTED = 'JOB_NOT_COMMITTED';
 /** Update: the workflow alone decides whether a cancel is still allowed. */

@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import { ERROR_CATALOGUE, isErrorCode, toErrorObject, type ErrorObject } from '../domain/errors';
+import { ERROR_CATALOGUE, isErrorCode, toErrorObject, type ErrorObject } from '../core/errors';
 
 /** The job's error object from a failed activity: the catalogue code it carried, or INTERNAL_ERROR. */
 export function errorFromFailure(err: unknown): ErrorObject {

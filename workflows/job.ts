@@ -11,8 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { JobOutcome, JobPlan } from '../activities/job-state';
-import type { ErrorObject } from '../domain/errors';
+import type { ErrorObject } from '../core/errors';
 import {
   cancelRequestSignal,
   cancelUpdate,
@@ -23,6 +22,8 @@ import {
   providerCallbackSignal,
   RECOGNITION_QUEUE_TIMEOUT_MS,
   searchAttributes as sa,
+  type JobOutcome,
+  type JobPlan,
   type JobWorkflowInput,
 } from './definitions';
 import { errorFromFailure, failureCode } from './failures';

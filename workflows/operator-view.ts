@@ -1,6 +1,6 @@
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { ErrorObject } from '../domain/errors';
+import type { ErrorObject } from '../core/errors';
 import {
   DEFAULT_RETRY,
   jobViewQuery,

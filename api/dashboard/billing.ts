@@ -1,9 +1,9 @@
 import { createCheckout, createPortal, quote } from '../../domain/billing';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { CheckoutRequest } from '../../domain/schemas/billing';
 import type { AppDeps } from '../http/context';
 import { zodToServiceError } from '../http/envelope';
-import { billingDeps } from '../routes/billing';
+import { billingDeps } from '../wiring';
 import { page } from './layout';
 import type { PageSession } from './session';
 import { billingBody, type QuoteView, type Usage } from './views-account';

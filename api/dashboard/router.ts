@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { ZodType } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey, requestSignUp, signIn, signOut } from '../../domain/accounts/accounts';
 import { disableWorkspace, getProfile, updateProfile } from '../../domain/accounts/profile';
 import { dailyCreditsSpent } from '../../domain/credits/daily-spend';
 import { getUsage } from '../../domain/credits/usage';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { cancelJob, retryJob } from '../../domain/jobs/control';
 import { getJob, listJobs } from '../../domain/jobs/read';
 import {
@@ -30,11 +29,11 @@ import {
 import type { AppDeps } from '../http/context';
 import { clientAddress } from '../http/rate-limit';
 import { assertSameOrigin } from '../http/same-origin';
-import { zodToServiceError } from '../http/envelope';
-import { toServiceError, type KnownRoute } from '../http/middleware';
-import { assertStorableText } from '../http/storable-text';
+import { parseInput } from '../http/parse-input';
+import { toServiceError } from '../http/middleware';
 import { IdempotencyKeySchema, operationName } from '../http/route';
-import { jobServiceDeps, retryRoute } from '../routes/jobs';
+import { retryRoute } from '../routes/jobs';
+import { jobServiceDeps } from '../wiring';
 import { html } from './html';
 import { page, type NavKey } from './layout';
 import { billingPage, checkout, portal, quoteFor } from './billing';
@@ -54,38 +53,6 @@ import { jobBody, jobsBody, transcriptBody, webhooksBody } from './views-jobs';
 import { PAGE_HEADERS } from './headers';
 
 export { DASHBOARD_CSP, PAGE_HEADERS } from './headers';
-
-/** The pages' paths and methods, for the 404/405 answer of unmatched requests (api/app.ts). */
-export const DASHBOARD_ROUTES: KnownRoute[] = [
-  ['get', '/app/sign-in'],
-  ['post', '/app/sign-in'],
-  ['get', '/dashboard'],
-  ['get', '/dashboard/sign-up'],
-  ['post', '/dashboard/sign-up'],
-  ['post', '/dashboard/sign-out'],
-  ['get', '/dashboard/usage'],
-  ['get', '/dashboard/keys'],
-  ['post', '/dashboard/keys'],
-  ['post', '/dashboard/keys/:id/revoke'],
-  ['get', '/dashboard/jobs'],
-  ['get', '/dashboard/jobs/:id'],
-  ['post', '/dashboard/jobs/:id/cancel'],
-  ['post', '/dashboard/jobs/:id/retry'],
-  ['get', '/dashboard/transcripts/:id'],
-  ['post', '/dashboard/transcripts/:id/delete'],
-  ['get', '/dashboard/webhooks'],
-  ['post', '/dashboard/webhooks'],
-  ['post', '/dashboard/webhooks/:id/disable'],
-  ['post', '/dashboard/webhooks/deliveries/:id/resend'],
-  ['get', '/app/billing'],
-  ['get', '/dashboard/billing'],
-  ['post', '/dashboard/billing/checkout'],
-  ['post', '/dashboard/billing/portal'],
-  ['get', '/dashboard/profile'],
-  ['post', '/dashboard/profile'],
-  ['get', '/dashboard/account/delete'],
-  ['post', '/dashboard/account/delete'],
-].map(([method, p]) => ({ method: method!, path: p! }));
 
 /** Notices after a redirect, by key (never text from the request). */
 const NOTICES: Record<string, string> = {
@@ -117,14 +84,6 @@ function sendRefusal(res: Response, err: ServiceError, body: string): void {
 }
 
 const noticeOf = (req: Request) => (typeof req.query.done === 'string' ? (NOTICES[req.query.done] ?? null) : null);
-
-/** A form body (or query) validated by the same zod schema the JSON route uses. */
-function parse<T>(schema: ZodType<T>, value: unknown, where: 'body' | 'query' | 'params'): T {
-  assertStorableText(value, where);
-  const r = schema.safeParse(value);
-  if (!r.success) throw zodToServiceError(r.error, where);
-  return r.data;
-}
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
@@ -212,7 +171,7 @@ export function dashboardRouter(deps: AppDeps): Router {
       forms,
       run(async (req, res) => {
         const s = await writeSession(req, deps);
-        const { id } = parse(IdParams, req.params, 'params');
+        const { id } = parseInput(IdParams, req.params, 'params');
         const result = await act(s, id);
         res.set(PAGE_HEADERS).redirect(303, then(id, result));
       }),
@@ -239,7 +198,7 @@ export function dashboardRouter(deps: AppDeps): Router {
       const next = afterSignIn(req.body?.next);
       try {
         // The same bounds as POST /app/session (SignInRequest): a long or unstorable e-mail is refused before it is counted or looked up.
-        const credentials = parse(SignInRequest, { email, password: str(req.body?.password) ?? '' }, 'body');
+        const credentials = parseInput(SignInRequest, { email, password: str(req.body?.password) ?? '' }, 'body');
         const { sessionToken, csrfToken } = await deps.signInThrottle.attempt(clientAddress(req), credentials.email, () =>
           signIn(deps.db, credentials.email, credentials.password),
         );
@@ -263,7 +222,7 @@ export function dashboardRouter(deps: AppDeps): Router {
       assertSameOrigin(req, deps.baseUrl);
       const values = { email: str(req.body?.email), display_name: str(req.body?.display_name) };
       try {
-        const body = parse(
+        const body = parseInput(
           SignUpRequest,
           { email: values.email, password: str(req.body?.password), display_name: values.display_name },
           'body',
@@ -336,7 +295,7 @@ export function dashboardRouter(deps: AppDeps): Router {
       const s = await writeSession(req, deps);
       const scopes = req.body?.scopes === undefined ? [] : ([] as unknown[]).concat(req.body.scopes);
       try {
-        const body = parse(CreateApiKeyRequest, { name: str(req.body?.name), scopes }, 'body');
+        const body = parseInput(CreateApiKeyRequest, { name: str(req.body?.name), scopes }, 'body');
         // The secret is in this response only: the page is not cached and nothing keeps it for a second rendering.
         await renderKeys(res, s, 201, { created: await createApiKey(deps.db, s.principal.workspaceId, body) });
       } catch (err) {
@@ -385,7 +344,7 @@ export function dashboardRouter(deps: AppDeps): Router {
     '/dashboard/jobs/:id',
     run(async (req, res) => {
       const s = await pageSession(req, deps);
-      const { id } = parse(IdParams, req.params, 'params');
+      const { id } = parseInput(IdParams, req.params, 'params');
       const [job, email] = await Promise.all([getJob(deps.db, s.principal.workspaceId, id), emailOf(s)]);
       send(
         res,
@@ -409,7 +368,7 @@ export function dashboardRouter(deps: AppDeps): Router {
     forms,
     run(async (req, res) => {
       const s = await writeSession(req, deps);
-      const { id } = parse(IdParams, req.params, 'params');
+      const { id } = parseInput(IdParams, req.params, 'params');
       // The form's key makes a double submit one retry, as an Idempotency-Key does on POST /v1/jobs/{id}/retry.
       const key = IdempotencyKeySchema.safeParse(str(req.body?.idempotency_key));
       if (!key.success) throw new ServiceError('INVALID_REQUEST', 'idempotency_key');
@@ -431,7 +390,7 @@ export function dashboardRouter(deps: AppDeps): Router {
     '/dashboard/transcripts/:id',
     run(async (req, res) => {
       const s = await pageSession(req, deps);
-      const { id } = parse(IdParams, req.params, 'params');
+      const { id } = parseInput(IdParams, req.params, 'params');
       const [t, email] = await Promise.all([getTranscript(deps.db, s.principal.workspaceId, id), emailOf(s)]);
       send(
         res,
@@ -491,7 +450,7 @@ export function dashboardRouter(deps: AppDeps): Router {
       const s = await writeSession(req, deps);
       const values = { url: str(req.body?.url), description: nonEmpty(req.body?.description) };
       try {
-        const body = parse(WebhookEndpointRequestSchema, values, 'body');
+        const body = parseInput(WebhookEndpointRequestSchema, values, 'body');
         const created = await createWebhookEndpoint(deps.db, deps.secretsKey, deps.addressPolicy, s.principal.workspaceId, body);
         await renderWebhooks(res, s, 201, { created });
       } catch (err) {
@@ -568,7 +527,7 @@ export function dashboardRouter(deps: AppDeps): Router {
       const s = await writeSession(req, deps);
       const retention = nonEmpty(req.body?.retention_days);
       try {
-        const body = parse(
+        const body = parseInput(
           UpdateProfileRequest,
           {
             ...(req.body?.display_name !== undefined ? { display_name: str(req.body.display_name) } : {}),
@@ -602,7 +561,7 @@ export function dashboardRouter(deps: AppDeps): Router {
     run(async (req, res) => {
       const s = await writeSession(req, deps, { allowUnverified: true });
       try {
-        parse(DeleteAccountRequest, { confirm: str(req.body?.confirm) ?? '' }, 'body');
+        parseInput(DeleteAccountRequest, { confirm: str(req.body?.confirm) ?? '' }, 'body');
       } catch (err) {
         if (!(err instanceof ServiceError)) throw err;
         send(

@@ -2,9 +2,9 @@ import type { Request, Response } from 'express';
 import { principalFromSession, SESSION_TTL_MS } from '../../domain/accounts/accounts';
 import type { Principal } from '../../domain/accounts/principal';
 import { safeEqual, sha256Hex } from '../../domain/accounts/secrets';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import type { AppDeps } from '../http/context';
-import { authorisePrincipal, SESSION_COOKIE } from '../http/route';
+import { authorisePrincipal, SESSION_COOKIE } from '../http/auth';
 import { assertSameOrigin } from '../http/same-origin';
 
 /**

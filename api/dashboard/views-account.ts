@@ -3,7 +3,7 @@ import { SCOPES } from '../../domain/accounts/principal';
 import type { DailySpend } from '../../domain/credits/daily-spend';
 import type { getUsage } from '../../domain/credits/usage';
 import type { getProfile } from '../../domain/accounts/profile';
-import { PLANS, PLAN_IDS, type PlanId } from '../../domain/plans';
+import { PLANS, PLAN_IDS, type PlanId } from '../../core/plans';
 import { spendChart } from './chart';
 import { html, type SafeHtml } from './html';
 import { csrfField, dataTable, field, time } from './layout';

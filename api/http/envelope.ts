@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import { ZodError } from 'zod';
 import { z } from '../../domain/schemas/zod';
-import { docUrl, ERROR_CATALOGUE, ServiceError, type ErrorCode } from '../../domain/errors';
+import { docUrl, ERROR_CATALOGUE, ServiceError, type ErrorCode } from '../../core/errors';
 
 /** The one mapping from a ServiceError to HTTP: status, headers and the spec's envelope. */
 export function sendError(res: Response, err: ServiceError): void {

@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler } from 'express';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { jsonNestingExceeds, tooDeep } from './storable-text';
 
 // The one JSON body parser of the service (REST routes, the agent tool server).

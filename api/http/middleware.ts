@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, Response, Router } from 'express';
 import type { Logger } from 'pino';
 import client from 'prom-client';
-import { ServiceError, type ErrorCode } from '../../domain/errors';
+import { ServiceError, type ErrorCode } from '../../core/errors';
 import { unreachableDependency } from './dependency-errors';
 import { sendError } from './envelope';
 
@@ -55,6 +55,16 @@ export function accessLog(logger: Logger) {
 export interface KnownRoute {
   method: string;
   path: string;
+}
+
+/** The routes an Express router has registered (its `get`/`post`/… layers, each handler's method), as the 404/405 answer needs them. */
+export function registeredRoutes(router: Router): KnownRoute[] {
+  const seen = new Set<string>();
+  return router.stack.flatMap((layer) =>
+    (layer.route?.stack ?? [])
+      .map((handler) => ({ method: handler.method, path: layer.route!.path }))
+      .filter((r) => r.method && !seen.has(`${r.method} ${r.path}`) && seen.add(`${r.method} ${r.path}`)),
+  );
 }
 
 /**

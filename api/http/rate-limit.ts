@@ -3,8 +3,8 @@ import type { Request } from 'express';
 import ipaddr from 'ipaddr.js';
 import type { Pool } from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { ServiceError } from '../../domain/errors';
-import { PLANS, PLAN_IDS, type PlanId } from '../../domain/plans';
+import { ServiceError } from '../../core/errors';
+import { PLANS, PLAN_IDS, type PlanId } from '../../core/plans';
 
 // Per-plan, per-workspace fixed windows of one minute, counted in PostgreSQL
 // (rate-limiter-flexible's Postgres store) so every API instance shares them.

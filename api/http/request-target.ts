@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { assertStorableText } from './storable-text';
 
 // The request target (path and query string) is checked once, before any

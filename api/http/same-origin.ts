@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 
 /**
  * A request a browser sent from another site is refused before anything else:

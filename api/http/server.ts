@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
-import { docUrl, ServiceError } from '../../domain/errors';
+import { docUrl, ServiceError } from '../../core/errors';
 
 // Requests that Node's HTTP parser rejects (a control character in a header, a
 // malformed request line, oversized headers) never reach Express. Node's

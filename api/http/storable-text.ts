@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 
 // PostgreSQL cannot store U+0000 in text or jsonb, and an unpaired UTF-16
 // surrogate cannot be encoded as UTF-8 at all. Either one reaching the

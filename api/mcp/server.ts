@@ -2,11 +2,11 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer, type AuthInfo } from '@modelcontextprotocol/server';
 import type { Principal } from '../../domain/accounts/principal';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import type { AppDeps } from '../http/context';
 import { sendError } from '../http/envelope';
 import { toServiceError } from '../http/middleware';
-import { authenticate } from '../http/route';
+import { authenticate } from '../http/auth';
 import { bearerChallenge, oauthResources } from '../oauth/resources';
 import { jsonBodyParser } from '../http/json-body';
 import { registerToolDefinitions, toolDefinitions } from './tools';
@@ -22,7 +22,7 @@ import { registerToolDefinitions, toolDefinitions } from './tools';
 // (api/oauth/provider.ts), both as `Authorization: Bearer …`. A 401 carries
 // `WWW-Authenticate: Bearer … resource_metadata=…/.well-known/oauth-protected-resource/mcp`
 // (RFC 9728) so an MCP client can discover the authorization server. Each tool
-// checks the scope its REST twin needs (api/mcp/tools.ts).
+// checks the scope its REST twin needs (api/mcp/tools/).
 
 export const MCP_PATH = '/mcp';
 export const MCP_SERVER_INFO = { name: 'transcript-service', version: '1.0.0' };
@@ -84,7 +84,7 @@ export function mountMcp(app: Express, deps: AppDeps): void {
           'AI transcription costs 2 credits per started minute: a tool never spends more than 2 without max_credits covering the quote it returns. ' +
           'Every failure carries error.code, error.message and error.retryable.',
       });
-      // Each tool call reads its caller from the request's AuthInfo (api/mcp/tools.ts guarded()).
+      // Each tool call reads its caller from the request's AuthInfo (api/mcp/tools/kit.ts guarded()).
       registerToolDefinitions(server, tools);
       return server;
     },

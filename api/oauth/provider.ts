@@ -8,7 +8,7 @@ import { guardedFetch } from '../../domain/oauth/client-metadata-fetch';
 import { oauthAdapterFactory } from '../../domain/oauth/records';
 import type { AppDeps } from '../http/context';
 import { clientAddress } from '../http/rate-limit';
-import { SESSION_COOKIE } from '../http/route';
+import { SESSION_COOKIE } from '../http/auth';
 import { PAGE_HEADERS } from '../dashboard/headers';
 import { JSON_MEDIA_TYPES, jsonBodyParser } from '../http/json-body';
 import { toServiceError } from '../http/middleware';

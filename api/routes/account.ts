@@ -11,7 +11,8 @@ import {
 import { disableWorkspace, getProfile, updateProfile } from '../../domain/accounts/profile';
 import { clientAddress } from '../http/rate-limit';
 import { assertSameOrigin } from '../http/same-origin';
-import { defineRoute, SESSION_COOKIE, type RouteSpec } from '../http/route';
+import { SESSION_COOKIE } from '../http/auth';
+import { defineRoute, type RouteSpec } from '../http/route';
 import { z } from '../../domain/schemas/zod';
 import {
   ApiKeyCreatedSchema,

@@ -2,7 +2,7 @@ import { getBatch, submitBatch } from '../../domain/batches/submit';
 import { defineRoute, type RouteSpec } from '../http/route';
 import { IdParams } from '../../domain/schemas/common';
 import { BatchRequestSchema, BatchSchema } from '../../domain/schemas/resources';
-import { jobServiceDeps } from './jobs';
+import { jobServiceDeps } from '../wiring';
 
 const tags = ['Batches'];
 

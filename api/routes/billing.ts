@@ -1,4 +1,4 @@
-import { createCheckout, createPortal, handleStripeEvent, quote, type BillingDeps } from '../../domain/billing';
+import { createCheckout, createPortal, handleStripeEvent, quote } from '../../domain/billing';
 import {
   CheckoutRequest,
   CheckoutSessionSchema,
@@ -7,21 +7,12 @@ import {
   QuoteSchema,
   StripeEventAckSchema,
 } from '../../domain/schemas/billing';
-import type { AppDeps } from '../http/context';
 import { defineRoute, type RouteSpec } from '../http/route';
+import { billingDeps } from '../wiring';
 
 const tags = ['Account'];
 
 /** The billing functions' dependencies from the API's. */
-export function billingDeps(deps: AppDeps): BillingDeps {
-  return {
-    db: deps.db,
-    stripe: deps.stripe,
-    webhookSecret: deps.config.STRIPE_WEBHOOK_SECRET ?? null,
-    baseUrl: deps.baseUrl,
-    logger: deps.logger,
-  };
-}
 
 const quoteRoute = defineRoute({
   method: 'get',

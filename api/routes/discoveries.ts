@@ -1,4 +1,3 @@
-import type { DiscoveryServiceDeps } from '../../domain/discoveries/submit';
 import {
   getLanguageDiscovery,
   getVideoDiscovery,
@@ -17,19 +16,10 @@ import {
 } from '../../domain/schemas/discoveries';
 import type { AppDeps } from '../http/context';
 import { defineRoute, type Reply, type RouteSpec } from '../http/route';
+import { discoveryDeps } from '../wiring';
 
 const tags = ['Discoveries'];
 const POLL_AFTER_SECONDS = 1;
-
-export function discoveryDeps(deps: AppDeps): DiscoveryServiceDeps {
-  return {
-    db: deps.db,
-    secretsKey: deps.secretsKey,
-    starts: deps.starts,
-    temporal: deps.temporal,
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-  };
-}
 
 function accepted(path: string, result: { status: 200 | 202; discovery: { id: string } }): Reply {
   return {

@@ -1,7 +1,7 @@
 import { cancelJob, retryJob } from '../../domain/jobs/control';
 import { listJobs, waitForJob } from '../../domain/jobs/read';
-import { submitJob, type JobServiceDeps } from '../../domain/jobs/submit';
-import type { AppDeps } from '../http/context';
+import { submitJob } from '../../domain/jobs/submit';
+import { jobServiceDeps } from '../wiring';
 import { defineRoute, type Reply, type RouteSpec } from '../http/route';
 import {
   JobIdParams,
@@ -15,20 +15,6 @@ import {
 
 const tags = ['Jobs'];
 const POLL_AFTER_SECONDS = 2;
-
-export function jobServiceDeps(deps: AppDeps): JobServiceDeps {
-  return {
-    db: deps.db,
-    temporal: deps.temporal,
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    recognizer: deps.recognizer,
-    addressPolicy: deps.addressPolicy,
-    photosocialEnabled: deps.config.PHOTOSOCIAL_ENABLED,
-    asrEnabled: deps.config.ASR_ENABLED,
-    cancelWaitMs: deps.config.CANCEL_WAIT_SECONDS * 1000,
-    starts: deps.starts,
-  };
-}
 
 function accepted(result: { status: 200 | 202; job: { id: string } }): Reply {
   return {

@@ -1,7 +1,7 @@
 import type { Db } from '../db';
-import { ServiceError } from '../errors';
+import { ServiceError } from '../../core/errors';
 import { openCreditAccount } from '../credits/ledger';
-import { PLANS, type PlanId } from '../plans';
+import { PLANS, type PlanId } from '../../core/plans';
 import { hashPassword, randomToken, sha256Hex, verifyPassword } from './secrets';
 import { SCOPES, type Principal, type Scope } from './principal';
 import { cachedPrincipal, forgetWorkspacePrincipals, PRINCIPAL_CACHE_MS, rememberPrincipal } from './principal-cache';

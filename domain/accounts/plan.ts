@@ -1,7 +1,7 @@
 import type { Db } from '../db';
 import { forgetWorkspacePrincipals } from './principal-cache';
-import { addMonths } from '../credits/ledger';
-import { PLANS, type PlanId } from '../plans';
+import { addMonths } from '../../core/dates';
+import { PLANS, type PlanId } from '../../core/plans';
 
 /**
  * Moves a workspace to `plan` (subscription started or changed): a new monthly

@@ -1,4 +1,4 @@
-import type { PlanId } from '../plans';
+import type { PlanId } from '../../core/plans';
 
 export const SCOPES = ['jobs:read', 'jobs:write', 'transcripts:read', 'uploads:write'] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -1,7 +1,7 @@
 import type { Db } from '../db';
 import { forgetWorkspacePrincipals } from './principal-cache';
-import { ServiceError } from '../errors';
-import { PLANS } from '../plans';
+import { ServiceError } from '../../core/errors';
+import { PLANS } from '../../core/plans';
 
 export const ACCOUNT_PURGE_DELAY_DAYS = 30;
 

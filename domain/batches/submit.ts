@@ -4,9 +4,9 @@ import { workflowIds } from '../../workflows/definitions';
 import { startBatchWorkflow } from '../workflow-starts';
 import type { Principal } from '../accounts/principal';
 import type { Db } from '../db';
-import { reserveCredits, writeHolds } from '../credits/ledger';
-import { ServiceError } from '../errors';
-import { claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
+import { ServiceError } from '../../core/errors';
+import { requestHash, type IdempotencyScope } from '../idempotency';
+import { acceptWork } from '../accept-work';
 import {
   assertWebhookEndpoint,
   findReusable,
@@ -16,7 +16,7 @@ import {
   type JobServiceDeps,
   type NewJobRow,
 } from '../jobs/submit';
-import { PLANS } from '../plans';
+import { PLANS } from '../../core/plans';
 import { batchStatus } from './status';
 
 export interface BatchRequest {
@@ -84,18 +84,18 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
   const needHold = rows.filter((_, i) => !cached[i]);
   const amounts = needHold.map((r) => initialHold(r.request.mode));
 
-  // One transaction for every item; the credits reserved last (see submitJob), the parent workflow started after the commit.
-  const outcome = await deps.db.$transaction(
-    async (tx) => {
-      const claim = await claimIdempotencyKey(tx, {
-        workspaceId: principal.workspaceId,
-        operation: idempotency.operation,
-        key: idempotency.key,
-        hash: requestHash(req),
-        resource: { type: 'batch', id: batchId },
-      });
-      if (claim.kind === 'replay') return { replayOf: claim.resourceId };
-      const holdIds = needHold.length ? await writeHolds(tx, principal.workspaceId, amounts, `batch ${batchId}`) : [];
+  // One accepting transaction for every item (domain/accept-work.ts); the parent workflow started after the commit.
+  const outcome = await acceptWork(deps.db, deps.starts, {
+    principal,
+    idempotency,
+    hash: requestHash(req),
+    resource: { type: 'batch', id: batchId },
+    holds: amounts,
+    holdReason: `batch ${batchId}`,
+    jobsAdded: needHold.length,
+    shortfallDetail: 'items',
+    timeoutMs: 30_000,
+    create: async (tx, holdIds) => {
       await tx.batch.create({
         data: {
           id: batchId,
@@ -113,18 +113,13 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
           return jobRowData(principal, row, c ? null : holdIds[h++]!, c ? { transcriptId: c.id, title: c.title } : null);
         }),
       });
-      if (needHold.length) {
-        await reserveCredits(tx, principal.workspaceId, amounts, {
-          plan: principal.plan,
-          detail: 'items',
-          jobs: { adding: needHold.length, limit: PLANS[principal.plan].jobsInProgress },
-        });
-      }
-      return { batchId };
+      return batchId;
     },
-    { timeout: 30_000, maxWait: 10_000 },
-  );
-  if (!('replayOf' in outcome)) deps.starts.dispatch(`batch ${batchId}`, () => startBatchWorkflow(deps, deps.db, batchId));
-  const id = 'replayOf' in outcome ? outcome.replayOf! : outcome.batchId;
-  return { status: 'replayOf' in outcome ? (200 as const) : (202 as const), batch: await getBatch(deps.db, principal.workspaceId, id) };
+    start: { label: `batch ${batchId}`, run: () => startBatchWorkflow(deps, deps.db, batchId) },
+  });
+  const id = outcome.kind === 'existing' ? outcome.id : outcome.created;
+  return {
+    status: outcome.kind === 'existing' ? (200 as const) : (202 as const),
+    batch: await getBatch(deps.db, principal.workspaceId, id),
+  };
 }

@@ -1,5 +1,5 @@
-import { ServiceError } from '../errors';
-import { PLANS, PRICE_VERSION, type PlanId } from '../plans';
+import { ServiceError } from '../../core/errors';
+import { PLANS, PRICE_VERSION, type PlanId } from '../../core/plans';
 
 // The one price list (PRICE_VERSION), derived from the plan table in
 // domain/plans.ts and synced to Stripe prices by lookup key

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ServiceError } from '../errors';
-import { PRICE_VERSION, type PlanId } from '../plans';
+import { ServiceError } from '../../core/errors';
+import { PRICE_VERSION, type PlanId } from '../../core/plans';
 import type { Stripe } from '../../integrations/payments/stripe-client';
 import { creditPackPrice, isPaidPlan, quote, subscriptionPrice, type BillingInterval, type PaidPlan } from './catalogue';
 import { atPaymentProvider, requireStripe, type BillingDeps } from './deps';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db';
-import { ServiceError } from '../errors';
+import { ServiceError } from '../../core/errors';
 import { isStripeUnavailable, type Stripe } from '../../integrations/payments/stripe-client';
 
 /** What the billing functions need; the API builds it from its deps (api/routes/billing.ts), the dashboard the same way. */

@@ -1,4 +1,4 @@
-import { ServiceError } from '../errors';
+import { ServiceError } from '../../core/errors';
 import type { Db } from '../db';
 import type { Stripe } from '../../integrations/payments/stripe-client';
 import { CREDIT_UNITS_MAX, CREDIT_UNITS_MIN, CREDIT_UNITS_STEP } from './catalogue';

@@ -1,6 +1,6 @@
 import type { Stripe } from '../../integrations/payments/stripe-client';
 import { CREDIT_PACK_PRICES, SUBSCRIPTION_PRICES, type CreditPackPrice, type SubscriptionPrice } from './catalogue';
-import { PRICE_VERSION } from '../plans';
+import { PRICE_VERSION } from '../../core/plans';
 
 // The price list in Stripe, found by lookup key. Syncing lists the active
 // prices with our keys and creates only the missing ones; a creation carries an

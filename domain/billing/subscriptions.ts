@@ -1,7 +1,7 @@
 import { forgetWorkspacePrincipals } from '../accounts/principal-cache';
-import { addMonths } from '../credits/ledger';
+import { addMonths } from '../../core/dates';
 import type { Db, Tx } from '../db';
-import { PLANS, type PlanId } from '../plans';
+import { PLANS, type PlanId } from '../../core/plans';
 import type { Stripe } from '../../integrations/payments/stripe-client';
 import { isPaidPlan, parseLookupKey, planRank, type BillingInterval, type PaidPlan } from './catalogue';
 

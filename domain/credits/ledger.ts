@@ -1,7 +1,8 @@
+import { addMonths } from '../../core/dates';
 import { randomUUID } from 'node:crypto';
 import type { Db, Tx } from '../db';
-import { ServiceError } from '../errors';
-import { PLANS, type PlanId } from '../plans';
+import { ServiceError } from '../../core/errors';
+import { PLANS, type PlanId } from '../../core/plans';
 
 // The credits ledger. Balances live in one row per workspace; every movement is
 // a conditional UPDATE of that row plus an append-only ledger row, in one
@@ -20,16 +21,6 @@ export interface Balance {
   available: number;
   periodStart: Date;
   periodEnd: Date;
-}
-
-export function addMonths(date: Date, months: number): Date {
-  const d = new Date(date.getTime());
-  const day = d.getUTCDate();
-  d.setUTCDate(1);
-  d.setUTCMonth(d.getUTCMonth() + months);
-  const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
-  d.setUTCDate(Math.min(day, lastDay));
-  return d;
 }
 
 /** Opens the account of a new workspace: plan credits for a month (the trial's 50 are given once). */

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Db } from '../db';
-import { MINIMUM_BILLABLE_SECONDS, TRANSCRIBE_CREDITS_PER_MINUTE, type PlanId } from '../plans';
+import { MINIMUM_BILLABLE_SECONDS, TRANSCRIBE_CREDITS_PER_MINUTE, type PlanId } from '../../core/plans';
 import { renewIfDue } from './ledger';
 import { settleBilling, subscriptionVisible } from '../billing/subscriptions';
 

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ServiceError } from '../errors';
+import { ServiceError } from '../../core/errors';
 import { DISCOVERY_RETENTION_HOURS } from '../schemas/discoveries';
 
 // next_cursor of a video discovery: where the listing continues (the

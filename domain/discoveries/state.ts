@@ -2,7 +2,7 @@ import type { Prisma } from '../../prisma/generated/client';
 import { chargeHoldIn, releaseHoldIn } from '../credits/ledger';
 import { JOB_FINAL_CHANNEL } from '../jobs/wakeups';
 import type { Db, Tx } from '../db';
-import type { ErrorObject } from '../errors';
+import type { ErrorObject } from '../../core/errors';
 import type { DiscoveryPage, LanguageDiscoveryResult } from '../../integrations/platforms/discovery-types';
 import type { DiscoveryType } from '../../workflows/definitions';
 import { encodeCursor } from './cursor';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../../prisma/generated/client';
 import type { Principal } from '../accounts/principal';
-import { reserveCredits, writeHolds } from '../credits/ledger';
 import type { Db, Tx } from '../db';
-import { ServiceError } from '../errors';
-import { claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
+import { ServiceError } from '../../core/errors';
+import { requestHash, type IdempotencyScope } from '../idempotency';
+import { acceptWork } from '../accept-work';
 import {
   DEFAULT_DISCOVERY_LIMIT,
   DISCOVERY_CACHE_SECONDS,
@@ -89,9 +89,9 @@ interface DiscoveryKindOps<Row extends { id: string; status: string }> {
 }
 
 /**
- * One short transaction (idempotency claim, 1-credit hold, row, credits
- * reserved last), the workflow started after the commit; or the earlier
- * discovery answered again: a replay, or a reuse from the short cache.
+ * The one accepting transaction (domain/accept-work.ts: key, 1-credit hold,
+ * row, credits reserved last), the workflow started after the commit; or the
+ * earlier discovery answered again: a replay, or a reuse from the short cache.
  */
 async function acceptDiscovery<Row extends { id: string; status: string }>(
   deps: DiscoveryServiceDeps,
@@ -108,30 +108,19 @@ async function acceptDiscovery<Row extends { id: string; status: string }>(
     createdAt: { gt: cacheSince() },
   });
   const id = randomUUID();
-  const outcome = await deps.db.$transaction(
-    async (tx) => {
-      const claim = await claimIdempotencyKey(tx, {
-        workspaceId: principal.workspaceId,
-        operation: idempotency.operation,
-        key: idempotency.key,
-        hash,
-        resource: { type: ops.resourceType, id: cached?.id ?? id },
-      });
-      if (claim.kind === 'replay') return { existing: claim.resourceId };
-      if (cached) return { existing: cached.id };
-      const [holdId] = await writeHolds(tx, principal.workspaceId, [DISCOVERY_CREDITS], `${ops.resourceType.replace('_', ' ')} ${id}`);
-      const created = await ops.create(tx, id, holdId!, lifetime());
-      await reserveCredits(tx, principal.workspaceId, [DISCOVERY_CREDITS], { plan: principal.plan });
-      return { created };
-    },
-    { timeout: 15_000, maxWait: 10_000 },
-  );
-  if (outcome.created) {
-    const created = outcome.created;
-    deps.starts.dispatch(`${ops.resourceType} ${id}`, () => ops.start(created));
-    return { status: 202, row: created };
-  }
-  const row = await ops.find(outcome.existing!);
+  const outcome = await acceptWork(deps.db, deps.starts, {
+    principal,
+    idempotency,
+    hash,
+    resource: { type: ops.resourceType, id },
+    existingId: cached?.id ?? null,
+    holds: [DISCOVERY_CREDITS],
+    holdReason: `${ops.resourceType.replace('_', ' ')} ${id}`,
+    create: (tx, [holdId]) => ops.create(tx, id, holdId!, lifetime()),
+    start: { label: `${ops.resourceType} ${id}`, run: (created) => ops.start(created) },
+  });
+  if (outcome.kind === 'created') return { status: 202, row: outcome.created };
+  const row = await ops.find(outcome.id);
   // A replay or a reuse: 200 once there is a result to reuse, 202 while it is still being made.
   return { status: row.status === 'queued' || row.status === 'processing' ? 202 : 200, row };
 }

@@ -1,5 +1,5 @@
 import type { LanguageDiscovery, VideoDiscovery } from '../../prisma/generated/client';
-import type { ErrorObject } from '../errors';
+import type { ErrorObject } from '../../core/errors';
 import type { DiscoveryStatus, LanguageDiscoveryView, VideoDiscoveryView } from '../schemas/discoveries';
 
 // Rows → the API's discovery objects (shared by REST and, next, the tool server).

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { JobRequest } from '../schemas/jobs';
 import { cancelRequestSignal, cancelUpdate } from '../../workflows/definitions';
 import type { Principal } from '../accounts/principal';
-import { isErrorCode, ServiceError, type ErrorObject } from '../errors';
+import { isErrorCode, ServiceError, type ErrorObject } from '../../core/errors';
 import type { IdempotencyScope } from '../idempotency';
 import { getJob } from './read';
 import { startBatchWorkflow, startJobWorkflow } from '../workflow-starts';

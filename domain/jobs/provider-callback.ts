@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
 import { providerCallbackSignal } from '../../workflows/definitions';
 import type { Db } from '../db';
-import { ServiceError } from '../errors';
+import { ServiceError } from '../../core/errors';
 
 /**
  * The recognition provider's callback: the shared secret header is checked in

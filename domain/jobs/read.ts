@@ -1,6 +1,6 @@
 import { signPayload, verifyPayload } from '../accounts/secrets';
 import type { Db } from '../db';
-import { ServiceError } from '../errors';
+import { ServiceError } from '../../core/errors';
 import type { JobWakeups } from './wakeups';
 import { isFinal, toJobView, type JobView } from './view';
 

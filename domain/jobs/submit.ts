@@ -3,11 +3,12 @@ import { randomUUID } from 'node:crypto';
 import type { JobRequest } from '../schemas/jobs';
 import type { Principal } from '../accounts/principal';
 import type { Db, Tx } from '../db';
-import { reserveCredits, writeHolds } from '../credits/ledger';
 import { startJobWorkflow, type StartDispatcher } from '../workflow-starts';
-import { ServiceError } from '../errors';
-import { claimIdempotencyKey, requestHash, type IdempotencyScope } from '../idempotency';
-import { CAPTION_CREDITS, PLANS, transcriptionCredits } from '../plans';
+import { ServiceError } from '../../core/errors';
+import { requestHash, type IdempotencyScope } from '../idempotency';
+import { acceptWork } from '../accept-work';
+import type { Job } from '../../prisma/generated/client';
+import { CAPTION_CREDITS, PLANS, transcriptionCredits } from '../../core/plans';
 import { recognizeLink, type RecognizedLink } from '../../integrations/platforms/links';
 import { workflowIds } from '../../workflows/definitions';
 import { reuseKey } from './reuse';
@@ -213,12 +214,10 @@ export async function assertWebhookEndpoint(db: Db | Tx, workspaceId: string, id
 }
 
 /**
- * POST /v1/jobs. One short transaction writes the idempotency record, the hold
- * and the job, and reserves the credits last (the only statement that locks a
- * shared row, held only until the commit). The workflow is started after the
- * commit, outside any transaction and without holding up the answer; a start
- * that fails or is lost is made up by the starter (domain/workflow-starts.ts),
- * so an accepted job is never lost.
+ * POST /v1/jobs: the request checked (source, plan, webhook endpoint, the
+ * reuse rule read without a lock), then accepted in the one accepting
+ * transaction (domain/accept-work.ts): key, hold, job, credits; the workflow
+ * started after the commit, so an accepted job is never lost.
  */
 export async function submitJob(
   deps: JobServiceDeps,
@@ -235,35 +234,23 @@ export async function submitJob(
   // Read before the transaction: the reuse rule needs no lock.
   const cached = await findReusable(deps.db, principal.workspaceId, jobRowData(principal, row, null, null).reuseKey);
 
-  const outcome = await deps.db.$transaction(
-    async (tx) => {
-      const claim = await claimIdempotencyKey(tx, {
-        workspaceId: principal.workspaceId,
-        operation: idempotency.operation,
-        key: idempotency.key,
-        hash,
-        resource: { type: 'job', id },
-      });
-      if (claim.kind === 'replay') return { replayOf: claim.resourceId };
-      const amounts = cached ? [] : [initialHold(req.mode)];
-      const [holdId] = cached ? [null] : await writeHolds(tx, principal.workspaceId, amounts, `job ${id}`);
-      const job = await tx.job.create({
-        data: jobRowData(principal, row, holdId ?? null, cached ? { transcriptId: cached.id, title: cached.title } : null),
-      });
-      if (!cached) {
-        await reserveCredits(tx, principal.workspaceId, amounts, {
-          plan: principal.plan,
-          jobs: { adding: 1, limit: PLANS[principal.plan].jobsInProgress },
-        });
-      }
-      return { job, cached: Boolean(cached) };
-    },
-    { timeout: 15_000, maxWait: 10_000 },
-  );
-  if ('replayOf' in outcome) {
-    const job = await deps.db.job.findUniqueOrThrow({ where: { id: outcome.replayOf! } });
+  const amounts = cached ? [] : [initialHold(req.mode)];
+  const outcome = await acceptWork(deps.db, deps.starts, {
+    principal,
+    idempotency,
+    hash,
+    resource: { type: 'job', id },
+    holds: amounts,
+    holdReason: `job ${id}`,
+    jobsAdded: 1,
+    create: (tx, [holdId]) =>
+      tx.job.create({ data: jobRowData(principal, row, holdId ?? null, cached ? { transcriptId: cached.id, title: cached.title } : null) }),
+    // A reused transcript makes a job that is already succeeded: nothing to run.
+    ...(cached ? {} : { start: { label: `job ${id}`, run: (job: Job) => startJobWorkflow(deps, job) } }),
+  });
+  if (outcome.kind === 'existing') {
+    const job = await deps.db.job.findUniqueOrThrow({ where: { id: outcome.id } });
     return { status: 200, job: toJobView(job) };
   }
-  if (!outcome.cached) deps.starts.dispatch(`job ${id}`, () => startJobWorkflow(deps, outcome.job));
-  return { status: outcome.cached ? 200 : 202, job: toJobView(outcome.job) };
+  return { status: cached ? 200 : 202, job: toJobView(outcome.created) };
 }

@@ -1,5 +1,5 @@
 import type { Job } from '../../prisma/generated/client';
-import type { ErrorObject } from '../errors';
+import type { ErrorObject } from '../../core/errors';
 
 export const FINAL_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
 export const ACTIVE_STATUSES = ['queued', 'processing', 'awaiting_provider'] as const;

@@ -2,8 +2,8 @@ import type { Db } from '../db';
 import { cachedPrincipal, forgetWorkspacePrincipals, rememberPrincipal } from '../accounts/principal-cache';
 import { sha256Hex } from '../accounts/secrets';
 import { SCOPES, type Principal, type Scope } from '../accounts/principal';
-import { ServiceError } from '../errors';
-import type { PlanId } from '../plans';
+import { ServiceError } from '../../core/errors';
+import type { PlanId } from '../../core/plans';
 import { revokeGrant } from './records';
 
 // OAuth access tokens as API principals: the REST routes and the tool server

@@ -1,5 +1,5 @@
 import { SCOPES } from '../accounts/principal';
-import { PLAN_IDS } from '../plans';
+import { PLAN_IDS } from '../../core/plans';
 import { z } from './zod';
 import { DateTime, Uuid } from './common';
 import { languageQualitySummary } from '../../integrations/recognizers/quality';

@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode } from '../errors';
+import { ERROR_CODES, type ErrorCode } from '../../core/errors';
 import { z } from './zod';
 
 export const Uuid = z.uuid({ message: 'must be a UUID' }).openapi({ format: 'uuid' });

@@ -1,5 +1,5 @@
-import { MAX_BATCH_ITEMS } from '../plans';
-import type { Segment, Word } from '../transcripts/timing';
+import { MAX_BATCH_ITEMS } from '../../core/plans';
+import type { Segment, Word } from '../../core/timing';
 import { z } from './zod';
 import { DateTime, ErrorObjectSchema, Uuid } from './common';
 import { JobRequestSchema, MetadataSchema, PLATFORMS } from './jobs';

@@ -9,8 +9,8 @@
 // turn into "00:00:59.1000" or jump back a second).
 
 import { Chunk, keptLines, LineBreaker } from './line-breaking';
-import { neutraliseArrows, normaliseTextClassified } from './text';
-import type { Segment } from './timing';
+import { neutraliseArrows, normaliseTextClassified } from '../../core/text';
+import type { Segment } from '../../core/timing';
 import { WordInput, WordTimeBuffers, WordTimeline } from './word-timing';
 
 export type { WordInput } from './word-timing';

@@ -12,9 +12,9 @@
 // the first "\n"; subsrt-ts is ESM-only (no require() under jest). The tests
 // check this output with webvtt-parser (W3C parsing algorithm) and srt-parser-2.
 
-import { ServiceError } from '../errors';
+import { ServiceError } from '../../core/errors';
 import { Cue, CueBuilder, MAX_TIMESTAMP_MS, SegmentInput, WordInput } from './cues';
-import { normaliseLine, normaliseText } from './text';
+import { normaliseLine, normaliseText } from '../../core/text';
 
 export type ExportFormat = 'txt' | 'srt' | 'vtt' | 'json';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['txt', 'srt', 'vtt', 'json'];

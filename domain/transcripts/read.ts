@@ -3,7 +3,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/client';
 import type { Transcript } from '../../prisma/generated/client';
 import { TRANSCRIPT_PURGE_WORKFLOW, workflowIds } from '../../workflows/definitions';
 import type { Db } from '../db';
-import { ServiceError } from '../errors';
+import { ServiceError } from '../../core/errors';
 import { exportTranscript, type ExportFormat } from './export';
 
 /** Visible: published by its job, not deleted, inside its retention window. Anything else is gone. */

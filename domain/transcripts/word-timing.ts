@@ -1,4 +1,4 @@
-import type { Word } from './timing';
+import type { Word } from '../../core/timing';
 // Word timeline: matches a segment's letters and digits with the words spoken
 // in it, in one streaming pass over the words of the whole transcript.
 

@@ -7,7 +7,7 @@ import type { Upload } from '../../prisma/generated/client';
 import { workflowIds } from '../../workflows/definitions';
 import { startUploadVerification } from '../workflow-starts';
 import type { Db } from '../db';
-import { isErrorCode, ServiceError, type ErrorObject } from '../errors';
+import { isErrorCode, ServiceError, type ErrorObject } from '../../core/errors';
 
 // Upload statuses: `pending` (slot reserved, waiting for the file and the
 // completion call), `verifying` (completion called; a worker is checking the

@@ -3,7 +3,7 @@ import type { AddressPolicy } from '../../integrations/fetch';
 import { assertSafeUrl } from '../../integrations/fetch';
 import { encryptSecret, randomToken } from '../accounts/secrets';
 import type { Db } from '../db';
-import { ServiceError } from '../errors';
+import { ServiceError } from '../../core/errors';
 
 /** Endpoints per workspace (enabled ones; disabled endpoints stay listed but do not count). */
 export const MAX_WEBHOOK_ENDPOINTS = 10;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../../prisma/generated/client';
 import type { Tx } from '../db';
-import type { ErrorObject } from '../errors';
+import type { ErrorObject } from '../../core/errors';
 
 export type EventType = 'job.succeeded' | 'job.failed' | 'batch.completed';
 

@@ -4,7 +4,7 @@ import fsp from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { MAX_MEDIA_BYTES } from '../storage/object-store';
 import { isMediaContentType, sniffMedia, SNIFF_BYTES, type MediaFormat } from '../storage/sniff-media';
 import { pinnedDispatcher } from './pinned-dispatcher';

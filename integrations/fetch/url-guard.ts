@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import net from 'node:net';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import {
   classifyAddress,
   describeAddress,

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { lastLine, runTool } from './run-tool';
 
 // Every recognizer here takes the same input: 16 kHz, mono, signed 16-bit

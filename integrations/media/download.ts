@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { access, constants, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { DEFAULT_USER_AGENT } from '../outbound/http';
 import { applyOriginOverride, assertLoopbackTarget, parseOriginOverride } from '../outbound/origin-override';
 import { ToolMissingError, lastLine, runTool } from './run-tool';

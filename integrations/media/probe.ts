@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
-import { ServiceError } from '../../domain/errors';
-import { MAX_DURATION_MS } from '../../domain/plans';
+import { ServiceError } from '../../core/errors';
+import { MAX_DURATION_MS } from '../../core/plans';
 import { lastLine, runTool } from './run-tool';
 import { SNIFF_BYTES, sniffMedia } from '../storage/sniff-media';
 

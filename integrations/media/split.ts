@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { cleanWords, joinWords, roundSec } from '../recognizers/result';
 import type { RecognitionResult, Segment } from '../recognizers/types';
 import { probeMedia } from './probe';

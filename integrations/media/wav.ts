@@ -1,5 +1,5 @@
 import { open, readFile } from 'node:fs/promises';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 
 // Just enough of RIFF/WAVE to read what toRecognizerWav writes (16 kHz mono
 // s16le): the length, for clamping word times, and the samples, for engines

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { applyOriginOverride, assertLoopbackTarget, parseOriginOverride } from './origin-override';
 import { Semaphore } from './semaphore';
 

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { languageMatch } from './language-tags';
 import type { CaptionKind, CaptionPreference } from './types';
 

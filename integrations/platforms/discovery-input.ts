@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import type { VideoDiscoveryInput, VideoDiscoveryKind } from './discovery-types';
 
 // A discovery request's listing fields, checked and written one way before any

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import type { DiscoveredVideo, DiscoveryPosition } from './discovery-types';
 
 // Our pages out of the platform's pages. The platform cuts a listing where it

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import type { Outbound } from '../outbound/http';
 import { normalizeDiscoveryInput } from './discovery-input';
 import type { DiscoverySources, LanguageDiscoveryResult } from './discovery-types';

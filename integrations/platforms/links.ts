@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 
 // Turns a submitted link into the identity of what it points at. Every link
 // form of one video must give the same mediaId and canonicalUrl: that pair is

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import type { OutboundResponse } from '../outbound/http';
 import { isObject } from './json-shapes';
 

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import type { Outbound, OutboundResponse } from '../outbound/http';
 import type { DiscoveredVideo, DiscoveryPage, DiscoveryProfile, ShortvideoVideoDetails } from './discovery-types';
 import { countOf } from './discovery-text';

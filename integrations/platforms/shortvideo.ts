@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { recognizeLink, shortvideoCanonicalUrl } from './links';
 import type { Outbound } from '../outbound/http';
 import { chooseCaptionTrack, type ChoosableTrack } from './caption-choice';

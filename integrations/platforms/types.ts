@@ -1,4 +1,4 @@
-import type { Segment } from '../../domain/transcripts/timing';
+import type { Segment } from '../../core/timing';
 // Shapes shared by the platform caption sources (videosite, shortvideo) and
 // handed to the Temporal activities that call them.
 
@@ -8,7 +8,7 @@ export type SourceOrigin = 'creator_captions' | 'platform_captions';
 export type CaptionFormat = 'json3' | 'srv3' | 'srv2' | 'srv1' | 'vtt' | 'srt' | 'utterances';
 
 /** Caption segments: non-empty single-line text, starts never decreasing. */
-export type { Segment } from '../../domain/transcripts/timing';
+export type { Segment } from '../../core/timing';
 
 /** One caption track as the language discovery lists it. */
 export interface CaptionTrackInfo {

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import type { Outbound } from '../outbound/http';
 import { assemblePage, type PlatformPage } from './discovery-paging';
 import type { DiscoveryPage, DiscoveryPosition, DiscoveryProfile, VideoDiscoveryInput } from './discovery-types';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import type { DiscoveredVideo, DiscoveryProfile } from './discovery-types';
 import { absoluteDate, isPublishedText, isViewText, largestImage, parseDuration, parseViewCount } from './discovery-text';
 import { isObject } from './json-shapes';

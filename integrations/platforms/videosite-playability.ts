@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { isObject } from './json-shapes';
 
 // Reads a player response's playabilityStatus the way NewPipe's

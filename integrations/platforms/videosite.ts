@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import type { Outbound, OutboundResponse } from '../outbound/http';
 import { chooseCaptionTrack, type ChoosableTrack } from './caption-choice';
 import { parseCaptionBody, type ParsedCaptions } from './caption-formats';

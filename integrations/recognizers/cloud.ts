@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { normaliseLanguageTag } from '../platforms/language-tags';
 import { resultFromWords } from './result';
 import {

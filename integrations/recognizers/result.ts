@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import type { RecognitionResult, Segment, Word } from './types';
 
 // Shared finishing of a recognizer's raw output, so every engine's result

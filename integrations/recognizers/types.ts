@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { normaliseLanguageTag } from '../platforms/language-tags';
 
 // The one shape every speech recognizer here answers in, and the language

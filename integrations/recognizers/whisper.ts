@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { validatedLanguages } from './quality';
 import { cleanWords, isCjk, joinWords, segmentsFromWords } from './result';
 import { EXPERIMENTAL_LANGUAGE, TARGET_LANGUAGES, type LanguageSets, type RecognitionResult, type Recognizer, type Word } from './types';

@@ -4,7 +4,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import {
   assertPresignOptions,
   assertValidKey,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { docUrl, ServiceError, toErrorObject } from '../../domain/errors';
+import { docUrl, ServiceError, toErrorObject } from '../../core/errors';
 import { LocalDiskObjectStore } from './local-disk-object-store';
 import { assertValidKey, MAX_MEDIA_BYTES, mediaTypeEssence, type ObjectStore } from './object-store';
 import { UPLOAD_PATH_PREFIX, type SignedPut } from './upload-signature';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 
 // The one storage interface for uploads and fetched media, used by the API
 // (reserve an upload, verify it at completion) and by the worker (download,

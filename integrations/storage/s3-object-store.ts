@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { Client } from 'minio';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { assertRange } from './local-disk-object-store';
 import { assertPresignOptions, assertValidKey, type ObjectStat, type ObjectStore, type PresignPutOptions } from './object-store';
 

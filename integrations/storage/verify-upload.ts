@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { MAX_MEDIA_BYTES, mediaTypeEssence, sameMediaType, type ObjectStore } from './object-store';
 import { formatMatchesType, sniffMedia, SNIFF_BYTES, UPLOAD_FORMATS, type MediaFormat } from './sniff-media';
 

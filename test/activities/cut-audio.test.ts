@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Activities } from '../../activities';
-import type { JobPlan } from '../../activities/job-state';
+import type { JobPlan } from '../../workflows/definitions';
 import { createTranscriptionActivities } from '../../activities/transcription';
 import type { Db } from '../../domain/db';
 import { probeMedia } from '../../integrations/media/probe';

@@ -1,7 +1,7 @@
 // txt and json exports, content types, download filenames and errors.
 
 import { parse as parseContentDisposition } from 'content-disposition';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { contentDisposition, encodeRfc5987, exportTranscript, ExportFormat, formatTimestamp } from '../../domain/transcripts/export';
 import { baseTranscript, longTranscript, withSegments } from './fixtures';
 

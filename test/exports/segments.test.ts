@@ -2,7 +2,7 @@
 
 import { buildCues, Cue, layoutText } from '../../domain/transcripts/cues';
 import { displayWidth } from '../../domain/transcripts/display-width';
-import { normaliseLine, normaliseText } from '../../domain/transcripts/text';
+import { normaliseLine, normaliseText } from '../../core/text';
 import { longTranscript } from './fixtures';
 
 function invariantProblems(cues: Cue[], maxWidth = 42, maxLines = 2): string[] {

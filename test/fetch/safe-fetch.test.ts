@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { pinnedDispatcher } from '../../integrations/fetch/pinned-dispatcher';
 import { safeFetch, type SafeFetchOptions } from '../../integrations/fetch/safe-fetch';
 import type { Resolver } from '../../integrations/fetch/url-guard';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { HEADS, padded, wavFile } from '../storage/media-samples';
 import { startHttpsOrigin, TEST_CA, type HttpsOrigin } from './https-origin';
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { toRecognizerWav } from '../../integrations/media/convert';
 import { findSilences, parseSilences, planPieces, splitAtSilences, stitch, type Piece } from '../../integrations/media/split';
 import { readWavInfo } from '../../integrations/media/wav';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { captionCodes } from '../../integrations/platforms/caption-codes';
 import { normalizeDiscoveryInput } from '../../integrations/platforms/discovery';
 import { assemblePage, type PlatformPage } from '../../integrations/platforms/discovery-paging';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { recognizeLink } from '../../integrations/platforms/links';
 
 const ID = 'dQw4w9WgXcQ';

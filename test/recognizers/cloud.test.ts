@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { AssemblyAiFake, startAssemblyAiFake } from '../support/assemblyai-fake';
 import { AssemblyAiRecognizer, type ProviderCallback } from '../../integrations/recognizers/cloud';
 import { PARAGRAPHS, audioDir, makeSilence, makeSpeech, wordErrorRate } from '../support/speech';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { cleanWords, joinWords, resultFromWords, segmentsFromWords } from '../../integrations/recognizers/result';
 import {
   EXPERIMENTAL_LANGUAGE,

@@ -10,7 +10,7 @@ import { createLocalUploadHandler } from '../../integrations/storage/local-uploa
 import { LocalDiskObjectStore } from '../../integrations/storage/local-disk-object-store';
 import { S3ObjectStore } from '../../integrations/storage/s3-object-store';
 import { verifyStoredUpload } from '../../integrations/storage/verify-upload';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { HEADS, padded, wavFile } from './media-samples';
 
 // The local-disk store's signed PUT, through a real HTTP server on loopback.

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 import { toRecognizerWav } from '../../integrations/media/convert';
 import { readWavInfo } from '../../integrations/media/wav';
 import { primaryLanguage, type SpeechRecognizer } from '../../integrations/recognizers/types';

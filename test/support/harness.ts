@@ -16,7 +16,7 @@ import { createApiKey, signUp } from '../../domain/accounts/accounts';
 import { changePlan } from '../../domain/accounts/plan';
 import { SCOPES, type Scope } from '../../domain/accounts/principal';
 import { loadConfig } from '../../domain/config';
-import type { PlanId } from '../../domain/plans';
+import type { PlanId } from '../../core/plans';
 
 // Integration tests run against the real PostgreSQL and Temporal servers that
 // stack/test-env.ts starts; these helpers build the app in-process on top.

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { ServiceError } from '../../core/errors';
 
 /** The ServiceError a promise rejects with; anything else (or no rejection) fails the test. */
 export async function caughtServiceError(p: Promise<unknown>): Promise<ServiceError> {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ServiceError, isErrorCode } from '../../domain/errors';
+import { ServiceError, isErrorCode } from '../../core/errors';
 import { finishWhisperPiece, WhisperRecognizer } from '../../integrations/recognizers/whisper';
 import type { RecognitionResult, RecognizeOptions, SpeechRecognizer } from '../../integrations/recognizers/types';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { JobPlan } from '../../activities/job-state';
+import type { JobPlan } from '../../workflows/definitions';
 import { workflowIds } from '../../workflows/definitions';
 import { batchWorkflow } from '../../workflows/batch';
 import { failure, jobActivities, planFor } from '../support/job-workflow';

@@ -3,8 +3,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { workflowMetadataQuery } from '@temporalio/workflow';
 import { randomUUID } from 'node:crypto';
 import { announceRetry, asActivity } from '../../activities/failures';
-import type { JobPlan } from '../../activities/job-state';
-import { ServiceError } from '../../domain/errors';
+import type { JobPlan } from '../../workflows/definitions';
+import { ServiceError } from '../../core/errors';
 import { videoDiscoveryFacts } from '../../domain/workflow-starts';
 import {
   batchStartMetadata,

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../domain/errors';
+import { ServiceError } from '../../../core/errors';
 import type { CaptionFormat, Segment } from '../types';
 import { isJson3, parseJson3 } from './json3';
 import { parseTimedtextXml, timedtextXmlFormat } from './timedtext-xml';

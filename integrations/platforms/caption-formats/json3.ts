@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../domain/errors';
+import { ServiceError } from '../../../core/errors';
 import { cueText } from './text';
 import type { RawCue } from './tidy';
 

@@ -1,4 +1,4 @@
-import { normaliseText } from '../../../domain/transcripts/text';
+import { normaliseText } from '../../../core/text';
 
 // Caption text arrives escaped (XML, HTML inside XML, WebVTT) and decorated
 // (styling tags, karaoke timestamps, zero-width spacers). Segments keep only

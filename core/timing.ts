@@ -1,6 +1,6 @@
 // The timed pieces every part of the service passes around: caption parsers and
 // recognizers produce them, the transcript stores them, exports lay them out.
-// One declaration; a leaf module (integrations may import it).
+// One declaration, in the kernel (core/): every layer may import it.
 
 /** A caption-sized piece of a transcript: seconds (millisecond precision) and its text. */
 export interface Segment {

@@ -1,6 +1,5 @@
 // Text normalisation shared by the caption parsers (integrations/platforms)
-// and the cue builder. A leaf module: integrations may import it, so it
-// imports nothing from the project.
+// and the cue builder. In the kernel (core/): it imports nothing of the service.
 
 // Characters that need no Unicode clean-up (no controls, invisible
 // characters, special spaces, line separators or combining marks).

@@ -1,0 +1,52 @@
+import type { Principal } from '../../domain/accounts/principal';
+import { idempotencyKeyUsed, type IdempotencyScope } from '../../domain/idempotency';
+import type { AppDeps } from './context';
+import type { RateLimitKind } from './rate-limit';
+
+// How a call counts against its workspace's plan limits, for the REST routes
+// (api/http/route.ts) and the agent tool server's tools alike: one submit or
+// one read per call, except a replay of an Idempotency-Key already used for
+// the operation, which creates nothing and is not counted.
+
+export interface Counting {
+  kind: RateLimitKind;
+  principal: Principal;
+  /** The call's key and operation, when it takes one: a replay is not counted. */
+  idempotency?: IdempotencyScope;
+}
+
+/** Counts the call; throws RATE_LIMITED past the limit. Answers whether it is a replay (then nothing was counted). */
+export async function countCall(deps: Pick<AppDeps, 'db' | 'rateLimits'>, c: Counting, setHeaders?: (h: Record<string, string>) => void) {
+  if (c.idempotency && (await idempotencyKeyUsed(deps.db, c.principal.workspaceId, c.idempotency))) return { replay: true };
+  const { headers } = await deps.rateLimits.consume(c.kind, c.principal.plan, c.principal.workspaceId);
+  setHeaders?.(headers);
+  return { replay: false };
+}
+
+/** A write: counted first, then run. */
+export async function countThen<T>(
+  deps: Pick<AppDeps, 'db' | 'rateLimits'>,
+  c: Counting,
+  run: () => Promise<T>,
+  setHeaders?: (h: Record<string, string>) => void,
+): Promise<T> {
+  await countCall(deps, c, setHeaders);
+  return run();
+}
+
+/**
+ * A read changes nothing: it runs beside the rate-limit statement (one round
+ * trip of latency instead of two), and its answer is dropped when the limit
+ * refuses the call.
+ */
+export async function readBesideLimit<T>(
+  deps: Pick<AppDeps, 'db' | 'rateLimits'>,
+  c: Counting,
+  read: () => Promise<T>,
+  setHeaders?: (h: Record<string, string>) => void,
+): Promise<T> {
+  const reading = read();
+  reading.catch(() => undefined);
+  await countCall(deps, c, setHeaders);
+  return reading;
+}

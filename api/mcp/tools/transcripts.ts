@@ -1,0 +1,50 @@
+import { getTranscript } from '../../../domain/transcripts/read';
+import type { AppDeps } from '../../http/context';
+import { DEFAULT_PAGE_CHARS, TRANSCRIPT_FORMATS, transcriptPage, transcriptSummary, type TranscriptFormat } from '../transcript-page';
+import {
+  countedRead,
+  guarded,
+  MaxChars,
+  Next,
+  Offset,
+  ok,
+  PageOut,
+  requireScopes,
+  textOf,
+  TranscriptOut,
+  z,
+  type ToolRegistrar,
+} from './kit';
+
+// get_transcript: one page of a transcript or export (GET /v1/transcripts/{id} and its exports).
+
+export function registerTranscriptTools(server: ToolRegistrar, deps: AppDeps): void {
+  server.registerTool(
+    'get_transcript',
+    {
+      title: 'Read a transcript',
+      description:
+        `One page of a transcript (free): segments (default: JSON with start/end seconds), text (one segment per line), srt or vtt. Pages are at most max_chars characters (default ${DEFAULT_PAGE_CHARS}); page.total_chars is the whole size and page.next_offset continues (call again with offset = next_offset). ` +
+        'srt and vtt need timing (TIMESTAMPS_UNAVAILABLE otherwise). Needs transcripts:read.',
+      inputSchema: z.object({
+        transcript_id: z.uuid(),
+        format: z.enum(TRANSCRIPT_FORMATS).optional(),
+        offset: Offset,
+        max_chars: MaxChars,
+      }),
+      outputSchema: z.object({ transcript: TranscriptOut, page: PageOut, next: Next }),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    guarded(deps, async (args, _ctx, caller) => {
+      const p = requireScopes(caller, 'transcripts:read');
+      const transcript = await countedRead(deps, p, () => getTranscript(deps.db, p.workspaceId, args.transcript_id));
+      const format: TranscriptFormat = args.format ?? 'segments';
+      const page = transcriptPage(transcript, format, args.offset ?? 0, args.max_chars ?? DEFAULT_PAGE_CHARS);
+      const next = page.next_offset === null ? null : `More: call get_transcript again with offset ${page.next_offset}.`;
+      return ok(
+        { transcript: transcriptSummary(transcript), page, next },
+        `${page.content ?? textOf(page.segments)}\n\n[${page.format}, ${page.offset}–${page.offset + (page.segments?.length ?? page.returned_chars)} of ${page.format === 'segments' ? `${page.total_segments} segments` : `${page.total_chars} characters`}${next ? `; ${next}` : ''}]`,
+      );
+    }),
+  );
+}

@@ -1,0 +1,82 @@
+import { PLANS } from '../core/plans';
+import type { Principal } from './accounts/principal';
+import { reserveCredits, writeHolds } from './credits/ledger';
+import type { Db, Tx } from './db';
+import { claimIdempotencyKey, type IdempotencyScope } from './idempotency';
+import type { StartDispatcher } from './workflow-starts';
+
+// The one accepting transaction of jobs, batches and discoveries (README,
+// "Accepting work"): the idempotency key is claimed, the credits are held,
+// the rows are created, and the credits are reserved last (the one statement
+// that takes a lock on a shared row, the workspace's credit account, held only
+// until the commit). Nothing in it waits on the network. The workflow is
+// started after the commit through the StartDispatcher, outside the
+// transaction and without holding up the answer; a start that fails or is
+// lost is made up by the workflow starter.
+
+export interface WorkToAccept<Created> {
+  principal: Principal;
+  idempotency: IdempotencyScope;
+  /** requestHash of the body: the same key with another body is IDEMPOTENCY_CONFLICT. */
+  hash: string;
+  /** What the key will name: the id the new object is created with. */
+  resource: { type: string; id: string };
+  /**
+   * An object that answers the request already (a discovery from the short
+   * cache): the key is bound to it, and nothing is held or created.
+   */
+  existingId?: string | null;
+  /** One hold per amount (credits); none for work that costs nothing (a reused transcript). */
+  holds: number[];
+  /** The holds' reason, for the ledger (`job <id>`). */
+  holdReason: string;
+  /** Jobs in progress the work adds, checked against the plan's limit in the reserving statement. */
+  jobsAdded?: number;
+  /** What `details.detail` names when the credits fall short (default `credits_remaining`). */
+  shortfallDetail?: string;
+  /** Writes the new rows, given the ids of the holds (in the order of `holds`). */
+  create(tx: Tx, holdIds: string[]): Promise<Created>;
+  /** Starts the work's workflow after the commit; absent when there is nothing to run. */
+  start?: { label: string; run(created: Created): Promise<unknown> };
+  /** The transaction's own bound (a batch writes more rows). */
+  timeoutMs?: number;
+}
+
+export type Accepted<Created> =
+  /** Created now (its workflow queued for start). */
+  | { kind: 'created'; created: Created }
+  /** The key was used before with this body, or an existing object answers: its id. */
+  | { kind: 'existing'; id: string };
+
+export async function acceptWork<Created>(db: Db, starts: StartDispatcher, work: WorkToAccept<Created>): Promise<Accepted<Created>> {
+  const { principal } = work;
+  const outcome = await db.$transaction(
+    async (tx): Promise<Accepted<Created>> => {
+      const claim = await claimIdempotencyKey(tx, {
+        workspaceId: principal.workspaceId,
+        operation: work.idempotency.operation,
+        key: work.idempotency.key,
+        hash: work.hash,
+        resource: { type: work.resource.type, id: work.existingId ?? work.resource.id },
+      });
+      if (claim.kind === 'replay') return { kind: 'existing', id: claim.resourceId };
+      if (work.existingId) return { kind: 'existing', id: work.existingId };
+      const holdIds = work.holds.length ? await writeHolds(tx, principal.workspaceId, work.holds, work.holdReason) : [];
+      const created = await work.create(tx, holdIds);
+      if (work.holds.length) {
+        await reserveCredits(tx, principal.workspaceId, work.holds, {
+          plan: principal.plan,
+          detail: work.shortfallDetail,
+          ...(work.jobsAdded ? { jobs: { adding: work.jobsAdded, limit: PLANS[principal.plan].jobsInProgress } } : {}),
+        });
+      }
+      return { kind: 'created', created };
+    },
+    { timeout: work.timeoutMs ?? 15_000, maxWait: 10_000 },
+  );
+  if (outcome.kind === 'created' && work.start) {
+    const { label, run } = work.start;
+    starts.dispatch(label, () => run(outcome.created));
+  }
+  return outcome;
+}

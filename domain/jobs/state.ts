@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto';
+import { Prisma } from '../../prisma/generated/client';
+import { DEFAULT_MAX_CREDITS, transcriptionCredits, type PlanId } from '../../core/plans';
+import { ServiceError, type ErrorObject } from '../../core/errors';
+import type { JobOutcome } from '../../workflows/definitions';
+import { chargeHoldIn, increaseHold, releaseHoldIn } from '../credits/ledger';
+import type { Db, Tx } from '../db';
+import { recordEvent } from '../webhooks/events';
+import { reuseKey } from './reuse';
+import { ACTIVE_STATUSES, isFinal } from './view';
+import { JOB_FINAL_CHANNEL } from './wakeups';
+
+// A job's state after acceptance, as the job workflow moves it: queued →
+// processing (with its stage) → awaiting_provider → succeeded, failed or
+// cancelled. Each transition changes a row only from the state it expects,
+// so a retried activity or a replayed workflow step changes nothing the
+// second time; the activities (activities/job-state.ts, captions.ts,
+// transcription.ts) are thin calls of these. The price cap of AI
+// transcription is decided here too, before anything is charged.
+
+/** The job's row as its workflow needs it to make a plan. */
+export type StartedJob = Prisma.JobGetPayload<object>;
+
+/** The stage a job starts in: share links are resolved first; otherwise captions, or the audio when captions are not wanted. */
+export function firstStage(job: { mediaId: string; mode: string }): string {
+  if (job.mediaId.startsWith('share:')) return 'resolve';
+  return job.mode === 'transcribe' ? 'acquire_audio' : 'captions';
+}
+
+/**
+ * The workflow's first step: queued → processing, with the first stage and
+ * the time the workflow started (so the starter need not look at the job
+ * again). Null when the row is not there (yet: the accepting transaction may
+ * commit a moment after the start; or ever). The row is returned as it was read.
+ */
+export async function startJob(db: Db, jobId: string): Promise<StartedJob | null> {
+  const job = await db.job.findUnique({ where: { id: jobId } });
+  if (!job) return null;
+  if (job.status === 'queued') {
+    await db.job.updateMany({
+      where: { id: jobId, status: 'queued' },
+      data: { status: 'processing', stage: firstStage(job), workflowStartedAt: job.workflowStartedAt ?? new Date() },
+    });
+  }
+  return job;
+}
+
+/** The stage (and status) of a job that is still active. */
+export async function setJobStage(db: Db, jobId: string, stage: string, status?: 'processing' | 'awaiting_provider'): Promise<void> {
+  await db.job.updateMany({
+    where: { id: jobId, status: { in: [...ACTIVE_STATUSES] } },
+    data: { stage, ...(status ? { status } : {}) },
+  });
+}
+
+/** Shown on the job while Temporal retries a retryable error (the status stays processing). */
+export async function recordJobRetry(db: Db, jobId: string, attempt: number, error: ErrorObject): Promise<void> {
+  await db.job.updateMany({
+    where: { id: jobId, status: { in: [...ACTIVE_STATUSES] } },
+    data: { retryAttempt: attempt, lastRetryError: error as unknown as Prisma.InputJsonValue },
+  });
+}
+
+/** A share link resolved to the video it points at: its media id, canonical link and reuse key follow. */
+export async function resolveJobSource(db: Db, jobId: string, resolved: { mediaId: string; canonicalUrl: string }): Promise<void> {
+  const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+  await db.job.update({
+    where: { id: jobId },
+    data: {
+      mediaId: resolved.mediaId,
+      canonicalUrl: resolved.canonicalUrl,
+      reuseKey: reuseKey({
+        platform: job.platform,
+        mediaId: resolved.mediaId,
+        mode: job.mode,
+        captionLanguages: job.captionLanguages,
+        captionPreference: job.captionPreference,
+        language: job.language,
+      }),
+    },
+  });
+}
+
+/** How long the job's media is, once measured (null before); a retried acquisition reuses it. */
+export async function measuredDuration(db: Db, jobId: string): Promise<number | null> {
+  return (await db.job.findUniqueOrThrow({ where: { id: jobId }, select: { mediaDurationMs: true } })).mediaDurationMs;
+}
+
+/** The media is measured (and, for platform audio, its title known). */
+export async function recordMediaMeasured(db: Db, jobId: string, measured: { durationMs: number; title?: string | null }): Promise<void> {
+  await db.job.update({
+    where: { id: jobId },
+    data: { mediaDurationMs: measured.durationMs, ...(measured.title ? { title: measured.title } : {}) },
+  });
+}
+
+/**
+ * The price of AI transcription, before anything is charged: 2 credits per
+ * started minute (60 s minimum). Over the job's max_credits (2 by default)
+ * the job fails with BUDGET_EXCEEDED and nothing is charged; otherwise the
+ * hold is raised to the price (INSUFFICIENT_BALANCE when it cannot be).
+ */
+export async function reserveTranscriptionCredits(db: Db, jobId: string, durationMs: number): Promise<{ cost: number }> {
+  const job = await db.job.findUniqueOrThrow({ where: { id: jobId }, include: { workspace: { select: { plan: true } } } });
+  const cost = transcriptionCredits(durationMs);
+  const cap = job.maxCredits ?? DEFAULT_MAX_CREDITS;
+  if (cost > cap) {
+    throw new ServiceError('BUDGET_EXCEEDED', `cost=${cost} > max_credits=${cap}`, {
+      message: `Transcribing ${Math.ceil(durationMs / 1000)} s costs ${cost} credits, over max_credits ${cap}. Nothing was charged.`,
+    });
+  }
+  if (job.holdId) await increaseHold(db, job.holdId, cost, job.workspace.plan as PlanId);
+  await db.job.update({
+    where: { id: jobId },
+    data: { creditsReserved: Math.max(cost, job.creditsReserved), billingKind: 'ai_transcription' },
+  });
+  return { cost };
+}
+
+/** From here on a cancel is refused: the audio goes to a recognizer (stage submit_asr). */
+export async function markAsrStarted(db: Db, jobId: string): Promise<void> {
+  await db.job.updateMany({ where: { id: jobId, asrStartedAt: null }, data: { asrStartedAt: new Date(), stage: 'submit_asr' } });
+}
+
+/** The cloud recognizer's job id, once submitted (null before): a retried submission reuses it. */
+export async function providerJobIdOf(db: Db, jobId: string): Promise<string | null> {
+  return (await db.job.findUniqueOrThrow({ where: { id: jobId }, select: { providerJobId: true } })).providerJobId;
+}
+
+/** Submitted to the cloud recognizer: the job waits for its callback (awaiting_provider, stage wait_asr). */
+export async function awaitProvider(db: Db, jobId: string, providerJobId: string): Promise<void> {
+  await db.job.update({ where: { id: jobId }, data: { providerJobId, status: 'awaiting_provider', stage: 'wait_asr' } });
+}
+
+/** The content a pipeline produced; the source fields come from the job. */
+export interface TranscriptContent {
+  title: string | null;
+  sourceOrigin: 'creator_captions' | 'platform_captions' | 'speech_recognition';
+  language: string | null;
+  text: string;
+  segments: { start: number; end: number; text: string }[];
+  words: { start: number; end: number; text: string; confidence: number }[] | null;
+  timingGranularity: 'word' | 'segment' | 'none';
+  durationSeconds: number | null;
+  recognition: { model: string; profile: 'standard'; quality_status: string; language_probability?: number | null } | null;
+  extractionVersion: string;
+}
+
+/**
+ * Stores the job's transcript, unpublished (invisible) until completeJob
+ * publishes it in the transaction that charges the hold, and moves the job to
+ * stage finalize. Upserts on the job id, so a retried step overwrites instead
+ * of duplicating.
+ */
+export async function saveDraftTranscript(db: Db, jobId: string, content: TranscriptContent): Promise<string> {
+  const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+  const data = {
+    workspaceId: job.workspaceId,
+    reuseKey: job.reuseKey,
+    platform: job.platform,
+    mediaId: job.mediaId,
+    canonicalUrl: job.canonicalUrl,
+    title: content.title ?? job.title,
+    sourceOrigin: content.sourceOrigin,
+    language: content.language,
+    text: content.text,
+    segments: content.segments as unknown as Prisma.InputJsonValue,
+    words: (content.words ?? undefined) as unknown as Prisma.InputJsonValue | undefined,
+    timingGranularity: content.timingGranularity,
+    durationSeconds: content.durationSeconds,
+    recognition: (content.recognition ?? undefined) as Prisma.InputJsonValue | undefined,
+    extractionVersion: content.extractionVersion,
+    // Replaced by the retention window when published.
+    expiresAt: new Date(Date.now() + 86400_000),
+  };
+  const t = await db.transcript.upsert({
+    where: { jobId },
+    create: { id: randomUUID(), jobId, ...data },
+    update: data,
+    select: { id: true },
+  });
+  // The result is stored: what remains is committing it, so the job shows stage finalize from here
+  // (written with the title, no step of its own).
+  await db.job.updateMany({
+    where: { id: jobId, status: { in: [...ACTIVE_STATUSES] } },
+    data: { stage: 'finalize', ...(content.title && content.title !== job.title ? { title: content.title } : {}) },
+  });
+  return t.id;
+}
+
+/** What completeJob reads back from the row it moved. */
+interface MovedJob {
+  workspaceId: string;
+  holdId: string | null;
+  batchId: string | null;
+  endpointId: string | null;
+  metadata: Record<string, string>;
+  finishedAt: Date;
+}
+
+async function notifyFinal(tx: Tx, jobId: string): Promise<void> {
+  // Delivered on commit only, so a woken long poll always reads the final state.
+  await tx.$executeRaw`SELECT pg_notify(${JOB_FINAL_CHANNEL}, ${jobId})`;
+}
+
+/**
+ * Success: charges the hold, publishes the transcript and marks the job
+ * succeeded in one transaction, then wakes long polls. Four statements: it
+ * is on every job's path from the result to the answer.
+ */
+export async function completeJob(
+  db: Db,
+  jobId: string,
+  result: { transcriptId: string; charge: number; billingKind: 'captions' | 'ai_transcription' },
+): Promise<JobOutcome> {
+  return db.$transaction(async (tx) => {
+    // The transition itself first: of two attempts racing, only one moves the row (the other sees it final).
+    const moved = await tx.$queryRaw<MovedJob[]>`
+      UPDATE jobs SET status = 'succeeded', stage = NULL, result_id = ${result.transcriptId}::uuid, billing_kind = ${result.billingKind},
+        credits_reserved = 0, finished_at = now(), retry_attempt = 0, last_retry_error = NULL, updated_at = now()
+      WHERE id = ${jobId}::uuid AND status = ANY(${[...ACTIVE_STATUSES]}::"JobStatus"[])
+      RETURNING workspace_id::text AS "workspaceId", hold_id::text AS "holdId", batch_id::text AS "batchId",
+        webhook_endpoint_id::text AS "endpointId", metadata, finished_at AS "finishedAt"`;
+    const job = moved[0];
+    if (!job) {
+      const current = await tx.job.findUniqueOrThrow({ where: { id: jobId }, select: { status: true } });
+      return { status: current.status as JobOutcome['status'], eventId: await existingEventId(tx, jobId) };
+    }
+    const settled = job.holdId ? await chargeHoldIn(tx, job.holdId, result.charge, { jobSlot: true }) : { charged: 0 };
+    // Published for the workspace's retention window, counted from the same instant as finished_at.
+    await tx.$executeRaw`
+      WITH published AS (
+        UPDATE transcripts SET published_at = ${job.finishedAt},
+          expires_at = ${job.finishedAt}::timestamptz + make_interval(days => (SELECT retention_days FROM workspaces WHERE id = ${job.workspaceId}::uuid))
+        WHERE id = ${result.transcriptId}::uuid)
+      UPDATE jobs SET credits_charged = ${settled.charged} WHERE id = ${jobId}::uuid`;
+    const eventId = await recordEvent(tx, {
+      workspaceId: job.workspaceId,
+      endpointId: job.endpointId,
+      type: 'job.succeeded',
+      subjectKey: `job:${jobId}`,
+      jobId,
+      batchId: job.batchId,
+      resultId: result.transcriptId,
+      metadata: job.metadata,
+      error: null,
+    });
+    await notifyFinal(tx, jobId);
+    return { status: 'succeeded', eventId };
+  });
+}
+
+/** Permanent failure: releases the hold, records the error, nothing charged. */
+export function failJob(db: Db, jobId: string, error: ErrorObject): Promise<JobOutcome> {
+  return finish(db, jobId, 'failed', error);
+}
+
+/** Cancelled while no AI transcription had started: releases the hold. */
+export function cancelJobState(db: Db, jobId: string): Promise<JobOutcome> {
+  return finish(db, jobId, 'cancelled', null);
+}
+
+async function finish(db: Db, jobId: string, status: 'failed' | 'cancelled', error: ErrorObject | null): Promise<JobOutcome> {
+  return db.$transaction(async (tx) => {
+    const job = await tx.job.findUnique({ where: { id: jobId } });
+    if (!job) return { status, eventId: null };
+    if (isFinal(job.status)) return { status: job.status as JobOutcome['status'], eventId: await existingEventId(tx, jobId) };
+    // The transition first: of two attempts racing, only one moves the row.
+    const moved = await tx.job.updateMany({
+      where: { id: jobId, status: { in: [...ACTIVE_STATUSES] } },
+      data: {
+        status,
+        stage: null,
+        creditsReserved: 0,
+        creditsCharged: 0,
+        finishedAt: new Date(),
+        error: error ? (error as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
+        retryAttempt: 0,
+        lastRetryError: Prisma.DbNull,
+      },
+    });
+    if (moved.count === 0) return { status, eventId: await existingEventId(tx, jobId) };
+    if (job.holdId) await releaseHoldIn(tx, job.holdId, { jobSlot: true });
+    // A transcript written before the failure is never published.
+    await tx.transcript.deleteMany({ where: { jobId, publishedAt: null } });
+    // Cancelled jobs emit no event (the spec names job.succeeded and job.failed only).
+    const eventId =
+      status === 'failed'
+        ? await recordEvent(tx, {
+            workspaceId: job.workspaceId,
+            endpointId: job.webhookEndpointId,
+            type: 'job.failed',
+            subjectKey: `job:${jobId}`,
+            jobId,
+            batchId: job.batchId,
+            resultId: null,
+            metadata: job.metadata as Record<string, string>,
+            error,
+          })
+        : null;
+    await notifyFinal(tx, jobId);
+    return { status, eventId };
+  });
+}
+
+async function existingEventId(tx: Tx, jobId: string): Promise<string | null> {
+  return (await tx.webhookEvent.findUnique({ where: { subjectKey: `job:${jobId}` }, select: { id: true } }))?.id ?? null;
+}
