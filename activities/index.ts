@@ -25,10 +25,6 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const { db, store } = deps;
   return {
-    async ping(message: string): Promise<string> {
-      await db.$queryRaw`SELECT 1`;
-      return `pong:${message}`;
-    },
     ...createJobStateActivities(db, {
       recognizer: deps.transcription.cloud ? 'cloud' : 'local',
       recognitionTaskQueue: deps.transcription.recognitionTaskQueue,

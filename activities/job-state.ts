@@ -4,7 +4,7 @@ import { ServiceError, type ErrorObject } from '../core/errors';
 import type { Db } from '../domain/db';
 import { cancelJobState, completeJob, failJob, firstStage, recordJobRetry, setJobStage, startJob } from '../domain/jobs/state';
 import { isFinal } from '../domain/jobs/view';
-import { JOB_NOT_COMMITTED, type JobOutcome, type JobPlan } from '../workflows/definitions';
+import { JOB_NOT_COMMITTED, type JobOutcome, type JobPlan, type JobStage } from '../workflows/definitions';
 import { asActivity } from './failures';
 
 /** Attempts of startJob (100 ms doubling to 30 s: about a minute) before a missing job is taken as never committed. */
@@ -52,7 +52,7 @@ export function createJobStateActivities(
         };
       });
     },
-    async setStage(jobId: string, stage: string, status?: 'processing' | 'awaiting_provider'): Promise<void> {
+    async setStage(jobId: string, stage: JobStage, status?: 'processing' | 'awaiting_provider'): Promise<void> {
       await setJobStage(db, jobId, stage, status);
     },
     async completeJob(

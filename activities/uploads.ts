@@ -1,8 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Prisma } from '../prisma/generated/client';
-import type { Db } from '../domain/db';
+import { jsonColumn, type Db } from '../domain/db';
 import { ServiceError } from '../core/errors';
 import { asActivity } from './failures';
 import { probeMedia } from '../integrations/media/probe';
@@ -38,7 +37,7 @@ export function createUploadActivities(db: Db, store: ObjectStore) {
             } else if (err instanceof ServiceError && !err.retryable) {
               await db.upload.update({
                 where: { id: uploadId },
-                data: { status: 'failed', error: err.toObject() as unknown as Prisma.InputJsonValue, completedAt: new Date() },
+                data: { status: 'failed', error: jsonColumn(err.toObject()), completedAt: new Date() },
               });
               await store.delete(upload.objectKey).catch(() => undefined);
             }

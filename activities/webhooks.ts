@@ -1,17 +1,19 @@
-import { request } from 'undici';
 import { decryptSecret } from '../domain/accounts/secrets';
 import type { Db } from '../domain/db';
 import { ServiceError } from '../core/errors';
 import { webhookHeaders } from '../domain/webhooks/signing';
-import { assertSafeUrl, pinnedDispatcher, type AddressPolicy } from '../integrations/fetch';
+import { assertSafeUrl, type AddressPolicy } from '../integrations/fetch';
+import type { Outbound } from '../integrations/outbound/http';
 
 export interface WebhookDeps {
   db: Db;
   secretsKey: string;
   /** SSRF policy for endpoint URLs (tests allow loopback through it, nothing else). */
   addressPolicy: AddressPolicy;
+  /** The one way requests leave the worker (integrations/outbound/http.ts deliver). */
+  outbound: Outbound;
   /** Tests only: trust this CA for the loopback https receiver. */
-  extraCa?: string;
+  caForTests?: string;
   /** Only a 2xx within this time counts. */
   timeoutMs?: number;
 }
@@ -32,38 +34,24 @@ export function createWebhookActivities(deps: WebhookDeps) {
       const rawBody = JSON.stringify(event.payload);
       const timestamp = Math.floor(Date.now() / 1000);
       const started = Date.now();
-      let statusCode: number | null = null;
-      let errorMessage: string | null = null;
+      // The endpoint's address is checked again at every attempt; the outbound layer pins the connection to it.
+      let answer: { status: number | null; error: string | null };
       try {
-        // The endpoint's address is checked again at every attempt and the connection pinned to it.
         const checked = await assertSafeUrl(event.endpoint.url, deps.addressPolicy);
-        const dispatcher = pinnedDispatcher(checked, deps.addressPolicy, {
-          connectTimeoutMs: timeoutMs,
-          headersTimeoutMs: timeoutMs,
-          bodyTimeoutMs: timeoutMs,
-          ...(deps.extraCa ? { ca: deps.extraCa } : {}),
+        answer = await deps.outbound.deliver(checked, {
+          headers: webhookHeaders(decryptSecret(event.endpoint.secretCiphertext, deps.secretsKey), event.id, timestamp, rawBody),
+          body: rawBody,
+          timeoutMs,
+          policy: deps.addressPolicy,
+          caForTests: deps.caForTests,
         });
-        try {
-          const res = await request(checked.url, {
-            method: 'POST',
-            headers: webhookHeaders(decryptSecret(event.endpoint.secretCiphertext, deps.secretsKey), event.id, timestamp, rawBody),
-            body: rawBody,
-            dispatcher,
-            signal: AbortSignal.timeout(timeoutMs),
-          });
-          statusCode = res.statusCode;
-          await res.body.dump();
-        } finally {
-          void dispatcher.close();
-        }
       } catch (err) {
-        errorMessage =
-          err instanceof ServiceError
-            ? `${err.code}: ${err.detail ?? err.message}`
-            : (err as Error).name === 'TimeoutError'
-              ? `no answer within ${timeoutMs} ms`
-              : (err as Error).message;
+        // The address check refused the endpoint (it now resolves to a private address).
+        if (!(err instanceof ServiceError)) throw err;
+        answer = { status: null, error: `${err.code}: ${err.detail ?? err.message}` };
       }
+      const statusCode = answer.status;
+      const errorMessage = answer.error;
       const succeeded = statusCode !== null && statusCode >= 200 && statusCode < 300;
       await deps.db.webhookDelivery.create({
         data: {

@@ -67,7 +67,7 @@ export function createApp(deps: AppDeps): Express {
   // Stripe's events are verified over the exact bytes sent: kept raw on that path (the JSON parser then skips it).
   app.use('/ingress/stripe', express.raw({ type: () => true, limit: deps.config.BODY_LIMIT_BYTES }));
   // OAuth 2.1 for agents (api/oauth/provider.ts): before any body parser, its endpoints read their own form bodies.
-  mountOAuth(app, deps, { clientMetadataCaForTests: deps.oauthClientMetadataCaForTests });
+  mountOAuth(app, deps);
   // The web dashboard (api/dashboard/): server-rendered pages with HTML forms, so before the JSON parser.
   // Only its paths enter its router: an API request does not walk the dashboard's routes.
   const dashboard = dashboardRouter(deps);

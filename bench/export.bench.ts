@@ -19,7 +19,7 @@
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { exportTranscript, ExportFormat, ExportableTranscript } from '../domain/transcripts/export';
-import { longTranscript } from '../test/exports/fixtures';
+import { longTranscript } from '../test/unit/exports/fixtures';
 
 const GOAL_MS = 5;
 const WARMUP = 100;

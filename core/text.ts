@@ -1,39 +1,17 @@
 // Text normalisation shared by the caption parsers (integrations/platforms)
 // and the cue builder. In the kernel (core/): it imports nothing of the service.
 
+import { CLEAN_RANGES, inRanges, SIMPLE_LAYOUT_RANGES } from './unicode';
+
 // Characters that need no Unicode clean-up (no controls, invisible
 // characters, special spaces, line separators or combining marks).
 function isCleanChar(c: number): boolean {
   if (c < 0x300) return c >= 0xa0 ? c !== 0xad : c >= 0x20 && c <= 0x7e;
-  return (
-    (c >= 0x370 && c <= 0x482) ||
-    (c >= 0x48a && c <= 0x52f) ||
-    (c >= 0x1e00 && c <= 0x1fff) ||
-    (c >= 0x2010 && c <= 0x2027) ||
-    (c >= 0x2030 && c <= 0x205e) ||
-    (c >= 0x20a0 && c <= 0x20cf) ||
-    (c >= 0x2100 && c <= 0x2bff) ||
-    (c >= 0x3001 && c <= 0x3098) ||
-    (c >= 0x309b && c <= 0xd7ff) ||
-    (c >= 0xf900 && c <= 0xfdff) ||
-    (c >= 0xfe10 && c <= 0xfe19) ||
-    (c >= 0xfe30 && c <= 0xfefe) ||
-    (c >= 0xff00 && c <= 0xfff8)
-  );
+  return inRanges(c, CLEAN_RANGES);
 }
 
-// Characters one column wide at which a line never breaks (so a text made of
-// them and single spaces lays out by string length alone): Latin, Greek, Cyrillic.
-// display-width.ts tests the same ranges with one regular expression.
-function isSimpleChar(c: number): boolean {
-  return (
-    (c >= 0x20 && c <= 0x7e) ||
-    (c >= 0xa0 && c <= 0x2ff) ||
-    (c >= 0x370 && c <= 0x482) ||
-    (c >= 0x48a && c <= 0x52f) ||
-    (c >= 0x1e00 && c <= 0x1fff)
-  );
-}
+// Characters one column wide at which a line never breaks (core/unicode.ts).
+const isSimpleChar = (c: number): boolean => inRanges(c, SIMPLE_LAYOUT_RANGES);
 
 const DIRTY = 1; // needs Unicode clean-up
 const COMPLEX = 2; // not simple layout

@@ -1,6 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
-import { PrismaClient } from '../prisma/generated/client';
+import { PrismaClient, type Prisma } from '../prisma/generated/client';
 
 export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
@@ -10,4 +10,19 @@ export function createDb(databaseUrl: string, poolSize = 10): { prisma: PrismaCl
   const pool = new Pool({ connectionString: databaseUrl, max: poolSize });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return { prisma, pool };
+}
+
+/**
+ * A value for a JSON column. Prisma's input type wants an index signature that
+ * the service's interfaces (an error object, a transcript's segments, a
+ * discovery's listing) do not declare; they are plain data (no Date, no
+ * function), so the one cast is here rather than at every write.
+ */
+export function jsonColumn(value: object): Prisma.InputJsonValue {
+  return value as Prisma.InputJsonValue;
+}
+
+/** A JSON column read back as the shape the service wrote into it (see jsonColumn). */
+export function fromJsonColumn<T>(value: Prisma.JsonValue): T {
+  return value as T;
 }

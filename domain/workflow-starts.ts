@@ -270,7 +270,7 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
     take: BATCH_SIZE,
   });
   for (const { id } of uploads) await bounded(() => startUploadVerification(starter, id));
-  const pendingDiscovery = { workflowStartedAt: null, status: 'queued', createdAt: { lt: before } };
+  const pendingDiscovery = { workflowStartedAt: null, status: 'queued' as const, createdAt: { lt: before } };
   const discoveries = [
     ...(
       await db.videoDiscovery.findMany({

@@ -43,17 +43,9 @@ export async function createMigration(databaseUrl: string, name: string, empty =
   const list = migrationsList();
   let script = '-- This is an empty migration.\n'; // what `prisma migrate dev --create-only` writes for an empty draft
   if (!empty) {
-    // The engine learns the provider of the existing migrations from the lock file (absent before the first one).
-    const from = { tag: 'migrations', ...list, lockfile: { ...list.lockfile, content: list.lockfile.content ?? LOCKFILE } };
-    const out = await runEngine<{ exitCode: number; stdout: string }>(databaseUrl, 'diff', {
-      from,
-      to: { tag: 'schemaDatamodel', files: [schemaFile()] },
-      script: true,
-      exitCode: true, // 2 = differences found, 0 = none
-      filters: NO_FILTERS,
-    });
-    if (out.exitCode !== 2) return undefined;
-    script = out.stdout;
+    const diff = await pendingSchemaChanges(databaseUrl);
+    if (diff === null) return undefined;
+    script = diff;
   }
   // Folder name as Prisma makes it: UTC YYYYMMDDHHMMSS_name, kept after the last one.
   let stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
@@ -64,6 +56,25 @@ export async function createMigration(databaseUrl: string, name: string, empty =
   fs.writeFileSync(path.join(MIGRATIONS_DIR, folder, 'migration.sql'), script);
   fs.writeFileSync(path.join(MIGRATIONS_DIR, list.lockfile.path), LOCKFILE);
   return folder;
+}
+
+/**
+ * The SQL that would take a database from the existing migrations to
+ * schema.prisma, or null when they agree (the engine replays the migrations
+ * in a temporary shadow database on the server at `databaseUrl` and diffs).
+ */
+export async function pendingSchemaChanges(databaseUrl: string): Promise<string | null> {
+  const list = migrationsList();
+  // The engine learns the provider of the existing migrations from the lock file (absent before the first one).
+  const from = { tag: 'migrations', ...list, lockfile: { ...list.lockfile, content: list.lockfile.content ?? LOCKFILE } };
+  const out = await runEngine<{ exitCode: number; stdout: string }>(databaseUrl, 'diff', {
+    from,
+    to: { tag: 'schemaDatamodel', files: [schemaFile()] },
+    script: true,
+    exitCode: true, // 2 = differences found, 0 = none
+    filters: NO_FILTERS,
+  });
+  return out.exitCode === 2 ? out.stdout : null;
 }
 
 export async function migrationStatus(databaseUrl: string): Promise<unknown> {

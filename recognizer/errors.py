@@ -1,4 +1,4 @@
-"""Failures with the codes of the service's error catalogue (domain/errors.ts).
+"""Failures with the codes of the service's error catalogue (core/errors.ts).
 
 The TypeScript workflow turns an activity's ApplicationFailure into the job's
 error by its `type` (workflows/failures.ts), so a failure raised here carries

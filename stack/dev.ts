@@ -11,8 +11,8 @@
  * Ctrl-C stops the API and workers first, then Temporal, then PostgreSQL.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
+import { seedDevWorkspace } from '../domain/accounts/seed';
+import { createDb } from '../domain/db';
 import { applyMigrations } from '../prisma/migrate';
 import { startPostgres, type PostgresHandle } from './postgres';
 import { prefixLines, ROOT, waitFor } from './proc';
@@ -66,51 +66,28 @@ async function main() {
     log,
     start: () => startRecognizer({ temporalAddress: temporal!.address, dataDir: env.DATA_DIR, env: { LOG_LEVEL: process.env.LOG_LEVEL } }),
   });
-  const apiUp = fs.existsSync(path.join(ROOT, 'api/main.ts'))
-    ? await waitFor(
-        () =>
-          fetch(`${BASE}/healthz`).then(
-            (r) => r.ok,
-            () => false,
-          ),
-        60_000,
-        500,
-      )
-    : false;
+  const apiUp = await waitFor(
+    () =>
+      fetch(`${BASE}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    60_000,
+    500,
+  );
   printBanner(seed, apiUp);
 }
 
-type Seed = { email: string; password: string; apiKey: string; workspaceId: string };
+type Seed = Awaited<ReturnType<typeof seedDevWorkspace>>;
 
-/**
- * The dev account (domain/accounts/seed.ts, owned by the accounts code). Loaded
- * with a guarded require so that dev still starts while that code is missing.
- */
-async function runSeed(databaseUrl: string): Promise<Seed | undefined> {
-  const seed = optionalRequire('domain/accounts/seed');
-  const db = optionalRequire('domain/db');
-  if (typeof seed?.seedDevWorkspace !== 'function' || typeof db?.createDb !== 'function') {
-    console.log('[dev] domain/accounts/seed.ts (seedDevWorkspace) or domain/db.ts (createDb) is missing: no dev account seeded');
-    return undefined;
-  }
-  const { prisma, pool } = db.createDb(databaseUrl, 2);
+/** The dev account (domain/accounts/seed.ts): its key and password go into the banner. */
+async function runSeed(databaseUrl: string): Promise<Seed> {
+  const { prisma, pool } = createDb(databaseUrl, 2);
   try {
-    return await seed.seedDevWorkspace(prisma, BASE);
+    return await seedDevWorkspace(prisma, BASE);
   } finally {
     await prisma.$disconnect();
     await pool.end().catch(() => {});
-  }
-}
-
-/** require() relative to the repo root; undefined if that very file does not exist (other errors surface). */
-function optionalRequire(file: string): any {
-  const full = path.join(ROOT, file);
-  try {
-    return require(full);
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === 'MODULE_NOT_FOUND' && err.message.includes(`'${full}'`)) return undefined;
-    throw e;
   }
 }
 
@@ -140,7 +117,7 @@ async function superviseChild(name: string, entry: string, env: NodeJS.ProcessEn
   return supervise({ name, log, start: async () => startChild(name, entry, env) });
 }
 
-function printBanner(seed: Seed | undefined, apiUp: boolean) {
+function printBanner(seed: Seed, apiUp: boolean) {
   const lines = [
     '',
     '================================================================',
@@ -161,18 +138,15 @@ function printBanner(seed: Seed | undefined, apiUp: boolean) {
         : 'not running'
     }`,
   ];
-  if (seed) {
-    lines.push(
-      ` API key       ${seed.apiKey}`,
-      `               curl -H 'Authorization: Bearer ${seed.apiKey}' ${BASE}/v1/usage`,
-      ` Sign in       ${seed.email} / ${seed.password}`,
-      `               browser: ${BASE}/app/sign-in`,
-      `               or: curl -c cookies.txt -H 'Content-Type: application/json' \\`,
-      `                     -d '{"email":"${seed.email}","password":"${seed.password}"}' ${BASE}/app/session`,
-    );
-  } else {
-    lines.push(' Account       (not seeded: domain/accounts/seed.ts is missing)');
-  }
+  lines.push(
+    ` API key       ${seed.apiKey}`,
+    `               curl -H 'Authorization: Bearer ${seed.apiKey}' ${BASE}/v1/usage`,
+    ` Sign in       ${seed.email} / ${seed.password}`,
+    `               browser: ${BASE}/app/sign-in`,
+    `               or: curl -c cookies.txt -H 'Content-Type: application/json' \\`,
+    `                     -d '{"email":"${seed.email}","password":"${seed.password}"}' ${BASE}/app/session`,
+  );
+
   lines.push(
     ` Dev outbox    ${BASE}/app/dev/outbox   (e-mails the service "sent")`,
     ' Ctrl-C stops everything.',

@@ -58,6 +58,23 @@ describe('a supported Node.js (24 LTS)', () => {
   });
 });
 
+describe('the unit tier (npm run test:unit)', () => {
+  it('runs with no server: none of the stack settings, every unit test passing', () => {
+    const env = { ...process.env };
+    for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'DATA_DIR', 'FIXTURES_DIR']) delete env[name];
+    const res = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), '--config', 'jest.unit.config.js', '--json'], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const report = JSON.parse(res.stdout) as { numPassedTests: number; numFailedTests: number; testResults: { name: string }[] };
+    expect({ status: res.status, failed: report.numFailedTests }).toEqual({ status: 0, failed: 0 });
+    expect(report.numPassedTests).toBeGreaterThan(500);
+    expect(report.testResults.every((r) => r.name.startsWith(path.join(ROOT, 'test/unit/')))).toBe(true);
+  }, 120_000);
+});
+
 describe('set-up that leaves the tree clean', () => {
   it('npm ci accepts the committed lock file as it is (every platform binary listed)', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'npm-ci-'));

@@ -8,6 +8,13 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { Client } from 'pg';
 import { builtGoToolVersion } from '../stack/go-tool';
+import { createDatabase, dropDatabase } from '../stack/postgres';
+import { pendingSchemaChanges } from '../prisma/migrate';
+import { PLAN_IDS } from '../core/plans';
+import { DISCOVERY_KINDS } from '../domain/schemas/discoveries';
+import { PLATFORMS } from '../domain/schemas/jobs';
+import { UPLOAD_STATUSES } from '../domain/uploads/uploads';
+import { JOB_STAGES } from '../workflows/definitions';
 import { ensureStripeMock, STRIPE_MOCK_VERSION } from '../stack/stripe-mock';
 
 describe('test stack', () => {
@@ -47,6 +54,76 @@ describe('test stack', () => {
     expect(folders[0]).toMatch(/^\d{14}_init$/);
     expect(migrations.every((m) => m.finished_at !== null)).toBe(true);
   });
+
+  it('the migrations lead exactly to prisma/schema.prisma (no drift; hand-written migrations included)', async () => {
+    expect(await pendingSchemaChanges(process.env.DATABASE_URL!)).toBeNull();
+  }, 120_000);
+
+  it('each enum type holds exactly the values the code validates with', async () => {
+    // Each enum's labels are what the code writes (the TypeScript sets it validates with).
+    const { rows } = await db.query<{ typname: string; labels: string[] }>(
+      `SELECT t.typname, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) AS labels FROM pg_type t JOIN pg_enum e ON e.enumtypid = t.oid GROUP BY t.typname`,
+    );
+    const labels = Object.fromEntries(rows.map((r) => [r.typname, r.labels]));
+    expect(labels.JobStage).toEqual([...JOB_STAGES]);
+    expect(labels.Platform).toEqual([...PLATFORMS]);
+    expect(labels.JobMode).toEqual(['captions_only', 'auto', 'transcribe']);
+    expect(labels.VideoDiscoveryKind).toEqual([...DISCOVERY_KINDS]);
+    expect(labels.UploadStatus).toEqual([...UPLOAD_STATUSES]);
+    expect(labels.Plan).toEqual([...PLAN_IDS]);
+  });
+
+  it('the closed-sets migration keeps the rows it converts: every stored string becomes the same enum label', async () => {
+    // A database at the migration before, with rows written as the code wrote them, then the migration itself.
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `${url.pathname}_closed_${process.pid}`;
+    await createDatabase(url.toString());
+    const c = new Client({ connectionString: url.toString() });
+    await c.connect();
+    try {
+      const dir = path.join(__dirname, '../prisma/migrations');
+      const folders = fs
+        .readdirSync(dir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort();
+      const at = folders.indexOf('20261125160000_closed_sets');
+      expect(at).toBeGreaterThan(0);
+      for (const f of folders.slice(0, at)) await c.query(fs.readFileSync(path.join(dir, f, 'migration.sql'), 'utf8'));
+      const ws = (
+        await c.query<{ id: string }>("INSERT INTO workspaces (id, name, retention_days) VALUES (gen_random_uuid(), 'w', 30) RETURNING id")
+      ).rows[0]!.id;
+      await c.query(
+        `INSERT INTO jobs (id, workspace_id, status, stage, mode, caption_preference, platform, media_id, reuse_key, billing_kind, workflow_id, updated_at)
+         VALUES (gen_random_uuid(), $1, 'processing', 'acquire_audio', 'transcribe', 'creator_only', 'shortvideo', 'm', 'k', 'ai_transcription', 'job-x', now())`,
+        [ws],
+      );
+      await c.query(
+        `INSERT INTO video_discoveries (id, workspace_id, kind, request, cache_key, status, updated_at, expires_at)
+         VALUES (gen_random_uuid(), $1, 'videosite_playlist_videos', '{}', 'c', 'processing', now(), now())`,
+        [ws],
+      );
+      await c.query(fs.readFileSync(path.join(dir, folders[at]!, 'migration.sql'), 'utf8'));
+      const job = (
+        await c.query(
+          'SELECT stage::text, mode::text, caption_preference::text, platform::text, billing_kind::text, pg_typeof(stage)::text AS type FROM jobs',
+        )
+      ).rows[0];
+      expect(job).toEqual({
+        stage: 'acquire_audio',
+        mode: 'transcribe',
+        caption_preference: 'creator_only',
+        platform: 'shortvideo',
+        billing_kind: 'ai_transcription',
+        type: '"JobStage"',
+      });
+      const disc = (await c.query('SELECT kind::text, status::text FROM video_discoveries')).rows[0];
+      expect(disc).toEqual({ kind: 'videosite_playlist_videos', status: 'processing' });
+    } finally {
+      await c.end();
+      await dropDatabase(url.toString());
+    }
+  }, 60_000);
 
   it('rejects a credit account whose reservations exceed its balance', async () => {
     await db.query('BEGIN');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { parse as parseYaml } from 'yaml';
-import { probeWorkflow } from '../workflows/probe';
+import { probeWorkflow } from './support/probe-workflows';
 import { DEV_SERVER_SQLITE_PRAGMAS, DYNAMIC_CONFIG_FILE, dynamicConfigArgs } from '../stack/temporal';
 import { workflowBundle } from './support/worker';
 

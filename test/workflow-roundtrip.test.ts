@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createActivities } from '../activities';
 import { createOutbound } from '../integrations/outbound/http';
 import { activityDepsFor } from './support/job-stack';
-import { probeWorkflow } from '../workflows/probe';
+import { probeWorkflow } from './support/probe-workflows';
 import { startTestApi, type TestApi } from './support/harness';
 import { startTestWorker, type TestWorker } from './support/worker';
 
@@ -10,7 +10,12 @@ let api: TestApi;
 let worker: TestWorker;
 beforeAll(async () => {
   api = await startTestApi();
-  worker = await startTestWorker(createActivities({ ...activityDepsFor(api, createOutbound({})) }));
+  // The service's activities, and the probe's own: a round trip through the database too.
+  const ping = async (message: string) => {
+    await api.deps.db.$queryRaw`SELECT 1`;
+    return `pong:${message}`;
+  };
+  worker = await startTestWorker({ ...createActivities({ ...activityDepsFor(api, createOutbound({})) }), ping });
 });
 afterAll(async () => {
   await worker.stop();

@@ -36,7 +36,7 @@ export function activityDepsFromConfig(
       downloadPlatformAudio: (url, platform, toDir) => downloadAudio(url, platform, { toDir, outbound: outboundSettings(cfg) }),
       ...overrides.transcription,
     },
-    webhooks: { secretsKey: resolveSecretsKey(cfg), addressPolicy: addressPolicy(cfg), ...overrides.webhooks },
+    webhooks: { secretsKey: resolveSecretsKey(cfg), addressPolicy: addressPolicy(cfg), outbound: io.outbound, ...overrides.webhooks },
     discoveries: { sources: createDiscoverySources(io.outbound), secretsKey: resolveSecretsKey(cfg) },
   };
 }

@@ -8,9 +8,8 @@ import { connectTemporal } from '../integrations/temporal-connection';
 import { ensureSchedules } from './schedules';
 import { runWorkflowStarter } from './workflow-starter';
 import { missingSearchAttributes } from '../domain/workflow-starts';
-import { config, objectStoreSettings, outboundSettings, recognizerSettings } from '../domain/config';
+import { config, objectStoreSettings, outboundSettings } from '../domain/config';
 import { createDb } from '../domain/db';
-import { selectRecognizers } from '../integrations/recognizers/select';
 import { createObjectStore } from '../integrations/storage';
 import { applyMigrations } from '../prisma/migrate';
 
@@ -27,7 +26,6 @@ async function main() {
   const outbound = createOutbound(outboundSettings(cfg));
   const store = createObjectStore(objectStoreSettings(cfg));
   await store.ensureBucket();
-  const recognizers = selectRecognizers(recognizerSettings(cfg));
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const taskQueue = cfg.TEMPORAL_TASK_QUEUE;
   const clientConnection = await connectTemporal(cfg.TEMPORAL_ADDRESS);
@@ -42,12 +40,13 @@ async function main() {
     );
   }
   await ensureSchedules(client, taskQueue);
+  const activityDeps = activityDepsFromConfig(cfg, { db: prisma, store, outbound });
   const worker = await Worker.create({
     connection,
     namespace: cfg.TEMPORAL_NAMESPACE,
     taskQueue,
     workflowsPath: require.resolve('../workflows'),
-    activities: createActivities(activityDepsFromConfig(cfg, { db: prisma, store, outbound })),
+    activities: createActivities(activityDeps),
   });
   // Starts the workflows of committed work whose start after the commit was lost (domain/workflow-starts.ts).
   const stopStarter = runWorkflowStarter(prisma, { temporal: client, taskQueue }, logger);
@@ -55,8 +54,8 @@ async function main() {
     {
       task_queue: taskQueue,
       metrics_port: metricsPort,
-      recognizer: recognizers.name,
-      recognition_task_queue: recognizers.cloud ? null : cfg.RECOGNITION_TASK_QUEUE,
+      recognizer: cfg.RECOGNIZER,
+      recognition_task_queue: activityDeps.transcription.cloud ? null : cfg.RECOGNITION_TASK_QUEUE,
     },
     'worker running',
   );

@@ -71,6 +71,10 @@ export interface CancelResult {
 
 export const JOB_WORKFLOW = 'jobWorkflow';
 
+/** The stages of an active job, in the order a job can pass them (the `JobStage` enum of prisma/schema.prisma). */
+export const JOB_STAGES = ['resolve', 'captions', 'acquire_audio', 'submit_asr', 'wait_asr', 'finalize'] as const;
+export type JobStage = (typeof JOB_STAGES)[number];
+
 /** What the job workflow needs to run a job (startJob's answer): small, no transcript content. */
 export interface JobPlan {
   jobId: string;
@@ -90,7 +94,7 @@ export interface JobPlan {
   holdId: string | null;
   status: string;
   /** The stage the job's row is in (startJob writes the first one). */
-  stage: string | null;
+  stage: JobStage | null;
 }
 
 /** A job's final status, and the id of the webhook event the change produced (null when none). */

@@ -1,5 +1,4 @@
 // Every workflow the worker runs. Deterministic code only: activities do the I/O.
-export { probeWorkflow, emptyWorkflow } from './probe';
 export { jobWorkflow } from './job';
 export { batchWorkflow } from './batch';
 export { webhookDeliveryWorkflow } from './webhook';

@@ -24,6 +24,7 @@ import {
   searchAttributes as sa,
   type JobOutcome,
   type JobPlan,
+  type JobStage,
   type JobWorkflowInput,
 } from './definitions';
 import { errorFromFailure, failureCode } from './failures';
@@ -190,8 +191,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
 
   let plan: JobPlan | null;
   // The stage the job's row shows; a stage is written only when it changes (startJob writes the first).
-  let rowStage: string | null = null;
-  const enterStage = async (stage: string) => {
+  let rowStage: JobStage | null = null;
+  const enterStage = async (stage: JobStage) => {
     if (rowStage === stage) return;
     await state.setStage(jobId, stage);
     rowStage = stage;
@@ -249,7 +250,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
           result = await transcribe(plan);
         }
       }
-      // The row is at finalize already: storing the draft transcript moved it (activities/transcript-draft.ts).
+      // The row is at finalize already: storing the draft transcript moved it (saveDraftTranscript, domain/jobs/state.ts).
       track.refuseCancel('stage=finalize');
       track.move('processing', 'finalize', 'committing the result (charging the hold, publishing the transcript).');
       return CancellationScope.nonCancellable(() => state.completeJob(jobId, result));

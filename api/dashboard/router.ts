@@ -319,9 +319,7 @@ export function dashboardRouter(deps: AppDeps): Router {
       const status = (JOB_STATUSES as readonly string[]).includes(str(req.query.status) ?? '')
         ? (req.query.status as (typeof JOB_STATUSES)[number])
         : undefined;
-      const platform = (PLATFORMS as readonly string[]).includes(str(req.query.platform) ?? '')
-        ? (req.query.platform as string)
-        : undefined;
+      const platform = PLATFORMS.find((p) => p === str(req.query.platform));
       const cursor = nonEmpty(req.query.cursor);
       const limit = /^\d{1,3}$/.test(str(req.query.limit) ?? '') ? Math.min(100, Math.max(1, Number(req.query.limit))) : 20;
       const [list, email] = await Promise.all([

@@ -40,5 +40,5 @@ export interface AppDeps {
   /** stripe-node for billing (domain/billing); null without STRIPE_SECRET_KEY (checkout and portal answer 503). */
   stripe: Stripe | null;
   /** Tests only: CA (PEM) of the self-signed loopback https server serving OAuth client metadata documents. */
-  oauthClientMetadataCaForTests?: string;
+  caForTests?: string;
 }

@@ -18,7 +18,7 @@ import { registerToolDefinitions, toolDefinitions } from './tools';
 // SDK's stateless legacy fallback) are served by the same factory.
 //
 // Authentication: the principal comes from the same authenticate() the REST
-// routes use (api/http/route.ts): an API key or an OAuth access token
+// routes use (api/http/auth.ts): an API key or an OAuth access token
 // (api/oauth/provider.ts), both as `Authorization: Bearer …`. A 401 carries
 // `WWW-Authenticate: Bearer … resource_metadata=…/.well-known/oauth-protected-resource/mcp`
 // (RFC 9728) so an MCP client can discover the authorization server. Each tool

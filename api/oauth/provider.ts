@@ -33,11 +33,6 @@ export const ACCESS_TOKEN_TTL_S = 600;
 export const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
 export const GRANT_TTL_S = 90 * 24 * 3600;
 
-export interface OAuthOptions {
-  /** Tests only: CA (PEM) of the self-signed loopback https server that serves client metadata documents. */
-  clientMetadataCaForTests?: string;
-}
-
 /** An Ed25519 signing key derived from SECRETS_KEY, so every API instance signs alike (ID tokens only; access tokens are opaque). */
 function signingJwk(secretsKey: string) {
   const seed = createHmac('sha256', secretsKey).update('oauth-signing-key-v1').digest();
@@ -55,7 +50,7 @@ function consentToken(secretsKey: string, uid: string, sessionId: string): strin
   return createHmac('sha256', secretsKey).update(`oauth-consent:${uid}:${sessionId}`).digest('base64url');
 }
 
-export function createOAuthProvider(deps: AppDeps, opts: OAuthOptions = {}) {
+export function createOAuthProvider(deps: AppDeps) {
   const resources = oauthResources(deps.baseUrl);
   const policy = interactionPolicy.base();
   // The owner sees the consent page on every authorization (no silent re-use of an earlier grant).
@@ -119,7 +114,7 @@ export function createOAuthProvider(deps: AppDeps, opts: OAuthOptions = {}) {
       },
     },
     // Client ID Metadata Documents (and any other URL the library fetches) through the SSRF guard.
-    fetch: guardedFetch({ policy: deps.addressPolicy, caForTests: opts.clientMetadataCaForTests }),
+    fetch: guardedFetch({ policy: deps.addressPolicy, caForTests: deps.caForTests }),
     pkce: { required: () => true },
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL_S,
@@ -193,8 +188,8 @@ export function assertRedirectUris(value: unknown): void {
  * page. Before the JSON body parser: the token, revocation and consent
  * endpoints take form bodies.
  */
-export function mountOAuth(app: Express, deps: AppDeps, opts: OAuthOptions = {}): void {
-  const { provider, resources } = createOAuthProvider(deps, opts);
+export function mountOAuth(app: Express, deps: AppDeps): void {
+  const { provider, resources } = createOAuthProvider(deps);
   const callback: (req: Request, res: Response) => void = provider.callback();
   const edge = oauthEdge(deps);
   app.use((req, res, next) => (isOAuthPath(req.path) ? edge(req, res, next) : next()));

@@ -1,6 +1,6 @@
 // Where the OAuth server and the protected-resource metadata live, and the
 // 401 challenge that points to them: light, so the request pipeline
-// (api/http/route.ts) and the tool server use it without loading the OAuth
+// (api/http/auth.ts) and the tool server use it without loading the OAuth
 // server (api/oauth/provider.ts).
 
 export const OAUTH_PATHS = {

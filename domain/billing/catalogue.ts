@@ -2,7 +2,7 @@ import { ServiceError } from '../../core/errors';
 import { PLANS, PRICE_VERSION, type PlanId } from '../../core/plans';
 
 // The one price list (PRICE_VERSION), derived from the plan table in
-// domain/plans.ts and synced to Stripe prices by lookup key
+// core/plans.ts and synced to Stripe prices by lookup key
 // (domain/billing/prices.ts). A new schedule gets a new PRICE_VERSION and so
 // new lookup keys; subscriptions on older prices keep them (the plan is read
 // back from any version's key).

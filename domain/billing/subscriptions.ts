@@ -196,7 +196,7 @@ async function applyEntitlement(tx: Tx, workspaceId: string, now: Date): Promise
     const credits = PLANS[stripePlan].monthlyCredits;
     const inserted = await tx.$executeRaw`
       INSERT INTO billing_credit_grants (workspace_id, period_start, period_end, plan, credits, stripe_subscription_id, created_at)
-      VALUES (${workspaceId}::uuid, ${slice.start}, ${slice.end}, ${stripePlan}, ${credits}, ${sub.stripeSubscriptionId}, now())
+      VALUES (${workspaceId}::uuid, ${slice.start}, ${slice.end}, ${stripePlan}::"Plan", ${credits}, ${sub.stripeSubscriptionId}, now())
       ON CONFLICT (workspace_id, period_start) DO NOTHING`;
     if (inserted > 0) {
       // Unused monthly credits of the last slice lapse; prepaid ones stay. Never below what is held (the CHECK stays true).

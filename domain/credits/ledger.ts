@@ -138,7 +138,7 @@ export async function writeHolds(tx: Tx, workspaceId: string, amounts: number[],
       SELECT id, ${workspaceId}::uuid, amount, 'held', 0, ${reason}, now() FROM unnest(${ids}::uuid[], ${amounts}::int[]) AS h(id, amount)
       RETURNING id, amount)
     INSERT INTO credit_ledger_entries (workspace_id, kind, amount, hold_id, note, created_at)
-    SELECT ${workspaceId}::uuid, 'hold', amount, id, ${reason}, now() FROM holds`;
+    SELECT ${workspaceId}::uuid, 'hold'::"LedgerEntryKind", amount, id, ${reason}, now() FROM holds`;
   return ids;
 }
 
@@ -211,9 +211,9 @@ export async function chargeHoldIn(tx: Tx, holdId: string, amount: number, opts:
       FROM hold WHERE a.workspace_id = hold.workspace_id),
     ledger AS (
       INSERT INTO credit_ledger_entries (workspace_id, kind, amount, hold_id, created_at)
-      SELECT workspace_id, 'charge', charged, ${holdId}::uuid, now() FROM hold
+      SELECT workspace_id, 'charge'::"LedgerEntryKind", charged, ${holdId}::uuid, now() FROM hold
       UNION ALL
-      SELECT workspace_id, 'release', amount - charged, ${holdId}::uuid, now() FROM hold WHERE charged < amount)
+      SELECT workspace_id, 'release'::"LedgerEntryKind", amount - charged, ${holdId}::uuid, now() FROM hold WHERE charged < amount)
     SELECT charged FROM hold`;
   const hold = rows[0];
   if (!hold) return existingOutcome(tx, holdId);
@@ -237,7 +237,7 @@ export async function releaseHoldIn(tx: Tx, holdId: string, opts: SettleOptions 
       FROM hold WHERE a.workspace_id = hold.workspace_id),
     ledger AS (
       INSERT INTO credit_ledger_entries (workspace_id, kind, amount, hold_id, created_at)
-      SELECT workspace_id, 'release', amount, ${holdId}::uuid, now() FROM hold)
+      SELECT workspace_id, 'release'::"LedgerEntryKind", amount, ${holdId}::uuid, now() FROM hold)
     SELECT amount FROM hold`;
   if (!rows[0]) return existingOutcome(tx, holdId);
   return { settled: true, status: 'released', charged: 0 };

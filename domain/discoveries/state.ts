@@ -1,7 +1,6 @@
-import type { Prisma } from '../../prisma/generated/client';
 import { chargeHoldIn, releaseHoldIn } from '../credits/ledger';
 import { JOB_FINAL_CHANNEL } from '../jobs/wakeups';
-import type { Db, Tx } from '../db';
+import { fromJsonColumn, jsonColumn, type Db, type Tx } from '../db';
 import type { ErrorObject } from '../../core/errors';
 import type { DiscoveryPage, LanguageDiscoveryResult } from '../../integrations/platforms/discovery-types';
 import type { DiscoveryType } from '../../workflows/definitions';
@@ -23,7 +22,7 @@ const OPEN = ['queued', 'processing'];
 export async function claimVideoListing(db: Db, id: string): Promise<VideoListing | null> {
   const rows = await db.$queryRaw<{ listing: VideoListing }[]>`
     UPDATE video_discoveries SET status = 'processing', workflow_started_at = COALESCE(workflow_started_at, now()), updated_at = now()
-    WHERE id = ${id}::uuid AND status = ANY(${OPEN}::text[])
+    WHERE id = ${id}::uuid AND status = ANY(${OPEN}::"DiscoveryStatus"[])
     RETURNING listing`;
   return rows[0]?.listing ?? null;
 }
@@ -32,7 +31,7 @@ export async function claimVideoListing(db: Db, id: string): Promise<VideoListin
 export async function claimLanguageMediaId(db: Db, id: string): Promise<string | null> {
   const rows = await db.$queryRaw<{ media_id: string }[]>`
     UPDATE language_discoveries SET status = 'processing', workflow_started_at = COALESCE(workflow_started_at, now()), updated_at = now()
-    WHERE id = ${id}::uuid AND status = ANY(${OPEN}::text[])
+    WHERE id = ${id}::uuid AND status = ANY(${OPEN}::"DiscoveryStatus"[])
     RETURNING media_id`;
   return rows[0]?.media_id ?? null;
 }
@@ -42,7 +41,7 @@ export async function completeVideoDiscovery(db: Db, secretsKey: string, id: str
   await db.$transaction(async (tx) => {
     const row = await tx.videoDiscovery.findUniqueOrThrow({ where: { id } });
     if (!OPEN.includes(row.status)) return;
-    const listing = row.listing as unknown as VideoListing;
+    const listing = fromJsonColumn<VideoListing>(row.listing);
     const nextCursor = page.next
       ? encodeCursor(secretsKey, { workspaceId: row.workspaceId, kind: row.kind, listingHash: listing.listingHash }, page.next)
       : null;
@@ -50,8 +49,8 @@ export async function completeVideoDiscovery(db: Db, secretsKey: string, id: str
       where: { id },
       data: {
         status: 'succeeded',
-        videos: page.videos as unknown as Prisma.InputJsonValue,
-        profile: (page.profile ?? undefined) as Prisma.InputJsonValue | undefined,
+        videos: jsonColumn(page.videos),
+        profile: page.profile ? jsonColumn(page.profile) : undefined,
         nextCursor,
         creditsCharged: DISCOVERY_CREDITS,
       },
@@ -69,8 +68,8 @@ export async function completeLanguageDiscovery(db: Db, id: string, result: Lang
       where: { id },
       data: {
         status: 'succeeded',
-        video: result.video as unknown as Prisma.InputJsonValue,
-        tracks: result.tracks as unknown as Prisma.InputJsonValue,
+        video: jsonColumn(result.video),
+        tracks: jsonColumn(result.tracks),
         creditsCharged: DISCOVERY_CREDITS,
       },
     });
@@ -87,7 +86,7 @@ export async function failDiscovery(db: Db, type: DiscoveryType, id: string, err
         ? await tx.videoDiscovery.findUnique({ where: { id }, select: { status: true, holdId: true } })
         : await tx.languageDiscovery.findUnique({ where: { id }, select: { status: true, holdId: true } });
     if (!row || !OPEN.includes(row.status)) return;
-    const data = { status: 'failed', error: error as unknown as Prisma.InputJsonValue };
+    const data = { status: 'failed' as const, error: jsonColumn(error) };
     if (type === 'video') await tx.videoDiscovery.update({ where: { id }, data });
     else await tx.languageDiscovery.update({ where: { id }, data });
     if (row.holdId) await releaseHoldIn(tx, row.holdId);

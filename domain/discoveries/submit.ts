@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Prisma } from '../../prisma/generated/client';
+import type { DiscoveryStatus } from '../../prisma/generated/client';
 import type { Principal } from '../accounts/principal';
-import type { Db, Tx } from '../db';
+import { jsonColumn, type Db, type Tx } from '../db';
 import { ServiceError } from '../../core/errors';
 import { requestHash, type IdempotencyScope } from '../idempotency';
 import { acceptWork } from '../accept-work';
@@ -82,7 +82,12 @@ const cacheSince = () => new Date(Date.now() - DISCOVERY_CACHE_SECONDS * 1000);
 interface DiscoveryKindOps<Row extends { id: string; status: string }> {
   resourceType: 'video_discovery' | 'language_discovery';
   /** The latest discovery with this cache key, not failed, created after `since`. */
-  findCached(where: { workspaceId: string; cacheKey: string; status: { in: string[] }; createdAt: { gt: Date } }): Promise<Row | null>;
+  findCached(where: {
+    workspaceId: string;
+    cacheKey: string;
+    status: { in: DiscoveryStatus[] };
+    createdAt: { gt: Date };
+  }): Promise<Row | null>;
   create(tx: Tx, id: string, holdId: string, times: { createdAt: Date; expiresAt: Date }): Promise<Row>;
   find(id: string): Promise<Row>;
   start(row: Row): Promise<unknown>;
@@ -161,8 +166,8 @@ export async function submitVideoDiscovery(
             id,
             workspaceId: principal.workspaceId,
             kind: req.kind,
-            request: { ...req, limit } as Prisma.InputJsonValue,
-            listing: listing as unknown as Prisma.InputJsonValue,
+            request: jsonColumn({ ...req, limit }),
+            listing: jsonColumn(listing),
             cacheKey,
             holdId,
             ...times,

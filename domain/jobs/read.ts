@@ -1,3 +1,4 @@
+import type { PLATFORMS } from '../schemas/jobs';
 import { signPayload, verifyPayload } from '../accounts/secrets';
 import type { Db } from '../db';
 import { ServiceError } from '../../core/errors';
@@ -45,7 +46,7 @@ export async function listJobs(
   db: Db,
   secretsKey: string,
   workspaceId: string,
-  q: { cursor?: string; limit: number; platform?: string; source_id?: string; status?: JobView['status'] },
+  q: { cursor?: string; limit: number; platform?: (typeof PLATFORMS)[number]; source_id?: string; status?: JobView['status'] },
 ): Promise<{ jobs: JobView[]; next_cursor: string | null }> {
   let after: Cursor | null = null;
   if (q.cursor) {

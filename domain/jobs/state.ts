@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Prisma } from '../../prisma/generated/client';
 import { DEFAULT_MAX_CREDITS, transcriptionCredits, type PlanId } from '../../core/plans';
 import { ServiceError, type ErrorObject } from '../../core/errors';
-import type { JobOutcome } from '../../workflows/definitions';
+import type { JobOutcome, JobStage } from '../../workflows/definitions';
 import { chargeHoldIn, increaseHold, releaseHoldIn } from '../credits/ledger';
-import type { Db, Tx } from '../db';
+import { jsonColumn, type Db, type Tx } from '../db';
 import { recordEvent } from '../webhooks/events';
 import { reuseKey } from './reuse';
 import { ACTIVE_STATUSES, isFinal } from './view';
@@ -22,7 +22,7 @@ import { JOB_FINAL_CHANNEL } from './wakeups';
 export type StartedJob = Prisma.JobGetPayload<object>;
 
 /** The stage a job starts in: share links are resolved first; otherwise captions, or the audio when captions are not wanted. */
-export function firstStage(job: { mediaId: string; mode: string }): string {
+export function firstStage(job: { mediaId: string; mode: string }): JobStage {
   if (job.mediaId.startsWith('share:')) return 'resolve';
   return job.mode === 'transcribe' ? 'acquire_audio' : 'captions';
 }
@@ -46,7 +46,7 @@ export async function startJob(db: Db, jobId: string): Promise<StartedJob | null
 }
 
 /** The stage (and status) of a job that is still active. */
-export async function setJobStage(db: Db, jobId: string, stage: string, status?: 'processing' | 'awaiting_provider'): Promise<void> {
+export async function setJobStage(db: Db, jobId: string, stage: JobStage, status?: 'processing' | 'awaiting_provider'): Promise<void> {
   await db.job.updateMany({
     where: { id: jobId, status: { in: [...ACTIVE_STATUSES] } },
     data: { stage, ...(status ? { status } : {}) },
@@ -57,7 +57,7 @@ export async function setJobStage(db: Db, jobId: string, stage: string, status?:
 export async function recordJobRetry(db: Db, jobId: string, attempt: number, error: ErrorObject): Promise<void> {
   await db.job.updateMany({
     where: { id: jobId, status: { in: [...ACTIVE_STATUSES] } },
-    data: { retryAttempt: attempt, lastRetryError: error as unknown as Prisma.InputJsonValue },
+    data: { retryAttempt: attempt, lastRetryError: jsonColumn(error) },
   });
 }
 
@@ -164,11 +164,11 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
     sourceOrigin: content.sourceOrigin,
     language: content.language,
     text: content.text,
-    segments: content.segments as unknown as Prisma.InputJsonValue,
-    words: (content.words ?? undefined) as unknown as Prisma.InputJsonValue | undefined,
+    segments: jsonColumn(content.segments),
+    words: content.words ? jsonColumn(content.words) : undefined,
     timingGranularity: content.timingGranularity,
     durationSeconds: content.durationSeconds,
-    recognition: (content.recognition ?? undefined) as Prisma.InputJsonValue | undefined,
+    recognition: content.recognition ? jsonColumn(content.recognition) : undefined,
     extractionVersion: content.extractionVersion,
     // Replaced by the retention window when published.
     expiresAt: new Date(Date.now() + 86400_000),
@@ -216,7 +216,7 @@ export async function completeJob(
   return db.$transaction(async (tx) => {
     // The transition itself first: of two attempts racing, only one moves the row (the other sees it final).
     const moved = await tx.$queryRaw<MovedJob[]>`
-      UPDATE jobs SET status = 'succeeded', stage = NULL, result_id = ${result.transcriptId}::uuid, billing_kind = ${result.billingKind},
+      UPDATE jobs SET status = 'succeeded', stage = NULL, result_id = ${result.transcriptId}::uuid, billing_kind = ${result.billingKind}::"BillingKind",
         credits_reserved = 0, finished_at = now(), retry_attempt = 0, last_retry_error = NULL, updated_at = now()
       WHERE id = ${jobId}::uuid AND status = ANY(${[...ACTIVE_STATUSES]}::"JobStatus"[])
       RETURNING workspace_id::text AS "workspaceId", hold_id::text AS "holdId", batch_id::text AS "batchId",
@@ -274,7 +274,7 @@ async function finish(db: Db, jobId: string, status: 'failed' | 'cancelled', err
         creditsReserved: 0,
         creditsCharged: 0,
         finishedAt: new Date(),
-        error: error ? (error as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
+        error: error ? jsonColumn(error) : Prisma.DbNull,
         retryAttempt: 0,
         lastRetryError: Prisma.DbNull,
       },

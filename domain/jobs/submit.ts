@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import type { JobRequest } from '../schemas/jobs';
+import type { JobRequest, PLATFORMS } from '../schemas/jobs';
 import type { Principal } from '../accounts/principal';
 import type { Db, Tx } from '../db';
 import { startJobWorkflow, type StartDispatcher } from '../workflow-starts';
@@ -38,7 +38,7 @@ export interface SubmitResult {
 }
 
 interface ResolvedSource {
-  platform: string;
+  platform: (typeof PLATFORMS)[number];
   mediaId: string;
   canonicalUrl: string | null;
   sourceUrl: string | null;
@@ -164,7 +164,7 @@ export function jobRowData(
     batchId: row.batchId ?? null,
     itemIndex: row.itemIndex ?? null,
     status: cached ? ('succeeded' as const) : ('queued' as const),
-    stage: cached ? null : 'resolve',
+    stage: cached ? null : ('resolve' as const),
     mode: req.mode,
     captionLanguages,
     captionPreference,
@@ -187,7 +187,7 @@ export function jobRowData(
       language,
     }),
     resultId: cached?.transcriptId ?? null,
-    billingKind: cached ? 'cached' : req.mode === 'transcribe' ? 'ai_transcription' : 'captions',
+    billingKind: cached ? ('cached' as const) : req.mode === 'transcribe' ? ('ai_transcription' as const) : ('captions' as const),
     creditsReserved: hold,
     creditsCharged: 0,
     holdId,

@@ -1,5 +1,6 @@
 import type { Job } from '../../prisma/generated/client';
 import type { ErrorObject } from '../../core/errors';
+import { fromJsonColumn } from '../db';
 
 export const FINAL_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
 export const ACTIVE_STATUSES = ['queued', 'processing', 'awaiting_provider'] as const;
@@ -34,7 +35,7 @@ export function toJobView(job: Job) {
     },
     metadata: job.metadata as Record<string, string>,
     batch_id: job.batchId,
-    retry: retrying ? { attempt: job.retryAttempt, last_error: job.lastRetryError as unknown as ErrorObject } : null,
+    retry: retrying ? { attempt: job.retryAttempt, last_error: fromJsonColumn<ErrorObject>(job.lastRetryError!) } : null,
     created_at: job.createdAt.toISOString(),
     updated_at: job.updatedAt.toISOString(),
   };

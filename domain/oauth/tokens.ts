@@ -7,7 +7,7 @@ import type { PlanId } from '../../core/plans';
 import { revokeGrant } from './records';
 
 // OAuth access tokens as API principals: the REST routes and the tool server
-// authenticate them here (api/http/route.ts authenticate()), beside API keys
+// authenticate them here (api/http/auth.ts authenticate()), beside API keys
 // and with the same bound: what a process read about a token is trusted for at
 // most PRINCIPAL_CACHE_MS (5 s, the cache API keys share: domain/accounts/principal-cache.ts), and never past the token's own expiry. A
 // revoked authorization or refresh-token reuse (which revokes the grant)

@@ -1,3 +1,4 @@
+import { JOB_STAGES } from '../../workflows/definitions';
 import { z } from './zod';
 import { ErrorObjectSchema, Uuid, DateTime } from './common';
 
@@ -57,7 +58,7 @@ export const JobRequestSchema = z
 export type JobRequest = z.infer<typeof JobRequestSchema>;
 
 export const JOB_STATUSES = ['queued', 'processing', 'awaiting_provider', 'succeeded', 'failed', 'cancelled'] as const;
-export const STAGES = ['resolve', 'captions', 'acquire_audio', 'submit_asr', 'wait_asr', 'finalize'] as const;
+export const STAGES = JOB_STAGES;
 export const PLATFORMS = ['videosite', 'shortvideo', 'photosocial', 'upload', 'direct'] as const;
 
 export const JobSchema = z

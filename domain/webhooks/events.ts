@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Prisma } from '../../prisma/generated/client';
-import type { Tx } from '../db';
+import { jsonColumn, type Tx } from '../db';
 import type { ErrorObject } from '../../core/errors';
 
 export type EventType = 'job.succeeded' | 'job.failed' | 'batch.completed';
@@ -63,7 +62,7 @@ export async function recordEvent(
       endpointId: endpoint.id,
       type: args.type,
       subjectKey: args.subjectKey,
-      payload: payload as unknown as Prisma.InputJsonValue,
+      payload: jsonColumn(payload),
       createdAt,
     },
   });

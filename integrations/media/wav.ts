@@ -1,10 +1,9 @@
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { ServiceError } from '../../core/errors';
 
 // Just enough of RIFF/WAVE to read what toRecognizerWav writes (16 kHz mono
-// s16le): the length, for clamping word times, and the samples, for engines
-// that take PCM in memory (whisper). Chunks are walked, not assumed: ffmpeg
-// puts a LIST chunk before `data`.
+// s16le): its format and length, for clamping word times. Chunks are walked,
+// not assumed: ffmpeg puts a LIST chunk before `data`.
 
 export interface WavInfo {
   sampleRate: number;
@@ -48,17 +47,4 @@ export function parseWavHeader(head: Buffer, fileSize: number, name = 'wav'): Wa
     pos += 8 + len + (len % 2);
   }
   throw new ServiceError('INVALID_MEDIA', `${name}: no fmt/data chunk in the first ${head.length} bytes`);
-}
-
-/** The samples of a 16-bit mono wav as floats in -1..1 (whisper's input). */
-export async function readPcmFloat32(path: string): Promise<{ samples: Float32Array; sampleRate: number }> {
-  const file = await readFile(path);
-  const info = parseWavHeader(file.subarray(0, 4096), file.length, path);
-  if (info.channels !== 1 || info.bitsPerSample !== 16) {
-    throw new ServiceError('INVALID_MEDIA', `${path}: expected 16-bit mono, got ${info.bitsPerSample}-bit ${info.channels} channel(s)`);
-  }
-  const n = Math.floor(info.dataBytes / 2);
-  const samples = new Float32Array(n);
-  for (let i = 0; i < n; i++) samples[i] = file.readInt16LE(info.dataOffset + 2 * i) / 32768;
-  return { samples, sampleRate: info.sampleRate };
 }

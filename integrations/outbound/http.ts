@@ -4,6 +4,7 @@ import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { ServiceError } from '../../core/errors';
 import { applyOriginOverride, assertLoopbackTarget, parseOriginOverride } from './origin-override';
 import { Semaphore } from './semaphore';
+import { pinnedDispatcher, type AddressPolicy, type CheckedUrl } from '../fetch';
 
 // The one way platform traffic leaves the worker. Everything a platform sees
 // from us goes through here so that timeouts, per-platform concurrency, egress
@@ -19,8 +20,8 @@ export interface OutboundConfig {
   proxies?: readonly string[];
   /** Per-request budget covering connect, headers and body. Default 15 s. */
   timeoutMs?: number;
-  /** Requests in flight per platform in this process. Default 8 each. */
-  concurrency?: Partial<Record<OutboundPlatform, number>>;
+  /** Requests in flight per platform (and deliveries to customers' endpoints) in this process. Default 8 each. */
+  concurrency?: Partial<Record<OutboundPlatform | 'deliveries', number>>;
   /** Default User-Agent; a request may set its own (the innertube app clients do). */
   userAgent?: string;
   /** Larger (decompressed) bodies are refused. Default 32 MiB. */
@@ -63,7 +64,25 @@ export interface OutboundResponse {
   proxy: string | null;
 }
 
+/** A POST to an address a caller checked and pinned (a webhook endpoint): what came back. */
+export interface DeliveryAnswer {
+  /** The HTTP status, or null when there was no answer (refused, reset, timed out). */
+  status: number | null;
+  /** Why there was no answer; null with a status. */
+  error: string | null;
+}
+
 export interface Outbound {
+  /**
+   * Delivers a body to a customer's endpoint (webhooks): never through the
+   * platform origin override or the egress proxies, on a connection pinned to
+   * the address the SSRF guard checked, within `timeoutMs` in all, at most
+   * `concurrency.deliveries` at once per process. The answer's body is dropped.
+   */
+  deliver(
+    checked: CheckedUrl,
+    init: { headers: Record<string, string>; body: string; timeoutMs: number; policy: AddressPolicy; caForTests?: string },
+  ): Promise<DeliveryAnswer>;
   fetchText(platform: OutboundPlatform, url: string, init?: OutboundRequest): Promise<OutboundResponse>;
   /** fetchText, plus the body parsed as JSON (`json` is undefined when the body is not JSON: the caller decides what that means). */
   fetchJson<T = unknown>(
@@ -220,7 +239,45 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
     }
   }
 
+  const deliveries = new Semaphore(config.concurrency?.deliveries ?? DEFAULTS.concurrency);
+
+  async function deliver(
+    checked: CheckedUrl,
+    init: { headers: Record<string, string>; body: string; timeoutMs: number; policy: AddressPolicy; caForTests?: string },
+  ): Promise<DeliveryAnswer> {
+    const release = await deliveries.acquire();
+    const dispatcher = pinnedDispatcher(checked, init.policy, {
+      connectTimeoutMs: init.timeoutMs,
+      headersTimeoutMs: init.timeoutMs,
+      bodyTimeoutMs: init.timeoutMs,
+      ...(init.caForTests ? { ca: init.caForTests } : {}),
+    });
+    try {
+      const res = await request(checked.url, {
+        method: 'POST',
+        headers: { 'user-agent': `transcript-service-webhooks`, ...lowerCaseKeys(init.headers) },
+        body: init.body,
+        dispatcher,
+        signal: AbortSignal.timeout(init.timeoutMs),
+      });
+      await res.body.dump(); // the answer's status is all that counts
+      return { status: res.statusCode, error: null };
+    } catch (err) {
+      const error =
+        err instanceof ServiceError
+          ? `${err.code}: ${err.detail ?? err.message}`
+          : (err as Error).name === 'TimeoutError'
+            ? `no answer within ${init.timeoutMs} ms`
+            : (err as Error).message;
+      return { status: null, error };
+    } finally {
+      release();
+      void dispatcher.close();
+    }
+  }
+
   return {
+    deliver,
     fetchText,
     async fetchJson<T>(platform: OutboundPlatform, url: string, init: OutboundRequest = {}) {
       const res = await fetchText(platform, url, { ...init, headers: { accept: 'application/json', ...init.headers } });

@@ -11,9 +11,6 @@ export interface StripeSettings {
   webhookSecret: string | null;
 }
 
-/** The API version this service is written against (the period end sits on subscription items). */
-export const STRIPE_API_VERSION = Stripe.API_VERSION;
-
 export function createStripeClient(settings: Pick<StripeSettings, 'secretKey' | 'apiBase'>): Stripe {
   const base = settings.apiBase ? new URL(settings.apiBase) : null;
   return new Stripe(settings.secretKey, {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import measured from './measured-quality.json';
 import { EXPERIMENTAL_LANGUAGE, TARGET_LANGUAGES, qualityStatus, type QualityStatus, type Recognizer } from './types';
 
@@ -13,26 +14,30 @@ import { EXPERIMENTAL_LANGUAGE, TARGET_LANGUAGES, qualityStatus, type QualitySta
 /** At least this many clips of a language measured, and an error rate at most this: `validated_language`. */
 export const VALIDATION_RULE = { minClips: 3, maxErrorRate: 0.2 } as const;
 
-export interface LanguageMeasurement {
+const LanguageMeasurementSchema = z.object({
   /** `wer` (words) or `cer` (characters, spaces removed: ja, ko). */
-  metric: 'wer' | 'cer';
-  clips: number;
+  metric: z.enum(['wer', 'cer']),
+  clips: z.number().int(),
   /** Edits over reference units, all clips of the language together. */
-  error_rate: number;
+  error_rate: z.number(),
   /** Reference words (wer) or characters (cer) over all clips. */
-  reference_units: number;
+  reference_units: z.number(),
   /** Clips whose language was detected right when no language was given (of `clips`). */
-  detected_correctly?: number;
-}
+  detected_correctly: z.number().int().optional(),
+});
 
-export interface ModelMeasurements {
-  measured_at: string;
+const ModelMeasurementsSchema = z.object({
+  measured_at: z.string(),
   /** How the figures were made (command, settings). */
-  method: string;
-  languages: Record<string, LanguageMeasurement>;
-}
+  method: z.string(),
+  languages: z.record(z.string(), LanguageMeasurementSchema),
+});
 
-const table = measured as unknown as Record<string, ModelMeasurements>;
+export type LanguageMeasurement = z.infer<typeof LanguageMeasurementSchema>;
+export type ModelMeasurements = z.infer<typeof ModelMeasurementsSchema>;
+
+/** The file as the eval wrote it, checked once at load (a malformed file stops the process with a message naming the field). */
+const table = z.record(z.string(), ModelMeasurementsSchema).parse(measured);
 
 export function measurementsFor(model: string): ModelMeasurements | null {
   return table[model] ?? null;

@@ -1,15 +1,13 @@
-import fs from 'node:fs';
+import { testTls } from '../support/tls';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 
-// An https server on loopback for safeFetch tests. The certificate in ./tls
-// (self-signed, valid to 2126) names localhost, 127.0.0.1, ::1, media.test and
-// *.media.test; tests trust it through safeFetch's caForTests.
+// An https server on loopback for safeFetch tests, with the tests' one TLS
+// authority (test/support/tls.ts), trusted through safeFetch's caForTests.
 
-export const TEST_CA = fs.readFileSync(path.join(__dirname, 'tls/cert.pem'), 'utf8');
-const KEY = fs.readFileSync(path.join(__dirname, 'tls/key.pem'), 'utf8');
+export const TEST_CA = testTls().cert;
+const KEY = testTls().key;
 
 export type Route = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -181,7 +181,6 @@ const COLUMN_SOURCES: Record<string, { probes: string[] } | { server: string }> 
   'BillingEvent.id': { probes: ['POST /ingress/stripe (a signed event): id'] },
   'IdempotencyRecord.operation': { server: "the route's path with its validated (uuid) parameters" },
   'IdempotencyRecord.key': { probes: ['POST /v1/jobs: Idempotency-Key'] },
-  'Job.platform': { server: 'one of the platform names' },
   'Job.mediaId': {
     server:
       "the platform's id matched by a bounded pattern (at most 64 characters), or sha256 of a direct link (integrations/platforms/links.ts)",

@@ -39,7 +39,7 @@ export function activityDepsFor(
         downloadPlatformAudio: (url, platform, toDir) =>
           downloadAudio(url, platform, { toDir, outbound: { originOverride: opts.originOverride ?? null, loopbackOnly: true } }),
       },
-      webhooks: { addressPolicy: { loopbackOnly: true }, extraCa: testTls().cert, timeoutMs: 3000 },
+      webhooks: { addressPolicy: { loopbackOnly: true }, caForTests: testTls().cert, timeoutMs: 3000 },
     },
   );
 }

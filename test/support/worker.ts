@@ -12,7 +12,7 @@ try {
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 export function workflowBundle() {
   bundle ??= bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
+    workflowsPath: require.resolve('./test-workflows'),
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
   });
   return bundle;

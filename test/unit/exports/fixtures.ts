@@ -1,6 +1,6 @@
 // Transcript fixtures for the export tests and bench/export.bench.ts.
 
-import type { ExportableTranscript, TranscriptSegment, TranscriptWord } from '../../domain/transcripts/export';
+import type { ExportableTranscript, TranscriptSegment, TranscriptWord } from '../../../domain/transcripts/export';
 
 export function baseTranscript(overrides: Partial<ExportableTranscript> = {}): ExportableTranscript {
   return {

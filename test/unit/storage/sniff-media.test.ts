@@ -1,5 +1,5 @@
-import { formatMatchesType, isMediaContentType, sniffMedia } from '../../integrations/storage/sniff-media';
-import { HEADS, padded, wavFile } from './media-samples';
+import { formatMatchesType, isMediaContentType, sniffMedia } from '../../../integrations/storage/sniff-media';
+import { HEADS, padded, wavFile } from '../../storage/media-samples';
 
 describe('sniffMedia', () => {
   test.each([

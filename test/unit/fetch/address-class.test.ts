@@ -1,7 +1,7 @@
-import { classifyAddress, type AddressClass } from '../../integrations/fetch/address-class';
-import { addressPolicy, loadConfig } from '../../domain/config';
-import { assertSafeUrl, checkUrl, type Resolver } from '../../integrations/fetch/url-guard';
-import { ServiceError } from '../../core/errors';
+import { classifyAddress, type AddressClass } from '../../../integrations/fetch/address-class';
+import { addressPolicy, loadConfig } from '../../../domain/config';
+import { assertSafeUrl, checkUrl, type Resolver } from '../../../integrations/fetch/url-guard';
+import { ServiceError } from '../../../core/errors';
 
 describe('classifyAddress', () => {
   const cases: [string, AddressClass, string?][] = [

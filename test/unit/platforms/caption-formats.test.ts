@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseCaptionBody } from '../../integrations/platforms/caption-formats';
-import { FIXTURES_DIR, HANDMADE_DIR, fixturesAvailable } from '../support/replay-origin';
-import { expectSaneSegments } from './segment-checks';
+import { parseCaptionBody } from '../../../integrations/platforms/caption-formats';
+import { FIXTURES_DIR, HANDMADE_DIR, fixturesAvailable } from '../../support/replay-origin';
+import { expectSaneSegments } from '../../platforms/segment-checks';
 
 const shared = (file: string) => readFileSync(path.join(FIXTURES_DIR, 'videosite/caption-bodies', file), 'utf8');
 const handmade = (file: string) => readFileSync(path.join(HANDMADE_DIR, file), 'utf8');

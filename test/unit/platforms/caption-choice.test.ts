@@ -1,6 +1,6 @@
-import { chooseCaptionTrack, type ChoosableTrack } from '../../integrations/platforms/caption-choice';
-import { languageMatch, normaliseLanguageTag } from '../../integrations/platforms/language-tags';
-import type { CaptionPreference } from '../../integrations/platforms/types';
+import { chooseCaptionTrack, type ChoosableTrack } from '../../../integrations/platforms/caption-choice';
+import { languageMatch, normaliseLanguageTag } from '../../../integrations/platforms/language-tags';
+import type { CaptionPreference } from '../../../integrations/platforms/types';
 
 type Track = ChoosableTrack & { id: string };
 const creator = (id: string, language = id, isDefault = false): Track => ({ id, language, kind: 'creator', isDefault });

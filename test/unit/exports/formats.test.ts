@@ -1,8 +1,8 @@
 // txt and json exports, content types, download filenames and errors.
 
 import { parse as parseContentDisposition } from 'content-disposition';
-import { ServiceError } from '../../core/errors';
-import { contentDisposition, encodeRfc5987, exportTranscript, ExportFormat, formatTimestamp } from '../../domain/transcripts/export';
+import { ServiceError } from '../../../core/errors';
+import { contentDisposition, encodeRfc5987, exportTranscript, ExportFormat, formatTimestamp } from '../../../domain/transcripts/export';
 import { baseTranscript, longTranscript, withSegments } from './fixtures';
 
 const FORMATS: ExportFormat[] = ['txt', 'srt', 'vtt', 'json'];

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { StartDispatcher } from '../domain/workflow-starts';
+import { StartDispatcher } from '../../domain/workflow-starts';
 
 // The dispatcher that starts workflows after their accepting commits (domain/workflow-starts.ts).
 // No stack needed: the starts here are plain functions.

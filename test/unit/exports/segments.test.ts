@@ -1,8 +1,8 @@
 // Cue building shared by the SRT and WebVTT exports.
 
-import { buildCues, Cue, layoutText } from '../../domain/transcripts/cues';
-import { displayWidth } from '../../domain/transcripts/display-width';
-import { normaliseLine, normaliseText } from '../../core/text';
+import { buildCues, Cue, layoutText } from '../../../domain/transcripts/cues';
+import { displayWidth } from '../../../domain/transcripts/display-width';
+import { normaliseLine, normaliseText } from '../../../core/text';
 import { longTranscript } from './fixtures';
 
 function invariantProblems(cues: Cue[], maxWidth = 42, maxLines = 2): string[] {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ServiceError } from '../../core/errors';
-import { recognizeLink } from '../../integrations/platforms/links';
+import { ServiceError } from '../../../core/errors';
+import { recognizeLink } from '../../../integrations/platforms/links';
 
 const ID = 'dQw4w9WgXcQ';
 const WATCH = `https://www.youtube.com/watch?v=${ID}`;

@@ -2,8 +2,8 @@
 // and webvtt-parser, which implements the W3C WebVTT parsing algorithm).
 
 import { spawnSync } from 'node:child_process';
-import { exportTranscript, ExportableTranscript } from '../../domain/transcripts/export';
-import type { TranscriptSegment, TranscriptWord } from '../../domain/transcripts/export';
+import { exportTranscript, ExportableTranscript } from '../../../domain/transcripts/export';
+import type { TranscriptSegment, TranscriptWord } from '../../../domain/transcripts/export';
 import { longTranscript, rng, withSegments } from './fixtures';
 import { cueListProblems, parseSrt, parseVtt, ParsedCue, srtStructureErrors, words } from './parsers';
 

@@ -1,5 +1,5 @@
-import { ServiceError } from '../../core/errors';
-import { cleanWords, joinWords, resultFromWords, segmentsFromWords } from '../../integrations/recognizers/result';
+import { ServiceError } from '../../../core/errors';
+import { cleanWords, joinWords, resultFromWords, segmentsFromWords } from '../../../integrations/recognizers/result';
 import {
   EXPERIMENTAL_LANGUAGE,
   TARGET_LANGUAGES,
@@ -7,8 +7,8 @@ import {
   recognizeOrEmpty,
   resolveLanguage,
   type SpeechRecognizer,
-} from '../../integrations/recognizers/types';
-import { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
+} from '../../../integrations/recognizers/types';
+import { AssemblyAiRecognizer } from '../../../integrations/recognizers/cloud';
 
 const w = (text: string, start: number, end: number, confidence = 0.9) => ({ text, start, end, confidence });
 

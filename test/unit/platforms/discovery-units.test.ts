@@ -1,10 +1,10 @@
-import { ServiceError } from '../../core/errors';
-import { captionCodes } from '../../integrations/platforms/caption-codes';
-import { normalizeDiscoveryInput } from '../../integrations/platforms/discovery';
-import { assemblePage, type PlatformPage } from '../../integrations/platforms/discovery-paging';
-import { absoluteDate, parseDuration, parseViewCount } from '../../integrations/platforms/discovery-text';
-import type { DiscoveredVideo, DiscoveryPosition, VideoDiscoveryInput } from '../../integrations/platforms/discovery-types';
-import { alertError } from '../../integrations/platforms/videosite-listing';
+import { ServiceError } from '../../../core/errors';
+import { captionCodes } from '../../../integrations/platforms/caption-codes';
+import { normalizeDiscoveryInput } from '../../../integrations/platforms/discovery';
+import { assemblePage, type PlatformPage } from '../../../integrations/platforms/discovery-paging';
+import { absoluteDate, parseDuration, parseViewCount } from '../../../integrations/platforms/discovery-text';
+import type { DiscoveredVideo, DiscoveryPosition, VideoDiscoveryInput } from '../../../integrations/platforms/discovery-types';
+import { alertError } from '../../../integrations/platforms/videosite-listing';
 
 // The pure parts of discoveries: input canonicalisation, the numbers of a
 // listing, the paging of platform pages into pages of exactly `limit`, and
