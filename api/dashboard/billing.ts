@@ -2,7 +2,7 @@ import { createCheckout, createPortal, quote } from '../../domain/billing';
 import { ServiceError } from '../../core/errors';
 import { CheckoutRequest } from '../../domain/schemas/billing';
 import type { AppDeps } from '../http/context';
-import { zodToServiceError } from '../http/envelope';
+import { parseInput } from '../http/parse-input';
 import { billingDeps } from '../wiring';
 import { page } from './layout';
 import type { PageSession } from './session';
@@ -18,9 +18,8 @@ export async function checkout(deps: AppDeps, s: PageSession, form: Record<strin
     form.kind === 'credits'
       ? { kind: 'credits', units: /^\d{1,7}$/.test(String(form.units ?? '')) ? Number(form.units) : form.units }
       : { kind: 'subscription', plan: form.plan, ...(form.interval ? { interval: form.interval } : {}) };
-  const parsed = CheckoutRequest.safeParse(body);
-  if (!parsed.success) throw zodToServiceError(parsed.error, 'body');
-  const session = await createCheckout(billingDeps(deps), { id: s.principal.workspaceId, plan: s.principal.plan }, parsed.data);
+  const request = parseInput(CheckoutRequest, body, 'body');
+  const session = await createCheckout(billingDeps(deps), { id: s.principal.workspaceId, plan: s.principal.plan }, request);
   return session.url;
 }
 

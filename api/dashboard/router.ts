@@ -31,7 +31,7 @@ import { clientAddress } from '../http/rate-limit';
 import { assertSameOrigin } from '../http/same-origin';
 import { parseInput } from '../http/parse-input';
 import { toServiceError } from '../http/middleware';
-import { IdempotencyKeySchema, operationName } from '../http/route';
+import { operationName, parseIdempotencyKey } from '../http/route';
 import { retryRoute } from '../routes/jobs';
 import { jobServiceDeps } from '../wiring';
 import { html } from './html';
@@ -368,16 +368,9 @@ export function dashboardRouter(deps: AppDeps): Router {
       const s = await writeSession(req, deps);
       const { id } = parseInput(IdParams, req.params, 'params');
       // The form's key makes a double submit one retry, as an Idempotency-Key does on POST /v1/jobs/{id}/retry.
-      const key = IdempotencyKeySchema.safeParse(str(req.body?.idempotency_key));
-      if (!key.success) throw new ServiceError('INVALID_REQUEST', 'idempotency_key');
+      const key = parseIdempotencyKey(str(req.body?.idempotency_key), 'idempotency_key');
       await deps.rateLimits.consume('submit', s.principal.plan, s.principal.workspaceId);
-      const result = await retryJob(
-        jobServiceDeps(deps),
-        s.principal,
-        id,
-        {},
-        { key: key.data, operation: operationName(retryRoute, { id }) },
-      );
+      const result = await retryJob(jobServiceDeps(deps), s.principal, id, {}, { key, operation: operationName(retryRoute, { id }) });
       res.set(PAGE_HEADERS).redirect(303, `/dashboard/jobs/${result.job.id}?done=retried`);
     }),
   );

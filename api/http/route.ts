@@ -78,6 +78,19 @@ export const IdempotencyKeySchema = z
   .regex(/^[\x20-\x7E]{8,128}$/, 'must be 8 to 128 printable ASCII characters')
   .openapi({ description: 'Idempotency-Key: 8–128 printable ASCII characters; replay window 48 hours.' });
 
+/**
+ * An idempotency key as every entry point takes it (the Idempotency-Key header,
+ * a dashboard form's hidden field, the transcribe tool's argument); 422
+ * INVALID_REQUEST naming `field` when it is missing or malformed.
+ */
+export function parseIdempotencyKey(raw: unknown, field: string): string {
+  if (raw === undefined || raw === null) throw new ServiceError('INVALID_REQUEST', field, { message: `${field} is required.` });
+  const parsed = IdempotencyKeySchema.safeParse(raw);
+  if (!parsed.success)
+    throw new ServiceError('INVALID_REQUEST', field, { message: `${field} must be 8 to 128 printable ASCII characters.` });
+  return parsed.data;
+}
+
 /** `POST /v1/jobs/<id>/retry`: the route's path with its parameters filled in; idempotency records are scoped by it. */
 export function operationName(spec: RouteSpec<any, any, any>, params: Record<string, string> | undefined): string {
   return `${spec.method.toUpperCase()} ${spec.path.replace(/:([A-Za-z_]+)/g, (_, name: string) => String(params?.[name] ?? '').toLowerCase())}`;
@@ -93,15 +106,7 @@ export function mount(router: Router, specs: RouteSpec<any, any, any>[], deps: A
         authorise(spec.auth, principal, req);
         let idempotencyKey: string | undefined;
         if (spec.idempotencyKey) {
-          const raw = req.get('idempotency-key');
-          if (raw === undefined)
-            throw new ServiceError('INVALID_REQUEST', 'Idempotency-Key', { message: 'The Idempotency-Key header is required.' });
-          const parsed = IdempotencyKeySchema.safeParse(raw);
-          if (!parsed.success)
-            throw new ServiceError('INVALID_REQUEST', 'Idempotency-Key', {
-              message: 'Idempotency-Key must be 8 to 128 printable ASCII characters.',
-            });
-          idempotencyKey = parsed.data;
+          idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'), 'Idempotency-Key');
         }
         const params = spec.params ? parseInput(spec.params, req.params, 'params') : undefined;
         const query = spec.query ? parseInput(spec.query, req.query, 'query') : undefined;

@@ -1,13 +1,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Principal } from '../../../domain/accounts/principal';
-import { ServiceError } from '../../../core/errors';
 import { listJobs, waitForJob } from '../../../domain/jobs/read';
 import { submitJob } from '../../../domain/jobs/submit';
 import { isFinal, type JobView } from '../../../domain/jobs/view';
 import { JobListQuery, JobRequestSchema, type JobRequest } from '../../../domain/schemas/jobs';
 import type { AppDeps } from '../../http/context';
 import { parseInput } from '../../http/parse-input';
-import { IdempotencyKeySchema } from '../../http/route';
+import { parseIdempotencyKey } from '../../http/route';
 import { jobServiceDeps } from '../../wiring';
 import { quoteOf } from './cost-confirmation';
 import {
@@ -94,13 +93,9 @@ export function registerJobTools(server: ToolRegistrar, deps: AppDeps): void {
     },
     guarded(deps, async (args, _ctx, caller) => {
       const p = requireScopes(caller, 'jobs:write');
-      const key = IdempotencyKeySchema.safeParse(args.idempotency_key);
-      if (!key.success)
-        throw new ServiceError('INVALID_REQUEST', 'idempotency_key', {
-          message: 'idempotency_key must be 8 to 128 printable ASCII characters.',
-        });
+      const key = parseIdempotencyKey(args.idempotency_key, 'idempotency_key');
       const req = jobRequest({ ...args, mode: args.mode ?? 'transcribe' });
-      const scope = { key: key.data, operation: JOB_OPERATION };
+      const scope = { key, operation: JOB_OPERATION };
       const replay = await count(deps, p, 'submit', scope);
       const { job } = await submitJob(jobServiceDeps(deps), p, req, scope);
       const next = nextForJob(job);
