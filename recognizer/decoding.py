@@ -1,0 +1,281 @@
+"""Whisper, one window (at most 30 s) at a time, through faster-whisper's model.
+
+faster-whisper's `transcribe` runs language detection on its own encoder
+pass, then decodes, then encodes again for whatever follows the last
+timestamp (often only the trailing pause). Here the encoder output of a
+window is computed once and used for the language of the window, of each
+of its regions, for decoding and for word times, and a window is decoded
+further only while speech remains (the speech map says where). The steps
+themselves are faster-whisper's (`generate_with_fallback`,
+`_split_segments_by_timestamps`, `add_word_timestamps`, `find_alignment`),
+pinned at 1.2.1 (stack/python/recognizer.in); the unit tests call each.
+
+Profiles (the API's `profile`):
+- standard: beam search of 5 with temperature fallback when a decode looks
+  wrong (too repetitive, too improbable), windows one by one.
+- fast: greedy, windows decoded in batches, no fallback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ctranslate2
+import numpy as np
+from faster_whisper.tokenizer import Tokenizer
+from faster_whisper.transcribe import TranscriptionOptions, WhisperModel, get_suppressed_tokens, pad_or_trim
+
+SAMPLE_RATE = 16_000
+FRAMES_PER_SECOND = 100  # mel frames
+ENCODER_FRAMES_PER_SECOND = 50  # encoder positions: 1500 per 30 s
+WINDOW_FRAMES = 3000
+PREPEND_PUNCTUATION = "\"'“¿([{-"
+APPEND_PUNCTUATION = "\"'.。,，!！?？:：”)]}、"
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    beam_size: int
+    temperatures: tuple[float, ...]
+    batch: int
+
+
+PROFILES = {
+    "standard": Profile("standard", beam_size=5, temperatures=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0), batch=1),
+    "fast": Profile("fast", beam_size=1, temperatures=(0.0,), batch=4),
+}
+DEFAULT_PROFILE = "standard"
+
+
+@dataclass
+class Word:
+    start: float
+    end: float
+    text: str  # with its leading space, as Whisper writes it
+    probability: float
+
+
+@dataclass
+class Decoded:
+    """What a window said: words (seconds from the window's start), or nothing when Whisper judged it no speech."""
+
+    words: list[Word]
+    no_speech: bool = False
+
+
+def _options(tokenizer: Tokenizer, profile: Profile, hotwords: str | None) -> TranscriptionOptions:
+    # The defaults of WhisperModel.transcribe, except: no conditioning on earlier
+    # windows (a mistake or an invented phrase would be carried on), and the
+    # profile's beam and fallback temperatures.
+    return TranscriptionOptions(
+        beam_size=profile.beam_size,
+        best_of=5,
+        patience=1,
+        length_penalty=1,
+        repetition_penalty=1,
+        no_repeat_ngram_size=0,
+        log_prob_threshold=-1.0,
+        no_speech_threshold=0.6,
+        compression_ratio_threshold=2.4,
+        condition_on_previous_text=False,
+        prompt_reset_on_temperature=0.5,
+        temperatures=list(profile.temperatures),
+        initial_prompt=None,
+        prefix=None,
+        suppress_blank=True,
+        suppress_tokens=get_suppressed_tokens(tokenizer, [-1]),
+        without_timestamps=False,
+        max_initial_timestamp=1.0,
+        word_timestamps=True,
+        prepend_punctuations=PREPEND_PUNCTUATION,
+        append_punctuations=APPEND_PUNCTUATION,
+        multilingual=False,
+        max_new_tokens=None,
+        clip_timestamps="0",
+        hallucination_silence_threshold=None,
+        hotwords=hotwords,
+    )
+
+
+class Decoder:
+    def __init__(self, model: WhisperModel):
+        self.model = model
+        self._silence_encoding: np.ndarray | None = None
+
+    @property
+    def multilingual(self) -> bool:
+        return bool(self.model.model.is_multilingual)
+
+    def tokenizer(self, language: str | None) -> Tokenizer:
+        return Tokenizer(self.model.hf_tokenizer, self.multilingual, task="transcribe", language=language or "en")
+
+    def features(self, audio: np.ndarray) -> np.ndarray:
+        return self.model.feature_extractor(audio)
+
+    def encode(self, features: np.ndarray, seek: int = 0) -> ctranslate2.StorageView:
+        """The encoder output of 30 s of features from `seek` (padded), as generate_segments cuts them."""
+        content = features.shape[-1] - 1
+        return self.model.encode(pad_or_trim(features[:, seek : seek + min(WINDOW_FRAMES, content - seek)]))
+
+    def encode_batch(self, feature_list: list[np.ndarray]) -> ctranslate2.StorageView:
+        stacked = np.stack([pad_or_trim(f[:, : min(WINDOW_FRAMES, f.shape[-1] - 1)]) for f in feature_list])
+        return self.model.encode(stacked)
+
+    def languages(self, encoding: ctranslate2.StorageView) -> list[list[tuple[str, float]]]:
+        """Whisper's language probabilities, best first, per item of the batch."""
+        return [[(token[2:-2], float(p)) for token, p in item] for item in self.model.model.detect_language(encoding)]
+
+    def region_languages(self, encoding: ctranslate2.StorageView, start: float, end: float) -> list[tuple[str, float]]:
+        """A cheap first opinion on the language of seconds [start, end) of an encoded window: that stretch's
+        encoder positions repeated to fill the window. Measured on the evaluation sets it flags every region
+        whose language differs from its window's (28 of 28) and few that do not (5 of 116); a flagged region
+        is then checked on its own encoder pass (Engine), so only its recall matters."""
+        e = np.asarray(encoding)
+        a = int(start * ENCODER_FRAMES_PER_SECOND)
+        b = max(a + 1, int(np.ceil(end * ENCODER_FRAMES_PER_SECOND)))
+        part = e[:1, a:b]
+        reps = int(np.ceil(e.shape[1] / part.shape[1]))
+        tiled = np.ascontiguousarray(np.concatenate([part] * reps, axis=1)[:, : e.shape[1]])
+        return self.languages(ctranslate2.StorageView.from_array(tiled))[0]
+
+    def decode(
+        self,
+        audio: np.ndarray,
+        language: str,
+        profile: Profile,
+        hotwords: str | None = None,
+        features: np.ndarray | None = None,
+        encoding: ctranslate2.StorageView | None = None,
+        speech: list[tuple[float, float]] | None = None,
+    ) -> Decoded:
+        """Decodes `audio` (any length) window after window; stops when no speech (`speech`, seconds) remains."""
+        tokenizer = self.tokenizer(language)
+        options = _options(tokenizer, profile, hotwords)
+        features = self.features(audio) if features is None else features
+        content = features.shape[-1] - 1
+        seek = 0
+        last_speech = 0.0
+        words: list[Word] = []
+        skipped_all = True
+        while seek < content:
+            offset = seek / FRAMES_PER_SECOND
+            if speech is not None and not any(b > offset + 0.2 for _a, b in speech):
+                break
+            size = min(WINDOW_FRAMES, content - seek)
+            enc = encoding if (seek == 0 and encoding is not None) else self.encode(features, seek)
+            prompt = self.model.get_prompt(tokenizer, [], without_timestamps=False, hotwords=hotwords)
+            result, avg_logprob, _temperature, _ratio = self.model.generate_with_fallback(enc, prompt, tokenizer, options)
+            if result.no_speech_prob > options.no_speech_threshold and avg_logprob < options.log_prob_threshold:
+                seek += size
+                continue
+            skipped_all = False
+            segments, next_seek, single_ending = self.model._split_segments_by_timestamps(
+                tokenizer=tokenizer,
+                tokens=result.sequences_ids[0],
+                time_offset=offset,
+                segment_size=size,
+                segment_duration=size / FRAMES_PER_SECOND,
+                seek=seek,
+            )
+            if segments:
+                last_speech = (
+                    self.model.add_word_timestamps([segments], tokenizer, enc, size, PREPEND_PUNCTUATION, APPEND_PUNCTUATION, last_speech)
+                    or last_speech
+                )
+            window_words = [w for s in segments for w in s.get("words", [])]
+            if not single_ending and window_words:
+                last_end = max(w["end"] for w in window_words)
+                if last_end > offset:
+                    next_seek = round(last_end * FRAMES_PER_SECOND)
+            words += [Word(float(w["start"]), float(w["end"]), w["word"], float(w["probability"])) for w in window_words if w["word"].strip()]
+            seek = next_seek if next_seek > seek else seek + size
+        return Decoded(words=words, no_speech=skipped_all and not words)
+
+    def decode_batch(
+        self, items: list[tuple[np.ndarray, str, ctranslate2.StorageView | None]], profile: Profile, hotwords: str | None = None
+    ) -> list[Decoded]:
+        """Greedy decoding of several windows (each at most 30 s, with their encoder output when known) in one
+        call per language: the fast profile."""
+        out: list[Decoded | None] = [None] * len(items)
+        by_language: dict[str, list[int]] = {}
+        for i, (_audio, language, _enc) in enumerate(items):
+            by_language.setdefault(language, []).append(i)
+        for language, idx in by_language.items():
+            tokenizer = self.tokenizer(language)
+            options = _options(tokenizer, profile, hotwords)
+            prompt = self.model.get_prompt(tokenizer, [], without_timestamps=False, hotwords=hotwords)
+            for k in range(0, len(idx), profile.batch):
+                chunk = idx[k : k + profile.batch]
+                sizes = [min(WINDOW_FRAMES, int(len(items[i][0]) / SAMPLE_RATE * FRAMES_PER_SECOND)) for i in chunk]
+                known = [items[i][2] for i in chunk]
+                if all(e is not None for e in known):
+                    enc = ctranslate2.StorageView.from_array(np.ascontiguousarray(np.concatenate([np.asarray(e) for e in known])))
+                else:
+                    feats = [self.features(items[i][0]) for i in chunk]
+                    sizes = [min(WINDOW_FRAMES, f.shape[-1] - 1) for f in feats]
+                    enc = self.encode_batch(feats)
+                results = self.model.model.generate(
+                    enc,
+                    [list(prompt) for _ in chunk],
+                    beam_size=1,
+                    max_length=self.model.max_length,
+                    suppress_blank=True,
+                    suppress_tokens=options.suppress_tokens,
+                    return_scores=True,
+                    return_no_speech_prob=True,
+                    max_initial_timestamp_index=int(round(options.max_initial_timestamp / self.model.time_precision)),
+                )
+                batch_segments, kept = [], []
+                for j, (i, r) in enumerate(zip(chunk, results)):
+                    tokens = r.sequences_ids[0]
+                    avg_logprob = r.scores[0] / (len(tokens) + 1)
+                    if r.no_speech_prob > options.no_speech_threshold and avg_logprob < options.log_prob_threshold:
+                        out[i] = Decoded(words=[], no_speech=True)
+                        continue
+                    segments, _seek, _single = self.model._split_segments_by_timestamps(
+                        tokenizer=tokenizer,
+                        tokens=tokens,
+                        time_offset=0.0,
+                        segment_size=sizes[j],
+                        segment_duration=sizes[j] / FRAMES_PER_SECOND,
+                        seek=0,
+                    )
+                    if not segments:
+                        out[i] = Decoded(words=[])
+                        continue
+                    batch_segments.append(segments)
+                    kept.append((i, j))
+                if batch_segments:
+                    # Word times need the encoder output of exactly the kept windows.
+                    sub = enc if len(kept) == len(chunk) else ctranslate2.StorageView.from_array(np.ascontiguousarray(np.asarray(enc)[[j for _i, j in kept]]))
+                    self.model.add_word_timestamps(
+                        batch_segments, tokenizer, sub, [sizes[j] for _i, j in kept], PREPEND_PUNCTUATION, APPEND_PUNCTUATION, 0.0
+                    )
+                    for (i, _j), segments in zip(kept, batch_segments):
+                        ws = [w for s in segments for w in s.get("words", [])]
+                        out[i] = Decoded(words=[Word(float(w["start"]), float(w["end"]), w["word"], float(w["probability"])) for w in ws if w["word"].strip()])
+        return [d if d is not None else Decoded(words=[], no_speech=True) for d in out]
+
+    def align(self, audio: np.ndarray, language: str, texts: list[str]) -> list[list[Word]]:
+        """Forced alignment: the words of each text (in order, all of them said somewhere in `audio`, at most 30 s)
+        with their times and the probability the model gives each. One list of words per text, in one pass."""
+        tokenizer = self.tokenizer(language)
+        tokens = [tokenizer.encode(" " + t.strip()) for t in texts]
+        flat = [tok for ts in tokens for tok in ts]
+        if not flat:
+            return [[] for _ in texts]
+        features = self.features(audio)
+        frames = min(WINDOW_FRAMES, features.shape[-1] - 1)
+        enc = self.encode(features)
+        alignment = self.model.find_alignment(tokenizer, [flat], enc, frames)[0]
+        # Each word goes back to the text its first token came from.
+        bounds = np.cumsum([len(ts) for ts in tokens])
+        out: list[list[Word]] = [[] for _ in texts]
+        position = 0
+        for a in alignment:
+            owner = int(np.searchsorted(bounds, position, side="right"))
+            position += len(a["tokens"])
+            if a["word"].strip() and owner < len(out):
+                out[owner].append(Word(float(a["start"]), float(a["end"]), a["word"], float(a["probability"])))
+        return out

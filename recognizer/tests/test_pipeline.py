@@ -1,0 +1,269 @@
+"""The recognition pipeline's own rules, on synthetic input (no model), and the engine on real speech.
+
+The engine tests read clips of ../shared/asr-eval in place (ASR_EVAL_DIR overrides) and compose them here
+the way bench/sets/compose.py does; each shows one item of issue 25 and fails without it.
+"""
+
+import json
+import os
+import shutil
+import tempfile
+import unittest
+from pathlib import Path
+
+import numpy as np
+
+from recognizer.audio import SAMPLE_RATE, active_level, even_level, steady_gain
+from recognizer.engine import RecognitionRequest, _inside_speech, collapse_loops, drop_echoed_vocabulary
+from recognizer.errors import ServiceError
+from recognizer.speakers import SpeakerWindows, cluster, label_times, speaker_names, window_spans
+from recognizer.speech import SpeechMap, pack_windows, speech_runs
+from recognizer.storage import LocalStore
+
+ROOT = Path(__file__).resolve().parents[2]
+ASR_EVAL = Path(os.environ.get("ASR_EVAL_DIR") or ROOT.parent / "shared" / "asr-eval")
+
+
+def tone(seconds: float, dbfs: float, freq: float = 220.0) -> np.ndarray:
+    t = np.arange(int(seconds * SAMPLE_RATE)) / SAMPLE_RATE
+    return (np.sin(2 * np.pi * freq * t) * 10 ** (dbfs / 20) * np.sqrt(2)).astype(np.float32)
+
+
+def words(*spec: tuple[float, float, str]) -> list[dict]:
+    return [{"start": a, "end": b, "text": f" {t}", "confidence": 0.9} for a, b, t in spec]
+
+
+class Levels(unittest.TestCase):
+    def test_a_quiet_stretch_after_a_loud_one_is_brought_to_the_same_level(self):
+        x = np.concatenate([tone(3, -12), tone(3, -52)])
+        y = even_level(x)
+        loud, quiet = y[: 3 * SAMPLE_RATE], y[3 * SAMPLE_RATE :]
+        self.assertLess(abs(active_level(loud) - active_level(quiet)), 6)
+        self.assertLess(abs(active_level(quiet) + 23), 6)
+
+    def test_digital_silence_stays_silent(self):
+        self.assertEqual(float(np.abs(even_level(np.zeros(SAMPLE_RATE * 2, np.float32))).max()), 0.0)
+
+    def test_a_steady_gain_only_where_the_level_is_far_off(self):
+        quiet = tone(2, -50)
+        self.assertLess(abs(active_level(steady_gain(quiet)) + 23), 1)
+        normal = tone(2, -25)
+        self.assertTrue(np.array_equal(steady_gain(normal), normal))
+
+
+class SpeechMapping(unittest.TestCase):
+    def test_hysteresis_keeps_a_dip_inside_speech(self):
+        probs = np.array([0.1, 0.6, 0.7, 0.4, 0.8, 0.2, 0.1, 0.9, 0.9, 0.1])
+        self.assertEqual(speech_runs(probs), [(1, 5), (7, 9)])
+
+    def test_windows_hold_at_most_30_s_and_end_at_long_pauses(self):
+        spans = [(0.0, 10.0, [0]), (10.5, 20.0, [1]), (25.0, 29.0, [2]), (29.5, 40.0, [3]), (40.5, 60.0, [4])]
+        m = SpeechMap(duration=60.0, regions=[(a, b) for a, b, _ in spans], spans=spans)
+        windows = pack_windows(m)
+        self.assertEqual([k for w in windows for k in w], [0, 1, 2, 3, 4])
+        for w in windows:
+            self.assertLessEqual(sum(spans[k][1] - spans[k][0] for k in w), 30.0)
+        # The 5 s pause after 19.5 s of speech ends the first window; 34 s would not fit in one.
+        self.assertEqual(windows, [[0, 1], [2, 3], [4]])
+
+
+class Cleaning(unittest.TestCase):
+    def test_words_in_no_speech_region_go_and_stretched_words_are_cut_back(self):
+        m = SpeechMap(duration=20.0, regions=[(1.0, 3.0), (10.0, 12.0)], spans=[])
+        out = _inside_speech(words((1.2, 1.5, "a"), (2.8, 9.5, "b"), (5.0, 6.0, "ghost"), (10.2, 10.5, "c")), m)
+        self.assertEqual([w["text"] for w in out], [" a", " b", " c"])
+        self.assertEqual((out[1]["start"], out[1]["end"]), (2.8, 3.0))
+
+    def test_loops_are_cut_to_four_repeats(self):
+        looped = words(*[(i, i + 0.5, "thank" if i % 2 == 0 else "you") for i in range(20)])
+        self.assertEqual([w["text"].strip() for w in collapse_loops(looped)], ["thank", "you"] * 4)
+        normal = words((0, 1, "a"), (1, 2, "b"), (2, 3, "a"))
+        self.assertEqual(collapse_loops(normal), normal)
+
+    def test_vocabulary_said_again_after_the_speech_goes(self):
+        decoded = words((0, 1, "to"), (1, 2, "Sintra,"), (2, 3, "said"), (3, 4, "Byron."), (4, 5, "Sintra,"), (5, 6, "Sintra,"))
+        kept = drop_echoed_vocabulary(decoded, ("Sintra", "Byron"))
+        self.assertEqual([w["text"].strip() for w in kept], ["to", "Sintra,", "said", "Byron."])
+        # A term said once at the end, and not before, is speech.
+        once = words((0, 1, "hello"), (1, 2, "Quilter."))
+        self.assertEqual(drop_echoed_vocabulary(once, ("Quilter",)), once)
+
+
+class Requests(unittest.TestCase):
+    def test_a_plan_becomes_a_request(self):
+        r = RecognitionRequest.from_plan(
+            {"language": "de", "profile": "fast", "vocabulary": [" Kubernetes ", "", "T. rex"], "speakerLabels": True}
+        )
+        self.assertEqual((r.language, r.profile, r.vocabulary, r.speaker_windows), ("de", "fast", ("Kubernetes", "T. rex"), True))
+        self.assertEqual(RecognitionRequest.from_plan({}).profile, "standard")
+
+    def test_an_unknown_profile_is_refused(self):
+        with self.assertRaises(ServiceError) as caught:
+            RecognitionRequest.from_plan({"profile": "turbo"})
+        self.assertEqual(caught.exception.code, "INVALID_REQUEST")
+
+
+class Speakers(unittest.TestCase):
+    def embeddings(self, voices: list[int], seed: int = 7) -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        centres = rng.normal(size=(5, 256))
+        x = np.stack([centres[v] + rng.normal(scale=0.35, size=256) for v in voices])
+        return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+    def test_clusters_follow_the_voices_with_and_without_the_count(self):
+        voices = [0] * 20 + [1] * 15 + [2] * 12 + [0] * 8
+        x = self.embeddings(voices)
+        for expected in (3, None):
+            labels = cluster(x, expected)
+            self.assertEqual(len(set(labels.tolist())), 3)
+            mapping = {}
+            for v, lab in zip(voices, labels.tolist()):
+                mapping.setdefault(v, lab)
+                self.assertEqual(mapping[v], lab)
+
+    def test_the_count_given_wins_over_an_outlier_window(self):
+        voices = [0] * 20 + [1] * 20
+        x = self.embeddings(voices)
+        x[5] = -x[5]  # one window far from everything (a cough)
+        labels = cluster(x, 2)
+        self.assertEqual(len(set(labels.tolist())), 2)
+        self.assertEqual(len(set(labels[21:].tolist())), 1)
+
+    def test_one_window_or_one_speaker_asked_is_one_speaker(self):
+        self.assertEqual(cluster(self.embeddings([0]), None).tolist(), [0])
+        self.assertEqual(set(cluster(self.embeddings([0, 1, 2] * 5), 1).tolist()), {0})
+
+    def test_words_take_the_speaker_of_the_windows_around_them(self):
+        spans = window_spans([(0.0, 4.0), (4.0, 8.0)], 0.5)
+        sw = SpeakerWindows(np.array([a for a, _ in spans]), np.array([b for _, b in spans]), np.zeros((len(spans), 256), np.float32))
+        labels = np.array([0 if (a + b) / 2 < 4 else 1 for a, b in spans])
+        self.assertEqual(label_times(sw, labels, [(0.5, 0.9), (3.0, 3.4), (4.6, 5.0), (7.5, 7.9), (20.0, 20.5)]), [0, 0, 1, 1, 1])
+
+    def test_names_in_order_of_first_appearance(self):
+        self.assertEqual(speaker_names([2, 2, 0, 1, 0]), ["A", "A", "B", "C", "B"])
+        self.assertEqual(speaker_names(list(range(28)))[-2:], ["AA", "AB"])
+
+    def test_windows_survive_their_json_form(self):
+        x = self.embeddings([0, 1, 2])
+        sw = SpeakerWindows(np.array([0.0, 1.0, 2.0]), np.array([1.6, 2.6, 3.6]), x)
+        back = SpeakerWindows.from_json(json.loads(json.dumps(sw.to_json())), offset=30.0)
+        self.assertEqual(back.starts.tolist(), [30.0, 31.0, 32.0])
+        self.assertLess(float(np.abs(back.embeddings - x).max()), 1e-3)
+
+
+@unittest.skipUnless(ASR_EVAL.is_dir(), f"no asr-eval clips at {ASR_EVAL}")
+class EngineOnRealSpeech(unittest.TestCase):
+    """The engine with the bundled model, once for the class (about 2 s to load)."""
+
+    @classmethod
+    def setUpClass(cls):
+        from recognizer.audio import read_audio
+        from recognizer.engine import Engine, EngineSettings
+        from recognizer.model import model_spec
+
+        cls.engine = Engine(model_spec(), EngineSettings())
+        cls.clip = staticmethod(lambda name: read_audio(str(ASR_EVAL / name)))
+
+    def recognize(self, audio: np.ndarray, **request) -> dict:
+        return self.engine.recognize_audio(audio, RecognitionRequest(**request))
+
+    @staticmethod
+    def text_between(result: dict, a: float, b: float) -> str:
+        return "".join(w["text"] for w in result["words"] if a <= (w["start"] + w["end"]) / 2 <= b).lower()
+
+    def test_speech_after_noise_and_silence_is_decoded_and_nothing_is_made_of_the_noise(self):
+        rng = np.random.default_rng(1)
+        first, last = self.clip("en/fleurs-en-000.ogg"), self.clip("en/leopard_librispeech_1272-128104-0000.wav")
+        noise = (rng.normal(size=30 * SAMPLE_RATE) * 10 ** (-30 / 20)).astype(np.float32)
+        silence = np.zeros(20 * SAMPLE_RATE, np.float32)
+        audio = np.concatenate([first, silence, noise, last])
+        r = self.recognize(audio, language="en")
+        t_noise = (len(first) + len(silence)) / SAMPLE_RATE
+        t_last = t_noise + 30
+        self.assertEqual(self.text_between(r, len(first) / SAMPLE_RATE + 0.5, t_last - 0.5), "")
+        self.assertIn("quilter", self.text_between(r, t_last, 1e9))
+
+    def test_a_quiet_speaker_after_a_loud_one_is_heard(self):
+        loud = self.clip("en/jfk_inaugural.flac")
+        quiet = self.clip("en/leopard_librispeech_1272-128104-0000.wav")
+        loud = loud * 10 ** ((-14 - active_level(loud)) / 20)
+        quiet = quiet * 10 ** ((-50 - active_level(quiet)) / 20)
+        audio = np.concatenate([loud, np.zeros(SAMPLE_RATE, np.float32), quiet]).astype(np.float32)
+        r = self.recognize(audio, language="en")
+        later = self.text_between(r, len(loud) / SAMPLE_RATE + 0.5, 1e9)
+        self.assertIn("apostle", later)
+        self.assertIn("middle classes", later)
+
+    def test_each_region_in_its_spoken_language_without_a_hint(self):
+        en, es = self.clip("en/jfk_inaugural.flac"), self.clip("es/fleurs-es-000.ogg")
+        audio = np.concatenate([en, np.zeros(SAMPLE_RATE, np.float32), es])
+        r = self.recognize(audio)
+        cut = len(en) / SAMPLE_RATE
+        english = [w["language"] for w in r["words"] if w["end"] < cut]
+        spanish = [w["language"] for w in r["words"] if w["start"] > cut + 0.5]
+        self.assertTrue(english and set(english) == {"en"}, english)
+        self.assertTrue(spanish and set(spanish) == {"es"}, spanish)
+        self.assertIn("my fellow americans", self.text_between(r, 0, cut))
+        self.assertEqual({x["language"] for x in r["languages"]}, {"en", "es"})
+        self.assertEqual(r["language"], max(r["languages"], key=lambda x: x["seconds"])["language"])
+
+    def test_speaker_windows_cluster_into_the_voices_of_a_conversation(self):
+        a, b = self.clip("en/jfk_inaugural.flac"), self.clip("en/leopard_librispeech_1272-128104-0000.wav")
+        gap = np.zeros(int(0.6 * SAMPLE_RATE), np.float32)
+        audio = np.concatenate([a, gap, b, gap, a]).astype(np.float32)
+        r = self.recognize(audio, language="en", speaker_windows=True)
+        sw = SpeakerWindows.from_json(r["speaker_windows"])
+        labels = cluster(sw.embeddings, None)
+        names = speaker_names(label_times(sw, labels, [(w["start"], w["end"]) for w in r["words"]]))
+        t1, t2 = len(a) / SAMPLE_RATE, (len(a) + len(gap) + len(b)) / SAMPLE_RATE
+        by_turn = [{n for w, n in zip(r["words"], names) if lo < (w["start"] + w["end"]) / 2 < hi} for lo, hi in ((0, t1), (t1, t2), (t2, 1e9))]
+        self.assertEqual(by_turn, [{"A"}, {"B"}, {"A"}])
+
+    def test_vocabulary_brings_rare_names(self):
+        clip = self.clip("pt/fleurs-pt-003.ogg")
+        names = ("Goethe", "Fichte", "Schlegel")
+        plain = self.recognize(clip, language="pt")["text"]
+        told = self.recognize(clip, language="pt", vocabulary=names)["text"]
+        self.assertEqual([n for n in names if n in plain], [])
+        self.assertEqual([n for n in names if n in told], list(names))
+
+
+class LabelSpeakersActivity(unittest.TestCase):
+    def setUp(self):
+        self.root = Path(tempfile.mkdtemp(prefix="store-"))
+        self.store = LocalStore(self.root)
+
+    def tearDown(self):
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def test_one_voice_across_pieces_is_one_speaker(self):
+        from recognizer.worker import RecognitionActivities, speakers_key
+
+        rng = np.random.default_rng(3)
+        centres = rng.normal(size=(2, 256))
+
+        def piece(voices: list[int]) -> dict:
+            x = np.stack([centres[v] + rng.normal(scale=0.3, size=256) for v in voices])
+            x = (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+            starts = np.arange(len(voices)) * 0.5
+            sw = SpeakerWindows(starts, starts + 1.6, x)
+            ws = [{"start": float(s) + 0.5, "end": float(s) + 0.9, "text": " w", "confidence": 1.0} for s in starts[::4]]
+            return {"words": ws, "speaker_windows": sw.to_json()}
+
+        # Piece 0: voice 1 then voice 0; piece 1: voice 0 then voice 1.
+        self.store.put_bytes("work/j/result-0.json", json.dumps(piece([1] * 16 + [0] * 16)).encode(), "application/json")
+        self.store.put_bytes("work/j/result-1.json", json.dumps(piece([0] * 16 + [1] * 16)).encode(), "application/json")
+        acts = RecognitionActivities(engine=None, store=self.store, executor=None)
+        key = acts._label_speakers({"jobId": "j"}, ["work/j/result-0.json", "work/j/result-1.json"], [0.0, 300.0])
+        self.assertEqual(key, speakers_key("j"))
+        body = json.loads(self.store.read(key))
+        self.assertEqual(body["speakers"], 2)
+        self.assertEqual(body["pieces"], [["A"] * 4 + ["B"] * 4, ["B"] * 4 + ["A"] * 4])
+        # Done once: a retry finds the file and does not cluster again.
+        self.store.put_bytes(key, b'{"speakers": 9}', "application/json")
+        self.assertEqual(acts._label_speakers({"jobId": "j"}, ["work/j/result-0.json", "work/j/result-1.json"], [0.0, 300.0]), key)
+        self.assertEqual(json.loads(self.store.read(key))["speakers"], 9)
+
+
+if __name__ == "__main__":
+    unittest.main()
