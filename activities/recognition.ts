@@ -18,4 +18,13 @@ export interface RecognitionActivities {
    * STORAGE_UNAVAILABLE or NOT_FOUND, as catalogue-coded ApplicationFailures.
    */
   recognizePiece(plan: JobPlan, pieceKey: string, index: number): Promise<string>;
+  /**
+   * With `plan.speakerLabels`: clusters the voice embeddings every piece's
+   * result carries (all pieces at once: one voice is one speaker across
+   * pieces; `plan.speakersExpected` fixes the count), writes the speaker of
+   * every word ("A", "B", … in order of first appearance; per piece, in the
+   * result's word order) to `work/<jobId>/speakers.json` and returns that key.
+   * `offsetsSec`: where each piece starts in the recording. Idempotent.
+   */
+  labelSpeakers(plan: JobPlan, resultKeys: string[], offsetsSec: number[]): Promise<string>;
 }

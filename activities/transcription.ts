@@ -22,7 +22,8 @@ import { probeMedia } from '../integrations/media/probe';
 import { splitAtSilences, stitch, type Piece, type RecognizedPiece } from '../integrations/media/split';
 import type { AssemblyAiRecognizer } from '../integrations/recognizers/cloud';
 import { qualityStatus, type RecognitionResult, type Recognizer } from '../integrations/recognizers/types';
-import { finishWhisperPiece, WhisperRecognizer } from '../integrations/recognizers/whisper';
+import { speakerSummary, spokenSeconds } from '../integrations/recognizers/result';
+import { finishWhisperPiece, pieceResult, SpeakerLabelsSchema, WhisperRecognizer, withSpeakers } from '../integrations/recognizers/whisper';
 import type { ObjectStore } from '../integrations/storage';
 
 // AI transcription, one small activity per step. Audio and per-piece results
@@ -149,19 +150,34 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
       );
     },
 
-    /** Puts the pieces back together with continuous timing and stores the (unpublished) transcript. */
-    async storeRecognition(plan: JobPlan, resultKeys: string[], pieces: Piece[], durationMs: number): Promise<{ transcriptId: string }> {
+    /**
+     * Puts the pieces back together with continuous timing and stores the (unpublished) transcript; with
+     * `speakersKey` (labelSpeakers' file), every word gets its speaker first.
+     */
+    async storeRecognition(
+      plan: JobPlan,
+      resultKeys: string[],
+      pieces: Piece[],
+      durationMs: number,
+      speakersKey?: string | null,
+    ): Promise<{ transcriptId: string }> {
       return asActivity(() =>
         withTempDir(async (dir) => {
           const recognized: RecognizedPiece[] = [];
           const probabilities: { language: string | null; p: number | null; words: number }[] = [];
           let model = deps.recognizer.model;
+          let speakers: string[][] | undefined;
+          if (speakersKey) {
+            const file = path.join(dir, 'speakers.json');
+            await store.download(speakersKey, file);
+            speakers = SpeakerLabelsSchema.parse(JSON.parse(await fs.readFile(file, 'utf8'))).pieces;
+          }
           for (const [i, key] of resultKeys.entries()) {
             const file = path.join(dir, `r${i}.json`);
             await store.download(key, file);
-            const piece = finishWhisperPiece(JSON.parse(await fs.readFile(file, 'utf8')));
+            const piece = finishWhisperPiece(withSpeakers(JSON.parse(await fs.readFile(file, 'utf8')), speakers?.[i]));
             model = piece.model;
-            recognized.push({ startMs: pieces[i]!.startMs, result: piece.result });
+            recognized.push({ startMs: pieces[i]!.startMs, result: pieceResult(piece) });
             probabilities.push({ language: piece.result.language, p: piece.languageProbability, words: piece.result.words.length });
           }
           const result = stitch(recognized);
@@ -169,7 +185,7 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
           const transcriptId = await writeTranscript(db, plan, new WhisperRecognizer(model), result, durationMs, {
             languageProbability: plan.language ? null : detectedProbability(result.language, probabilities),
           });
-          await cleanupWork(store, plan.jobId, resultKeys.length);
+          await cleanupWork(store, plan.jobId, resultKeys.length, speakersKey);
           return { transcriptId };
         }),
       );
@@ -189,6 +205,9 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
             const providerJobId = await cloud.submit(wav, {
               language: plan.language ?? undefined,
               webhookUrl: deps.callbackUrl ?? undefined,
+              speakerLabels: plan.speakerLabels,
+              speakersExpected: plan.speakersExpected,
+              vocabulary: plan.vocabulary,
             });
             await awaitProvider(db, plan.jobId, providerJobId);
             return providerJobId;
@@ -233,6 +252,8 @@ async function writeTranscript(
 ): Promise<string> {
   if (result.words.length === 0 && result.text.trim() === '') throw new ServiceError('NO_SPEECH', 'no words recognised');
   const language = result.language ?? plan.language ?? null;
+  // Speaker labels only where asked for: otherwise no word carries a speaker and the transcript says null.
+  const speakers = plan.speakerLabels ? speakerSummary(result.words, result.segments) : null;
   return saveDraftTranscript(db, plan.jobId, {
     title: null,
     sourceOrigin: 'speech_recognition',
@@ -242,9 +263,11 @@ async function writeTranscript(
     words: result.words,
     timingGranularity: 'word',
     durationSeconds: durationMs / 1000,
+    speakers,
+    languages: result.languages ?? (language ? [{ language, seconds: spokenSeconds(result.segments) }] : []),
     recognition: {
       model: recognizer.model,
-      profile: 'standard',
+      profile: plan.profile ?? 'standard',
       quality_status: qualityStatus(recognizer, language),
       language_probability: opts.languageProbability ?? null,
     },
@@ -252,9 +275,10 @@ async function writeTranscript(
   });
 }
 
-async function cleanupWork(store: ObjectStore, jobId: string, pieces: number): Promise<void> {
+async function cleanupWork(store: ObjectStore, jobId: string, pieces: number, speakersKey?: string | null): Promise<void> {
   const keys = [
     workKey(jobId, 'audio.wav'),
+    ...(speakersKey ? [speakersKey] : []),
     ...Array.from({ length: pieces }, (_, i) => [workKey(jobId, `piece-${i}.wav`), workKey(jobId, `result-${i}.json`)]).flat(),
   ];
   await Promise.all(keys.map((k) => store.delete(k).catch(() => undefined)));

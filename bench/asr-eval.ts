@@ -26,7 +26,7 @@ import {
 } from '../integrations/recognizers/quality';
 import { EXPERIMENTAL_LANGUAGE } from '../integrations/recognizers/types';
 import { ROOT } from '../stack/proc';
-import { readyFields } from '../stack/recognizer';
+import { readyFields, RECOGNIZER_PYTHON } from '../stack/recognizer';
 import { ASR_EVAL_DIR, evalClips, metricFor, pooled, score, type EvalClip, type Score } from '../test/support/asr-eval';
 import { startAsrStack } from './asr-stack';
 import { writeBlock } from './results-file';
@@ -97,7 +97,20 @@ async function main() {
   const method =
     `npm run eval:asr: ${results.length} clips of ../shared/asr-eval through upload → job → transcript, language given; ` +
     `detection from a second pass without it. faster-whisper, device ${f.device}, ${f.compute_type}, beam ${f.beam_size}, ${f.threads} threads.`;
-  const entry: ModelMeasurements = { measured_at: measuredAt, method, languages };
+  // The engine on the composed sets (speakers, every region, languages, vocabulary, profiles): bench/sets/evaluate.py.
+  console.log('[eval] the recognizer on the sets of bench/sets/recipes.json (bench/sets/evaluate.py): about 5 minutes');
+  const sets = JSON.parse(
+    execFileSync(RECOGNIZER_PYTHON, ['bench/sets/evaluate.py'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+    }).toString('utf8'),
+  ) as SetsResult;
+  const profiles = Object.fromEntries(
+    Object.entries(sets.profiles).map(([name, p]) => [name, { real_time_factor: p.real_time_factor, languages: p.languages }]),
+  );
+  const entry: ModelMeasurements = { measured_at: measuredAt, method, languages, profiles };
 
   const all = fs.existsSync(QUALITY_FILE) ? (JSON.parse(fs.readFileSync(QUALITY_FILE, 'utf8')) as Record<string, ModelMeasurements>) : {};
   all[model] = entry;
@@ -135,7 +148,112 @@ async function main() {
   md.push('</details>');
   writeBlock('asr-eval', md.join('\n'));
   console.log('\n' + md.join('\n'));
+  const setsMd = setsBlock(sets, model, measuredAt);
+  writeBlock('asr-sets', setsMd);
+  console.log('\n' + setsMd);
   console.log(`\n[eval] wrote ${path.relative(ROOT, QUALITY_FILE)} and bench/RESULTS.md`);
+}
+
+interface SetsResult {
+  speakers: {
+    recordings: { name: string; speakers: number; words: number; known: number; free: number; found: number }[];
+    known_accuracy: number;
+    free_accuracy: number;
+    count_right: number;
+    added_rtf: number;
+  };
+  composed: {
+    recordings: {
+      name: string;
+      seconds: number;
+      wer: number;
+      wer_alone: number;
+      words_present: number;
+      words_in_non_speech: number;
+      rtf: number;
+    }[];
+    wer: number;
+    wer_alone: number;
+    words_present_of_alone: number;
+    audio_seconds: number;
+  };
+  mixed_language: { recordings: { name: string; regions: number; wrong: string[] }[]; regions: number; regions_right: number };
+  vocabulary: {
+    terms: number;
+    recall_without: number;
+    recall_with: number;
+    control_wer_without: number;
+    control_wer_with_all_terms: number;
+  };
+  profiles: Record<
+    string,
+    {
+      real_time_factor: number;
+      audio_seconds: number;
+      languages: Record<string, { metric: 'wer' | 'cer'; error_rate: number; reference_units: number }>;
+    }
+  >;
+  targets: { what: string; target: string; measured: number; met: boolean }[];
+  seconds: number;
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+
+/** The sets' figures as RESULTS.md shows them: every target beside its measured value, then each set. */
+function setsBlock(r: SetsResult, model: string, measuredAt: string): string {
+  const md: string[] = [];
+  md.push(`## Richer transcripts: the recognizer on composed sets (\`npm run eval:asr\`, ${model}, ${measuredAt.slice(0, 10)})`);
+  md.push('');
+  md.push(
+    `\`bench/sets/evaluate.py\`: the recognition worker's engine on recordings composed from \`../shared/asr-eval\` by \`bench/sets/compose.py\` (recipes in \`bench/sets/recipes.json\`), ${os.cpus().length} cores, ${r.seconds.toFixed(0)} s.`,
+  );
+  md.push('');
+  md.push('| Target | Goal | Measured | Met |');
+  md.push('|---|---|---:|---|');
+  for (const t of r.targets)
+    md.push(
+      `| ${t.what} | ${t.target} | ${Number.isInteger(t.measured) ? t.measured : t.measured.toFixed(3)} | ${t.met ? 'yes' : '**no**'} |`,
+    );
+  md.push('');
+  md.push(
+    `Speakers (${r.speakers.recordings.length} conversations of 2–4 voices, turns with and without pauses): ${pct(r.speakers.known_accuracy)} of words right with the count given, ${pct(r.speakers.free_accuracy)} without, count right in ${r.speakers.count_right} of ${r.speakers.recordings.length}, added real-time factor ${r.speakers.added_rtf}.`,
+  );
+  md.push('');
+  md.push('| Conversation | Speakers | Words | Right (count given) | Right (found) | Found |');
+  md.push('|---|---:|---:|---:|---:|---:|');
+  for (const s of r.speakers.recordings)
+    md.push(`| ${s.name} | ${s.speakers} | ${s.words} | ${pct(s.known)} | ${pct(s.free)} | ${s.found} |`);
+  md.push('');
+  md.push(
+    `Composed recordings (${r.composed.audio_seconds.toFixed(0)} s: speech, silence, noise, music-like audio, level jumps of 30 dB and more): WER ${pct(r.composed.wer)} against ${pct(r.composed.wer_alone)} for the same clips decoded alone; ${pct(r.composed.words_present_of_alone)} of the words the clips give alone are present.`,
+  );
+  md.push('');
+  md.push('| Recording | Seconds | WER | WER of its clips alone | Words present | Words in non-speech | RTF |');
+  md.push('|---|---:|---:|---:|---:|---:|---:|');
+  for (const c of r.composed.recordings)
+    md.push(
+      `| ${c.name} | ${c.seconds.toFixed(0)} | ${pct(c.wer)} | ${pct(c.wer_alone)} | ${pct(c.words_present)} | ${c.words_in_non_speech} | ${c.rtf.toFixed(3)} |`,
+    );
+  md.push('');
+  md.push(
+    `Mixed languages (no hint): ${r.mixed_language.regions_right} of ${r.mixed_language.regions} regions in their spoken language` +
+      (r.mixed_language.recordings.some((m) => m.wrong.length > 0)
+        ? `; wrong: ${r.mixed_language.recordings.flatMap((m) => m.wrong.map((w) => `${m.name} ${w}`)).join(', ')}.`
+        : '.'),
+  );
+  md.push('');
+  md.push(
+    `Vocabulary: term recall ${pct(r.vocabulary.recall_without)} → ${pct(r.vocabulary.recall_with)} over ${r.vocabulary.terms} rare names; control clips (no term said) WER ${pct(r.vocabulary.control_wer_without)} without, ${pct(r.vocabulary.control_wer_with_all_terms)} with every term of the set as vocabulary.`,
+  );
+  md.push('');
+  const langs = Object.keys(r.profiles.standard!.languages);
+  md.push(`| Profile | RTF (long speech) | ${langs.join(' | ')} |`);
+  md.push(`|---|---:|${langs.map(() => '---:').join('|')}|`);
+  for (const [name, p] of Object.entries(r.profiles))
+    md.push(
+      `| ${name} | ${p.real_time_factor.toFixed(3)} | ${langs.map((l) => `${pct(p.languages[l]!.error_rate)} ${p.languages[l]!.metric.toUpperCase()}`).join(' | ')} |`,
+    );
+  return md.join('\n');
 }
 
 main().then(

@@ -7,6 +7,10 @@ export interface Segment {
   start: number;
   end: number;
   text: string;
+  /** Who speaks ("A", "B", …) when speaker labels were asked for; absent or null otherwise. */
+  speaker?: string | null;
+  /** The language spoken (AI transcription detects it per region of speech). */
+  language?: string | null;
 }
 
 /** One recognised word (AI transcription only): seconds, text and the recognizer's confidence, 0..1. */

@@ -8,7 +8,8 @@ import {
   TRANSCRIBE_CREDITS_PER_MINUTE,
   type PlanId,
 } from '../core/plans';
-import { languageQualityTable } from '../integrations/recognizers/quality';
+import { languageQualityTable, profileQualityTable } from '../integrations/recognizers/quality';
+import { RECOGNITION_PROFILES } from './schemas/jobs';
 import type { Recognizer } from '../integrations/recognizers/types';
 
 export interface CapabilitySettings {
@@ -43,7 +44,8 @@ export function capabilitiesFor(plan: PlanId | null, settings: CapabilitySetting
     max_duration_ms: MAX_DURATION_MS,
     max_media_bytes: MAX_MEDIA_BYTES,
     export_formats: ['txt', 'json', 'srt', 'vtt'] as ('txt' | 'json' | 'srt' | 'vtt')[],
-    recognition_profiles: ['standard' as const],
+    recognition_profiles: [...RECOGNITION_PROFILES],
+    recognition_profile_measurements: settings.recognizer ? profileQualityTable(settings.recognizer, RECOGNITION_PROFILES) : [],
     recognition_model: settings.recognizer?.model ?? null,
     transcription_languages: settings.recognizer ? languageQualityTable(settings.recognizer) : [],
     transcribe_credits_per_minute: TRANSCRIBE_CREDITS_PER_MINUTE,

@@ -18,12 +18,13 @@ Profiles (the API's `profile`):
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import ctranslate2
 import numpy as np
 from faster_whisper.tokenizer import Tokenizer
-from faster_whisper.transcribe import TranscriptionOptions, WhisperModel, get_suppressed_tokens, pad_or_trim
+from faster_whisper.transcribe import TranscriptionOptions, WhisperModel, get_compression_ratio, get_suppressed_tokens, pad_or_trim
 
 SAMPLE_RATE = 16_000
 FRAMES_PER_SECOND = 100  # mel frames
@@ -62,6 +63,9 @@ class Decoded:
 
     words: list[Word]
     no_speech: bool = False
+    # Temperature 0 failed Whisper's checks (a loop: "St. St. St. …", or a very unsure text) and no fallback was
+    # asked for: the caller decodes the window's regions one by one instead.
+    failed: bool = False
 
 
 def _options(tokenizer: Tokenizer, profile: Profile, hotwords: str | None) -> TranscriptionOptions:
@@ -148,10 +152,14 @@ class Decoder:
         features: np.ndarray | None = None,
         encoding: ctranslate2.StorageView | None = None,
         speech: list[tuple[float, float]] | None = None,
+        fallback: bool = True,
     ) -> Decoded:
-        """Decodes `audio` (any length) window after window; stops when no speech (`speech`, seconds) remains."""
+        """Decodes `audio` (any length) window after window; stops when no speech (`speech`, seconds) remains.
+        Without `fallback`, temperature 0 only: a window that fails Whisper's checks makes the result `failed`."""
         tokenizer = self.tokenizer(language)
         options = _options(tokenizer, profile, hotwords)
+        if not fallback:
+            options = dataclasses.replace(options, temperatures=[0.0])
         features = self.features(audio) if features is None else features
         content = features.shape[-1] - 1
         seek = 0
@@ -165,10 +173,12 @@ class Decoder:
             size = min(WINDOW_FRAMES, content - seek)
             enc = encoding if (seek == 0 and encoding is not None) else self.encode(features, seek)
             prompt = self.model.get_prompt(tokenizer, [], without_timestamps=False, hotwords=hotwords)
-            result, avg_logprob, _temperature, _ratio = self.model.generate_with_fallback(enc, prompt, tokenizer, options)
+            result, avg_logprob, _temperature, ratio = self.model.generate_with_fallback(enc, prompt, tokenizer, options)
             if result.no_speech_prob > options.no_speech_threshold and avg_logprob < options.log_prob_threshold:
                 seek += size
                 continue
+            if not fallback and (ratio > options.compression_ratio_threshold or avg_logprob < options.log_prob_threshold):
+                return Decoded(words=[], failed=True)
             skipped_all = False
             segments, next_seek, single_ending = self.model._split_segments_by_timestamps(
                 tokenizer=tokenizer,
@@ -232,6 +242,10 @@ class Decoder:
                     avg_logprob = r.scores[0] / (len(tokens) + 1)
                     if r.no_speech_prob > options.no_speech_threshold and avg_logprob < options.log_prob_threshold:
                         out[i] = Decoded(words=[], no_speech=True)
+                        continue
+                    text = tokenizer.decode([t for t in tokens if t < tokenizer.timestamp_begin])
+                    if get_compression_ratio(text) > options.compression_ratio_threshold or avg_logprob < options.log_prob_threshold:
+                        out[i] = Decoded(words=[], failed=True)
                         continue
                     segments, _seek, _single = self.model._split_segments_by_timestamps(
                         tokenizer=tokenizer,

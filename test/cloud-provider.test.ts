@@ -87,6 +87,24 @@ describe('cloud recognition provider', () => {
     expect(cancel.status).toBe(409);
   });
 
+  it('sends speaker labels and the vocabulary as AssemblyAI names them, and takes its speakers', async () => {
+    const uploadId = await uploadReady(stack.api, ws, speech.path, 'audio/mpeg');
+    const res = await submit(stack.api, ws.apiKey, {
+      source: { upload_id: uploadId },
+      mode: 'transcribe',
+      language: 'en',
+      speaker_labels: true,
+      speakers_expected: 1,
+      vocabulary: ['Kubernetes'],
+    });
+    const done = await waitFinal(stack.api, ws.apiKey, res.body.id, 25);
+    expect(done.body.status).toBe('succeeded');
+    expect(fake.created.at(-1)).toMatchObject({ speaker_labels: true, speakers_expected: 1, word_boost: ['Kubernetes'] });
+    const t = (await request(app()).get(`/v1/transcripts/${done.body.result_id}`).set(bearer(ws.apiKey))).body;
+    expect(t.speakers).toEqual([{ id: 'A', words: t.words.length, seconds: expect.any(Number) }]);
+    expect(t.words.every((w: { speaker: string }) => w.speaker === 'A')).toBe(true);
+  });
+
   it('refuses a callback without the secret', async () => {
     const res = await request(app())
       .post('/ingress/asr/assemblyai')

@@ -139,7 +139,17 @@ describe('agent tool server: transport and authentication', () => {
       const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
       const props = (n: string) => Object.keys((byName[n]!.inputSchema as { properties: object }).properties).sort();
       expect(props('get_video_transcript')).toEqual(expect.arrayContaining(['url', 'mode', 'format', 'timeout_seconds']));
-      expect(props('transcribe')).toEqual(['idempotency_key', 'language', 'max_credits', 'mode', 'url']);
+      expect(props('transcribe')).toEqual([
+        'idempotency_key',
+        'language',
+        'max_credits',
+        'mode',
+        'profile',
+        'speaker_labels',
+        'speakers_expected',
+        'url',
+        'vocabulary',
+      ]);
       expect(props('wait_for_job')).toEqual(['job_id', 'timeout_seconds']);
       expect(props('get_job')).toEqual(['job_id']);
       expect(props('get_transcript')).toEqual(expect.arrayContaining(['transcript_id', 'format']));

@@ -73,9 +73,28 @@ describe('OpenAPI document', () => {
     const { body: doc } = await request(api.app).get('/openapi.json');
     const job = doc.components.schemas.JobRequest;
     expect(Object.keys(job.properties).sort()).toEqual(
-      ['caption_languages', 'caption_preference', 'language', 'max_credits', 'metadata', 'mode', 'source', 'webhook_endpoint_id'].sort(),
+      [
+        'caption_languages',
+        'caption_preference',
+        'language',
+        'max_credits',
+        'metadata',
+        'mode',
+        'profile',
+        'source',
+        'speaker_labels',
+        'speakers_expected',
+        'vocabulary',
+        'webhook_endpoint_id',
+      ].sort(),
     );
     expect(job.properties.caption_languages.maxItems).toBe(5);
+    // Issue 25's fields and their bounds, as the API checks them.
+    expect(job.properties.vocabulary).toMatchObject({ maxItems: 100, items: { minLength: 1, maxLength: 50 } });
+    expect(job.properties.speakers_expected).toMatchObject({ minimum: 1, maximum: 10 });
+    expect(job.properties.profile.enum).toEqual(['standard', 'fast']);
+    const exportParams = doc.paths['/v1/transcripts/{id}/export'].get.parameters.map((p: { name: string }) => p.name);
+    expect(exportParams).toEqual(expect.arrayContaining(['format', 'max_line_length', 'max_lines']));
     expect(job.required).toEqual(expect.arrayContaining(['source', 'mode']));
     expect(job.additionalProperties).toBe(false);
   });

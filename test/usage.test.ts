@@ -39,7 +39,7 @@ describe('GET /v1/capabilities', () => {
     expect(res.body).toMatchObject({
       max_duration_ms: 7200000,
       max_media_bytes: 262144000,
-      recognition_profiles: ['standard'],
+      recognition_profiles: ['standard', 'fast'],
       transcribe_credits_per_minute: 2,
       minimum_billable_seconds: 60,
       free_caption_credits: 50,

@@ -91,6 +91,14 @@ export interface JobPlan {
   captionLanguages: string[];
   captionPreference: 'prefer_creator' | 'creator_only' | 'automatic_only';
   language: string | null;
+  /**
+   * AI transcription's recognition options (read by the recognition worker: recognizer/engine.py
+   * RecognitionRequest.from_plan). Absent from the plans of jobs started before they existed: the defaults.
+   */
+  profile?: 'standard' | 'fast';
+  vocabulary?: string[];
+  speakerLabels?: boolean;
+  speakersExpected?: number | null;
   holdId: string | null;
   status: string;
   /** The stage the job's row is in (startJob writes the first one). */

@@ -184,7 +184,15 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       ).catch((err: unknown) => {
         throw noRecognizerInTime(err) ?? err;
       });
-      ({ transcriptId } = await media.storeRecognition(plan, results, pieces, audio.durationMs));
+      // Speaker labels: the voices of all pieces clustered at once, so a voice is one speaker across pieces.
+      const speakersKey = plan.speakerLabels
+        ? await recognize.labelSpeakers.executeWithOptions({ summary: `speakers of ${keys.length} piece(s)` }, [
+            plan,
+            results,
+            pieces.map((p) => p.startMs / 1000),
+          ])
+        : null;
+      ({ transcriptId } = await media.storeRecognition(plan, results, pieces, audio.durationMs, speakersKey));
     }
     return { transcriptId, charge: cost, billingKind: 'ai_transcription' };
   }

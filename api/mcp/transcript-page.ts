@@ -6,7 +6,7 @@ import type { TranscriptView } from '../../domain/transcripts/read';
 // 40,000, about 10,000 tokens: well under 25,000), cut at a line or cue
 // boundary; `next_offset` continues it and `total_chars` tells the whole size.
 
-export const TRANSCRIPT_FORMATS = ['text', 'srt', 'vtt', 'segments'] as const;
+export const TRANSCRIPT_FORMATS = ['text', 'srt', 'vtt', 'segments', 'words'] as const;
 export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
 export const DEFAULT_PAGE_CHARS = 40_000;
 export const MIN_PAGE_CHARS = 1_000;
@@ -21,12 +21,18 @@ export interface TranscriptPage {
   /** The page (text, srt, vtt). */
   content?: string;
   /** The page (segments). */
-  segments?: { start: number; end: number; text: string }[];
+  segments?: { start: number; end: number; text: string; speaker: string | null; language: string | null }[];
+  /** The page (words), compact: [start, end, text] or, with speaker labels, [start, end, text, speaker]. */
+  words?: WordTuple[];
   returned_chars: number;
   /** Size of the whole rendering in characters (segments: of the JSON array). */
   total_chars: number;
   total_segments: number;
+  /** Words of the transcript (words format; 0 when it has no word times). */
+  total_words?: number;
 }
+
+export type WordTuple = [number, number, string] | [number, number, string, string];
 
 /** Transcript fields an agent needs next to a page (no text, segments or words: those are paged). */
 export function transcriptSummary(t: TranscriptView) {
@@ -35,6 +41,8 @@ export function transcriptSummary(t: TranscriptView) {
     source: t.source,
     source_origin: t.source_origin,
     language: t.language,
+    languages: t.languages,
+    speakers: t.speakers,
     timing_granularity: t.timing_granularity,
     duration_seconds: t.duration_seconds,
     recognition: t.recognition,
@@ -46,6 +54,30 @@ export function transcriptSummary(t: TranscriptView) {
 /** One page of the rendering. text, srt and vtt are the export renderings (txt: one segment per line). */
 export function transcriptPage(t: TranscriptView, format: TranscriptFormat, offset: number, maxChars: number): TranscriptPage {
   const total_segments = t.segments.length;
+  if (format === 'words') {
+    // Word times as tuples: a third of the JSON of word objects, so an agent gets three times the words per page.
+    const all: WordTuple[] = (t.words ?? []).map((w) => (w.speaker ? [w.start, w.end, w.text, w.speaker] : [w.start, w.end, w.text]));
+    const start = Math.min(offset, all.length);
+    const page: WordTuple[] = [];
+    let chars = 2;
+    let i = start;
+    for (; i < all.length; i++) {
+      const size = JSON.stringify(all[i]).length + 1;
+      if (page.length > 0 && chars + size > maxChars) break;
+      page.push(all[i]!);
+      chars += size;
+    }
+    return {
+      format,
+      offset: start,
+      next_offset: i < all.length ? i : null,
+      words: page,
+      returned_chars: chars,
+      total_chars: JSON.stringify(all).length,
+      total_segments,
+      total_words: all.length,
+    };
+  }
   if (format === 'segments') {
     const total_chars = JSON.stringify(t.segments).length;
     const start = Math.min(offset, total_segments);

@@ -106,6 +106,15 @@ export async function retryJob(
     caption_languages: job.captionLanguages,
     caption_preference: job.captionPreference as JobRequest['caption_preference'],
     ...(job.language ? { language: job.language } : {}),
+    // The recognition options as accepted (captions_only jobs never carry any).
+    ...(job.mode !== 'captions_only'
+      ? {
+          profile: job.recognitionProfile,
+          vocabulary: job.vocabulary,
+          speaker_labels: job.speakerLabels,
+          ...(job.speakersExpected !== null ? { speakers_expected: job.speakersExpected } : {}),
+        }
+      : {}),
     ...((body.max_credits ?? job.maxCredits) ? { max_credits: body.max_credits ?? job.maxCredits! } : {}),
     ...(job.webhookEndpointId ? { webhook_endpoint_id: job.webhookEndpointId } : {}),
     metadata: job.metadata as Record<string, string>,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DEFAULT_RECOGNITION, reuseRelevant, type RecognitionOptions } from './recognition';
 
 /**
  * Two requests are "the same" (and the second reuses the first's transcript for
@@ -6,7 +7,8 @@ import { createHash } from 'node:crypto';
  * normalised media_id, whatever link form was used — with the same mode and the
  * same result-deciding options:
  *   captions_only / auto: caption_languages (order matters) and caption_preference;
- *   transcribe: the language hint.
+ *   transcribe: the language hint;
+ *   transcribe and auto: the recognition options that differ from the defaults (recognition.ts).
  * metadata, max_credits and webhook_endpoint_id never affect reuse.
  */
 export function reuseKey(input: {
@@ -16,14 +18,16 @@ export function reuseKey(input: {
   captionLanguages: string[];
   captionPreference: string;
   language: string | null;
+  recognition?: RecognitionOptions;
 }): string {
+  const recognition = input.mode === 'captions_only' ? {} : reuseRelevant(input.recognition ?? DEFAULT_RECOGNITION);
   const options =
     input.mode === 'transcribe'
-      ? { language: input.language?.toLowerCase() ?? null }
+      ? { language: input.language?.toLowerCase() ?? null, ...recognition }
       : {
           caption_languages: input.captionLanguages.map((l) => l.toLowerCase()),
           caption_preference: input.captionPreference,
-          ...(input.mode === 'auto' ? { language: input.language?.toLowerCase() ?? null } : {}),
+          ...(input.mode === 'auto' ? { language: input.language?.toLowerCase() ?? null, ...recognition } : {}),
         };
   return createHash('sha256')
     .update(JSON.stringify([input.platform, input.mediaId, input.mode, options]))

@@ -7,6 +7,7 @@ import { chargeHoldIn, increaseHold, releaseHoldIn } from '../credits/ledger';
 import { jsonColumn, type Db, type Tx } from '../db';
 import { recordEvent } from '../webhooks/events';
 import { reuseKey } from './reuse';
+import { recognitionOptionsOfJob } from './recognition';
 import { ACTIVE_STATUSES, isFinal } from './view';
 import { JOB_FINAL_CHANNEL } from './wakeups';
 
@@ -76,6 +77,7 @@ export async function resolveJobSource(db: Db, jobId: string, resolved: { mediaI
         captionLanguages: job.captionLanguages,
         captionPreference: job.captionPreference,
         language: job.language,
+        recognition: recognitionOptionsOfJob(job),
       }),
     },
   });
@@ -142,7 +144,11 @@ export interface TranscriptContent {
   words: { start: number; end: number; text: string; confidence: number }[] | null;
   timingGranularity: 'word' | 'segment' | 'none';
   durationSeconds: number | null;
-  recognition: { model: string; profile: 'standard'; quality_status: string; language_probability?: number | null } | null;
+  /** Speaker labels asked for: each speaker's words and seconds; null otherwise. */
+  speakers?: { id: string; words: number; seconds: number }[] | null;
+  /** Seconds spoken per language, longest first. */
+  languages?: { language: string; seconds: number }[];
+  recognition: { model: string; profile: 'standard' | 'fast'; quality_status: string; language_probability?: number | null } | null;
   extractionVersion: string;
 }
 
@@ -169,6 +175,8 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
     timingGranularity: content.timingGranularity,
     durationSeconds: content.durationSeconds,
     recognition: content.recognition ? jsonColumn(content.recognition) : undefined,
+    speakers: content.speakers ? jsonColumn(content.speakers) : Prisma.DbNull,
+    languages: content.languages ? jsonColumn(content.languages) : Prisma.DbNull,
     extractionVersion: content.extractionVersion,
     // Replaced by the retention window when published.
     expiresAt: new Date(Date.now() + 86400_000),

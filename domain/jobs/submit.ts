@@ -12,6 +12,7 @@ import { CAPTION_CREDITS, PLANS, transcriptionCredits } from '../../core/plans';
 import { recognizeLink, type RecognizedLink } from '../../integrations/platforms/links';
 import { workflowIds } from '../../workflows/definitions';
 import { reuseKey } from './reuse';
+import { recognitionOptionsOf } from './recognition';
 import { resolveLanguage, type Recognizer } from '../../integrations/recognizers/types';
 import { assertSafeUrl, type AddressPolicy } from '../../integrations/fetch';
 import { toJobView, type JobView } from './view';
@@ -157,6 +158,7 @@ export function jobRowData(
   const captionPreference = req.caption_preference ?? 'prefer_creator';
   const captionLanguages = req.caption_languages ?? [];
   const language = req.language ?? null;
+  const recognition = recognitionOptionsOf(req);
   const hold = cached ? 0 : initialHold(req.mode);
   return {
     id: row.id,
@@ -169,6 +171,10 @@ export function jobRowData(
     captionLanguages,
     captionPreference,
     language,
+    recognitionProfile: recognition.profile,
+    vocabulary: recognition.vocabulary,
+    speakerLabels: recognition.speakerLabels,
+    speakersExpected: recognition.speakersExpected,
     maxCredits: req.max_credits ?? null,
     webhookEndpointId: row.webhookEndpointId ?? req.webhook_endpoint_id ?? null,
     metadata: row.metadata ?? req.metadata ?? {},
@@ -185,6 +191,7 @@ export function jobRowData(
       captionLanguages,
       captionPreference,
       language,
+      recognition,
     }),
     resultId: cached?.transcriptId ?? null,
     billingKind: cached ? ('cached' as const) : req.mode === 'transcribe' ? ('ai_transcription' as const) : ('captions' as const),

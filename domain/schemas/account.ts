@@ -2,6 +2,7 @@ import { SCOPES } from '../accounts/principal';
 import { PLAN_IDS } from '../../core/plans';
 import { z } from './zod';
 import { DateTime, Uuid } from './common';
+import { RECOGNITION_PROFILES } from './jobs';
 import { languageQualitySummary } from '../../integrations/recognizers/quality';
 import { WhisperRecognizer } from '../../integrations/recognizers/whisper';
 
@@ -44,7 +45,20 @@ export const CapabilitiesSchema = z
     max_duration_ms: z.number().int(),
     max_media_bytes: z.number().int(),
     export_formats: z.array(z.enum(['txt', 'json', 'srt', 'vtt'])),
-    recognition_profiles: z.array(z.literal('standard')),
+    recognition_profiles: z.array(z.enum(RECOGNITION_PROFILES)).openapi({
+      description: '`standard` (beam search, the default) and `fast` (greedy, batched); the job request field `profile` chooses.',
+    }),
+    recognition_profile_measurements: z
+      .array(
+        z.object({
+          profile: z.enum(RECOGNITION_PROFILES),
+          real_time_factor: z.number().nullable().openapi({
+            description: "Seconds of computing per second of long speech on the service's recognizer hardware; null when not measured.",
+          }),
+          languages: z.array(z.object({ language: z.string(), metric: z.enum(['wer', 'cer']), error_rate: z.number() })),
+        }),
+      )
+      .openapi({ description: 'Each profile measured by `npm run eval:asr` on real speech: its speed and its error rate per language.' }),
     recognition_model: z
       .string()
       .nullable()

@@ -7,6 +7,12 @@ import { ErrorObjectSchema, Uuid, DateTime } from './common';
 
 export const MODES = ['captions_only', 'auto', 'transcribe'] as const;
 export const CAPTION_PREFERENCES = ['prefer_creator', 'creator_only', 'automatic_only'] as const;
+export const RECOGNITION_PROFILES = ['standard', 'fast'] as const;
+export const MAX_VOCABULARY_TERMS = 100;
+export const MAX_VOCABULARY_TERM_CHARS = 50;
+export const MAX_SPEAKERS_EXPECTED = 10;
+/** The request fields that shape AI transcription only: refused with mode captions_only. */
+export const RECOGNITION_FIELDS = ['profile', 'vocabulary', 'speaker_labels', 'speakers_expected'] as const;
 
 export const Bcp47Tag = z
   .string()
@@ -51,8 +57,48 @@ export const JobRequestSchema = z
       .max(1_000_000)
       .optional()
       .openapi({ description: 'Spending cap for AI transcription. Default: enough for two hours (240 credits).' }),
+    profile: z.enum(RECOGNITION_PROFILES).optional().openapi({
+      description:
+        'AI transcription: `standard` (beam search, the default) or `fast` (greedy, batched: quicker, a little less accurate; GET /v1/capabilities `recognition_profile_measurements` gives both measured). Same price.',
+    }),
+    vocabulary: z
+      .array(
+        z
+          .string()
+          .trim()
+          .min(1, 'vocabulary terms are not empty')
+          .max(MAX_VOCABULARY_TERM_CHARS, `vocabulary terms are at most ${MAX_VOCABULARY_TERM_CHARS} characters`)
+          .regex(/^[^\p{Cc}]*$/u, 'vocabulary terms have no control characters'),
+      )
+      .max(MAX_VOCABULARY_TERMS, `at most ${MAX_VOCABULARY_TERMS} vocabulary terms`)
+      .optional()
+      .openapi({
+        description:
+          'AI transcription: names, jargon and spellings the recognizer should prefer (at most 100 terms of at most 50 characters; duplicates count once). A term that is not said is not written. Free of charge.',
+      }),
+    speaker_labels: z.boolean().optional().openapi({
+      description:
+        'AI transcription: label who speaks when. The transcript gets `speakers` and every segment and word a `speaker` ("A", "B", … in order of first appearance). Default false. Free of charge.',
+    }),
+    speakers_expected: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_SPEAKERS_EXPECTED)
+      .optional()
+      .openapi({ description: 'With `speaker_labels`: how many speakers there are, when known (1–10). Default: found from the audio.' }),
     webhook_endpoint_id: Uuid.optional(),
     metadata: MetadataSchema.optional(),
+  })
+  .superRefine((req, ctx) => {
+    if (req.mode === 'captions_only') {
+      for (const field of RECOGNITION_FIELDS) {
+        if (req[field] !== undefined)
+          ctx.addIssue({ code: 'custom', path: [field], message: 'applies to AI transcription only: mode transcribe or auto' });
+      }
+    }
+    if (req.speakers_expected !== undefined && req.speaker_labels !== true)
+      ctx.addIssue({ code: 'custom', path: ['speakers_expected'], message: 'needs speaker_labels: true' });
   })
   .openapi('JobRequest');
 export type JobRequest = z.infer<typeof JobRequestSchema>;
@@ -85,6 +131,10 @@ export const JobSchema = z
       language: z.string().nullable(),
       caption_preference: z.enum(CAPTION_PREFERENCES),
       caption_languages: z.array(z.string()),
+      profile: z.enum(RECOGNITION_PROFILES),
+      vocabulary: z.array(z.string()),
+      speaker_labels: z.boolean(),
+      speakers_expected: z.number().int().nullable(),
     }),
     metadata: z.record(z.string(), z.string()),
     batch_id: Uuid.nullable(),

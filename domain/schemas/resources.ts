@@ -2,18 +2,38 @@ import { MAX_BATCH_ITEMS } from '../../core/plans';
 import type { Segment, Word } from '../../core/timing';
 import { z } from './zod';
 import { DateTime, ErrorObjectSchema, Uuid } from './common';
-import { JobRequestSchema, MetadataSchema, PLATFORMS } from './jobs';
+import { JobRequestSchema, MetadataSchema, PLATFORMS, RECOGNITION_PROFILES } from './jobs';
 import { languageQualitySummary } from '../../integrations/recognizers/quality';
 import { WhisperRecognizer } from '../../integrations/recognizers/whisper';
 
 // Transcripts, batches, uploads, discoveries and webhook endpoints.
 
+const SpeakerId = z.string().nullable().openapi({
+  description: 'Who speaks: "A", "B", … in order of first appearance when the job asked for `speaker_labels`; null otherwise.',
+  example: 'A',
+});
 export const SegmentSchema = z
-  .object({ start: z.number(), end: z.number(), text: z.string() })
-  .openapi('Segment') satisfies z.ZodType<Segment>;
+  .object({
+    start: z.number(),
+    end: z.number(),
+    text: z.string(),
+    speaker: SpeakerId,
+    language: z.string().nullable().openapi({
+      description: 'The language spoken in the segment (AI transcription detects it per region of speech; captions: the track language).',
+    }),
+  })
+  .openapi('Segment', { description: 'Never straddles a change of speaker or of language.' }) satisfies z.ZodType<Segment>;
 export const WordSchema = z
-  .object({ start: z.number(), end: z.number(), text: z.string(), confidence: z.number().min(0).max(1) })
+  .object({ start: z.number(), end: z.number(), text: z.string(), confidence: z.number().min(0).max(1), speaker: SpeakerId })
   .openapi('Word') satisfies z.ZodType<Word>;
+export const SpeakerSchema = z
+  .object({
+    id: z.string().openapi({ example: 'A' }),
+    words: z.number().int().nonnegative(),
+    seconds: z.number().nonnegative().openapi({ description: 'Seconds of speech attributed to the speaker (their segments).' }),
+  })
+  .openapi('Speaker');
+export const LanguageSecondsSchema = z.object({ language: z.string(), seconds: z.number().nonnegative() }).openapi('LanguageSeconds');
 
 export const TranscriptSchema = z
   .object({
@@ -31,10 +51,17 @@ export const TranscriptSchema = z
     words: z.array(WordSchema).nullable(),
     timing_granularity: z.enum(['word', 'segment', 'none']),
     duration_seconds: z.number().nullable(),
+    speakers: z.array(SpeakerSchema).nullable().openapi({
+      description: 'With `speaker_labels`: every speaker found, in order of first appearance. Null when speaker labels were not asked for.',
+    }),
+    languages: z.array(LanguageSecondsSchema).openapi({
+      description:
+        'Every language spoken with its seconds, longest first; `language` is the first. AI transcription without a `language` hint detects the language of each region of speech and writes each in its own language (never translated).',
+    }),
     recognition: z
       .object({
         model: z.string(),
-        profile: z.literal('standard'),
+        profile: z.enum(RECOGNITION_PROFILES),
         quality_status: z.enum(['validated_language', 'provider_supported', 'experimental_language']).openapi({
           description: `validated_language: quality measured on real speech of the language; provider_supported: the model lists the language, quality not measured or not good enough to validate; experimental_language: quality may vary. Measured table: ${languageQualitySummary(new WhisperRecognizer())}`,
         }),
@@ -49,7 +76,23 @@ export const TranscriptSchema = z
   })
   .openapi('Transcript');
 
-export const ExportQuery = z.strictObject({ format: z.enum(['txt', 'srt', 'vtt', 'json']) });
+export const ExportQuery = z
+  .strictObject({
+    format: z.enum(['txt', 'srt', 'vtt', 'json']),
+    max_line_length: z.coerce
+      .number()
+      .int()
+      .min(20)
+      .max(80)
+      .optional()
+      .openapi({ description: 'srt and vtt: characters per caption line, 20–80 (wide characters count 2). Default 42.' }),
+    max_lines: z.coerce.number().int().min(1).max(3).optional().openapi({ description: 'srt and vtt: lines per caption, 1–3. Default 2.' }),
+  })
+  .superRefine((q, ctx) => {
+    if (q.format === 'srt' || q.format === 'vtt') return;
+    for (const field of ['max_line_length', 'max_lines'] as const)
+      if (q[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'applies to the srt and vtt formats only' });
+  });
 export const DeletionSchema = z
   .object({ id: Uuid, status: z.literal('deletion_scheduled'), purge_after: DateTime })
   .openapi('TranscriptDeletion', {

@@ -54,6 +54,8 @@ export interface ExportableTranscript {
   text: string;
   segments: TranscriptSegment[];
   words: TranscriptWord[] | null;
+  /** Present and not null when speaker labels were asked for (srt/vtt then name the speaker at each change). */
+  speakers?: { id: string }[] | null;
   timing_granularity: TimingGranularity;
   duration_seconds: number | null;
   recognition: {
@@ -83,12 +85,18 @@ export function isExportFormat(value: unknown): value is ExportFormat {
 // buffers, reused rather than allocated per export (exports are synchronous).
 const cueBuilder = new CueBuilder();
 
+/** Caption layout of the srt and vtt exports (the export's `max_line_length` and `max_lines`). */
+export interface CaptionLayout {
+  maxLineLength?: number;
+  maxLines?: number;
+}
+
 /**
  * Renders a transcript in one export format.
  * Throws ServiceError TIMESTAMPS_UNAVAILABLE for srt/vtt of an untimed transcript,
  * INVALID_REQUEST for an unknown format.
  */
-export function exportTranscript(transcript: ExportableTranscript, format: ExportFormat): ExportResult {
+export function exportTranscript(transcript: ExportableTranscript, format: ExportFormat, layout: CaptionLayout = {}): ExportResult {
   if (!isExportFormat(format)) throw new ServiceError('INVALID_REQUEST', 'format');
   let body: string;
   switch (format) {
@@ -101,7 +109,10 @@ export function exportTranscript(transcript: ExportableTranscript, format: Expor
     case 'srt':
     case 'vtt': {
       if (transcript.timing_granularity === 'none') throw new ServiceError('TIMESTAMPS_UNAVAILABLE', 'format');
-      const cues = cueBuilder.build(transcript.segments ?? [], transcript.words);
+      const cues = cueBuilder.build(speakerPrefixed(transcript), transcript.words, {
+        ...(layout.maxLineLength !== undefined ? { maxLineWidth: layout.maxLineLength } : {}),
+        ...(layout.maxLines !== undefined ? { maxLines: layout.maxLines } : {}),
+      });
       body = format === 'srt' ? serializeSrt(cues) : serializeVtt(cues);
       break;
     }
@@ -115,12 +126,32 @@ export function exportTranscript(transcript: ExportableTranscript, format: Expor
   };
 }
 
+/**
+ * With speaker labels, a caption says who speaks where the speaker changes ("B: …"), as the line a reader
+ * needs; the segments of one speaker in a row carry no prefix. Segments never straddle a change of speaker.
+ * The prefix is part of the text, so the line breaking counts it and word timing still finds the words.
+ */
+function speakerPrefixed(t: Pick<ExportableTranscript, 'segments' | 'speakers'>): TranscriptSegment[] {
+  const segments = t.segments ?? [];
+  if (!t.speakers) return segments;
+  let previous: string | null = null;
+  return segments.map((s) => {
+    const speaker = s.speaker ?? null;
+    const changed = speaker !== null && speaker !== previous;
+    previous = speaker;
+    return changed ? { ...s, text: `${speaker}: ${s.text}` } : s;
+  });
+}
+
 // ---------------------------------------------------------------------------
 // txt / json
 
-/** One segment per line (segment line breaks become spaces); the full text when there are no segments. */
-export function renderTxt(transcript: Pick<ExportableTranscript, 'segments' | 'text'>): string {
-  const segments = transcript.segments ?? [];
+/**
+ * One segment per line (segment line breaks become spaces), "B: " where the speaker changes when speakers
+ * were labelled; the full text when there are no segments.
+ */
+export function renderTxt(transcript: Pick<ExportableTranscript, 'segments' | 'text' | 'speakers'>): string {
+  const segments = speakerPrefixed(transcript);
   let out = '';
   for (const seg of segments) {
     const line = normaliseLine(seg?.text ?? '');

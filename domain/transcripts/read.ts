@@ -4,7 +4,8 @@ import type { Transcript } from '../../prisma/generated/client';
 import { TRANSCRIPT_PURGE_WORKFLOW, workflowIds } from '../../workflows/definitions';
 import type { Db } from '../db';
 import { ServiceError } from '../../core/errors';
-import { exportTranscript, type ExportFormat } from './export';
+import { exportTranscript, type CaptionLayout, type ExportFormat } from './export';
+import { spokenSeconds } from '../../integrations/recognizers/result';
 
 /** Visible: published by its job, not deleted, inside its retention window. Anything else is gone. */
 const visible = (workspaceId: string, id: string) => ({
@@ -15,21 +16,38 @@ const visible = (workspaceId: string, id: string) => ({
   expiresAt: { gt: new Date() },
 });
 
+type StoredSegment = { start: number; end: number; text: string; speaker?: string | null; language?: string | null };
+type StoredWord = { start: number; end: number; text: string; confidence: number; speaker?: string | null };
+
 export function toTranscriptView(t: Transcript) {
+  const stored = t.segments as StoredSegment[];
+  const segments = stored.map((s) => ({
+    start: s.start,
+    end: s.end,
+    text: s.text,
+    speaker: s.speaker ?? null,
+    language: s.language ?? t.language,
+  }));
+  const words = t.words as StoredWord[] | null;
   return {
     id: t.id,
     source: { platform: t.platform, media_id: t.mediaId, canonical_url: t.canonicalUrl, title: t.title },
     source_origin: t.sourceOrigin as 'creator_captions' | 'platform_captions' | 'speech_recognition',
     language: t.language,
     text: t.text,
-    segments: t.segments as { start: number; end: number; text: string }[],
-    words: (t.words as { start: number; end: number; text: string; confidence: number }[] | null) ?? null,
+    segments,
+    words: words?.map((w) => ({ start: w.start, end: w.end, text: w.text, confidence: w.confidence, speaker: w.speaker ?? null })) ?? null,
     timing_granularity: t.timingGranularity as 'word' | 'segment' | 'none',
     duration_seconds: t.durationSeconds,
+    speakers: (t.speakers as { id: string; words: number; seconds: number }[] | null) ?? null,
+    // Transcripts stored before languages were measured, and caption tracks: their one language over their segments.
+    languages:
+      (t.languages as { language: string; seconds: number }[] | null) ??
+      (t.language ? [{ language: t.language, seconds: spokenSeconds(segments) }] : []),
     recognition:
       (t.recognition as {
         model: string;
-        profile: 'standard';
+        profile: 'standard' | 'fast';
         quality_status: 'validated_language' | 'provider_supported' | 'experimental_language';
         language_probability?: number | null;
       } | null) ?? null,
@@ -46,8 +64,8 @@ export async function getTranscript(db: Db, workspaceId: string, id: string): Pr
   return toTranscriptView(t);
 }
 
-export async function exportTranscriptFile(db: Db, workspaceId: string, id: string, format: ExportFormat) {
-  return exportTranscript(await getTranscript(db, workspaceId, id), format);
+export async function exportTranscriptFile(db: Db, workspaceId: string, id: string, format: ExportFormat, layout: CaptionLayout = {}) {
+  return exportTranscript(await getTranscript(db, workspaceId, id), format, layout);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../core/errors';
-import { cleanWords, joinWords, roundSec } from '../recognizers/result';
+import { cleanWords, joinWords, roundSec, sumLanguageSeconds } from '../recognizers/result';
 import type { RecognitionResult, Segment } from '../recognizers/types';
 import { probeMedia } from './probe';
 import { lastLine, runTool } from './run-tool';
@@ -134,13 +134,16 @@ export function stitch(pieces: readonly RecognizedPiece[]): RecognitionResult {
     for (const s of p.result.segments) {
       const start = roundSec(Math.max(s.start + p.startMs / 1000, floor));
       const end = roundSec(Math.max(s.end + p.startMs / 1000, start));
-      segments.push({ start, end, text: s.text });
+      segments.push({ ...s, start, end });
       floor = end;
     }
   }
   const text = joinWords(ordered.map((p) => p.result.text.trim()).filter((t) => t !== ''));
   if (text === '' && words.length === 0) throw new ServiceError('NO_SPEECH', `no speech in any of ${ordered.length} piece(s)`);
-  return { language: majorityLanguage(ordered), text, segments, words: cleanWords(words) };
+  const languages = sumLanguageSeconds(ordered.map((p) => p.result.languages ?? []));
+  // The language spoken longest, where the recognizer measured it; else the one most words were in.
+  const language = languages[0]?.language ?? majorityLanguage(ordered);
+  return { language, text, segments, words: cleanWords(words), ...(languages.length > 0 ? { languages } : {}) };
 }
 
 /** The language most of the speech was in (pieces weighted by their word count). */

@@ -56,6 +56,10 @@ export interface SubmitOptions {
   language?: string;
   /** Where the provider calls back; absent = the caller polls fetchResult. */
   webhookUrl?: string;
+  /** The job's speaker labels and vocabulary, sent as AssemblyAI's `speaker_labels`, `speakers_expected` and `word_boost`. */
+  speakerLabels?: boolean;
+  speakersExpected?: number | null;
+  vocabulary?: string[];
   signal?: AbortSignal;
 }
 
@@ -69,7 +73,7 @@ interface Transcript {
   id: string;
   status: 'queued' | 'processing' | 'completed' | 'error';
   text?: string | null;
-  words?: Array<{ text: string; start: number; end: number; confidence: number }> | null;
+  words?: Array<{ text: string; start: number; end: number; confidence: number; speaker?: string | null }> | null;
   language_code?: string | null;
   error?: string;
 }
@@ -108,6 +112,11 @@ export class AssemblyAiRecognizer implements SpeechRecognizer {
     if (language) body.language_code = language;
     else body.language_detection = true;
     if (this.cfg.speechModel) body.speech_model = this.cfg.speechModel;
+    if (opts.speakerLabels) {
+      body.speaker_labels = true;
+      if (opts.speakersExpected) body.speakers_expected = opts.speakersExpected;
+    }
+    if (opts.vocabulary && opts.vocabulary.length > 0) body.word_boost = opts.vocabulary;
     if (opts.webhookUrl) {
       body.webhook_url = opts.webhookUrl;
       body.webhook_auth_header_name = this.headerName;
@@ -134,7 +143,14 @@ export class AssemblyAiRecognizer implements SpeechRecognizer {
       throw new ServiceError('PROVIDER_UNAVAILABLE', `assemblyai transcript ${providerJobId}: unknown status ${String(t.status)}`);
     // AssemblyAI writes languages as `en_us`; transcripts carry BCP 47 (`en-US`).
     const language = t.language_code ? normaliseLanguageTag(t.language_code) : null;
-    const words = (t.words ?? []).map((w) => ({ text: w.text, start: w.start / 1000, end: w.end / 1000, confidence: w.confidence }));
+    const words = (t.words ?? []).map((w) => ({
+      text: w.text,
+      start: w.start / 1000,
+      end: w.end / 1000,
+      confidence: w.confidence,
+      // AssemblyAI names speakers "A", "B", … in order of first appearance, as this service does.
+      ...(typeof w.speaker === 'string' && w.speaker !== '' ? { speaker: w.speaker } : {}),
+    }));
     // audio_duration is whole seconds upstream: too coarse to clamp word times with.
     return resultFromWords(language, words, { engine: `assemblyai transcript ${providerJobId}` });
   }

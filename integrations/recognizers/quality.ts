@@ -26,11 +26,20 @@ const LanguageMeasurementSchema = z.object({
   detected_correctly: z.number().int().optional(),
 });
 
+/** One recognition profile measured (bench/sets/evaluate.py, run by `npm run eval:asr`). */
+const ProfileMeasurementSchema = z.object({
+  /** Seconds of computing per second of audio, on long speech (each language's clips joined), this machine's cores. */
+  real_time_factor: z.number(),
+  /** Error rate per language on its clips, decoded one by one with the language given. */
+  languages: z.record(z.string(), z.object({ metric: z.enum(['wer', 'cer']), error_rate: z.number(), reference_units: z.number() })),
+});
+
 const ModelMeasurementsSchema = z.object({
   measured_at: z.string(),
   /** How the figures were made (command, settings). */
   method: z.string(),
   languages: z.record(z.string(), LanguageMeasurementSchema),
+  profiles: z.record(z.string(), ProfileMeasurementSchema).optional(),
 });
 
 export type LanguageMeasurement = z.infer<typeof LanguageMeasurementSchema>;
@@ -72,6 +81,31 @@ export function languageQualityTable(recognizer: Recognizer): LanguageQuality[] 
       metric: row?.metric ?? null,
       error_rate: row ? Math.round(row.error_rate * 1000) / 1000 : null,
       clips: row?.clips ?? 0,
+    };
+  });
+}
+
+export interface ProfileQuality {
+  profile: string;
+  real_time_factor: number | null;
+  languages: { language: string; metric: 'wer' | 'cer'; error_rate: number }[];
+}
+
+/** Each recognition profile as measured for the recognizer's model (null figures: not measured). */
+export function profileQualityTable(recognizer: Recognizer, profiles: readonly string[]): ProfileQuality[] {
+  const m = measurementsFor(recognizer.model)?.profiles;
+  return profiles.map((profile) => {
+    const row = m?.[profile];
+    return {
+      profile,
+      real_time_factor: row ? Math.round(row.real_time_factor * 1000) / 1000 : null,
+      languages: row
+        ? Object.entries(row.languages).map(([language, l]) => ({
+            language,
+            metric: l.metric,
+            error_rate: Math.round(l.error_rate * 1000) / 1000,
+          }))
+        : [],
     };
   });
 }

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../core/errors';
-import type { RecognitionResult, Segment, Word } from './types';
+import type { LanguageSeconds, RecognitionResult, Segment, SpeakerSummary, Word } from './types';
 
 // Shared finishing of a recognizer's raw output, so every engine's result
 // obeys the same rules: confidences in 0..1, word times monotonic and inside
@@ -28,7 +28,7 @@ export function cleanWords(words: readonly Word[], durationSec?: number): Word[]
     if (text === '' || !Number.isFinite(w.start) || !Number.isFinite(w.end)) continue;
     const start = roundSec(Math.min(Math.max(w.start, floor), cap));
     const end = roundSec(Math.min(Math.max(w.end, start), cap));
-    out.push({ start, end, text, confidence: clampConfidence(w.confidence) });
+    out.push({ start, end, text, confidence: clampConfidence(w.confidence), ...labels(w) });
     floor = end;
   }
   return out;
@@ -43,7 +43,15 @@ export interface SegmentRules {
   maxSec?: number;
 }
 
-/** Caption-sized segments from timed words: cut at pauses, else at the word or length limit. */
+/** The speaker and language a word carries, when it carries them (copied to what is made from it). */
+function labels(w: Segment): Pick<Segment, 'speaker' | 'language'> {
+  return { ...(w.speaker != null ? { speaker: w.speaker } : {}), ...(w.language != null ? { language: w.language } : {}) };
+}
+
+/**
+ * Caption-sized segments from timed words: cut at pauses, else at the word or length limit, and always
+ * where the speaker or the language changes (a segment never straddles either; it carries both).
+ */
 export function segmentsFromWords(words: readonly Word[], rules: SegmentRules = {}): Segment[] {
   const pause = rules.pauseSec ?? 0.6;
   const maxWords = rules.maxWords ?? 12;
@@ -52,16 +60,49 @@ export function segmentsFromWords(words: readonly Word[], rules: SegmentRules = 
   let current: Word[] = [];
   const flush = () => {
     if (current.length === 0) return;
-    segments.push({ start: current[0].start, end: current[current.length - 1].end, text: joinWords(current.map((w) => w.text)) });
+    const first = current[0]!;
+    segments.push({
+      start: first.start,
+      end: current[current.length - 1]!.end,
+      text: joinWords(current.map((w) => w.text)),
+      ...labels(first),
+    });
     current = [];
   };
   for (const w of words) {
     const prev = current[current.length - 1];
-    if (prev && (w.start - prev.end >= pause || current.length >= maxWords || w.end - current[0].start > maxSec)) flush();
+    const changed = prev && ((prev.speaker ?? null) !== (w.speaker ?? null) || (prev.language ?? null) !== (w.language ?? null));
+    if (prev && (changed || w.start - prev.end >= pause || current.length >= maxWords || w.end - current[0]!.start > maxSec)) flush();
     current.push(w);
   }
   flush();
   return segments;
+}
+
+/**
+ * Each speaker's words and seconds (the segments', which never straddle a change of speaker), in order of
+ * first appearance. Empty when no word carries a speaker.
+ */
+export function speakerSummary(words: readonly Word[], segments: readonly Segment[]): SpeakerSummary[] {
+  const byId = new Map<string, SpeakerSummary>();
+  const entry = (id: string) => byId.get(id) ?? byId.set(id, { id, words: 0, seconds: 0 }).get(id)!;
+  for (const w of words) if (w.speaker) entry(w.speaker).words += 1;
+  for (const s of segments) if (s.speaker) entry(s.speaker).seconds += s.end - s.start;
+  return [...byId.values()].map((s) => ({ ...s, seconds: roundSec(s.seconds) }));
+}
+
+/** Seconds covered by segments. */
+export function spokenSeconds(segments: readonly Segment[]): number {
+  return roundSec(segments.reduce((sum, s) => sum + (s.end - s.start), 0));
+}
+
+/** Seconds per language summed over parts (pieces of one recording), longest first. */
+export function sumLanguageSeconds(parts: readonly (readonly LanguageSeconds[])[]): LanguageSeconds[] {
+  const seconds = new Map<string, number>();
+  for (const part of parts) for (const l of part) seconds.set(l.language, (seconds.get(l.language) ?? 0) + l.seconds);
+  return [...seconds]
+    .map(([language, s]) => ({ language, seconds: roundSec(s) }))
+    .sort((a, b) => b.seconds - a.seconds || a.language.localeCompare(b.language));
 }
 
 /** Words joined by spaces, except around CJK characters, which are written without them. */

@@ -1,24 +1,13 @@
 import { ServiceError } from '../../core/errors';
 import { normaliseLanguageTag } from '../platforms/language-tags';
+import type { Segment, Word } from '../../core/timing';
+
+export type { Segment, Word };
 
 // The one shape every speech recognizer here answers in, and the language
 // rules that decide `recognition.quality_status`. Times are seconds from the
 // start of the audio given to `recognize`; a caller that cut the audio into
 // pieces offsets them back (media/split.ts `stitch`).
-
-export interface Word {
-  start: number;
-  end: number;
-  text: string;
-  /** 0..1 */
-  confidence: number;
-}
-
-export interface Segment {
-  start: number;
-  end: number;
-  text: string;
-}
 
 export interface RecognitionResult {
   /** BCP 47 tag the recognizer reports (detected or as asked); null when it says nothing. */
@@ -27,6 +16,20 @@ export interface RecognitionResult {
   segments: Segment[];
   /** Monotonic: each word starts at or after the end of the previous one. */
   words: Word[];
+  /** Seconds of speech per language, longest first, where the recognizer tells them (the embedded one does). */
+  languages?: LanguageSeconds[];
+}
+
+export interface LanguageSeconds {
+  language: string;
+  seconds: number;
+}
+
+/** A speaker of a labelled transcript: its id ("A", …), how many words and seconds of speech are theirs. */
+export interface SpeakerSummary {
+  id: string;
+  words: number;
+  seconds: number;
 }
 
 export interface RecognizeOptions {

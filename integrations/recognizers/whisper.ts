@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { ServiceError } from '../../core/errors';
 import { validatedLanguages } from './quality';
 import { cleanWords, isCjk, joinWords, segmentsFromWords } from './result';
-import { EXPERIMENTAL_LANGUAGE, TARGET_LANGUAGES, type LanguageSets, type RecognitionResult, type Recognizer, type Word } from './types';
+import {
+  EXPERIMENTAL_LANGUAGE,
+  TARGET_LANGUAGES,
+  type LanguageSeconds,
+  type LanguageSets,
+  type RecognitionResult,
+  type Recognizer,
+  type Word,
+} from './types';
 
 // The embedded recognizer: Whisper through faster-whisper (CTranslate2) in
 // the Python recognition worker (recognizer/), which loads the model once and
@@ -49,14 +57,38 @@ const PieceResultSchema = z.object({
   duration: z.number().nonnegative(),
   no_speech: z.boolean(),
   text: z.string(),
-  words: z.array(z.object({ start: z.number(), end: z.number(), text: z.string(), confidence: z.number() })),
+  words: z.array(
+    z.object({
+      start: z.number(),
+      end: z.number(),
+      text: z.string(),
+      confidence: z.number(),
+      language: z.string().nullish(),
+      speaker: z.string().nullish(),
+    }),
+  ),
+  languages: z.array(z.object({ language: z.string(), seconds: z.number().nonnegative() })).optional(),
 });
+
+/** What labelSpeakers writes (recognizer/worker.py): the speaker of every word of every piece, in order. */
+export const SpeakerLabelsSchema = z.object({ speakers: z.number().int().nonnegative(), pieces: z.array(z.array(z.string().min(1))) });
+
+/** A piece's raw result, with the speaker of each word when labelSpeakers gave them (in the result's word order). */
+export function withSpeakers(raw: unknown, speakers: readonly string[] | undefined): unknown {
+  if (!speakers || typeof raw !== 'object' || raw === null || !Array.isArray((raw as { words?: unknown }).words)) return raw;
+  const words = (raw as { words: object[] }).words;
+  if (words.length !== speakers.length)
+    throw new ServiceError('PROVIDER_REJECTED', `speaker labels for ${speakers.length} words, the piece has ${words.length}`);
+  return { ...raw, words: words.map((w, i) => ({ ...w, speaker: speakers[i] })) };
+}
 
 export interface FinishedPiece {
   result: RecognitionResult;
   model: string;
   /** Probability of the detected language; null when the language was asked for or nothing was heard. */
   languageProbability: number | null;
+  /** Seconds of speech per language (the recognizer's regions); empty from recognizers that do not say. */
+  languages: LanguageSeconds[];
 }
 
 /**
@@ -71,12 +103,18 @@ export function finishWhisperPiece(raw: unknown): FinishedPiece {
   const r = parsed.data;
   const words = cleanWords(attachContinuations(r.words), r.duration);
   if (words.length === 0)
-    return { result: { language: null, text: '', segments: [], words: [] }, model: r.model, languageProbability: null };
+    return { result: { language: null, text: '', segments: [], words: [] }, model: r.model, languageProbability: null, languages: [] };
   return {
     result: { language: r.language, text: joinWords(words.map((w) => w.text)), segments: segmentsFromWords(words), words },
     model: r.model,
     languageProbability: r.language_probability,
+    languages: r.languages ?? [],
   };
+}
+
+/** A piece's finished result with its languages, as stitch takes it. */
+export function pieceResult(piece: FinishedPiece): RecognitionResult {
+  return { ...piece.result, languages: piece.languages };
 }
 
 /**

@@ -67,6 +67,7 @@ describe('finishWhisperPiece', () => {
       result: { language: null, text: '', segments: [], words: [] },
       model: 'whisper-base',
       languageProbability: null,
+      languages: [],
     });
   });
 

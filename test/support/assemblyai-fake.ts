@@ -40,7 +40,8 @@ interface FakeTranscript {
   webhook_status_code: number | null;
   speech_model: string | null;
   text: string | null;
-  words: Array<{ text: string; start: number; end: number; confidence: number; speaker: null }> | null;
+  speaker_labels: boolean;
+  words: Array<{ text: string; start: number; end: number; confidence: number; speaker: string | null }> | null;
   confidence: number | null;
   audio_duration: number | null;
   error?: string;
@@ -168,6 +169,7 @@ export class AssemblyAiFake {
       webhook_auth_header_name: typeof body.webhook_auth_header_name === 'string' ? body.webhook_auth_header_name : null,
       webhook_status_code: null,
       speech_model: typeof body.speech_model === 'string' ? body.speech_model : null,
+      speaker_labels: body.speaker_labels === true,
       text: null,
       words: null,
       confidence: null,
@@ -214,7 +216,8 @@ export class AssemblyAiFake {
           start: Math.round(w.start * 1000),
           end: Math.round(w.end * 1000),
           confidence: w.confidence,
-          speaker: null,
+          // The fake's audio is one voice (flite): upstream labels every word of it speaker "A".
+          speaker: t.speaker_labels ? 'A' : null,
         }));
         t.text = r.text;
       } catch (err) {

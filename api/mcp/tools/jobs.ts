@@ -3,7 +3,7 @@ import type { Principal } from '../../../domain/accounts/principal';
 import { listJobs, waitForJob } from '../../../domain/jobs/read';
 import { submitJob } from '../../../domain/jobs/submit';
 import { isFinal, type JobView } from '../../../domain/jobs/view';
-import { JobListQuery, JobRequestSchema, type JobRequest } from '../../../domain/schemas/jobs';
+import { JobListQuery, JobRequestSchema, RECOGNITION_FIELDS, type JobRequest } from '../../../domain/schemas/jobs';
 import type { AppDeps } from '../../http/context';
 import { parseInput } from '../../http/parse-input';
 import { parseIdempotencyKey } from '../../http/route';
@@ -60,12 +60,18 @@ export async function waitJob(deps: AppDeps, p: Principal, jobId: string, deadli
 }
 
 /** The job request a tool submits: the cost-safety cap unless the caller set max_credits (captions_only spends no AI credits). */
-export function jobRequest(args: { url: string; mode?: JobRequest['mode']; language?: string; max_credits?: number }): JobRequest {
+export function jobRequest(
+  args: { url: string; mode?: JobRequest['mode']; language?: string; max_credits?: number } & Pick<
+    JobRequest,
+    'profile' | 'vocabulary' | 'speaker_labels' | 'speakers_expected'
+  >,
+): JobRequest {
   const mode = args.mode ?? 'captions_only';
   const body = {
     source: { url: args.url },
     mode,
     ...(args.language !== undefined ? { language: args.language } : {}),
+    ...Object.fromEntries(RECOGNITION_FIELDS.filter((f) => args[f] !== undefined).map((f) => [f, args[f]])),
     ...(mode !== 'captions_only' ? { max_credits: args.max_credits ?? UNCONFIRMED_MAX_CREDITS } : {}),
   };
   return parseInput(JobRequestSchema, body, 'body');
@@ -86,6 +92,16 @@ export function registerJobTools(server: ToolRegistrar, deps: AppDeps): void {
         mode: Mode.optional().describe('Default transcribe.'),
         language: z.string().optional().describe('BCP 47 hint for the spoken language (default: detected).'),
         max_credits: MaxCredits.optional(),
+        speaker_labels: z.boolean().optional().describe('AI transcription: label who speaks when ("A", "B", …). Free.'),
+        speakers_expected: z.number().int().min(1).max(10).optional().describe('With speaker_labels: how many speakers, when known.'),
+        vocabulary: z
+          .array(z.string())
+          .optional()
+          .describe('AI transcription: up to 100 names or terms (≤ 50 characters each) the recognizer should prefer. Free.'),
+        profile: z
+          .enum(['standard', 'fast'])
+          .optional()
+          .describe('AI transcription: standard (default, beam search) or fast (greedy). Same price.'),
         idempotency_key: z.string().describe('8–128 printable ASCII characters; reuse it to repeat the call safely.'),
       }),
       outputSchema: z.object({ job: JobOut, replay: z.boolean(), next: Next }),

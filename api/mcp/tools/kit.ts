@@ -63,10 +63,18 @@ export const PageOut = z.object({
   offset: z.number().int(),
   next_offset: z.number().int().nullable(),
   content: z.string().optional(),
-  segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string() })).optional(),
+  segments: z
+    .array(
+      z.object({ start: z.number(), end: z.number(), text: z.string(), speaker: z.string().nullable(), language: z.string().nullable() }),
+    )
+    .optional(),
+  words: z
+    .array(z.union([z.tuple([z.number(), z.number(), z.string()]), z.tuple([z.number(), z.number(), z.string(), z.string()])]))
+    .optional(),
   returned_chars: z.number().int(),
   total_chars: z.number().int(),
   total_segments: z.number().int(),
+  total_words: z.number().int().optional(),
 });
 export const DiscoveryOut = z.looseObject({
   id: z.string(),

@@ -24,7 +24,7 @@ export function registerTranscriptTools(server: ToolRegistrar, deps: AppDeps): v
     {
       title: 'Read a transcript',
       description:
-        `One page of a transcript (free): segments (default: JSON with start/end seconds), text (one segment per line), srt or vtt. Pages are at most max_chars characters (default ${DEFAULT_PAGE_CHARS}); page.total_chars is the whole size and page.next_offset continues (call again with offset = next_offset). ` +
+        `One page of a transcript (free): segments (default: JSON with start/end seconds, speaker and language), words (word times as [start, end, text] or [start, end, text, speaker] tuples; AI transcription only), text (one segment per line, "B: " where the speaker changes), srt or vtt. transcript.speakers and transcript.languages summarise who spoke and in which languages. Pages are at most max_chars characters (default ${DEFAULT_PAGE_CHARS}); page.total_chars is the whole size and page.next_offset continues (call again with offset = next_offset). ` +
         'srt and vtt need timing (TIMESTAMPS_UNAVAILABLE otherwise). Needs transcripts:read.',
       inputSchema: z.object({
         transcript_id: z.uuid(),
@@ -43,7 +43,7 @@ export function registerTranscriptTools(server: ToolRegistrar, deps: AppDeps): v
       const next = page.next_offset === null ? null : `More: call get_transcript again with offset ${page.next_offset}.`;
       return ok(
         { transcript: transcriptSummary(transcript), page, next },
-        `${page.content ?? textOf(page.segments)}\n\n[${page.format}, ${page.offset}–${page.offset + (page.segments?.length ?? page.returned_chars)} of ${page.format === 'segments' ? `${page.total_segments} segments` : `${page.total_chars} characters`}${next ? `; ${next}` : ''}]`,
+        `${page.content ?? textOf(page.segments ?? page.words)}\n\n[${page.format}, ${page.offset}–${page.offset + (page.segments?.length ?? page.words?.length ?? page.returned_chars)} of ${page.format === 'segments' ? `${page.total_segments} segments` : page.format === 'words' ? `${page.total_words} words` : `${page.total_chars} characters`}${next ? `; ${next}` : ''}]`,
       );
     }),
   );

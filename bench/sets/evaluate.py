@@ -1,0 +1,383 @@
+"""Measures the recognizer on the sets of recipes.json against the targets of issue 25.
+
+    .tools/venv-recognizer/bin/python bench/sets/evaluate.py [--out FILE]
+
+Builds the sets first when they are missing (compose.py), then runs the engine
+(recognizer/engine.py, the code the recognition worker runs, model loaded once)
+and prints one JSON object on stdout: per set, the figures and each target
+beside its measured value. `npm run eval:asr` runs it after the pipeline
+evaluation and writes the table into bench/RESULTS.md and the profiles'
+figures into integrations/recognizers/measured-quality.json.
+
+Scoring as ../shared/asr-eval/README.md says: NFKC, lower case, punctuation and
+symbols to spaces; WER for the languages written with spaces, CER (spaces
+removed) for ja and ko; edits pooled over reference units.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import time
+import unicodedata
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).parent))
+
+import compose  # noqa: E402  (beside this file)
+from recognizer.audio import SAMPLE_RATE, read_audio  # noqa: E402
+from recognizer.engine import Engine, EngineSettings, RecognitionRequest  # noqa: E402
+from recognizer.model import model_spec  # noqa: E402
+from recognizer.speakers import SpeakerWindows, cluster, label_times  # noqa: E402
+
+SETS_DIR = ROOT / ".data" / "eval-sets"
+TARGETS = {
+    "speakers_known_accuracy": 0.95,
+    "speakers_free_accuracy": 0.90,
+    "speakers_count_right": 0.80,
+    "speakers_added_rtf": 0.02,
+    "composed_words_present": 0.98,
+    "composed_wer_over_alone_points": 2.0,
+    "composed_words_in_non_speech": 0,
+    "mixed_regions_right": 1.0,
+    "vocabulary_recall_gain_points": 30.0,
+    "fast_rtf": 0.08,
+    "standard_rtf": 0.12,
+    "fast_wer_over_standard_points": 3.0,
+}
+
+
+def log(*args) -> None:
+    print(*args, file=sys.stderr, flush=True)
+
+
+def normalise(text: str) -> str:
+    t = unicodedata.normalize("NFKC", text).lower()
+    t = "".join(" " if unicodedata.category(c)[0] in "PS" else c for c in t)
+    return " ".join(t.split())
+
+
+def units(text: str, language: str) -> list[str]:
+    n = normalise(text)
+    return list(n.replace(" ", "")) if language in ("ja", "ko") else n.split()
+
+
+def metric(language: str) -> str:
+    return "cer" if language in ("ja", "ko") else "wer"
+
+
+def edits(ref: list[str], hyp: list[str]) -> tuple[int, int]:
+    """Edit distance and matched units (the reference units found in the hypothesis, in order)."""
+    r, h = len(ref), len(hyp)
+    d = np.zeros((r + 1, h + 1), dtype=np.int32)
+    d[:, 0] = np.arange(r + 1)
+    d[0, :] = np.arange(h + 1)
+    for i in range(1, r + 1):
+        for j in range(1, h + 1):
+            d[i, j] = min(d[i - 1, j] + 1, d[i, j - 1] + 1, d[i - 1, j - 1] + (ref[i - 1] != hyp[j - 1]))
+    i, j, hits = r, h, 0
+    while i > 0 and j > 0:
+        if ref[i - 1] == hyp[j - 1] and d[i, j] == d[i - 1, j - 1]:
+            hits, i, j = hits + 1, i - 1, j - 1
+        elif d[i, j] == d[i - 1, j - 1] + 1:
+            i, j = i - 1, j - 1
+        elif d[i, j] == d[i - 1, j] + 1:
+            i -= 1
+        else:
+            j -= 1
+    return int(d[r, h]), hits
+
+
+class Evaluation:
+    def __init__(self) -> None:
+        self.engine = Engine(model_spec(), EngineSettings())
+        self.engine.warm_up()
+        self.clips_dir = compose.asr_eval_dir()
+        self.recipes = json.loads(compose.RECIPES.read_text(encoding="utf-8"))
+        self._alone: dict[tuple[str, str], str] = {}
+
+    def truths(self, set_name: str) -> list[dict]:
+        names = [r["name"] for r in self.recipes[set_name]]
+        if not all((SETS_DIR / set_name / f"{n}.json").is_file() for n in names):
+            log(f"[sets] building {set_name}")
+            compose.build([set_name], SETS_DIR)
+        return [json.loads((SETS_DIR / set_name / f"{n}.json").read_text(encoding="utf-8")) for n in names]
+
+    def recognize(self, audio: np.ndarray, **request) -> tuple[dict, float]:
+        t0 = time.monotonic()
+        r = self.engine.recognize_audio(audio, RecognitionRequest(**request))
+        return r, time.monotonic() - t0
+
+    def alone(self, clip: str, language: str) -> str:
+        if (clip, language) not in self._alone:
+            self._alone[(clip, language)] = self.recognize(read_audio(str(self.clips_dir / clip)), language=language)[0]["text"]
+        return self._alone[(clip, language)]
+
+    # ---------------------------------------------------------------- item 5
+
+    def composed(self) -> dict:
+        rows, tot = [], {"edits": 0, "hits": 0, "units": 0, "alone_edits": 0, "alone_hits": 0, "bad": 0, "seconds": 0.0, "audio": 0.0}
+        for truth in self.truths("composed"):
+            lang = truth["language"]
+            r, secs = self.recognize(read_audio(truth["audio"]), language=lang)
+            e, h = edits(units(truth["reference"], lang), units(r["text"], lang))
+            n = len(units(truth["reference"], lang))
+            ae = ah = 0
+            for s in truth["stretches"]:
+                if s["kind"] == "speech":
+                    x, y = edits(units(s["reference"], lang), units(self.alone(s["clip"], lang), lang))
+                    ae, ah = ae + x, ah + y
+            bad = words_in_non_speech(truth, r["words"])
+            rows.append(
+                {
+                    "name": truth["name"],
+                    "seconds": truth["duration"],
+                    "wer": round(e / n, 4),
+                    "wer_alone": round(ae / n, 4),
+                    "words_present": round(h / n, 4),
+                    "words_present_alone": round(ah / n, 4),
+                    "words_in_non_speech": len(bad),
+                    "rtf": round(secs / truth["duration"], 4),
+                }
+            )
+            for k, v in (("edits", e), ("hits", h), ("units", n), ("alone_edits", ae), ("alone_hits", ah), ("bad", len(bad))):
+                tot[k] += v
+            tot["seconds"] += secs
+            tot["audio"] += truth["duration"]
+            log(f"[composed] {rows[-1]}")
+        return {
+            "recordings": rows,
+            "wer": round(tot["edits"] / tot["units"], 4),
+            "wer_alone": round(tot["alone_edits"] / tot["units"], 4),
+            "words_present": round(tot["hits"] / tot["units"], 4),
+            # Present relative to what the same clips give decoded alone: what the composition lost.
+            "words_present_of_alone": round(tot["hits"] / max(1, tot["alone_hits"]), 4),
+            "words_in_non_speech": tot["bad"],
+            "rtf": round(tot["seconds"] / tot["audio"], 4),
+            "audio_seconds": round(tot["audio"], 1),
+        }
+
+    # ---------------------------------------------------------------- item 4
+
+    def mixed_language(self) -> dict:
+        rows, right, regions, bad_total = [], 0, 0, 0
+        for truth in self.truths("mixed_language"):
+            r, secs = self.recognize(read_audio(truth["audio"]))
+            wrong = []
+            for s in truth["stretches"]:
+                if s["kind"] != "speech":
+                    continue
+                inside = [w for w in r["words"] if s["start"] - 0.2 < (w["start"] + w["end"]) / 2 < s["end"] + 0.2]
+                counts: dict[str, int] = {}
+                for w in inside:
+                    counts[w["language"]] = counts.get(w["language"], 0) + 1
+                got = max(counts, key=counts.get) if counts else None
+                regions += 1
+                if got == s["language"]:
+                    right += 1
+                else:
+                    wrong.append(f"{s['language']}→{got}")
+            bad = len(words_in_non_speech(truth, r["words"]))
+            bad_total += bad
+            rows.append({"name": truth["name"], "regions": sum(1 for s in truth["stretches"] if s["kind"] == "speech"), "wrong": wrong,
+                         "languages": r["languages"], "words_in_non_speech": bad, "rtf": round(secs / truth["duration"], 4)})
+            log(f"[mixed] {rows[-1]}")
+        return {"recordings": rows, "regions": regions, "regions_right": right, "share_right": round(right / max(1, regions), 4), "words_in_non_speech": bad_total}
+
+    # ---------------------------------------------------------------- item 1
+
+    def speakers(self) -> dict:
+        rows, acc = [], {True: [], False: []}
+        count_right, extra, audio_s = 0, 0.0, 0.0
+        for truth in self.truths("speakers"):
+            r, _secs = self.recognize(read_audio(truth["audio"]), language=truth["language"], speaker_windows=True)
+            sw = SpeakerWindows.from_json(r["speaker_windows"])
+            truth_labels, times = [], []
+            for w in r["words"]:
+                mid = (w["start"] + w["end"]) / 2
+                s = next((s for s in truth["stretches"] if s["kind"] == "speech" and s["start"] <= mid <= s["end"]), None)
+                if s is not None:
+                    truth_labels.append(s["speaker"])
+                    times.append((w["start"], w["end"]))
+            k = len(truth["speakers"])
+            row = {"name": truth["name"], "speakers": k, "words": len(truth_labels)}
+            for known in (True, False):
+                t0 = time.monotonic()
+                labels = cluster(sw.embeddings, k if known else None)
+                clustering = time.monotonic() - t0
+                share = best_mapping_share(truth_labels, label_times(sw, labels, times))
+                acc[known].append((share, len(truth_labels)))
+                row["known" if known else "free"] = round(share, 4)
+                if not known:
+                    row["found"] = int(len(set(labels.tolist())))
+                    count_right += row["found"] == k
+                    extra += r["speaker_seconds"] + clustering
+            audio_s += r["duration"]
+            rows.append(row)
+            log(f"[speakers] {row}")
+
+        def pooled(pairs):
+            return round(sum(s * n for s, n in pairs) / max(1, sum(n for _s, n in pairs)), 4)
+
+        return {
+            "recordings": rows,
+            "known_accuracy": pooled(acc[True]),
+            "free_accuracy": pooled(acc[False]),
+            "count_right": count_right,
+            "count_share": round(count_right / max(1, len(rows)), 4),
+            "added_rtf": round(extra / audio_s, 4),
+        }
+
+    # ---------------------------------------------------------------- item 3
+
+    def vocabulary(self) -> dict:
+        spec = self.recipes["vocabulary"]
+        all_terms = sorted({t for c in spec["clips"] for t in c["terms"]})
+        found = {"without": 0, "with": 0}
+        total = 0
+        rows = []
+        for c in spec["clips"]:
+            audio = read_audio(str(self.clips_dir / c["clip"]))
+            plain = self.recognize(audio, language=c["language"])[0]["text"]
+            told = self.recognize(audio, language=c["language"], vocabulary=tuple(c["terms"]))[0]["text"]
+            hits = (sum(term_said(t, plain) for t in c["terms"]), sum(term_said(t, told) for t in c["terms"]))
+            found["without"] += hits[0]
+            found["with"] += hits[1]
+            total += len(c["terms"])
+            rows.append({"clip": c["clip"], "terms": c["terms"], "without": hits[0], "with": hits[1]})
+            log(f"[vocabulary] {rows[-1]}")
+        ctrl = {"edits": 0, "edits_with": 0, "units": 0}
+        for c in spec["controls"]:
+            lang = c["language"]
+            ref = units((self.clips_dir / c["clip"]).with_suffix(".txt").read_text(encoding="utf-8"), lang)
+            audio = read_audio(str(self.clips_dir / c["clip"]))
+            plain = self.recognize(audio, language=lang)[0]["text"]
+            told = self.recognize(audio, language=lang, vocabulary=tuple(all_terms))[0]["text"]
+            ctrl["edits"] += edits(ref, units(plain, lang))[0]
+            ctrl["edits_with"] += edits(ref, units(told, lang))[0]
+            ctrl["units"] += len(ref)
+        return {
+            "clips": rows,
+            "terms": total,
+            "recall_without": round(found["without"] / total, 4),
+            "recall_with": round(found["with"] / total, 4),
+            "control_wer_without": round(ctrl["edits"] / ctrl["units"], 4),
+            "control_wer_with_all_terms": round(ctrl["edits_with"] / ctrl["units"], 4),
+        }
+
+    # ---------------------------------------------------------------- item 6
+
+    def profiles(self) -> dict:
+        by_language: dict[str, list[tuple[Path, str]]] = {}
+        for txt in sorted(self.clips_dir.glob("*/*.txt")):
+            audio = next((p for p in sorted(txt.parent.glob(txt.stem + ".*")) if p.suffix != ".txt"), None)
+            if audio is not None:
+                by_language.setdefault(txt.parent.name, []).append((audio, txt.read_text(encoding="utf-8")))
+        out: dict = {}
+        for profile in ("standard", "fast"):
+            languages, compute, audio_s = {}, 0.0, 0.0
+            for lang, items in sorted(by_language.items()):
+                e = n = 0
+                clips = []
+                for audio_path, reference in items:
+                    x = read_audio(str(audio_path))
+                    clips.append(x)
+                    r = self.recognize(x, language=lang, profile=profile)[0]
+                    ref = units(reference, lang)
+                    e += edits(ref, units(r["text"], lang))[0]
+                    n += len(ref)
+                languages[lang] = {"metric": metric(lang), "error_rate": round(e / n, 4), "reference_units": n, "clips": len(items)}
+                # Speed on long speech: the language's clips one after another (a clip alone is mostly padding).
+                gap = np.zeros(SAMPLE_RATE, np.float32)
+                joined = np.concatenate([p for x in clips for p in (x, gap)])
+                _r, secs = self.recognize(joined, language=lang, profile=profile)
+                compute += secs
+                audio_s += len(joined) / SAMPLE_RATE
+            out[profile] = {"real_time_factor": round(compute / audio_s, 4), "audio_seconds": round(audio_s, 1), "languages": languages}
+            log(f"[profiles] {profile}: rtf {out[profile]['real_time_factor']} {languages}")
+        return out
+
+
+def words_in_non_speech(truth: dict, words: list[dict], tolerance: float = 0.25) -> list[tuple[str, float, str]]:
+    bad = []
+    for w in words:
+        mid = (w["start"] + w["end"]) / 2
+        for s in truth["stretches"]:
+            if s["kind"] != "speech" and s["start"] + tolerance < mid < s["end"] - tolerance:
+                bad.append((s["kind"], round(mid, 2), w["text"]))
+    return bad
+
+
+def best_mapping_share(truth: list[str], predicted: list[int]) -> float:
+    """Share of words right under the best one-to-one mapping of found speakers to true ones."""
+    if not truth:
+        return 1.0
+    t_ids, p_ids = sorted(set(truth)), sorted(set(predicted))
+    best = 0
+    for perm in itertools.permutations(range(max(len(t_ids), len(p_ids)))):
+        mapping = {p: (t_ids[perm[i]] if perm[i] < len(t_ids) else None) for i, p in enumerate(p_ids)}
+        best = max(best, sum(mapping[p] == t for t, p in zip(truth, predicted)))
+    return best / len(truth)
+
+
+def term_said(term: str, text: str) -> bool:
+    return f" {normalise(term)} " in f" {normalise(text)} "
+
+
+def verdicts(r: dict) -> list[dict]:
+    """Each target beside its measured value."""
+    s, c, m, v, p = r["speakers"], r["composed"], r["mixed_language"], r["vocabulary"], r["profiles"]
+    fast_gap = max(
+        (p["fast"]["languages"][lang]["error_rate"] - p["standard"]["languages"][lang]["error_rate"]) * 100
+        for lang in p["standard"]["languages"]
+    )
+    rows = [
+        ("speaker words right, speakers_expected given", "≥ 95 %", s["known_accuracy"] * 100, s["known_accuracy"] >= TARGETS["speakers_known_accuracy"]),
+        ("speaker words right, count found", "≥ 90 %", s["free_accuracy"] * 100, s["free_accuracy"] >= TARGETS["speakers_free_accuracy"]),
+        ("speaker count right", "≥ 80 %", s["count_share"] * 100, s["count_share"] >= TARGETS["speakers_count_right"]),
+        ("speaker labels, added real-time factor", "≤ 0.02", s["added_rtf"], s["added_rtf"] <= TARGETS["speakers_added_rtf"]),
+        ("composed: reference words present (of those its clips give alone)", "≥ 98 %", c["words_present_of_alone"] * 100,
+         c["words_present_of_alone"] >= TARGETS["composed_words_present"]),
+        ("composed: WER over the clips decoded alone", "≤ +2 points", (c["wer"] - c["wer_alone"]) * 100,
+         (c["wer"] - c["wer_alone"]) * 100 <= TARGETS["composed_wer_over_alone_points"]),
+        ("composed + mixed: words in non-speech stretches", "0", c["words_in_non_speech"] + m["words_in_non_speech"],
+         c["words_in_non_speech"] + m["words_in_non_speech"] == 0),
+        ("mixed language: regions in their spoken language", "every one", m["share_right"] * 100, m["share_right"] >= TARGETS["mixed_regions_right"]),
+        ("vocabulary: term recall gain", "≥ +30 points", (v["recall_with"] - v["recall_without"]) * 100,
+         (v["recall_with"] - v["recall_without"]) * 100 >= TARGETS["vocabulary_recall_gain_points"]),
+        ("vocabulary: control WER with all terms over without", "≤ 0 points", (v["control_wer_with_all_terms"] - v["control_wer_without"]) * 100,
+         v["control_wer_with_all_terms"] <= v["control_wer_without"]),
+        ("profile standard: real-time factor", "≤ 0.12", p["standard"]["real_time_factor"], p["standard"]["real_time_factor"] <= TARGETS["standard_rtf"]),
+        ("profile fast: real-time factor", "≤ 0.08", p["fast"]["real_time_factor"], p["fast"]["real_time_factor"] <= TARGETS["fast_rtf"]),
+        ("profile fast: worst language's error rate over standard", "≤ +3 points", fast_gap, fast_gap <= TARGETS["fast_wer_over_standard_points"]),
+    ]
+    return [{"what": w, "target": t, "measured": round(float(x), 4), "met": bool(ok)} for w, t, x, ok in rows]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--only", nargs="*", default=None, help="composed mixed_language speakers vocabulary profiles")
+    args = ap.parse_args()
+    ev = Evaluation()
+    t0 = time.monotonic()
+    result: dict = {}
+    for name in args.only or ["speakers", "composed", "mixed_language", "vocabulary", "profiles"]:
+        result[name] = getattr(ev, name)()
+    if not args.only:
+        result["targets"] = verdicts(result)
+    result["seconds"] = round(time.monotonic() - t0, 1)
+    text = json.dumps(result, ensure_ascii=False)
+    if args.out:
+        args.out.write_text(text, encoding="utf-8")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
