@@ -3,6 +3,7 @@ import { ServiceError } from '../core/errors';
 import { CAPTION_CREDITS } from '../core/plans';
 import type { CaptionSources } from '../integrations/platforms/types';
 import { recordJobRetry, resolveJobSource, saveDraftTranscript } from '../domain/jobs/state';
+import { checkCaptionLanguage } from '../domain/transcripts/caption-language';
 import type { JobPlan } from '../workflows/definitions';
 import { announceRetry, asActivity } from './failures';
 
@@ -40,10 +41,16 @@ export function createCaptionActivities(db: Db, sources: CaptionSources) {
           captionLanguages: plan.captionLanguages,
           captionPreference: plan.captionPreference,
         });
+        // The label is a claim: when the text is surely in another language, the transcript says so.
+        const check = checkCaptionLanguage(
+          result.language,
+          result.segments.map((s) => s.text),
+        );
         const transcriptId = await saveDraftTranscript(db, plan.jobId, {
           title: result.title,
           sourceOrigin: result.sourceOrigin,
-          language: result.language,
+          language: check.matches === false ? check.detected : result.language,
+          captionLanguageCheck: check,
           text: result.segments.map((s) => s.text).join(' '),
           segments: result.segments,
           words: null,

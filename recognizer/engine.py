@@ -55,7 +55,7 @@ SWITCH_MIN_PROBABILITY = 0.85
 ISLAND_MIN_S = 1.2
 # A region with at least this much speech and no word is decoded again on its own.
 REPAIR_MIN_S = 0.8
-SPEAKER_WINDOW_HOP_S = 0.5
+SPEAKER_WINDOW_HOP_S = 0.6
 MAX_VOCABULARY_TERMS = 100
 
 

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
@@ -27,6 +29,10 @@ import {
   type JobStack,
 } from './support/job-stack';
 import type { ReplayRoute } from './support/replay-origin';
+import { toRecognizerWav } from '../integrations/media/convert';
+import { evalClips } from './support/asr-eval';
+import { concatWithPauses } from './support/speech';
+import { uploadReady } from './support/uploads';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
 
 // The web dashboard (api/dashboard/) in Debian's Chromium: one journey through
@@ -684,6 +690,106 @@ describe('dashboard security', () => {
   });
 });
 
+describe("the transcript page's player", () => {
+  let ws: TestWorkspace;
+  let session: PageSession;
+  let transcriptId: string;
+  let wavBytes: Buffer;
+
+  beforeAll(async () => {
+    ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    session = await pageSignIn(ws);
+    // Two voices (JFK, then a LibriSpeech reader): an upload transcribed with speaker labels.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'player-'));
+    const clip = (file: string) => evalClips().find((c) => c.file === file)!.audio;
+    const a = await toRecognizerWav(clip('en/jfk_inaugural.flac'), path.join(dir, 'a.wav'));
+    const b = await toRecognizerWav(clip('en/leopard_librispeech_1272-128104-0000.wav'), path.join(dir, 'b.wav'));
+    const wav = await concatWithPauses([a, b], path.join(dir, 'talk.wav'), 0.8);
+    wavBytes = fs.readFileSync(wav);
+    const uploadId = await uploadReady(stack.api, ws, wav, 'audio/wav');
+    const res = await submit(stack.api, ws.apiKey, {
+      source: { upload_id: uploadId },
+      mode: 'transcribe',
+      language: 'en',
+      speaker_labels: true,
+    });
+    let done = await waitFinal(stack.api, ws.apiKey, res.body.id, 25);
+    for (let i = 0; i < 3 && done.body.status !== 'succeeded'; i++) done = await waitFinal(stack.api, ws.apiKey, res.body.id, 25);
+    expect(done.body.status).toBe('succeeded');
+    transcriptId = done.body.result_id;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('serves the upload to its own workspace only, in byte ranges', async () => {
+    const media = `/dashboard/transcripts/${transcriptId}/media`;
+    const whole = await request(app()).get(media).set('Cookie', session.cookie).responseType('blob').expect(200);
+    expect(whole.headers['content-type']).toBe('audio/wav');
+    expect(Buffer.compare(whole.body as Buffer, wavBytes)).toBe(0);
+    const part = await request(app())
+      .get(media)
+      .set('Cookie', session.cookie)
+      .set('Range', 'bytes=100-199')
+      .responseType('blob')
+      .expect(206);
+    expect(part.headers['content-range']).toBe(`bytes 100-199/${wavBytes.length}`);
+    expect(Buffer.compare(part.body as Buffer, wavBytes.subarray(100, 200))).toBe(0);
+    const tail = await request(app()).get(media).set('Cookie', session.cookie).set('Range', 'bytes=-10').responseType('blob').expect(206);
+    expect(Buffer.compare(tail.body as Buffer, wavBytes.subarray(wavBytes.length - 10))).toBe(0);
+    await request(app()).get(media).set('Cookie', session.cookie).set('Range', `bytes=${wavBytes.length}-`).expect(416);
+    const stranger = await pageSignIn(await createWorkspace(stack.api.deps, { plan: 'pro' }));
+    await request(app()).get(media).set('Cookie', stranger.cookie).expect(404);
+    expect(DASHBOARD_CSP).toContain("media-src 'self'");
+  });
+
+  it('names the speakers, marks the word said, and seeks where a word is clicked', async () => {
+    const context = await chromium.browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
+    try {
+      const cookies = session.setCookie.map((c) => {
+        const [pair] = c.split(';');
+        const [name, ...value] = pair!.split('=');
+        return { name: name!, value: value.join('='), url: base };
+      });
+      await context.addCookies(cookies);
+      const page = await context.newPage();
+      await page.goto(`/dashboard/transcripts/${transcriptId}`);
+      await page.waitForLoadState('load');
+      const facts = ((await page.locator('dl.facts').textContent()) ?? '').replace(/\s+/g, ' ');
+      expect(facts).toMatch(/Speakers A \d+ words, [\d:]+; B \d+ words/);
+      expect(await page.locator('.segments li .spk').allTextContents()).toEqual(expect.arrayContaining(['A', 'B']));
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      const player = page.locator('audio[data-player]');
+      await player.waitFor();
+      await until(page, "document.querySelector('audio[data-player]').readyState >= 1");
+      // Click a word of the second speaker: the player moves to it and marks it.
+      const word = page
+        .locator('.segments li')
+        .filter({ has: page.locator('.spk', { hasText: 'B' }) })
+        .locator('.w[data-start]')
+        .nth(2);
+      const start = Number(await word.getAttribute('data-start'));
+      await word.click();
+      await until(page, `Math.abs(document.querySelector('audio[data-player]').currentTime - ${start}) < 0.05`);
+      await until(page, "document.querySelector('.w[aria-current]') !== null");
+      expect(Number(await page.locator('.w[aria-current]').getAttribute('data-start'))).toBeCloseTo(start, 2);
+      await screenshots(page, 'transcript-player');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+/**
+ * Polls an expression in the page until it is true. Playwright's waitForFunction evaluates its predicate
+ * with eval inside the page, which the dashboard's CSP (no 'unsafe-eval') refuses; evaluate does not.
+ */
+async function until(page: Page, expression: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms: ${expression}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe('units', () => {
   it('marks both cookies Secure in production', () => {
     const calls: [string, CookieOptions][] = [];
@@ -717,6 +823,7 @@ describe('units', () => {
       duration_seconds: 62,
       speakers: null,
       languages: [{ language: 'en', seconds: 2.3 }],
+      caption_language_check: null,
       recognition: { model: 'whisper-base', profile: 'standard', quality_status: 'validated_language' },
       extraction_version: 'x',
       created_at: new Date().toISOString(),
@@ -724,10 +831,10 @@ describe('units', () => {
     };
     const out = transcriptBody(t, 'tok').text;
     expect(out).toContain(
-      '<span class="w c3" title="confidence 0.97">hello</span> <span class="w c0" title="confidence 0.42">&lt;world&gt;</span>',
+      '<span class="w c3" data-start="0" data-end="0.5" title="confidence 0.97">hello</span> <span class="w c0" data-start="0.6" data-end="1.5" title="confidence 0.42">&lt;world&gt;</span>',
     );
     expect(out).toContain('<time datetime="PT61.200S">01:01</time>');
-    expect(out).toContain('<span class="w c2" title="confidence 0.75">again</span>');
+    expect(out).toContain('<span class="w c2" data-start="61.2" data-end="62" title="confidence 0.75">again</span>');
     expect(out).toContain('Words are shaded by the recognizer’s confidence');
     expect(out).not.toContain('<b>');
   });

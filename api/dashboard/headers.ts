@@ -9,6 +9,8 @@ export const DASHBOARD_CSP = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
+  // The transcript page plays an upload's media from this origin (GET /dashboard/transcripts/{id}/media).
+  "media-src 'self'",
   "connect-src 'self'",
   "form-action 'self' https://checkout.stripe.com https://billing.stripe.com",
   "frame-ancestors 'none'",

@@ -19,6 +19,10 @@ import { IdParams } from '../../domain/schemas/common';
 import { JOB_STATUSES, PLATFORMS } from '../../domain/schemas/jobs';
 import { WebhookEndpointRequestSchema } from '../../domain/schemas/resources';
 import { deleteTranscript, getTranscript } from '../../domain/transcripts/read';
+import { byteRange, transcriptMedia } from '../../domain/transcripts/media';
+
+/** Bytes read from the store per write of the media route. */
+const MEDIA_CHUNK_BYTES = 1024 * 1024;
 import {
   createWebhookEndpoint,
   disableWebhookEndpoint,
@@ -389,9 +393,41 @@ export function dashboardRouter(deps: AppDeps): Router {
         page({
           title: t.source.title ? `Transcript: ${t.source.title}` : 'Transcript',
           session: shell(s, 'jobs', email),
-          body: transcriptBody(t, s.csrf),
+          body: transcriptBody(t, s.csrf, await transcriptMedia(deps.db, deps.objectStore, s.principal.workspaceId, id)),
         }),
       );
+    }),
+  );
+  // The upload a transcript was made from, for the page's player: Range requests (seeking), read in pieces
+  // of at most MEDIA_CHUNK_BYTES from the store, so a 250 MB file never sits in memory.
+  router.get(
+    '/dashboard/transcripts/:id/media',
+    run(async (req, res) => {
+      const s = await pageSession(req, deps);
+      const { id } = parseInput(IdParams, req.params, 'params');
+      const media = await transcriptMedia(deps.db, deps.objectStore, s.principal.workspaceId, id);
+      if (!media) throw new ServiceError('NOT_FOUND', 'id', { message: 'No stored media for this transcript.' });
+      const range = byteRange(req.get('range'), media.size);
+      const headers = { 'Accept-Ranges': 'bytes', 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff' };
+      if (range === 'unsatisfiable') {
+        res
+          .status(416)
+          .set({ ...headers, 'Content-Range': `bytes */${media.size}` })
+          .end();
+        return;
+      }
+      const { start, end } = range ?? { start: 0, end: media.size - 1 };
+      res.status(range ? 206 : 200).set({
+        ...headers,
+        'Content-Type': media.contentType,
+        'Content-Length': String(end - start + 1),
+        ...(range ? { 'Content-Range': `bytes ${start}-${end}/${media.size}` } : {}),
+      });
+      for (let at = start; at <= end && !res.destroyed; at += MEDIA_CHUNK_BYTES) {
+        const chunk = await deps.objectStore.readRange(media.key, at, Math.min(end + 1, at + MEDIA_CHUNK_BYTES));
+        if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
+      }
+      res.end();
     }),
   );
   idAction(

@@ -142,31 +142,41 @@ function clock(seconds: number): string {
   return `${h ? `${h}:` : ''}${pad(m)}:${pad(s)}`;
 }
 
+// One line of markup per word, so the text between words is exactly one space.
+// prettier-ignore
+const wordSpan = (w: { start: number; end: number; text: string; confidence: number }) =>
+  html`<span class="w c${band(w.confidence)}" data-start="${w.start}" data-end="${w.end}" title="confidence ${w.confidence.toFixed(2)}">${w.text}</span>`;
+
 /** Confidence bands for shading; the legend names them, so colour is never the only carrier. */
 function band(confidence: number): 0 | 1 | 2 | 3 {
   return confidence < 0.5 ? 0 : confidence < 0.7 ? 1 : confidence < 0.9 ? 2 : 3;
 }
 
-export function transcriptBody(t: TranscriptView, csrf: string): SafeHtml {
+/**
+ * The transcript page. With `media` (an upload's file, still stored) a player sits above the text: the word
+ * being said is highlighted while it plays, and a click on a word or a time seeks to it (dashboard.js; the
+ * page reads the same without script). Speakers, where labelled, name their segments.
+ */
+export function transcriptBody(t: TranscriptView, csrf: string, media: { contentType: string } | null = null): SafeHtml {
   const words = t.words ?? [];
   let wi = 0;
   const segments = t.segments.map((s) => {
     const mine: typeof words = [];
     // Words belong to the segment their start falls in (both are sorted by time).
     while (wi < words.length && words[wi]!.start < s.end + 1e-6) mine.push(words[wi++]!);
-    const text =
-      mine.length > 0
-        ? html`${mine.map((w, i) => html`${i ? ' ' : ''}<span class="w c${band(w.confidence)}" title="confidence ${w.confidence.toFixed(2)}">${w.text}</span>`)}`
-        : html`${s.text}`;
-    return html`<li>
+    const text = mine.length > 0 ? html`${mine.map((w, i) => html`${i ? ' ' : ''}${wordSpan(w)}`)}` : html`${s.text}`;
+    return html`<li data-start="${s.start}">
       <a class="t" href="#t${Math.floor(s.start)}" id="t${Math.floor(s.start)}"
         ><time datetime="PT${s.start.toFixed(3)}S">${clock(s.start)}</time>–<time datetime="PT${s.end.toFixed(3)}S"
           >${clock(s.end)}</time
         ></a
       >
-      <span class="seg">${text}</span>
+      ${s.speaker ? html`<b class="spk" title="speaker ${s.speaker}">${s.speaker}</b>` : ''}
+      ${s.language && s.language !== t.language ? html`<span class="lang" lang="${s.language}">${s.language}</span>` : ''}
+      <span class="seg" ${s.language ? html` lang="${s.language}"` : ''}>${text}</span>
     </li>`;
   });
+  const check = t.caption_language_check;
   return html`<dl class="facts">
       <div>
         <dt>Source</dt>
@@ -194,11 +204,51 @@ export function transcriptBody(t: TranscriptView, csrf: string): SafeHtml {
         t.recognition
           ? html`<div>
               <dt>Model</dt>
-              <dd>${t.recognition.model} (${t.recognition.quality_status.replace(/_/g, ' ')})</dd>
+              <dd>${t.recognition.model} (${t.recognition.quality_status.replace(/_/g, ' ')}, ${t.recognition.profile} profile)</dd>
+            </div>`
+          : ''
+      }
+      ${
+        t.languages.length > 1
+          ? html`<div>
+              <dt>Languages</dt>
+              <dd>${t.languages.map((l, i) => html`${i ? ', ' : ''}${l.language} ${clock(l.seconds)}`)}</dd>
+            </div>`
+          : ''
+      }
+      ${
+        t.speakers
+          ? html`<div>
+              <dt>Speakers</dt>
+              <dd>
+                ${
+                  t.speakers.length === 0
+                    ? 'none found'
+                    : t.speakers.map((p, i) => html`${i ? '; ' : ''}<b class="spk">${p.id}</b> ${p.words} words, ${clock(p.seconds)}`)
+                }
+              </dd>
+            </div>`
+          : ''
+      }
+      ${
+        check && check.matches === false
+          ? html`<div>
+              <dt>Caption label</dt>
+              <dd>The platform labels this track <code>${check.label ?? '—'}</code>; its text is <code>${check.detected ?? '—'}</code>.</dd>
             </div>`
           : ''
       }
     </dl>
+    ${
+      media
+        ? html`<h2>Media</h2>
+            ${
+              media.contentType.startsWith('video/')
+                ? html`<video controls preload="metadata" src="/dashboard/transcripts/${t.id}/media" data-player></video>`
+                : html`<audio controls preload="metadata" src="/dashboard/transcripts/${t.id}/media" data-player></audio>`
+            }`
+        : ''
+    }
     <h2>Download</h2>
     <ul class="downloads">
       ${EXPORT_FORMATS.map(

@@ -280,6 +280,25 @@ class Evaluation:
             if audio is not None:
                 by_language.setdefault(txt.parent.name, []).append((audio, txt.read_text(encoding="utf-8")))
         out: dict = {}
+        # The baseline of the same run: faster-whisper's own transcribe on the same joined audio, word times on,
+        # no VAD (what the engine adds on top: levelling, VAD, per-region language, repair).
+        joined_by_language = {}
+        for lang, items in sorted(by_language.items()):
+            gap = np.zeros(SAMPLE_RATE, np.float32)
+            joined_by_language[lang] = np.concatenate([p for a, _r in items for p in (read_audio(str(a)), gap)])
+        for name, beam in (("direct_beam5", 5), ("direct_greedy", 1)):
+            compute = audio_s = 0.0
+            for lang, joined in joined_by_language.items():
+                t0 = time.monotonic()
+                segments, _info = self.engine.model.transcribe(
+                    joined, language=lang, beam_size=beam, word_timestamps=True, condition_on_previous_text=False
+                )
+                for _s in segments:
+                    pass
+                compute += time.monotonic() - t0
+                audio_s += len(joined) / SAMPLE_RATE
+            out[f"baseline_{name}_rtf"] = round(compute / audio_s, 4)
+            log(f"[profiles] baseline {name}: rtf {out[f'baseline_{name}_rtf']}")
         for profile in ("standard", "fast"):
             languages, compute, audio_s = {}, 0.0, 0.0
             for lang, items in sorted(by_language.items()):

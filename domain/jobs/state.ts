@@ -148,6 +148,8 @@ export interface TranscriptContent {
   speakers?: { id: string; words: number; seconds: number }[] | null;
   /** Seconds spoken per language, longest first. */
   languages?: { language: string; seconds: number }[];
+  /** Caption tracks: the platform's label checked against the text. */
+  captionLanguageCheck?: { label: string | null; detected: string | null; matches: boolean | null } | null;
   recognition: { model: string; profile: 'standard' | 'fast'; quality_status: string; language_probability?: number | null } | null;
   extractionVersion: string;
 }
@@ -177,6 +179,7 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
     recognition: content.recognition ? jsonColumn(content.recognition) : undefined,
     speakers: content.speakers ? jsonColumn(content.speakers) : Prisma.DbNull,
     languages: content.languages ? jsonColumn(content.languages) : Prisma.DbNull,
+    captionLanguageCheck: content.captionLanguageCheck ? jsonColumn(content.captionLanguageCheck) : Prisma.DbNull,
     extractionVersion: content.extractionVersion,
     // Replaced by the retention window when published.
     expiresAt: new Date(Date.now() + 86400_000),

@@ -54,6 +54,19 @@ export const TranscriptSchema = z
     speakers: z.array(SpeakerSchema).nullable().openapi({
       description: 'With `speaker_labels`: every speaker found, in order of first appearance. Null when speaker labels were not asked for.',
     }),
+    caption_language_check: z
+      .object({
+        label: z.string().nullable().openapi({ description: "The platform's language label of the caption track." }),
+        detected: z.string().nullable().openapi({ description: 'The language of the text, by a language identifier; null when unsure.' }),
+        matches: z.boolean().nullable().openapi({
+          description: 'false: the text is not in the labelled language (`language` then gives the detected one); null: could not tell.',
+        }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          "Caption transcripts: the platform's label checked against the text (a track uploaded under the wrong language, or belonging to another video, shows here). Null for AI transcription.",
+      }),
     languages: z.array(LanguageSecondsSchema).openapi({
       description:
         'Every language spoken with its seconds, longest first; `language` is the first. AI transcription without a `language` hint detects the language of each region of speech and writes each in its own language (never translated).',

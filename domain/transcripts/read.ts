@@ -40,6 +40,8 @@ export function toTranscriptView(t: Transcript) {
     timing_granularity: t.timingGranularity as 'word' | 'segment' | 'none',
     duration_seconds: t.durationSeconds,
     speakers: (t.speakers as { id: string; words: number; seconds: number }[] | null) ?? null,
+    caption_language_check:
+      (t.captionLanguageCheck as { label: string | null; detected: string | null; matches: boolean | null } | null) ?? null,
     // Transcripts stored before languages were measured, and caption tracks: their one language over their segments.
     languages:
       (t.languages as { language: string; seconds: number }[] | null) ??

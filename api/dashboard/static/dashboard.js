@@ -74,4 +74,44 @@
     };
     follow();
   }
+
+  // The transcript page's player: the word being said is marked (aria-current) while the media plays, and a
+  // click on a word or on a segment's time seeks there.
+  var player = document.querySelector('[data-player]');
+  if (player) {
+    var timed = Array.prototype.slice.call(document.querySelectorAll('.w[data-start]'));
+    var starts = timed.map(function (w) {
+      return parseFloat(w.getAttribute('data-start'));
+    });
+    var current = null;
+    var mark = function () {
+      var t = player.currentTime;
+      // The last word that started at or before t (words are in time order): a binary search.
+      var lo = 0;
+      var hi = starts.length - 1;
+      var found = -1;
+      while (lo <= hi) {
+        var mid = (lo + hi) >> 1;
+        if (starts[mid] <= t) {
+          found = mid;
+          lo = mid + 1;
+        } else hi = mid - 1;
+      }
+      var word = found >= 0 && t <= parseFloat(timed[found].getAttribute('data-end')) + 0.3 ? timed[found] : null;
+      if (word === current) return;
+      if (current) current.removeAttribute('aria-current');
+      if (word) word.setAttribute('aria-current', 'true');
+      current = word;
+    };
+    player.addEventListener('timeupdate', mark);
+    player.addEventListener('seeked', mark);
+    document.addEventListener('click', function (e) {
+      var target = e.target instanceof Element ? e.target.closest('.w[data-start], .segments li[data-start] a.t') : null;
+      if (!target) return;
+      var at = target.hasAttribute('data-start') ? target : target.closest('li[data-start]');
+      e.preventDefault();
+      player.currentTime = parseFloat(at.getAttribute('data-start'));
+      if (player.paused) player.play().catch(function () {});
+    });
+  }
 })();
