@@ -118,7 +118,12 @@ test(`after a SIGKILLed worker every job is final once, credits exact, within ${
     expect(res.status).toBe(202);
     jobIds.push(res.body.id);
   };
-  for (const uploadId of uploadIds) await submit({ source: { upload_id: uploadId }, mode: 'transcribe', language: 'en' });
+  // Half the AI jobs ask for speaker labels: their workflow has one more step on the recognition queue (labelSpeakers).
+  const labelled = new Set<string>();
+  for (const [i, uploadId] of uploadIds.entries()) {
+    await submit({ source: { upload_id: uploadId }, mode: 'transcribe', language: 'en', ...(i % 2 === 0 ? { speaker_labels: true } : {}) });
+    if (i % 2 === 0) labelled.add(jobIds.at(-1)!);
+  }
   for (let i = 0; i < CAPTION_JOBS; i++)
     await submit({ source: { url: `https://www.youtube.com/watch?v=kill${String(i).padStart(7, '0')}` }, mode: 'captions_only' });
 
@@ -154,6 +159,10 @@ test(`after a SIGKILLed worker every job is final once, credits exact, within ${
   expect(jobs.map((j) => j.status)).toEqual(jobIds.map(() => 'succeeded'));
   for (const job of jobs) {
     expect(await api.deps.db.transcript.count({ where: { jobId: job.id, publishedAt: { not: null } } })).toBe(1);
+    if (labelled.has(job.id)) {
+      const t = await api.deps.db.transcript.findUniqueOrThrow({ where: { jobId: job.id } });
+      expect(t.speakers).toEqual([{ id: 'A', words: (t.words as unknown[]).length, seconds: expect.any(Number) }]);
+    }
     const settlements = await api.deps.db.creditLedgerEntry.count({ where: { holdId: job.holdId!, kind: 'charge' } });
     expect(settlements).toBe(1);
   }
