@@ -20,9 +20,6 @@ import { JOB_STATUSES, PLATFORMS } from '../../domain/schemas/jobs';
 import { WebhookEndpointRequestSchema } from '../../domain/schemas/resources';
 import { deleteTranscript, getTranscript } from '../../domain/transcripts/read';
 import { byteRange, transcriptMedia } from '../../domain/transcripts/media';
-
-/** Bytes read from the store per write of the media route. */
-const MEDIA_CHUNK_BYTES = 1024 * 1024;
 import {
   createWebhookEndpoint,
   disableWebhookEndpoint,
@@ -55,6 +52,9 @@ import {
 } from './views-account';
 import { jobBody, jobsBody, transcriptBody, webhooksBody } from './views-jobs';
 import { PAGE_HEADERS } from './headers';
+
+/** Bytes read from the store per write of the media route. */
+const MEDIA_CHUNK_BYTES = 1024 * 1024;
 
 export { DASHBOARD_CSP, PAGE_HEADERS } from './headers';
 
