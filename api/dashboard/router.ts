@@ -425,7 +425,8 @@ export function dashboardRouter(deps: AppDeps): Router {
       });
       for (let at = start; at <= end && !res.destroyed; at += MEDIA_CHUNK_BYTES) {
         const chunk = await deps.objectStore.readRange(media.key, at, Math.min(end + 1, at + MEDIA_CHUNK_BYTES));
-        if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
+        // A player that goes away mid-file closes the response without draining it: stop there too.
+        if (!res.write(chunk)) await new Promise((r) => (res.once('drain', r), res.once('close', r)));
       }
       res.end();
     }),
