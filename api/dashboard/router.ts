@@ -19,7 +19,7 @@ import { IdParams } from '../../domain/schemas/common';
 import { JOB_STATUSES, PLATFORMS } from '../../domain/schemas/jobs';
 import { WebhookEndpointRequestSchema } from '../../domain/schemas/resources';
 import { deleteTranscript, getTranscript } from '../../domain/transcripts/read';
-import { byteRange, transcriptMedia } from '../../domain/transcripts/media';
+import { transcriptMedia, transcriptMediaById } from '../../domain/transcripts/media';
 import {
   createWebhookEndpoint,
   disableWebhookEndpoint,
@@ -393,7 +393,7 @@ export function dashboardRouter(deps: AppDeps): Router {
         page({
           title: t.source.title ? `Transcript: ${t.source.title}` : 'Transcript',
           session: shell(s, 'jobs', email),
-          body: transcriptBody(t, s.csrf, await transcriptMedia(deps.db, deps.objectStore, s.principal.workspaceId, id)),
+          body: transcriptBody(t, s.csrf, await transcriptMedia(deps.db, deps.objectStore, s.principal.workspaceId, t.source)),
         }),
       );
     }),
@@ -405,11 +405,13 @@ export function dashboardRouter(deps: AppDeps): Router {
     run(async (req, res) => {
       const s = await pageSession(req, deps);
       const { id } = parseInput(IdParams, req.params, 'params');
-      const media = await transcriptMedia(deps.db, deps.objectStore, s.principal.workspaceId, id);
+      const media = await transcriptMediaById(deps.db, deps.objectStore, s.principal.workspaceId, id);
       if (!media) throw new ServiceError('NOT_FOUND', 'id', { message: 'No stored media for this transcript.' });
-      const range = byteRange(req.get('range'), media.size);
+      // Express's own Range parsing (range-parser): -1 unsatisfiable, -2 malformed (then the whole file).
+      const ranges = req.range(media.size, { combine: true });
+      const range = Array.isArray(ranges) && ranges.type === 'bytes' ? ranges[0]! : null;
       const headers = { 'Accept-Ranges': 'bytes', 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff' };
-      if (range === 'unsatisfiable') {
+      if (ranges === -1) {
         res
           .status(416)
           .set({ ...headers, 'Content-Range': `bytes */${media.size}` })

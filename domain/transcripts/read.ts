@@ -8,7 +8,7 @@ import { exportTranscript, type CaptionLayout, type ExportFormat } from './expor
 import { spokenSeconds } from '../../integrations/recognizers/result';
 
 /** Visible: published by its job, not deleted, inside its retention window. Anything else is gone. */
-const visible = (workspaceId: string, id: string) => ({
+export const visible = (workspaceId: string, id: string) => ({
   id,
   workspaceId,
   publishedAt: { not: null },

@@ -3,7 +3,14 @@ import type { Principal } from '../../../domain/accounts/principal';
 import { listJobs, waitForJob } from '../../../domain/jobs/read';
 import { submitJob } from '../../../domain/jobs/submit';
 import { isFinal, type JobView } from '../../../domain/jobs/view';
-import { JobListQuery, JobRequestSchema, RECOGNITION_FIELDS, type JobRequest } from '../../../domain/schemas/jobs';
+import {
+  JobListQuery,
+  JobRequestSchema,
+  MAX_SPEAKERS_EXPECTED,
+  RECOGNITION_FIELDS,
+  RECOGNITION_PROFILES,
+  type JobRequest,
+} from '../../../domain/schemas/jobs';
 import type { AppDeps } from '../../http/context';
 import { parseInput } from '../../http/parse-input';
 import { parseIdempotencyKey } from '../../http/route';
@@ -93,13 +100,19 @@ export function registerJobTools(server: ToolRegistrar, deps: AppDeps): void {
         language: z.string().optional().describe('BCP 47 hint for the spoken language (default: detected).'),
         max_credits: MaxCredits.optional(),
         speaker_labels: z.boolean().optional().describe('AI transcription: label who speaks when ("A", "B", …). Free.'),
-        speakers_expected: z.number().int().min(1).max(10).optional().describe('With speaker_labels: how many speakers, when known.'),
+        speakers_expected: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_SPEAKERS_EXPECTED)
+          .optional()
+          .describe('With speaker_labels: how many speakers, when known.'),
         vocabulary: z
           .array(z.string())
           .optional()
           .describe('AI transcription: up to 100 names or terms (≤ 50 characters each) the recognizer should prefer. Free.'),
         profile: z
-          .enum(['standard', 'fast'])
+          .enum(RECOGNITION_PROFILES)
           .optional()
           .describe('AI transcription: standard (default, beam search) or fast (greedy). Same price.'),
         idempotency_key: z.string().describe('8–128 printable ASCII characters; reuse it to repeat the call safely.'),
