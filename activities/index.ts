@@ -1,4 +1,5 @@
 import type { Db } from '../domain/db';
+import { createAlignmentActivities } from './alignment';
 import { createBatchActivities } from './batches';
 import { createBillingActivities } from './billing';
 import { createCaptionActivities } from './captions';
@@ -32,6 +33,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCaptionActivities(db, deps.captions),
     ...createDiscoveryActivities(db, deps.discoveries),
     ...createTranscriptionActivities({ db, store, ...deps.transcription }),
+    ...createAlignmentActivities({ db, store, recognizer: deps.transcription.recognizer }),
     ...createUploadActivities(db, store),
     ...createRetentionActivities(db),
     ...createBillingActivities(db),

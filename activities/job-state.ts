@@ -50,6 +50,8 @@ export function createJobStateActivities(
           vocabulary: job.vocabulary,
           speakerLabels: job.speakerLabels,
           speakersExpected: job.speakersExpected,
+          wordTiming: job.wordTiming,
+          alignText: job.alignTextChars !== null,
           holdId: job.holdId,
           status: isFinal(job.status) ? job.status : 'processing',
           stage: job.status === 'queued' ? firstStage(job) : job.stage,

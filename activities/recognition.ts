@@ -27,4 +27,11 @@ export interface RecognitionActivities {
    * `offsetsSec`: where each piece starts in the recording. Idempotent.
    */
   labelSpeakers(plan: JobPlan, resultKeys: string[], offsetsSec: number[]): Promise<string>;
+  /**
+   * Forced alignment of the text at `requestKey` (written by prepareCaptionAlignment or
+   * prepareTextAlignment: a caption track's cues, or a text with no times) to the job's audio at
+   * `audioKey`: words with times and a match score per cue or sentence, written to
+   * `work/<jobId>/alignment.json` (recognizer/alignment.py); returns that key. Idempotent.
+   */
+  alignAudio(plan: JobPlan, audioKey: string, requestKey: string): Promise<string>;
 }

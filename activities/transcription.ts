@@ -58,9 +58,9 @@ export interface TranscriptionDeps {
   maxPieceMs?: number;
 }
 
-const workKey = (jobId: string, name: string) => `work/${jobId}/${name}`;
+export const workKey = (jobId: string, name: string) => `work/${jobId}/${name}`;
 
-async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'job-'));
   try {
     return await fn(dir);
@@ -114,8 +114,12 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
     },
 
     /** The price before anything is charged, capped by max_credits (domain/jobs/state.ts). */
-    async reserveTranscriptionCredits(plan: JobPlan, durationMs: number): Promise<{ cost: number }> {
-      return asActivity(() => reserveTranscriptionCredits(db, plan.jobId, durationMs));
+    async reserveTranscriptionCredits(
+      plan: JobPlan,
+      durationMs: number,
+      opts: { wordTimedCaptions?: boolean } = {},
+    ): Promise<{ cost: number }> {
+      return asActivity(() => reserveTranscriptionCredits(db, plan.jobId, durationMs, opts));
     },
 
     /** From here on a cancel is refused: the audio goes to a recognizer. */

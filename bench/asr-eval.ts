@@ -183,6 +183,19 @@ interface SetsResult {
     control_wer_without: number;
     control_wer_with_all_terms: number;
   };
+  alignment: {
+    match_threshold: number;
+    cues: Record<'right' | 'other_video' | 'other_language', number>;
+    flagged: Record<'right' | 'other_video' | 'other_language', number>;
+    median_match: Record<'right' | 'other_video' | 'other_language', number>;
+    forced_probability_score: { threshold_at_5pct_right: number; other_video_flagged: number; other_language_flagged: number };
+    caption_rtf: number;
+    align_text_words_compared: number;
+    align_text_median_start_error_s: number;
+    align_text_p90_start_error_s: number;
+    align_text_rtf: number;
+    baseline_find_alignment_rtf: number;
+  };
   profiles: { standard: ProfileFigures; fast: ProfileFigures; baseline_direct_beam5_rtf: number; baseline_direct_greedy_rtf: number };
   targets: { what: string; target: string; measured: number; met: boolean }[];
   seconds: number;
@@ -241,6 +254,17 @@ function setsBlock(r: SetsResult, model: string, measuredAt: string): string {
   md.push('');
   md.push(
     `Vocabulary: term recall ${pct(r.vocabulary.recall_without)} → ${pct(r.vocabulary.recall_with)} over ${r.vocabulary.terms} rare names; control clips (no term said) WER ${pct(r.vocabulary.control_wer_without)} without, ${pct(r.vocabulary.control_wer_with_all_terms)} with every term of the set as vocabulary.`,
+  );
+  md.push('');
+  const a = r.alignment;
+  md.push(
+    `Forced alignment (\`word_timing\`): ${a.cues.right} caption cues of at most 8 words (ja, ko: 16 characters) over the composed recordings and the clips, timed in proportion to their length; the wrong tracks put the cues of a recording with no clip in common (another video) or of another language at the same times. Cues flagged (match < ${a.match_threshold}): right track ${pct(a.flagged.right)}, another video ${pct(a.flagged.other_video)}, another language ${pct(a.flagged.other_language)}; median match ${a.median_match.right} / ${a.median_match.other_video} / ${a.median_match.other_language}. ` +
+      `The score weighed first, the median probability the model gives a cue's words under forced alignment, flags only ${pct(a.forced_probability_score.other_video_flagged)} and ${pct(a.forced_probability_score.other_language_flagged)} at the threshold that flags 5 % of right cues (${a.forced_probability_score.threshold_at_5pct_right}). ` +
+      `Real-time factor ${a.caption_rtf} (hearing the audio once with the fast profile, then aligning).`,
+  );
+  md.push('');
+  md.push(
+    `\`align_text\` (each language's clips joined with 1 s pauses, their references as the text): median word-start error ${(a.align_text_median_start_error_s * 1000).toFixed(0)} ms against the recognizer's own word times (90th percentile ${(a.align_text_p90_start_error_s * 1000).toFixed(0)} ms) over ${a.align_text_words_compared} words that agree; real-time factor ${a.align_text_rtf}. Baseline of the same run: faster-whisper's \`find_alignment\` on each clip with its whole text, RTF ${a.baseline_find_alignment_rtf}.`,
   );
   md.push('');
   const langs = Object.keys(r.profiles.standard.languages);

@@ -91,5 +91,10 @@ export function transcriptionCredits(durationMs: number): number {
   return Math.ceil(billableSeconds / 60) * TRANSCRIBE_CREDITS_PER_MINUTE;
 }
 
+/** A caption transcript with word times (`word_timing`): the caption credit plus the AI transcription price of the audio it is aligned to. */
+export function wordTimedCaptionCredits(durationMs: number): number {
+  return CAPTION_CREDITS + transcriptionCredits(durationMs);
+}
+
 /** Default `max_credits`: enough for two hours of media. */
 export const DEFAULT_MAX_CREDITS = transcriptionCredits(MAX_DURATION_MS);

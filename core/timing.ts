@@ -11,6 +11,8 @@ export interface Segment {
   speaker?: string | null;
   /** The language spoken (AI transcription detects it per region of speech). */
   language?: string | null;
+  /** Aligned transcripts: how surely the audio says the text, 0..1 (the median probability of its words). */
+  match?: number | null;
 }
 
 /** One recognised word (AI transcription only): seconds, text and the recognizer's confidence, 0..1. */

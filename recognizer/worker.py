@@ -1,5 +1,5 @@
-"""The recognition worker: a Temporal worker on its own task queue with two activities, `recognizePiece` and
-`labelSpeakers`.
+"""The recognition worker: a Temporal worker on its own task queue with three activities, `recognizePiece`,
+`labelSpeakers` and `alignAudio`.
 
 The TypeScript job workflow (workflows/job.ts) cuts long audio into pieces
 and calls `recognizePiece(plan, pieceKey, index)` by name on the recognition
@@ -13,7 +13,9 @@ the raw result as JSON to `work/<jobId>/result-<index>.json` and returns that
 key (activities/transcription.ts `storeRecognition` stitches the pieces).
 With speaker labels asked for, each result carries the voice embeddings
 of its speech, and `labelSpeakers(plan, resultKeys, offsets)` clusters those
-of all pieces together and writes each word's speaker. Audio never travels
+of all pieces together and writes each word's speaker. `alignAudio` gives a
+known text word times (alignment.py): a caption track's cues (`word_timing`)
+or a user's text (`align_text`). Audio never travels
 through Temporal. It heartbeats every 2 s while it works
 (the workflow's heartbeat timeout is 20 s), and failures carry the error
 catalogue's codes (errors.py).
@@ -38,6 +40,8 @@ from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
+from .alignment import Cue, align_captions, align_text
+from .audio import SAMPLE_RATE, read_audio
 from .engine import Engine, EngineSettings, RecognitionRequest
 from .errors import ServiceError
 from .model import ModelError, model_spec
@@ -57,6 +61,11 @@ def result_key(job_id: str, index: int) -> str:
 def speakers_key(job_id: str) -> str:
     """Where the speaker of every word goes (activities/transcription.ts reads and deletes it with the results)."""
     return f"work/{job_id}/speakers.json"
+
+
+def alignment_key(job_id: str) -> str:
+    """Where an alignment's result goes (activities/alignment.ts reads and deletes it)."""
+    return f"work/{job_id}/alignment.json"
 
 
 def to_application_error(err: ServiceError) -> ApplicationError:
@@ -127,6 +136,65 @@ class RecognitionActivities:
         log.info("job %s: %d speaker(s) in %d windows of %d piece(s)", job_id, body["speakers"], body["windows"], len(result_keys))
         return key
 
+    def _align(self, plan: dict, audio_key: str, request_key: str, stop: threading.Event, progress: dict) -> str:
+        """Aligns the text of `request_key` (written by activities/alignment.ts: a caption track's cues, or a
+        user's text) to the job's audio and writes the words and match scores to `work/<jobId>/alignment.json`."""
+        job_id = str(plan.get("jobId", ""))
+        key = alignment_key(job_id)
+        for k in (audio_key, request_key, key):
+            assert_valid_key(k)
+        if self.store.exists(key):
+            return key
+        request = json.loads(self.store.read(request_key).decode("utf-8"))
+        language = self.engine.check_language(request.get("language"))
+
+        def on_progress(end: float) -> None:
+            progress["alignedSeconds"] = round(end, 1)
+
+        t0 = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="align-") as tmp:
+            wav = os.path.join(tmp, "audio.wav")
+            self.store.download(audio_key, wav)
+            audio = read_audio(wav)
+        if request.get("kind") == "cues":
+            if language is None:
+                raise ServiceError("INVALID_REQUEST", "a caption alignment needs the track's language")
+            cues = [Cue(float(c["start"]), float(c["end"]), str(c["text"])) for c in request["cues"]]
+            body: dict = {"kind": "cues", "language": language, "cues": align_captions(self.engine, audio, language, cues, stop, on_progress)}
+        elif request.get("kind") == "text":
+            body = {"kind": "text", **align_text(self.engine, audio, str(request["text"]), language, stop, on_progress)}
+        else:
+            raise ServiceError("INVALID_REQUEST", f"unknown alignment kind {request.get('kind')!r}")
+        body["model"] = self.engine.name
+        body["align_seconds"] = round(time.monotonic() - t0, 3)
+        self.store.put_bytes(key, json.dumps(body, ensure_ascii=False).encode("utf-8"), "application/json")
+        log.info("job %s: %s aligned over %.1f s of audio in %.2f s", job_id, body["kind"], len(audio) / SAMPLE_RATE, body["align_seconds"])
+        return key
+
+    async def _with_heartbeats(self, fn, *args) -> str:
+        """Runs `fn(*args, stop, progress)` on the executor, heartbeating its progress; a cancel stops it at its next check."""
+        loop = asyncio.get_running_loop()
+        stop = threading.Event()
+        progress: dict = {}  # keys only ever replaced: safe to copy while the worker thread writes
+        work = loop.run_in_executor(self.executor, fn, *args, stop, progress)
+        try:
+            while True:
+                done, _ = await asyncio.wait({work}, timeout=HEARTBEAT_EVERY_S)
+                if done:
+                    return work.result()
+                activity.heartbeat(dict(progress))
+        except asyncio.CancelledError:
+            # Cancelled or timed out: the work stops at its next check (its Stopped is not news).
+            stop.set()
+            work.add_done_callback(lambda f: f.cancelled() or f.exception())
+            raise
+        except ServiceError as err:
+            raise to_application_error(err) from err
+
+    @activity.defn(name="alignAudio")
+    async def align_audio(self, plan: dict, audio_key: str, request_key: str) -> str:
+        return await self._with_heartbeats(self._align, plan, audio_key, request_key)
+
     @activity.defn(name="labelSpeakers")
     async def label_speakers(self, plan: dict, result_keys: list[str], offsets: list[float]) -> str:
         loop = asyncio.get_running_loop()
@@ -137,23 +205,7 @@ class RecognitionActivities:
 
     @activity.defn(name="recognizePiece")
     async def recognize_piece(self, plan: dict, piece_key: str, index: int) -> str:
-        loop = asyncio.get_running_loop()
-        stop = threading.Event()
-        progress: dict = {"decodedSeconds": 0.0}  # one key, only ever replaced: safe to copy while the decoder thread writes
-        work = loop.run_in_executor(self.executor, self._recognize, plan, piece_key, index, stop, progress)
-        try:
-            while True:
-                done, _ = await asyncio.wait({work}, timeout=HEARTBEAT_EVERY_S)
-                if done:
-                    return work.result()
-                activity.heartbeat(dict(progress))
-        except asyncio.CancelledError:
-            # Cancelled or timed out: the decoder stops at the next segment boundary (its Stopped is not news).
-            stop.set()
-            work.add_done_callback(lambda f: f.cancelled() or f.exception())
-            raise
-        except ServiceError as err:
-            raise to_application_error(err) from err
+        return await self._with_heartbeats(self._recognize, plan, piece_key, index)
 
 
 def _configure_logging() -> None:
@@ -206,7 +258,7 @@ async def run_worker() -> int:
     worker = Worker(
         client,
         task_queue=task_queue,
-        activities=[acts.recognize_piece, acts.label_speakers],
+        activities=[acts.recognize_piece, acts.label_speakers, acts.align_audio],
         max_concurrent_activities=settings.workers,
         graceful_shutdown_timeout=timedelta(seconds=5),
     )

@@ -811,8 +811,8 @@ describe('units', () => {
       language: 'en',
       text: 'hello <world> again',
       segments: [
-        { start: 0, end: 1.5, text: 'hello <world>', speaker: null, language: 'en' },
-        { start: 61.2, end: 62, text: 'again', speaker: null, language: 'en' },
+        { start: 0, end: 1.5, text: 'hello <world>', speaker: null, language: 'en', match: null },
+        { start: 61.2, end: 62, text: 'again', speaker: null, language: 'en', match: null },
       ],
       words: [
         { start: 0, end: 0.5, text: 'hello', confidence: 0.97, speaker: null },
@@ -825,6 +825,7 @@ describe('units', () => {
       languages: [{ language: 'en', seconds: 2.3 }],
       caption_language_check: null,
       recognition: { model: 'whisper-base', profile: 'standard', quality_status: 'validated_language' },
+      alignment: null,
       extraction_version: 'x',
       created_at: new Date().toISOString(),
       expires_at: new Date().toISOString(),
@@ -837,5 +838,20 @@ describe('units', () => {
     expect(out).toContain('<span class="w c2" data-start="61.2" data-end="62" title="confidence 0.75">again</span>');
     expect(out).toContain('Words are shaded by the recognizer’s confidence');
     expect(out).not.toContain('<b>');
+    expect(out).not.toContain('not heard');
+    // An aligned caption track: the segments the audio does not say are marked, and counted above.
+    const aligned = transcriptBody(
+      {
+        ...t,
+        segments: [
+          { ...t.segments[0]!, match: 0.9 },
+          { ...t.segments[1]!, match: 0.1 },
+        ],
+        alignment: { method: 'word_timing', model: 'whisper-base', match_threshold: 0.3, segments_below_threshold: 1 },
+      },
+      'tok',
+    ).text;
+    expect(aligned).toContain('<strong>1 of 2 segments not heard</strong>');
+    expect(aligned.match(/class="nomatch" title="match 0.1"/g)).toHaveLength(1);
   });
 });

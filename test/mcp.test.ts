@@ -140,6 +140,7 @@ describe('agent tool server: transport and authentication', () => {
       const props = (n: string) => Object.keys((byName[n]!.inputSchema as { properties: object }).properties).sort();
       expect(props('get_video_transcript')).toEqual(expect.arrayContaining(['url', 'mode', 'format', 'timeout_seconds']));
       expect(props('transcribe')).toEqual([
+        'align_text',
         'idempotency_key',
         'language',
         'max_credits',
@@ -149,6 +150,7 @@ describe('agent tool server: transport and authentication', () => {
         'speakers_expected',
         'url',
         'vocabulary',
+        'word_timing',
       ]);
       expect(props('wait_for_job')).toEqual(['job_id', 'timeout_seconds']);
       expect(props('get_job')).toEqual(['job_id']);

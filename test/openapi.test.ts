@@ -86,6 +86,8 @@ describe('OpenAPI document', () => {
         'speakers_expected',
         'vocabulary',
         'webhook_endpoint_id',
+        'word_timing',
+        'align_text',
       ].sort(),
     );
     expect(job.properties.caption_languages.maxItems).toBe(5);
@@ -93,6 +95,13 @@ describe('OpenAPI document', () => {
     expect(job.properties.vocabulary).toMatchObject({ maxItems: 100, items: { minLength: 1, maxLength: 50 } });
     expect(job.properties.speakers_expected).toMatchObject({ minimum: 1, maximum: 10 });
     expect(job.properties.profile.enum).toEqual(['standard', 'fast']);
+    // Forced alignment: the text's limit in characters, as JSON Schema counts them; the transcript's additions.
+    expect(job.properties.align_text).toMatchObject({ type: 'string', maxLength: 200_000 });
+    expect(job.properties.word_timing).toMatchObject({ type: 'boolean' });
+    const transcript = doc.components.schemas.Transcript;
+    expect(transcript.properties.source_origin.enum).toContain('provided_text');
+    expect(Object.keys(transcript.properties)).toContain('alignment');
+    expect(Object.keys(doc.components.schemas.Segment.properties)).toContain('match');
     const exportParams = doc.paths['/v1/transcripts/{id}/export'].get.parameters.map((p: { name: string }) => p.name);
     expect(exportParams).toEqual(expect.arrayContaining(['format', 'max_line_length', 'max_lines']));
     expect(job.required).toEqual(expect.arrayContaining(['source', 'mode']));

@@ -99,6 +99,10 @@ export interface JobPlan {
   vocabulary?: string[];
   speakerLabels?: boolean;
   speakersExpected?: number | null;
+  /** Caption transcripts: fetch the audio and align the captions to it (word times, a match per cue). */
+  wordTiming?: boolean;
+  /** AI transcription of a given text (job_texts): aligned to the audio instead of recognised. */
+  alignText?: boolean;
   holdId: string | null;
   status: string;
   /** The stage the job's row is in (startJob writes the first one). */

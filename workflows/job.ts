@@ -138,7 +138,14 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     await state.markAsrStarted(jobId);
     const seconds = Math.round(audio.durationMs / 1000);
     let transcriptId: string;
-    if (plan.recognizer === 'cloud') {
+    if (plan.alignText) {
+      // A given text: aligned to the audio instead of recognised.
+      const { requestKey } = await media.prepareTextAlignment(plan);
+      await enterStage('wait_asr');
+      track.move('processing', 'wait_asr', `aligning the given text to ${seconds} s of audio on task queue ${recognitionQueue(plan)}.`);
+      const alignmentKey = await align(plan, audio.audioKey, requestKey, `align the given text to ${seconds} s of audio`);
+      ({ transcriptId } = await media.storeTextAlignment(plan, alignmentKey, audio.durationMs));
+    } else if (plan.recognizer === 'cloud') {
       track.move('processing', 'submit_asr', `sending ${seconds} s of audio to the cloud recognizer.`);
       const providerJobId = await media.submitToProvider.executeWithOptions(
         { summary: `submit ${seconds} s of audio to the cloud recognizer` },
@@ -176,8 +183,11 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       track.move('processing', 'submit_asr', `cutting ${seconds} s of audio into pieces at pauses.`);
       const { pieces, keys } = await media.cutAudio(plan, audio.audioKey, audio.durationMs);
       await enterStage('wait_asr');
-      const queue = plan.recognitionTaskQueue ?? workflowInfo().taskQueue;
-      track.move('processing', 'wait_asr', `waiting for speech recognition of ${keys.length} piece(s) on task queue ${queue}.`);
+      track.move(
+        'processing',
+        'wait_asr',
+        `waiting for speech recognition of ${keys.length} piece(s) on task queue ${recognitionQueue(plan)}.`,
+      );
       const recognize = recognition(plan);
       const results = await Promise.all(
         keys.map((key, i) => recognize.recognizePiece.executeWithOptions({ summary: `piece ${i + 1} of ${keys.length}` }, [plan, key, i])),
@@ -195,6 +205,47 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       ({ transcriptId } = await media.storeRecognition(plan, results, pieces, audio.durationMs, speakersKey));
     }
     return { transcriptId, charge: cost, billingKind: 'ai_transcription' };
+  }
+
+  const recognitionQueue = (plan: JobPlan) => plan.recognitionTaskQueue ?? workflowInfo().taskQueue;
+
+  /** Forced alignment on the recognition queue (a queue no worker serves fails the job like recognition does). */
+  async function align(plan: JobPlan, audioKey: string, requestKey: string, summary: string): Promise<string> {
+    return recognition(plan)
+      .alignAudio.executeWithOptions({ summary }, [plan, audioKey, requestKey])
+      .catch((err: unknown) => {
+        throw noRecognizerInTime(err) ?? err;
+      });
+  }
+
+  /**
+   * word_timing: the caption transcript's words timed against the audio. Returns the price (the caption
+   * credit plus the audio's minutes), or null when the track cannot be aligned (a language the recognizer
+   * does not know, no text): then no audio is fetched and the captions are priced as captions.
+   */
+  async function timeCaptionWords(plan: JobPlan, transcriptId: string): Promise<number | null> {
+    const prepared = await media.prepareCaptionAlignment(plan, transcriptId);
+    if (!prepared) {
+      track.move(
+        'processing',
+        'captions',
+        'the caption track cannot be aligned (no text, or a language the recognizer does not know): kept as timed by the platform.',
+      );
+      return null;
+    }
+    await enterStage('acquire_audio');
+    track.move('processing', 'acquire_audio', `acquiring the audio of ${plan.platform} ${plan.mediaId} to time the captions' words.`);
+    const audio = await media.acquireAudio.executeWithOptions({ summary: `audio of ${plan.platform} ${plan.mediaId}` }, [plan]);
+    const { cost } = await state.reserveTranscriptionCredits(plan, audio.durationMs, { wordTimedCaptions: true });
+    // The audio goes to a recognizer next: from now on the job finishes.
+    track.refuseCancel('stage=submit_asr');
+    await state.markAsrStarted(jobId);
+    await enterStage('wait_asr');
+    const seconds = Math.round(audio.durationMs / 1000);
+    track.move('processing', 'wait_asr', `aligning the captions to ${seconds} s of audio on task queue ${recognitionQueue(plan)}.`);
+    const alignmentKey = await align(plan, audio.audioKey, prepared.requestKey, `align the captions to ${seconds} s of audio`);
+    await media.storeCaptionAlignment(plan, transcriptId, alignmentKey);
+    return cost;
   }
 
   let plan: JobPlan | null;
@@ -247,18 +298,23 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
         await enterStage('captions');
         const languages = `${plan.captionLanguages.join(', ') || 'any language'}, ${plan.captionPreference}`;
         track.move('processing', 'captions', `fetching captions (${languages}) from ${plan.platform} ${mediaId}.`);
+        let captions: { transcriptId: string; charge: number } | null = null;
         try {
-          const { transcriptId, charge } = await source.fetchCaptions.executeWithOptions(
-            { summary: `${plan.platform} captions of ${mediaId} (${languages})` },
-            [plan, mediaId],
-          );
-          result = { transcriptId, charge, billingKind: 'captions' };
+          captions = await source.fetchCaptions.executeWithOptions({ summary: `${plan.platform} captions of ${mediaId} (${languages})` }, [
+            plan,
+            mediaId,
+          ]);
         } catch (err) {
           if (plan.mode !== 'auto' || !CAPTIONS_MISSING.has(failureCode(err) ?? '')) throw err;
+        }
+        if (captions) {
+          const charge = plan.wordTiming ? ((await timeCaptionWords(plan, captions.transcriptId)) ?? captions.charge) : captions.charge;
+          result = { transcriptId: captions.transcriptId, charge, billingKind: 'captions' };
+        } else {
           result = await transcribe(plan);
         }
       }
-      // The row is at finalize already: storing the draft transcript moved it (saveDraftTranscript, domain/jobs/state.ts).
+      // The row is at finalize already: storing the draft transcript (or its alignment) moved it (domain/jobs/state.ts).
       track.refuseCancel('stage=finalize');
       track.move('processing', 'finalize', 'committing the result (charging the hold, publishing the transcript).');
       return CancellationScope.nonCancellable(() => state.completeJob(jobId, result));

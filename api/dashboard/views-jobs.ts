@@ -173,6 +173,11 @@ export function transcriptBody(t: TranscriptView, csrf: string, media: { content
       >
       ${s.speaker ? html`<b class="spk" title="speaker ${s.speaker}">${s.speaker}</b>` : ''}
       ${s.language && s.language !== t.language ? html`<span class="lang" lang="${s.language}">${s.language}</span>` : ''}
+      ${
+        t.alignment && s.match !== null && s.match < t.alignment.match_threshold
+          ? html`<span class="nomatch" title="match ${s.match}">not heard</span>`
+          : ''
+      }
       <span class="seg" ${s.language ? html` lang="${s.language}"` : ''}>${text}</span>
     </li>`;
   });
@@ -225,6 +230,23 @@ export function transcriptBody(t: TranscriptView, csrf: string, media: { content
                   t.speakers.length === 0
                     ? 'none found'
                     : t.speakers.map((p, i) => html`${i ? '; ' : ''}<b class="spk">${p.id}</b> ${p.words} words, ${clock(p.seconds)}`)
+                }
+              </dd>
+            </div>`
+          : ''
+      }
+      ${
+        t.alignment
+          ? html`<div>
+              <dt>Word timing</dt>
+              <dd>
+                ${t.alignment.method === 'word_timing' ? 'captions aligned to the audio' : 'your text aligned to the audio'} by
+                ${t.alignment.model};
+                ${
+                  t.alignment.segments_below_threshold === 0
+                    ? 'every segment is heard'
+                    : html`<strong>${t.alignment.segments_below_threshold} of ${t.segments.length} segments not heard</strong> (marked
+                        below)`
                 }
               </dd>
             </div>`

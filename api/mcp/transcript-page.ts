@@ -21,7 +21,7 @@ export interface TranscriptPage {
   /** The page (text, srt, vtt). */
   content?: string;
   /** The page (segments). */
-  segments?: { start: number; end: number; text: string; speaker: string | null; language: string | null }[];
+  segments?: { start: number; end: number; text: string; speaker: string | null; language: string | null; match: number | null }[];
   /** The page (words), compact: [start, end, text] or, with speaker labels, [start, end, text, speaker]. */
   words?: WordTuple[];
   returned_chars: number;
@@ -46,6 +46,7 @@ export function transcriptSummary(t: TranscriptView) {
     timing_granularity: t.timing_granularity,
     duration_seconds: t.duration_seconds,
     recognition: t.recognition,
+    alignment: t.alignment,
     created_at: t.created_at,
     expires_at: t.expires_at,
   };

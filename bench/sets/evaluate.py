@@ -17,6 +17,7 @@ removed) for ja and ko; edits pooled over reference units.
 from __future__ import annotations
 
 import argparse
+import difflib
 import itertools
 import json
 import sys
@@ -31,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 
 import compose  # noqa: E402  (beside this file)
+from recognizer.alignment import MATCH_FLAG_BELOW, Cue, align_cues, align_text, hear, heard_units  # noqa: E402
 from recognizer.audio import SAMPLE_RATE, read_audio  # noqa: E402
 from recognizer.engine import Engine, EngineSettings, RecognitionRequest  # noqa: E402
 from recognizer.model import model_spec  # noqa: E402
@@ -50,7 +52,12 @@ TARGETS = {
     "fast_rtf": 0.08,
     "standard_rtf": 0.12,
     "fast_wer_over_standard_points": 3.0,
+    "alignment_wrong_flagged": 0.90,
+    "alignment_right_flagged": 0.05,
+    "align_text_median_start_error_s": 0.100,
 }
+# Caption cues of the alignment set: a reference cut into pieces of at most this many words, timed in proportion.
+CUE_WORDS = 8
 
 
 def log(*args) -> None:
@@ -273,6 +280,109 @@ class Evaluation:
 
     # ---------------------------------------------------------------- item 6
 
+    # ---------------------------------------------------------------- item 2
+
+    def alignment(self) -> dict:
+        """Caption tracks aligned to their audio (word_timing): the share of cues flagged (match below the
+        threshold) on the right track, on a track of another video (no clip in common) and on a track in
+        another language; and a given text aligned (align_text): the word-start error against the
+        recognizer's own word times."""
+        recordings = []  # (name, audio, language, cues, clips said in it)
+        for truth in self.truths("composed"):
+            speech = [s for s in truth["stretches"] if s["kind"] == "speech"]
+            cues = [c for s in speech for c in caption_cues(s["start"], s["end"], s["reference"], truth["language"])]
+            recordings.append((truth["name"], read_audio(truth["audio"]), truth["language"], cues, {s["clip"] for s in speech}))
+        clips = []
+        for txt in sorted(self.clips_dir.glob("*/*.txt")):
+            audio = next((p for p in sorted(txt.parent.glob(txt.stem + ".*")) if p.suffix != ".txt"), None)
+            if audio is not None:
+                x = read_audio(str(audio))
+                ref = txt.read_text(encoding="utf-8").strip()
+                name = f"{txt.parent.name}/{audio.name}"
+                clips.append((name, x, txt.parent.name, ref))
+                recordings.append((name, x, txt.parent.name, caption_cues(0.0, len(x) / SAMPLE_RATE, ref, txt.parent.name), {name}))
+        by_language: dict[str, list[int]] = {}
+        for i, r in enumerate(recordings):
+            by_language.setdefault(r[2], []).append(i)
+        matches: dict[str, list[float]] = {"right": [], "other_video": [], "other_language": []}
+        probabilities: dict[str, list[float]] = {k: [] for k in matches}
+        compute = audio_s = 0.0
+        for i, (name, x, lang, cues, said) in enumerate(recordings):
+            unrelated = [j for j in range(len(recordings)) if not (recordings[j][4] & said)]
+            same = [j for j in unrelated if recordings[j][2] == lang] or unrelated
+            other_lang = sorted(k for k in by_language if k != lang)[i % (len(by_language) - 1)]
+            foreign = [j for j in by_language[other_lang] if j in unrelated]
+            tracks = {
+                "right": (lang, cues),
+                "other_video": (lang, retimed([c.text for c in recordings[same[i % len(same)]][3]], cues)),
+                "other_language": (other_lang, retimed([c.text for c in recordings[foreign[i % len(foreign)]][3]], cues)),
+            }
+            # What the recognizer hears is measured once per recording; every track is matched against it.
+            t0 = time.monotonic()
+            heard = heard_units(hear(self.engine, x, lang, None, None)["words"])
+            heard_seconds = time.monotonic() - t0
+            for kind, (track_language, track) in tracks.items():
+                t0 = time.monotonic()
+                aligned = align_cues(self.engine.decoder, x, track_language, track, heard)
+                if kind == "right":
+                    compute += heard_seconds + time.monotonic() - t0
+                    audio_s += len(x) / SAMPLE_RATE
+                for r in aligned:
+                    if r["match"] is not None:
+                        matches[kind].append(r["match"])
+                        probabilities[kind].append(float(np.median([w["confidence"] for w in r["words"]])) if r["words"] else 0.0)
+            log(f"[alignment] {name}: {len(cues)} cues, right median match {np.median(matches['right'][-len(cues):]):.2f}")
+        flagged = {k: round(float(np.mean([m < MATCH_FLAG_BELOW for m in v])), 4) for k, v in matches.items()}
+        # The score weighed first: the median probability the model gives a cue's words under forced alignment,
+        # at the threshold that flags 5 % of right cues.
+        threshold = float(np.percentile(probabilities["right"], 5))
+        forced = {
+            "threshold_at_5pct_right": round(threshold, 3),
+            **{f"{k}_flagged": round(float(np.mean([v < threshold for v in probabilities[k]])), 4) for k in ("other_video", "other_language")},
+        }
+        # align_text: each clip's reference aligned, against the recognizer's own word times where the words agree.
+        errors, text_compute, text_audio, raw_compute = [], 0.0, 0.0, 0.0
+        long_gap = np.zeros(SAMPLE_RATE, np.float32)
+        for lang in sorted(by_language):
+            items = [(n, x, ref) for n, x, l2, ref in clips if l2 == lang]
+            if not items:
+                continue
+            # The language's clips joined (longer than one window: the anchors place each sentence).
+            joined = np.concatenate([p for _n, x, _r in items for p in (x, long_gap)])
+            text = "\n".join(ref for _n, _x, ref in items)
+            recognized = self.recognize(joined, language=lang)[0]["words"]
+            t0 = time.monotonic()
+            r = align_text(self.engine, joined, text, lang)
+            text_compute += time.monotonic() - t0
+            text_audio += len(joined) / SAMPLE_RATE
+            got = [w for s in r["segments"] for w in s["words"]]
+            a = [normalise(w["text"]) for w in recognized]
+            b = [normalise(w["text"]) for w in got]
+            for block in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
+                for k in range(block.size):
+                    if a[block.a + k]:
+                        errors.append(abs(recognized[block.a + k]["start"] - got[block.b + k]["start"]))
+            # The raw library call of the same run: faster-whisper's find_alignment on each clip, whole text, one window.
+            for _n, x, ref in items:
+                t1 = time.monotonic()
+                self.engine.decoder.align(x, lang, [ref])
+                raw_compute += time.monotonic() - t1
+            log(f"[alignment] align_text {lang}: {len(got)} words")
+        clip_audio = sum(len(x) for _n, x, _l, _r in clips) / SAMPLE_RATE
+        return {
+            "match_threshold": MATCH_FLAG_BELOW,
+            "cues": {k: len(v) for k, v in matches.items()},
+            "flagged": flagged,
+            "median_match": {k: round(float(np.median(v)), 3) for k, v in matches.items()},
+            "forced_probability_score": forced,
+            "caption_rtf": round(compute / audio_s, 4),
+            "align_text_words_compared": len(errors),
+            "align_text_median_start_error_s": round(float(np.median(errors)), 4),
+            "align_text_p90_start_error_s": round(float(np.percentile(errors, 90)), 4),
+            "align_text_rtf": round(text_compute / text_audio, 4),
+            "baseline_find_alignment_rtf": round(raw_compute / clip_audio, 4),
+        }
+
     def profiles(self) -> dict:
         by_language: dict[str, list[tuple[Path, str]]] = {}
         for txt in sorted(self.clips_dir.glob("*/*.txt")):
@@ -323,6 +433,29 @@ class Evaluation:
         return out
 
 
+def caption_cues(start: float, end: float, reference: str, language: str) -> list[Cue]:
+    """A reference said between `start` and `end` as caption cues of at most CUE_WORDS words (ja, ko: 16
+    characters), each timed in proportion to its length: cues as a caption track would time them, roughly."""
+    if language in ("ja", "ko"):
+        text = reference.replace(" ", "")
+        pieces = [text[i : i + 16] for i in range(0, len(text), 16)]
+    else:
+        words = reference.split()
+        pieces = [" ".join(words[i : i + CUE_WORDS]) for i in range(0, len(words), CUE_WORDS)]
+    total = sum(len(p) for p in pieces) or 1
+    out, at = [], start
+    for p in pieces:
+        span = (end - start) * len(p) / total
+        out.append(Cue(round(at, 3), round(at + span, 3), p))
+        at += span
+    return out
+
+
+def retimed(texts: list[str], like: list[Cue]) -> list[Cue]:
+    """Another track's cue texts at this track's cue times (cycled when shorter): a track of another video."""
+    return [Cue(c.start, c.end, texts[i % len(texts)]) for i, c in enumerate(like)]
+
+
 def words_in_non_speech(truth: dict, words: list[dict], tolerance: float = 0.25) -> list[tuple[str, float, str]]:
     bad = []
     for w in words:
@@ -356,7 +489,13 @@ def verdicts(r: dict) -> list[dict]:
         (p["fast"]["languages"][lang]["error_rate"] - p["standard"]["languages"][lang]["error_rate"]) * 100
         for lang in p["standard"]["languages"]
     )
+    a = r["alignment"]
     rows = [
+        ("word_timing: cues of another video's track flagged", "≥ 90 %", a["flagged"]["other_video"] * 100, a["flagged"]["other_video"] >= TARGETS["alignment_wrong_flagged"]),
+        ("word_timing: cues of a track in another language flagged", "≥ 90 %", a["flagged"]["other_language"] * 100, a["flagged"]["other_language"] >= TARGETS["alignment_wrong_flagged"]),
+        ("word_timing: cues of the right track flagged", "≤ 5 %", a["flagged"]["right"] * 100, a["flagged"]["right"] <= TARGETS["alignment_right_flagged"]),
+        ("align_text: median word-start error against the recognizer (ms)", "≤ 100", a["align_text_median_start_error_s"] * 1000,
+         a["align_text_median_start_error_s"] <= TARGETS["align_text_median_start_error_s"]),
         ("speaker words right, speakers_expected given", "≥ 95 %", s["known_accuracy"] * 100, s["known_accuracy"] >= TARGETS["speakers_known_accuracy"]),
         ("speaker words right, count found", "≥ 90 %", s["free_accuracy"] * 100, s["free_accuracy"] >= TARGETS["speakers_free_accuracy"]),
         ("speaker count right", "≥ 80 %", s["count_share"] * 100, s["count_share"] >= TARGETS["speakers_count_right"]),
@@ -382,12 +521,12 @@ def verdicts(r: dict) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--only", nargs="*", default=None, help="composed mixed_language speakers vocabulary profiles")
+    ap.add_argument("--only", nargs="*", default=None, help="composed mixed_language speakers vocabulary alignment profiles")
     args = ap.parse_args()
     ev = Evaluation()
     t0 = time.monotonic()
     result: dict = {}
-    for name in args.only or ["speakers", "composed", "mixed_language", "vocabulary", "profiles"]:
+    for name in args.only or ["speakers", "composed", "mixed_language", "vocabulary", "alignment", "profiles"]:
         result[name] = getattr(ev, name)()
     if not args.only:
         result["targets"] = verdicts(result)

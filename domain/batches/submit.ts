@@ -12,6 +12,7 @@ import {
   findReusable,
   initialHold,
   jobRowData,
+  jobTextRows,
   resolveJobSource,
   type JobServiceDeps,
   type NewJobRow,
@@ -82,7 +83,7 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
     rows.map((r) => findReusable(deps.db, principal.workspaceId, jobRowData(principal, r, null, null).reuseKey)),
   );
   const needHold = rows.filter((_, i) => !cached[i]);
-  const amounts = needHold.map((r) => initialHold(r.request.mode));
+  const amounts = needHold.map((r) => initialHold(r.request));
 
   // One accepting transaction for every item (domain/accept-work.ts); the parent workflow started after the commit.
   const outcome = await acceptWork(deps.db, deps.starts, {
@@ -113,6 +114,7 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
           return jobRowData(principal, row, c ? null : holdIds[h++]!, c ? { transcriptId: c.id, title: c.title } : null);
         }),
       });
+      await tx.jobText.createMany({ data: jobTextRows(rows.filter((_r, i) => !cached[i])) });
       return batchId;
     },
     start: { label: `batch ${batchId}`, run: () => startBatchWorkflow(deps, deps.db, batchId) },

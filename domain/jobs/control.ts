@@ -89,8 +89,9 @@ export async function retryJob(
   body: { max_credits?: number },
   idempotency: IdempotencyScope,
 ): Promise<SubmitResult> {
-  const job = await deps.db.job.findFirst({ where: { id: jobId, workspaceId: principal.workspaceId } });
+  const job = await deps.db.job.findFirst({ where: { id: jobId, workspaceId: principal.workspaceId }, include: { alignText: true } });
   if (!job) throw new ServiceError('NOT_FOUND', 'id', { message: 'No job with this id in this workspace.' });
+  const alignText = job.alignText?.text ?? null;
   const error = job.error as ErrorObject | null;
   if (job.status !== 'failed' || !error?.retryable) {
     throw new ServiceError('JOB_NOT_RETRYABLE', job.status === 'failed' ? `error.code=${error?.code}` : `status=${job.status}`, {
@@ -106,8 +107,8 @@ export async function retryJob(
     caption_languages: job.captionLanguages,
     caption_preference: job.captionPreference as JobRequest['caption_preference'],
     ...(job.language ? { language: job.language } : {}),
-    // The recognition options as accepted (captions_only jobs never carry any).
-    ...(job.mode !== 'captions_only'
+    // The recognition options as accepted (captions_only jobs never carry any; a text to align replaces them).
+    ...(job.mode !== 'captions_only' && alignText === null
       ? {
           profile: job.recognitionProfile,
           vocabulary: job.vocabulary,
@@ -115,6 +116,8 @@ export async function retryJob(
           ...(job.speakersExpected !== null ? { speakers_expected: job.speakersExpected } : {}),
         }
       : {}),
+    ...(job.wordTiming ? { word_timing: true } : {}),
+    ...(alignText !== null ? { align_text: alignText } : {}),
     ...((body.max_credits ?? job.maxCredits) ? { max_credits: body.max_credits ?? job.maxCredits! } : {}),
     ...(job.webhookEndpointId ? { webhook_endpoint_id: job.webhookEndpointId } : {}),
     metadata: job.metadata as Record<string, string>,

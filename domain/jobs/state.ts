@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '../../prisma/generated/client';
-import { DEFAULT_MAX_CREDITS, transcriptionCredits, type PlanId } from '../../core/plans';
+import { DEFAULT_MAX_CREDITS, transcriptionCredits, wordTimedCaptionCredits, type PlanId } from '../../core/plans';
 import { ServiceError, type ErrorObject } from '../../core/errors';
+import type { Segment, Word } from '../../core/timing';
+import type { TranscriptAlignment } from '../transcripts/read';
 import type { JobOutcome, JobStage } from '../../workflows/definitions';
 import { chargeHoldIn, increaseHold, releaseHoldIn } from '../credits/ledger';
 import { jsonColumn, type Db, type Tx } from '../db';
@@ -64,7 +66,7 @@ export async function recordJobRetry(db: Db, jobId: string, attempt: number, err
 
 /** A share link resolved to the video it points at: its media id, canonical link and reuse key follow. */
 export async function resolveJobSource(db: Db, jobId: string, resolved: { mediaId: string; canonicalUrl: string }): Promise<void> {
-  const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+  const job = await db.job.findUniqueOrThrow({ where: { id: jobId }, include: { alignText: true } });
   await db.job.update({
     where: { id: jobId },
     data: {
@@ -77,7 +79,7 @@ export async function resolveJobSource(db: Db, jobId: string, resolved: { mediaI
         captionLanguages: job.captionLanguages,
         captionPreference: job.captionPreference,
         language: job.language,
-        recognition: recognitionOptionsOfJob(job),
+        recognition: recognitionOptionsOfJob(job, job.alignText?.text ?? null),
       }),
     },
   });
@@ -98,23 +100,31 @@ export async function recordMediaMeasured(db: Db, jobId: string, measured: { dur
 
 /**
  * The price of AI transcription, before anything is charged: 2 credits per
- * started minute (60 s minimum). Over the job's max_credits (2 by default)
- * the job fails with BUDGET_EXCEEDED and nothing is charged; otherwise the
- * hold is raised to the price (INSUFFICIENT_BALANCE when it cannot be).
+ * started minute (60 s minimum); for a caption transcript with word times
+ * (`wordTimedCaptions`), the caption credit on top. Over the job's
+ * max_credits the job fails with BUDGET_EXCEEDED and nothing is charged;
+ * otherwise the hold is raised to the price (INSUFFICIENT_BALANCE when it
+ * cannot be).
  */
-export async function reserveTranscriptionCredits(db: Db, jobId: string, durationMs: number): Promise<{ cost: number }> {
+export async function reserveTranscriptionCredits(
+  db: Db,
+  jobId: string,
+  durationMs: number,
+  opts: { wordTimedCaptions?: boolean } = {},
+): Promise<{ cost: number }> {
   const job = await db.job.findUniqueOrThrow({ where: { id: jobId }, include: { workspace: { select: { plan: true } } } });
-  const cost = transcriptionCredits(durationMs);
+  const cost = opts.wordTimedCaptions ? wordTimedCaptionCredits(durationMs) : transcriptionCredits(durationMs);
   const cap = job.maxCredits ?? DEFAULT_MAX_CREDITS;
   if (cost > cap) {
+    const what = opts.wordTimedCaptions ? 'Word timing for' : 'Transcribing';
     throw new ServiceError('BUDGET_EXCEEDED', `cost=${cost} > max_credits=${cap}`, {
-      message: `Transcribing ${Math.ceil(durationMs / 1000)} s costs ${cost} credits, over max_credits ${cap}. Nothing was charged.`,
+      message: `${what} ${Math.ceil(durationMs / 1000)} s costs ${cost} credits, over max_credits ${cap}. Nothing was charged.`,
     });
   }
   if (job.holdId) await increaseHold(db, job.holdId, cost, job.workspace.plan as PlanId);
   await db.job.update({
     where: { id: jobId },
-    data: { creditsReserved: Math.max(cost, job.creditsReserved), billingKind: 'ai_transcription' },
+    data: { creditsReserved: Math.max(cost, job.creditsReserved), billingKind: opts.wordTimedCaptions ? 'captions' : 'ai_transcription' },
   });
   return { cost };
 }
@@ -137,11 +147,11 @@ export async function awaitProvider(db: Db, jobId: string, providerJobId: string
 /** The content a pipeline produced; the source fields come from the job. */
 export interface TranscriptContent {
   title: string | null;
-  sourceOrigin: 'creator_captions' | 'platform_captions' | 'speech_recognition';
+  sourceOrigin: 'creator_captions' | 'platform_captions' | 'speech_recognition' | 'provided_text';
   language: string | null;
   text: string;
-  segments: { start: number; end: number; text: string }[];
-  words: { start: number; end: number; text: string; confidence: number }[] | null;
+  segments: Segment[];
+  words: Word[] | null;
   timingGranularity: 'word' | 'segment' | 'none';
   durationSeconds: number | null;
   /** Speaker labels asked for: each speaker's words and seconds; null otherwise. */
@@ -151,6 +161,8 @@ export interface TranscriptContent {
   /** Caption tracks: the platform's label checked against the text. */
   captionLanguageCheck?: { label: string | null; detected: string | null; matches: boolean | null } | null;
   recognition: { model: string; profile: 'standard' | 'fast'; quality_status: string; language_probability?: number | null } | null;
+  /** Aligned transcripts: how the word times were found (null otherwise). */
+  alignment?: TranscriptAlignment | null;
   extractionVersion: string;
 }
 
@@ -180,6 +192,7 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
     speakers: content.speakers ? jsonColumn(content.speakers) : Prisma.DbNull,
     languages: content.languages ? jsonColumn(content.languages) : Prisma.DbNull,
     captionLanguageCheck: content.captionLanguageCheck ? jsonColumn(content.captionLanguageCheck) : Prisma.DbNull,
+    alignment: content.alignment ? jsonColumn(content.alignment) : Prisma.DbNull,
     extractionVersion: content.extractionVersion,
     // Replaced by the retention window when published.
     expiresAt: new Date(Date.now() + 86400_000),
@@ -197,6 +210,25 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
     data: { stage: 'finalize', ...(content.title && content.title !== job.title ? { title: content.title } : {}) },
   });
   return t.id;
+}
+
+/** word_timing: the draft caption transcript gains its aligned words and matches; the job is at finalize again. */
+export async function saveCaptionAlignment(
+  db: Db,
+  jobId: string,
+  transcriptId: string,
+  aligned: { segments: Segment[]; words: Word[]; alignment: TranscriptAlignment },
+): Promise<void> {
+  await db.transcript.update({
+    where: { id: transcriptId },
+    data: {
+      segments: jsonColumn(aligned.segments),
+      words: jsonColumn(aligned.words),
+      timingGranularity: 'word',
+      alignment: jsonColumn(aligned.alignment),
+    },
+  });
+  await db.job.updateMany({ where: { id: jobId, status: { in: [...ACTIVE_STATUSES] } }, data: { stage: 'finalize' } });
 }
 
 /** What completeJob reads back from the row it moved. */

@@ -8,7 +8,7 @@ import { ServiceError } from '../../core/errors';
 import { requestHash, type IdempotencyScope } from '../idempotency';
 import { acceptWork } from '../accept-work';
 import type { Job } from '../../prisma/generated/client';
-import { CAPTION_CREDITS, PLANS, transcriptionCredits } from '../../core/plans';
+import { CAPTION_CREDITS, PLANS, transcriptionCredits, wordTimedCaptionCredits } from '../../core/plans';
 import { recognizeLink, type RecognizedLink } from '../../integrations/platforms/links';
 import { workflowIds } from '../../workflows/definitions';
 import { reuseKey } from './reuse';
@@ -103,11 +103,15 @@ export async function resolveJobSource(
       message: `Uploads and direct links have no captions; use mode transcribe.`,
     });
   }
-  if (req.mode !== 'captions_only') {
+  // Word timing runs the recognizer on the audio too: the same plan and availability rules, named by its field.
+  const audioWork = req.mode !== 'captions_only' ? 'mode' : req.word_timing ? 'word_timing' : null;
+  if (audioWork) {
     if (!PLANS[principal.plan].paid)
-      throw new ServiceError('PLAN_REQUIRED', at('mode'), { message: 'AI transcription needs a paid plan.' });
+      throw new ServiceError('PLAN_REQUIRED', at(audioWork), {
+        message: audioWork === 'mode' ? 'AI transcription needs a paid plan.' : 'Word timing needs a paid plan.',
+      });
     if (!settings.asrEnabled)
-      throw new ServiceError('CAPABILITY_UNAVAILABLE', at('mode'), { message: 'AI transcription is not available right now.' });
+      throw new ServiceError('CAPABILITY_UNAVAILABLE', at(audioWork), { message: 'AI transcription is not available right now.' });
     if (settings.recognizer && req.language) {
       try {
         resolveLanguage(settings.recognizer, req.language);
@@ -131,10 +135,12 @@ export async function resolveJobSource(
   return source;
 }
 
-/** Credits held at acceptance: captions 1, auto 2; AI transcription holds its minimum (60 s) and is raised once the media is measured. */
-export function initialHold(mode: JobRequest['mode']): number {
-  // AI transcription holds the price of its minimum billable length until the media is measured.
-  return mode === 'captions_only' ? CAPTION_CREDITS : transcriptionCredits(0);
+/** Credits held at acceptance: captions 1, auto 2, word timing 3; AI transcription holds its minimum (60 s) and is raised once the media is measured. */
+export function initialHold(req: Pick<JobRequest, 'mode' | 'word_timing'>): number {
+  // AI transcription holds the price of its minimum billable length until the media is measured; word timing
+  // holds the caption credit and that minimum.
+  if (req.word_timing) return wordTimedCaptionCredits(0);
+  return req.mode === 'captions_only' ? CAPTION_CREDITS : transcriptionCredits(0);
 }
 
 export interface NewJobRow {
@@ -159,7 +165,7 @@ export function jobRowData(
   const captionLanguages = req.caption_languages ?? [];
   const language = req.language ?? null;
   const recognition = recognitionOptionsOf(req);
-  const hold = cached ? 0 : initialHold(req.mode);
+  const hold = cached ? 0 : initialHold(req);
   return {
     id: row.id,
     workspaceId: principal.workspaceId,
@@ -175,6 +181,8 @@ export function jobRowData(
     vocabulary: recognition.vocabulary,
     speakerLabels: recognition.speakerLabels,
     speakersExpected: recognition.speakersExpected,
+    wordTiming: recognition.wordTiming,
+    alignTextChars: recognition.alignText === null ? null : Array.from(recognition.alignText).length,
     maxCredits: req.max_credits ?? null,
     webhookEndpointId: row.webhookEndpointId ?? req.webhook_endpoint_id ?? null,
     metadata: row.metadata ?? req.metadata ?? {},
@@ -202,6 +210,11 @@ export function jobRowData(
     workflowId: workflowIds.job(row.id),
     finishedAt: cached ? new Date() : null,
   };
+}
+
+/** The `align_text` of new jobs, for job_texts (written in the same accepting transaction as the jobs). */
+export function jobTextRows(rows: NewJobRow[]): { jobId: string; text: string }[] {
+  return rows.flatMap((r) => (r.request.align_text !== undefined ? [{ jobId: r.id, text: r.request.align_text }] : []));
 }
 
 /** A retained, undeleted transcript of this workspace for the same video and options, if any. */
@@ -241,7 +254,7 @@ export async function submitJob(
   // Read before the transaction: the reuse rule needs no lock.
   const cached = await findReusable(deps.db, principal.workspaceId, jobRowData(principal, row, null, null).reuseKey);
 
-  const amounts = cached ? [] : [initialHold(req.mode)];
+  const amounts = cached ? [] : [initialHold(req)];
   const outcome = await acceptWork(deps.db, deps.starts, {
     principal,
     idempotency,
@@ -250,8 +263,13 @@ export async function submitJob(
     holds: amounts,
     holdReason: `job ${id}`,
     jobsAdded: 1,
-    create: (tx, [holdId]) =>
-      tx.job.create({ data: jobRowData(principal, row, holdId ?? null, cached ? { transcriptId: cached.id, title: cached.title } : null) }),
+    create: async (tx, [holdId]) => {
+      const job = await tx.job.create({
+        data: jobRowData(principal, row, holdId ?? null, cached ? { transcriptId: cached.id, title: cached.title } : null),
+      });
+      if (!cached) await tx.jobText.createMany({ data: jobTextRows([row]) });
+      return job;
+    },
     // A reused transcript makes a job that is already succeeded: nothing to run.
     ...(cached ? {} : { start: { label: `job ${id}`, run: (job: Job) => startJobWorkflow(deps, job) } }),
   });

@@ -36,6 +36,8 @@ export function toJobView(job: Job) {
       vocabulary: job.vocabulary,
       speaker_labels: job.speakerLabels,
       speakers_expected: job.speakersExpected,
+      word_timing: job.wordTiming,
+      align_text_chars: job.alignTextChars,
     },
     metadata: job.metadata as Record<string, string>,
     batch_id: job.batchId,

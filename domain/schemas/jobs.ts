@@ -11,8 +11,12 @@ export const RECOGNITION_PROFILES = ['standard', 'fast'] as const;
 export const MAX_VOCABULARY_TERMS = 100;
 export const MAX_VOCABULARY_TERM_CHARS = 50;
 export const MAX_SPEAKERS_EXPECTED = 10;
+/** `align_text`: at most this many characters (Unicode code points, as JSON Schema's maxLength counts). */
+export const MAX_ALIGN_TEXT_CHARS = 200_000;
 /** The request fields that shape AI transcription only: refused with mode captions_only. */
 export const RECOGNITION_FIELDS = ['profile', 'vocabulary', 'speaker_labels', 'speakers_expected'] as const;
+/** The request fields of forced alignment: `word_timing` (caption modes) and `align_text` (transcribe). */
+export const ALIGNMENT_FIELDS = ['word_timing', 'align_text'] as const;
 
 export const Bcp47Tag = z
   .string()
@@ -56,7 +60,7 @@ export const JobRequestSchema = z
       .min(1)
       .max(1_000_000)
       .optional()
-      .openapi({ description: 'Spending cap for AI transcription. Default: enough for two hours (240 credits).' }),
+      .openapi({ description: 'Spending cap for AI transcription and word timing. Default: enough for two hours (240 credits).' }),
     profile: z.enum(RECOGNITION_PROFILES).optional().openapi({
       description:
         'AI transcription: `standard` (beam search, the default) or `fast` (greedy, batched: quicker, a little less accurate; GET /v1/capabilities `recognition_profile_measurements` gives both measured). Same price.',
@@ -87,10 +91,41 @@ export const JobRequestSchema = z
       .max(MAX_SPEAKERS_EXPECTED)
       .optional()
       .openapi({ description: 'With `speaker_labels`: how many speakers there are, when known (1–10). Default: found from the audio.' }),
+    word_timing: z.boolean().optional().openapi({
+      description:
+        'Caption transcripts (`captions_only`, `auto` when captions are found): also fetch the audio and align the caption text to it, so the transcript has `words` with times (`timing_granularity: "word"`) and every segment a `match` score (0–1: the share of the cue\'s words the recognizer hears near it; below 0.3 the cue is probably not what is spoken, e.g. a track of another language or video). Costs the AI transcription price of the audio on top of the caption credit. Default false: no audio is fetched. Captions in a language the recognizer does not know are returned without word times, at the caption price.',
+    }),
+    align_text: z
+      .string()
+      .refine((t) => t.trim().length > 0, 'align_text is not empty')
+      .refine((t) => Array.from(t).length <= MAX_ALIGN_TEXT_CHARS, `align_text is at most ${MAX_ALIGN_TEXT_CHARS} characters`)
+      .refine(
+        (t) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(t),
+        'align_text has no control characters but tab and line breaks',
+      )
+      .optional()
+      .openapi({
+        maxLength: MAX_ALIGN_TEXT_CHARS,
+        description:
+          "Mode `transcribe`: the words said in the audio, known already (a script, a manuscript, your own transcript). Instead of recognising speech the service gives this text word times: the transcript's `text` is this text, its `segments` are its sentences (cut at line breaks and sentence ends, and where a sentence runs longer than 20 s) with a `match` score each, and `words` carry times. At most 200,000 characters. Priced as AI transcription. Not with `profile`, `vocabulary` or `speaker_labels` (nothing is recognised); `language` names the text's language (default: detected from the audio).",
+      }),
     webhook_endpoint_id: Uuid.optional(),
     metadata: MetadataSchema.optional(),
   })
   .superRefine((req, ctx) => {
+    if (req.word_timing !== undefined && req.mode === 'transcribe')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['word_timing'],
+        message: 'applies to caption transcripts: mode captions_only or auto (AI transcription always has word times)',
+      });
+    if (req.align_text !== undefined) {
+      if (req.mode !== 'transcribe') ctx.addIssue({ code: 'custom', path: ['align_text'], message: 'needs mode transcribe' });
+      for (const field of RECOGNITION_FIELDS) {
+        if (req[field] !== undefined)
+          ctx.addIssue({ code: 'custom', path: [field], message: 'not with align_text: the text is given, nothing is recognised' });
+      }
+    }
     if (req.mode === 'captions_only') {
       for (const field of RECOGNITION_FIELDS) {
         if (req[field] !== undefined)
@@ -135,6 +170,12 @@ export const JobSchema = z
       vocabulary: z.array(z.string()),
       speaker_labels: z.boolean(),
       speakers_expected: z.number().int().nullable(),
+      word_timing: z.boolean(),
+      align_text_chars: z
+        .number()
+        .int()
+        .nullable()
+        .openapi({ description: "The length of the `align_text` given (the text itself is the transcript's text); null when none was." }),
     }),
     metadata: z.record(z.string(), z.string()),
     batch_id: Uuid.nullable(),

@@ -21,6 +21,10 @@ export const SegmentSchema = z
     language: z.string().nullable().openapi({
       description: 'The language spoken in the segment (AI transcription detects it per region of speech; captions: the track language).',
     }),
+    match: z.number().min(0).max(1).nullable().openapi({
+      description:
+        'Aligned transcripts (`word_timing`, `align_text`): whether the audio says this text, 0–1: the share of its words the recognizer hears, in order, within 2 s of the segment. Below `alignment.match_threshold` (0.3) the audio probably does not say it: a caption track of another language or another video, or text that was not spoken. Null for transcripts that were not aligned, and for a segment with no words.',
+    }),
   })
   .openapi('Segment', { description: 'Never straddles a change of speaker or of language.' }) satisfies z.ZodType<Segment>;
 export const WordSchema = z
@@ -44,7 +48,9 @@ export const TranscriptSchema = z
       canonical_url: z.string().nullable(),
       title: z.string().nullable(),
     }),
-    source_origin: z.enum(['creator_captions', 'platform_captions', 'speech_recognition']),
+    source_origin: z.enum(['creator_captions', 'platform_captions', 'speech_recognition', 'provided_text']).openapi({
+      description: "`provided_text`: the job's own `align_text`, given word times.",
+    }),
     language: z.string().nullable(),
     text: z.string(),
     segments: z.array(SegmentSchema),
@@ -83,6 +89,18 @@ export const TranscriptSchema = z
         }),
       })
       .nullable(),
+    alignment: z
+      .object({
+        method: z.enum(['word_timing', 'align_text']),
+        model: z.string(),
+        match_threshold: z.number().openapi({ description: 'Segments whose `match` is below this are probably not what the audio says.' }),
+        segments_below_threshold: z.number().int().nonnegative(),
+      })
+      .nullable()
+      .openapi({
+        description:
+          'Aligned transcripts: a caption track given word times (`word_timing`) or a given text (`align_text`), by forced alignment with the recognition model; how many segments the audio does not seem to say. Null otherwise.',
+      }),
     extraction_version: z.string(),
     created_at: DateTime,
     expires_at: DateTime.openapi({ description: 'End of the retention window; the transcript is purged then.' }),

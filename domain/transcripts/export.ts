@@ -49,7 +49,7 @@ export interface TranscriptWord extends WordInput {
 export interface ExportableTranscript {
   id: string;
   source: { platform: string; media_id: string | null; canonical_url: string | null; title: string | null };
-  source_origin: 'creator_captions' | 'platform_captions' | 'speech_recognition';
+  source_origin: 'creator_captions' | 'platform_captions' | 'speech_recognition' | 'provided_text';
   language: string | null;
   text: string;
   segments: TranscriptSegment[];

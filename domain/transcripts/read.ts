@@ -16,8 +16,16 @@ export const visible = (workspaceId: string, id: string) => ({
   expiresAt: { gt: new Date() },
 });
 
-type StoredSegment = { start: number; end: number; text: string; speaker?: string | null; language?: string | null };
+type StoredSegment = { start: number; end: number; text: string; speaker?: string | null; language?: string | null; match?: number | null };
 type StoredWord = { start: number; end: number; text: string; confidence: number; speaker?: string | null };
+
+/** How an aligned transcript got its word times (transcripts.alignment). */
+export interface TranscriptAlignment {
+  method: 'word_timing' | 'align_text';
+  model: string;
+  match_threshold: number;
+  segments_below_threshold: number;
+}
 
 export function toTranscriptView(t: Transcript) {
   const stored = t.segments as StoredSegment[];
@@ -27,12 +35,13 @@ export function toTranscriptView(t: Transcript) {
     text: s.text,
     speaker: s.speaker ?? null,
     language: s.language ?? t.language,
+    match: s.match ?? null,
   }));
   const words = t.words as StoredWord[] | null;
   return {
     id: t.id,
     source: { platform: t.platform, media_id: t.mediaId, canonical_url: t.canonicalUrl, title: t.title },
-    source_origin: t.sourceOrigin as 'creator_captions' | 'platform_captions' | 'speech_recognition',
+    source_origin: t.sourceOrigin,
     language: t.language,
     text: t.text,
     segments,
@@ -53,6 +62,7 @@ export function toTranscriptView(t: Transcript) {
         quality_status: 'validated_language' | 'provider_supported' | 'experimental_language';
         language_probability?: number | null;
       } | null) ?? null,
+    alignment: (t.alignment as TranscriptAlignment | null) ?? null,
     extraction_version: t.extractionVersion,
     created_at: (t.publishedAt ?? t.createdAt).toISOString(),
     expires_at: t.expiresAt.toISOString(),

@@ -13,6 +13,19 @@ from pathlib import Path
 
 import numpy as np
 
+from recognizer.alignment import (
+    MATCH_FLAG_BELOW,
+    WINDOW_S,
+    Cue,
+    _parts,
+    heard_units,
+    match_share,
+    place_text,
+    sentences_of,
+    surface,
+    units_of,
+    windows,
+)
 from recognizer.audio import SAMPLE_RATE, active_level, even_level, steady_gain
 from recognizer.engine import RecognitionRequest, _inside_speech, collapse_loops, drop_echoed_vocabulary
 from recognizer.errors import ServiceError
@@ -152,6 +165,59 @@ class Speakers(unittest.TestCase):
 
 
 @unittest.skipUnless(ASR_EVAL.is_dir(), f"no asr-eval clips at {ASR_EVAL}")
+class AlignmentPlanning(unittest.TestCase):
+    def test_the_match_is_the_share_of_the_cue_heard_in_order_near_its_time(self):
+        heard = heard_units(words((1.0, 1.3, "ask"), (1.3, 1.5, "not"), (1.5, 1.8, "what"), (9.0, 9.5, "country")))
+        self.assertEqual(match_share(Cue(1.0, 2.0, "Ask not what your"), heard), 0.75)
+        # Heard, but far from the cue's time: not this cue's words.
+        self.assertEqual(match_share(Cue(20.0, 21.0, "ask not what"), heard), 0.0)
+        # In another order: only the longest run in order counts.
+        self.assertAlmostEqual(match_share(Cue(1.0, 2.0, "what not ask"), heard), 0.333)
+        self.assertIsNone(match_share(Cue(1.0, 2.0, "— …"), heard))
+
+    def test_cues_group_into_windows_of_at_most_30_s_cut_at_cue_boundaries(self):
+        cues = [Cue(i * 4.0, i * 4.0 + 3.5, f"cue {i}") for i in range(20)]
+        ws = windows(_parts(cues, 0.5), 80.0, 0.5)
+        self.assertTrue(all(b - a <= WINDOW_S for a, b, _ in ws))
+        self.assertEqual([i for _a, _b, idx in ws for i in idx], list(range(20)))  # every cue once, in order
+        self.assertGreater(len(ws), 2)
+        # A window ends after a cue's end (plus the margin), never inside a cue.
+        for a, b, idx in ws:
+            self.assertAlmostEqual(b, min(80.0, cues[idx[-1]].end + 0.5))
+
+    def test_a_cue_longer_than_a_window_is_cut_into_parts_by_words(self):
+        text = " ".join(f"w{i}" for i in range(90))
+        parts = _parts([Cue(0.0, 75.0, text)], 0.5)
+        self.assertEqual(len(parts), 3)
+        self.assertEqual(" ".join(p.text for p in parts), text)
+        self.assertTrue(all(p.owner == 0 and p.end - p.start <= WINDOW_S - 1 for p in parts))
+
+    def test_text_without_spaces_is_matched_by_character_and_written_back_as_given(self):
+        units = units_of("今日は 晴れ。 Hello, world!")
+        self.assertEqual([u.key for u in units][:5], ["今", "日", "は", "晴", "れ"])
+        self.assertEqual(surface(units), "今日は 晴れ。 Hello, world!")
+        self.assertEqual([surface(s) for s in sentences_of("One. Two!\nThree")], ["One.", "Two!", "Three"])
+        # Titles and initials end no sentence.
+        self.assertEqual([surface(s) for s in sentences_of("Mr. J. Quilter spoke. Then")], ["Mr. J. Quilter spoke.", "Then"])
+
+    def test_sentences_are_placed_between_their_anchors(self):
+        anchors = words((1.0, 1.4, "hello"), (1.5, 1.9, "there."), (10.0, 10.5, "general"), (10.6, 11.0, "kenobi"))
+        cues = place_text("Hello there. General Kenobi!", anchors, 20.0)
+        self.assertEqual([c.text for c in cues], ["Hello there.", "General Kenobi!"])
+        self.assertAlmostEqual(cues[0].start, 1.0)
+        self.assertAlmostEqual(cues[0].end, 1.9)
+        self.assertAlmostEqual(cues[1].start, 10.0)
+        # A sentence no anchor matched sits between its neighbours.
+        cues = place_text("Hello there. Something else entirely. General Kenobi!", anchors, 20.0)
+        self.assertTrue(1.9 <= cues[1].start < cues[1].end <= 10.0)
+
+    def test_a_long_sentence_is_cut_so_each_part_fits_a_window(self):
+        anchors = [{"start": i * 0.5, "end": i * 0.5 + 0.4, "text": f" w{i}", "confidence": 1.0} for i in range(120)]
+        cues = place_text(" ".join(f"w{i}" for i in range(120)), anchors, 60.0)
+        self.assertGreater(len(cues), 2)
+        self.assertTrue(all(c.end - c.start <= 20.0 for c in cues))
+
+
 class EngineOnRealSpeech(unittest.TestCase):
     """The engine with the bundled model, once for the class (about 2 s to load)."""
 
@@ -226,6 +292,63 @@ class EngineOnRealSpeech(unittest.TestCase):
         told = self.recognize(clip, language="pt", vocabulary=names)["text"]
         self.assertEqual([n for n in names if n in plain], [])
         self.assertEqual([n for n in names if n in told], list(names))
+
+    def test_a_caption_that_the_audio_says_matches_and_one_it_does_not_is_flagged(self):
+        from recognizer.alignment import align_captions
+
+        x = self.clip("en/jfk_inaugural.flac")
+        said = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
+        other = "however due to the slow communication channels styles in the west could lag behind by 25 to 30 year"
+        german = "Die Kommunikationswege waren langsam, und so hinkten die Stile im Westen um 25 bis 30 Jahre hinterher."
+        right = align_captions(self.engine, x, "en", [Cue(0.0, 5.5, said[:40]), Cue(5.5, 11.0, said[40:])])
+        self.assertTrue(all(r["match"] > MATCH_FLAG_BELOW for r in right), right)
+        self.assertEqual("".join(w["text"] for r in right for w in r["words"]).replace(" ", ""), said.replace(" ", ""))
+        for language, text in (("en", other), ("de", german)):
+            wrong = align_captions(self.engine, x, language, [Cue(0.0, 11.0, text)])
+            self.assertLess(wrong[0]["match"], MATCH_FLAG_BELOW)
+        # A cue past the end of the audio has no words and does not match.
+        self.assertEqual(align_captions(self.engine, x, "en", [Cue(40.0, 44.0, "gone")])[0], {"words": [], "match": 0.0})
+
+    def test_a_text_longer_than_one_window_gets_word_times_close_to_the_recognizers(self):
+        from recognizer.alignment import align_text
+
+        # JFK, a pause, a LibriSpeech reader, JFK again: 33 s, more than one window, so anchors place the sentences.
+        a, b = self.clip("en/jfk_inaugural.flac"), self.clip("en/leopard_librispeech_1272-128104-0000.wav")
+        gap = np.zeros(SAMPLE_RATE, np.float32)
+        x = np.concatenate([a, gap, b, gap, a])
+        jfk = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
+        reader = "Mister Quilter is the apostle of the middle classes, and we are glad to welcome his gospel."
+        r = align_text(self.engine, x, f"{jfk}\n{reader}\n{jfk}", "en")
+        self.assertEqual([s["text"] for s in r["segments"]], [jfk, reader, jfk])
+        starts = [s["start"] for s in r["segments"]]
+        self.assertLess(abs(starts[1] - (len(a) / SAMPLE_RATE + 1.0)), 0.6)
+        self.assertLess(abs(starts[2] - (len(a) + len(b)) / SAMPLE_RATE - 2.0), 0.6)
+        recognized = self.recognize(x, language="en")["words"]
+        got = [w for s in r["segments"] for w in s["words"]]
+        pairs = [(w, v) for w in got for v in recognized if w["text"].strip().lower() == v["text"].strip().lower() and abs(w["start"] - v["start"]) < 2]
+        self.assertGreater(len(pairs), 30)
+        self.assertLess(float(np.median([abs(w["start"] - v["start"]) for w, v in pairs])), 0.1)
+
+
+class AlignAudioActivity(unittest.TestCase):
+    def setUp(self):
+        self.root = Path(tempfile.mkdtemp(prefix="store-"))
+        self.store = LocalStore(self.root)
+
+    def tearDown(self):
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def test_done_once_and_an_unknown_request_is_refused(self):
+        import threading
+
+        from recognizer.worker import RecognitionActivities, alignment_key
+
+        acts = RecognitionActivities(engine=None, store=self.store, executor=None)
+        key = alignment_key("j")
+        self.store.put_bytes(key, b'{"kind": "cues"}', "application/json")
+        self.assertEqual(acts._align({"jobId": "j"}, "work/j/audio.wav", "work/j/align-request.json", threading.Event(), {}), key)
+        with self.assertRaises(ServiceError):
+            acts._align({"jobId": "../x"}, "work/j/audio.wav", "work/j/align-request.json", threading.Event(), {})
 
 
 class LabelSpeakersActivity(unittest.TestCase):

@@ -7,6 +7,7 @@ import {
   JobListQuery,
   JobRequestSchema,
   MAX_SPEAKERS_EXPECTED,
+  ALIGNMENT_FIELDS,
   RECOGNITION_FIELDS,
   RECOGNITION_PROFILES,
   type JobRequest,
@@ -70,7 +71,7 @@ export async function waitJob(deps: AppDeps, p: Principal, jobId: string, deadli
 export function jobRequest(
   args: { url: string; mode?: JobRequest['mode']; language?: string; max_credits?: number } & Pick<
     JobRequest,
-    'profile' | 'vocabulary' | 'speaker_labels' | 'speakers_expected'
+    'profile' | 'vocabulary' | 'speaker_labels' | 'speakers_expected' | 'word_timing' | 'align_text'
   >,
 ): JobRequest {
   const mode = args.mode ?? 'captions_only';
@@ -78,8 +79,9 @@ export function jobRequest(
     source: { url: args.url },
     mode,
     ...(args.language !== undefined ? { language: args.language } : {}),
-    ...Object.fromEntries(RECOGNITION_FIELDS.filter((f) => args[f] !== undefined).map((f) => [f, args[f]])),
-    ...(mode !== 'captions_only' ? { max_credits: args.max_credits ?? UNCONFIRMED_MAX_CREDITS } : {}),
+    ...Object.fromEntries([...RECOGNITION_FIELDS, ...ALIGNMENT_FIELDS].filter((f) => args[f] !== undefined).map((f) => [f, args[f]])),
+    // Word timing spends AI credits on the audio too: the same cap.
+    ...(mode !== 'captions_only' || args.word_timing ? { max_credits: args.max_credits ?? UNCONFIRMED_MAX_CREDITS } : {}),
   };
   return parseInput(JobRequestSchema, body, 'body');
 }
@@ -115,6 +117,18 @@ export function registerJobTools(server: ToolRegistrar, deps: AppDeps): void {
           .enum(RECOGNITION_PROFILES)
           .optional()
           .describe('AI transcription: standard (default, beam search) or fast (greedy). Same price.'),
+        word_timing: z
+          .boolean()
+          .optional()
+          .describe(
+            'Caption modes: also align the captions to the audio, so the transcript has word times and each segment a match score (low: the track is not what is said). Costs the AI price of the audio plus the caption credit.',
+          ),
+        align_text: z
+          .string()
+          .optional()
+          .describe(
+            'Mode transcribe: a text already known (script, transcript; at most 200,000 characters) to give word times instead of recognising speech. AI price.',
+          ),
         idempotency_key: z.string().describe('8–128 printable ASCII characters; reuse it to repeat the call safely.'),
       }),
       outputSchema: z.object({ job: JobOut, replay: z.boolean(), next: Next }),

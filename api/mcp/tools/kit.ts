@@ -65,7 +65,14 @@ export const PageOut = z.object({
   content: z.string().optional(),
   segments: z
     .array(
-      z.object({ start: z.number(), end: z.number(), text: z.string(), speaker: z.string().nullable(), language: z.string().nullable() }),
+      z.object({
+        start: z.number(),
+        end: z.number(),
+        text: z.string(),
+        speaker: z.string().nullable(),
+        language: z.string().nullable(),
+        match: z.number().nullable(),
+      }),
     )
     .optional(),
   words: z

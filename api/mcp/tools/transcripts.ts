@@ -24,7 +24,7 @@ export function registerTranscriptTools(server: ToolRegistrar, deps: AppDeps): v
     {
       title: 'Read a transcript',
       description:
-        `One page of a transcript (free): segments (default: JSON with start/end seconds, speaker and language), words (word times as [start, end, text] or [start, end, text, speaker] tuples; AI transcription only), text (one segment per line, "B: " where the speaker changes), srt or vtt. transcript.speakers and transcript.languages summarise who spoke and in which languages. Pages are at most max_chars characters (default ${DEFAULT_PAGE_CHARS}); page.total_chars is the whole size and page.next_offset continues (call again with offset = next_offset). ` +
+        `One page of a transcript (free): segments (default: JSON with start/end seconds, speaker, language and, for aligned transcripts, match: below transcript.alignment.match_threshold the audio probably does not say it), words (word times as [start, end, text] or [start, end, text, speaker] tuples; AI transcription and aligned transcripts), text (one segment per line, "B: " where the speaker changes), srt or vtt. transcript.speakers and transcript.languages summarise who spoke and in which languages. Pages are at most max_chars characters (default ${DEFAULT_PAGE_CHARS}); page.total_chars is the whole size and page.next_offset continues (call again with offset = next_offset). ` +
         'srt and vtt need timing (TIMESTAMPS_UNAVAILABLE otherwise). Needs transcripts:read.',
       inputSchema: z.object({
         transcript_id: z.uuid(),

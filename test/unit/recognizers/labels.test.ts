@@ -156,5 +156,37 @@ describe('recognition options', () => {
     expect(new Set([plain, ...changed]).size).toBe(5);
     // The vocabulary is a set: order and repeats do not matter.
     expect(key({ vocabulary: ['b', 'a', 'a'] })).toBe(key({ vocabulary: ['a', 'b'] }));
+    // A text to align is part of the key (by its hash): another text is another transcript.
+    expect(key({ align_text: 'one text' })).not.toBe(plain);
+    expect(key({ align_text: 'one text' })).not.toBe(key({ align_text: 'another text' }));
+    expect(key({ align_text: 'one text' })).toBe(key({ align_text: 'one text' }));
+  });
+
+  test('word_timing changes the key of caption requests in both caption modes, and only when true', () => {
+    const key = (body: object) => {
+      const req = JobRequestSchema.parse({ source: { url: 'https://www.youtube.com/watch?v=x' }, ...body });
+      return reuseKey({
+        platform: 'videosite',
+        mediaId: 'x',
+        mode: req.mode,
+        captionLanguages: ['en'],
+        captionPreference: 'prefer_creator',
+        language: null,
+        recognition: recognitionOptionsOf(req),
+      });
+    };
+    for (const mode of ['captions_only', 'auto']) {
+      const plain = reuseKey({
+        platform: 'videosite',
+        mediaId: 'x',
+        mode,
+        captionLanguages: ['en'],
+        captionPreference: 'prefer_creator',
+        language: null,
+      });
+      expect(key({ mode })).toBe(plain);
+      expect(key({ mode, word_timing: false })).toBe(plain);
+      expect(key({ mode, word_timing: true })).not.toBe(plain);
+    }
   });
 });
