@@ -6,7 +6,19 @@ import { getBalance } from '../domain/credits/ledger';
 import { toRecognizerWav } from '../integrations/media/convert';
 import { evalClips } from './support/asr-eval';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
-import { startJobStack, submit, VIDEO_URL, videositeCaptionRoutes, waitFinal, type JobStack } from './support/job-stack';
+import { createActivities } from '../activities';
+import { toErrorObject } from '../core/errors';
+import {
+  activityDepsFor,
+  newKey,
+  startedJobWorkflow,
+  startJobStack,
+  submit,
+  VIDEO_URL,
+  videositeCaptionRoutes,
+  waitFinal,
+  type JobStack,
+} from './support/job-stack';
 import type { ReplayRoute } from './support/replay-origin';
 import { audioDir, concatWithPauses, ffmpeg, normaliseWords } from './support/speech';
 import { uploadReady } from './support/uploads';
@@ -272,5 +284,81 @@ describe('align_text: a given text timed against an upload', () => {
     expect(ok.status).toBe(202);
     expect(ok.body.options.align_text_chars).toBe(200_000);
     await request(app()).post(`/v1/jobs/${ok.body.id}/cancel`).set(bearer(ws.apiKey));
+  }, 60_000);
+});
+
+describe('retries and cancel keep the alignment options, with credits exact', () => {
+  /** A job's last step after a retryable failure, run here (the whole retry schedule takes minutes: test/workflows). */
+  async function failRetryably(jobId: string) {
+    await (await startedJobWorkflow(stack.api, jobId)).terminate('the retry schedule is asserted in test/workflows');
+    await createActivities(activityDepsFor(stack.api, stack.outbound)).failJob(
+      jobId,
+      toErrorObject('STORAGE_UNAVAILABLE', 'object store: 503'),
+    );
+  }
+
+  const retry = (jobId: string, w = ws) =>
+    request(app()).post(`/v1/jobs/${jobId}/retry`).set(bearer(w.apiKey)).set('Idempotency-Key', newKey()).send({});
+
+  it('a retried align_text job aligns the same text; a retried word_timing job times the words again', async () => {
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const upload = await uploadReady(stack.api, w, wav, 'audio/wav');
+    const text = CLIPS.map((file) => clips.find((c) => c.file === file)!.reference).join('\n');
+    const first = await submit(stack.api, w.apiKey, {
+      source: { upload_id: upload },
+      mode: 'transcribe',
+      language: 'en',
+      align_text: text,
+    });
+    await failRetryably(first.body.id);
+    const again = await retry(first.body.id, w);
+    expect(again.status).toBe(202);
+    expect(again.body.options).toMatchObject({ align_text_chars: Array.from(text).length, profile: 'standard', speaker_labels: false });
+    const done = await finished(again.body.id, w);
+    expect(done.status).toBe('succeeded');
+    expect((await transcriptOf(done, w)).text).toBe(text);
+
+    stack.origin.setRoutes(videoRoutes(srv3(cues.slice(0, 4))));
+    try {
+      const captions = await submit(stack.api, w.apiKey, { source: { url: VIDEO_URL }, mode: 'auto', word_timing: true, language: 'en' });
+      await failRetryably(captions.body.id);
+      const timed = await retry(captions.body.id, w);
+      expect(timed.body.options).toMatchObject({ mode: 'auto', word_timing: true, language: 'en' });
+      const t = await transcriptOf(await finished(timed.body.id, w), w);
+      expect(t.timing_granularity).toBe('word');
+      expect(t.alignment).toMatchObject({ method: 'word_timing' });
+    } finally {
+      stack.origin.setRoutes([]);
+    }
+    // Two failures released their holds; two successes charged theirs once each.
+    const jobs = await stack.api.deps.db.job.findMany({ where: { workspaceId: w.workspaceId } });
+    const charged = jobs.reduce((n, j) => n + j.creditsCharged, 0);
+    expect(jobs.filter((j) => j.status === 'failed').every((j) => j.creditsCharged === 0)).toBe(true);
+    expect(await getBalance(stack.api.deps.db, w.workspaceId)).toMatchObject({ reserved: 0, available: 6000 - charged });
+  }, 240_000);
+
+  it('a word_timing job cancelled while its audio is fetched is cancelled: nothing charged, the hold released, nothing published', async () => {
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    stack.origin.setRoutes([
+      ...videositeCaptionRoutes({ captionBody: srv3(cues) }),
+      { path: '/watch', body: fs.readFileSync(mp3) as unknown as string, headers: { 'content-type': 'audio/mpeg' }, delayMs: 8000 },
+    ]);
+    try {
+      const res = await submit(stack.api, w.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', word_timing: true });
+      let job = res.body;
+      for (let i = 0; i < 200 && job.stage !== 'acquire_audio'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        job = (await request(app()).get(`/v1/jobs/${res.body.id}`).set(bearer(w.apiKey))).body;
+      }
+      expect(job.stage).toBe('acquire_audio');
+      const cancel = await request(app()).post(`/v1/jobs/${res.body.id}/cancel`).set(bearer(w.apiKey));
+      expect([200, 202]).toContain(cancel.status);
+      const done = await finished(res.body.id, w);
+      expect(done).toMatchObject({ status: 'cancelled', result_id: null, billing: { credits_charged: 0, credits_reserved: 0 } });
+      expect(await getBalance(stack.api.deps.db, w.workspaceId)).toMatchObject({ reserved: 0, available: 6000 });
+      expect(await stack.api.deps.db.transcript.count({ where: { jobId: res.body.id, publishedAt: { not: null } } })).toBe(0);
+    } finally {
+      stack.origin.setRoutes([]);
+    }
   }, 60_000);
 });

@@ -21,7 +21,13 @@ import { startTestWorker, type TestWorker } from './worker';
 export function activityDepsFor(
   api: TestApi,
   outbound: Outbound,
-  opts: { cloud?: AssemblyAiRecognizer | null; callbackUrl?: string; maxPieceMs?: number; originOverride?: string } = {},
+  opts: {
+    cloud?: AssemblyAiRecognizer | null;
+    callbackUrl?: string;
+    maxPieceMs?: number;
+    originOverride?: string;
+    recognitionTaskQueue?: string;
+  } = {},
 ): ActivityDeps {
   // The production wiring (worker/activity-deps.ts) with the test stack's changes.
   return activityDepsFromConfig(
@@ -31,7 +37,7 @@ export function activityDepsFor(
       transcription: {
         recognizer: new WhisperRecognizer(),
         // The recognition worker npm test starts (stack/test-env.ts), on the test stack's Temporal.
-        recognitionTaskQueue: process.env.RECOGNITION_TASK_QUEUE ?? RECOGNITION_TASK_QUEUE,
+        recognitionTaskQueue: opts.recognitionTaskQueue ?? process.env.RECOGNITION_TASK_QUEUE ?? RECOGNITION_TASK_QUEUE,
         cloud: opts.cloud ?? null,
         callbackUrl: opts.callbackUrl ?? null,
         directLinkPolicy: { loopbackOnly: true, caForTests: testTls().cert },
@@ -54,7 +60,7 @@ export interface JobStack {
 
 export async function startJobStack(
   routes: ReplayRoute[] = [],
-  opts: { maxPieceMs?: number; cloud?: AssemblyAiRecognizer | null; callbackUrl?: string } = {},
+  opts: { maxPieceMs?: number; cloud?: AssemblyAiRecognizer | null; callbackUrl?: string; recognitionTaskQueue?: string } = {},
 ): Promise<JobStack> {
   const origin = await startReplayOrigin(routes);
   const taskQueue = `jobs-${randomUUID()}`;
@@ -67,6 +73,7 @@ export async function startJobStack(
         maxPieceMs: opts.maxPieceMs,
         cloud: opts.cloud,
         callbackUrl: opts.callbackUrl,
+        recognitionTaskQueue: opts.recognitionTaskQueue,
       }),
     ),
     taskQueue,
