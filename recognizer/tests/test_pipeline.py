@@ -78,6 +78,9 @@ class SpeechMapping(unittest.TestCase):
             self.assertLessEqual(sum(spans[k][1] - spans[k][0] for k in w), 30.0)
         # The 5 s pause after 19.5 s of speech ends the first window; 34 s would not fit in one.
         self.assertEqual(windows, [[0, 1], [2, 3], [4]])
+        # A pause of 3 s (a clip's lead-in) does not: 8 s and 14 s of speech are one window, one encoder pass.
+        spans = [(0.0, 8.0, [0]), (11.0, 25.0, [1])]
+        self.assertEqual(pack_windows(SpeechMap(duration=25.0, regions=[(a, b) for a, b, _ in spans], spans=spans)), [[0, 1]])
 
 
 class Cleaning(unittest.TestCase):
