@@ -12,6 +12,7 @@ import {
   type AlignmentResult,
 } from '../domain/transcripts/alignment';
 import type { Segment } from '../core/timing';
+import { spokenSeconds } from '../integrations/recognizers/result';
 import { resolveLanguage, type Recognizer } from '../integrations/recognizers/types';
 import type { ObjectStore } from '../integrations/storage';
 import type { JobPlan } from '../workflows/definitions';
@@ -107,7 +108,7 @@ export function createAlignmentActivities(deps: AlignmentDeps) {
           words: aligned.words,
           timingGranularity: 'word',
           durationSeconds: durationMs / 1000,
-          languages: [{ language: aligned.language, seconds: Math.round((durationMs / 1000) * 1000) / 1000 }],
+          languages: [{ language: aligned.language, seconds: spokenSeconds(aligned.segments) }],
           recognition: null,
           alignment: aligned.alignment,
           extractionVersion: ALIGNMENT_EXTRACTION_VERSION,

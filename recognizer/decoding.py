@@ -24,7 +24,14 @@ from dataclasses import dataclass
 import ctranslate2
 import numpy as np
 from faster_whisper.tokenizer import Tokenizer
-from faster_whisper.transcribe import TranscriptionOptions, WhisperModel, get_compression_ratio, get_suppressed_tokens, pad_or_trim
+from faster_whisper.transcribe import (
+    TranscriptionOptions,
+    WhisperModel,
+    get_compression_ratio,
+    get_suppressed_tokens,
+    merge_punctuations,
+    pad_or_trim,
+)
 
 SAMPLE_RATE = 16_000
 FRAMES_PER_SECOND = 100  # mel frames
@@ -283,6 +290,8 @@ class Decoder:
         frames = min(WINDOW_FRAMES, features.shape[-1] - 1)
         enc = self.encode(features)
         alignment = self.model.find_alignment(tokenizer, [flat], enc, frames)[0]
+        # Punctuation joins its word, as in the recognizer's own word times ("Mr." not "Mr" and ".").
+        merge_punctuations(alignment, PREPEND_PUNCTUATION, APPEND_PUNCTUATION)
         # Each word goes back to the text its first token came from.
         bounds = np.cumsum([len(ts) for ts in tokens])
         out: list[list[Word]] = [[] for _ in texts]

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Segment, Word } from '../../core/timing';
+import { cleanWords } from '../../integrations/recognizers/result';
 import type { TranscriptAlignment } from './read';
 
 // Forced alignment's rules on the TypeScript side: what the recognition
@@ -65,7 +66,8 @@ export function alignedCaptions(
   const words = segments.flatMap((_s, i) => result.cues[i]!.words.map(word));
   return {
     segments: segments.map((s, i) => ({ ...s, match: result.cues[i]!.match })),
-    words: words.sort((a, b) => a.start - b.start),
+    // Cues may overlap (rolling captions): the words in time order, trimmed, times made monotonic.
+    words: cleanWords(words.sort((a, b) => a.start - b.start)),
     alignment: summary(
       'word_timing',
       result.model,
@@ -86,7 +88,7 @@ export function alignedText(result: AlignmentResult): {
   return {
     language: result.language,
     segments,
-    words: result.segments.flatMap((s) => s.words.map(word)),
+    words: cleanWords(result.segments.flatMap((s) => s.words.map(word))),
     alignment: summary(
       'align_text',
       result.model,

@@ -306,6 +306,8 @@ class EngineOnRealSpeech(unittest.TestCase):
         right = align_captions(self.engine, x, "en", [Cue(0.0, 5.5, said[:40]), Cue(5.5, 11.0, said[40:])])
         self.assertTrue(all(r["match"] > MATCH_FLAG_BELOW for r in right), right)
         self.assertEqual("".join(w["text"] for r in right for w in r["words"]).replace(" ", ""), said.replace(" ", ""))
+        # Punctuation stays with its word ("Americans," not "Americans" and ","), as in recognized words.
+        self.assertEqual([w["text"] for w in right[0]["words"]][:5], [" And", " so", " my", " fellow", " Americans,"])
         for language, text in (("en", other), ("de", german)):
             wrong = align_captions(self.engine, x, language, [Cue(0.0, 11.0, text)])
             self.assertLess(wrong[0]["match"], MATCH_FLAG_BELOW)
