@@ -56,6 +56,16 @@ function inspector(args: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 describe('the MCP Inspector CLI as an outside client', () => {
+  it('finds every tool schema portable in its strict check: no type arrays, no schema that declares nothing (issue 26)', async () => {
+    const listed = await inspector(['--header', `Authorization: Bearer ${ws.apiKey}`, '--method', 'tools/list', '--strict']);
+    expect(listed.code).toBe(0);
+    const out = JSON.parse(listed.stdout) as { result: { tools: unknown[] }; schemaFindings?: unknown[] };
+    expect(out.result.tools).toHaveLength(13);
+    // The findings, when there are any, ride along in the JSON envelope and are reported on stderr.
+    expect(out.schemaFindings ?? []).toEqual([]);
+    expect(listed.stderr).not.toMatch(/portab/i);
+  });
+
   it('lists the thirteen tools and calls list_jobs with an API key header', async () => {
     const listed = await inspector(['--header', `Authorization: Bearer ${ws.apiKey}`, '--method', 'tools/list']);
     expect(listed.code).toBe(0);

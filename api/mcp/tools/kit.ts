@@ -11,6 +11,7 @@ import { zodToServiceError } from '../../http/envelope';
 import { toServiceError } from '../../http/middleware';
 import type { RateLimitKind } from '../../http/rate-limit';
 import { DEFAULT_PAGE_CHARS, MAX_PAGE_CHARS, MIN_PAGE_CHARS, TRANSCRIPT_FORMATS } from '../transcript-page';
+import { portableJsonSchema } from '../portable-schema';
 
 // What every tool module shares: the output and input schemas, the result
 // shapes, and the plumbing that makes a tool behave like its REST twin (the
@@ -224,7 +225,8 @@ export const freshKey = (operation: string): IdempotencyScope => ({ key: `mcp-${
  * converts per McpServer instance (for tools/list, and on every 2026-07-28
  * tools/call for its Mcp-Param header check), and ours live one request.
  * A Standard Schema of its own that validates with the zod schema and
- * answers the conversion it made the first time; the zod schema is left as it is.
+ * answers the conversion it made the first time, spelled portably
+ * (portable-schema.ts); the zod schema is left as it is.
  */
 export function convertedOnce<S extends StandardSchemaWithJSON>(
   schema: S,
@@ -233,7 +235,8 @@ export function convertedOnce<S extends StandardSchemaWithJSON>(
   const memo = new Map<string, Record<string, unknown>>();
   const once = (io: 'input' | 'output') => (options: Parameters<typeof std.jsonSchema.input>[0]) => {
     const key = `${io}:${options.target}`;
-    if (!memo.has(key)) memo.set(key, std.jsonSchema[io](options));
+    // Spelled so that every client reads it (portable-schema.ts).
+    if (!memo.has(key)) memo.set(key, portableJsonSchema(std.jsonSchema[io](options)));
     return memo.get(key)!;
   };
   return {
