@@ -47,6 +47,9 @@ TEXT_PAD_S = 1.0
 MATCH_FLAG_BELOW = 0.3
 # How far from a cue's times its words may be heard: caption times are often early or late by a second or two.
 MATCH_SLACK_S = 2.0
+# Whisper's decoder reads at most 448 positions: a window's text stays well inside them (a part of a cue, too).
+MAX_WINDOW_TOKENS = 400
+MAX_PART_TOKENS = 150
 # A sentence of a text placed longer than this is cut (at word boundaries), so each fits a window with its margins.
 MAX_TEXT_CUE_S = 20.0
 # A text word with no anchor takes this much time beside its placed neighbours.
@@ -121,8 +124,9 @@ class _Part:
     owner: int
 
 
-def _parts(cues: list[Cue], pad: float) -> list[_Part]:
-    """Cues with text, a cue too long for one window cut into even parts (by words, times shared out)."""
+def _parts(cues: list[Cue], pad: float, tokens_of: Callable[[str], int] = lambda t: len(t) // 4) -> list[_Part]:
+    """Cues with text, a cue too long for one window (in time, or in tokens) cut into even parts (by words,
+    times shared out)."""
     longest = WINDOW_S - 2 * pad
     out: list[_Part] = []
     for i, c in enumerate(cues):
@@ -130,7 +134,7 @@ def _parts(cues: list[Cue], pad: float) -> list[_Part]:
         if not units:
             continue
         span = max(0.0, c.end - c.start)
-        n = max(1, int(np.ceil(span / longest)))
+        n = max(1, int(np.ceil(span / longest)), int(np.ceil(tokens_of(c.text) / MAX_PART_TOKENS)))
         n = min(n, len(units))
         bounds = np.linspace(0, len(units), n + 1).astype(int)
         for k in range(n):
@@ -139,18 +143,25 @@ def _parts(cues: list[Cue], pad: float) -> list[_Part]:
     return out
 
 
-def windows(parts: list[_Part], duration: float, pad: float) -> list[tuple[float, float, list[int]]]:
-    """Consecutive parts grouped while their audio (with margins) fits one window, cut at cue boundaries."""
+def windows(
+    parts: list[_Part], duration: float, pad: float, tokens_of: Callable[[str], int] = lambda t: len(t) // 4
+) -> list[tuple[float, float, list[int]]]:
+    """Consecutive parts grouped while their audio (with margins) fits one window and their text the decoder's
+    positions, cut at cue boundaries."""
     out: list[tuple[float, float, list[int]]] = []
+    tokens = 0
     for i, p in enumerate(parts):
         a = max(0.0, p.start - pad)
         b = min(duration, max(p.end, p.start) + pad)
+        n = tokens_of(p.text)
         if out:
             wa, wb, idx = out[-1]
-            if max(wb, b) - min(wa, a) <= WINDOW_S:
+            if max(wb, b) - min(wa, a) <= WINDOW_S and tokens + n <= MAX_WINDOW_TOKENS:
                 out[-1] = (min(wa, a), max(wb, b), idx + [i])
+                tokens += n
                 continue
         out.append((a, max(a, b), [i]))
+        tokens = n
     return out
 
 
@@ -167,9 +178,14 @@ def align_cues(
     """Every cue's words with times (seconds of `audio`) and its match against what the recognizer `heard`
     (heard_units); a cue with no text has neither, a cue past the end of the audio no words."""
     duration = len(audio) / SAMPLE_RATE
-    parts = _parts(cues, pad)
+    tokenizer = decoder.tokenizer(language)
+
+    def tokens_of(text: str) -> int:
+        return len(tokenizer.encode(" " + text.strip()))
+
+    parts = _parts(cues, pad, tokens_of)
     words: list[list[Word]] = [[] for _ in cues]
-    for a, b, idx in windows(parts, duration, pad):
+    for a, b, idx in windows(parts, duration, pad, tokens_of):
         if check_stop:
             check_stop()
         if b - a < 0.05:

@@ -195,6 +195,17 @@ class AlignmentPlanning(unittest.TestCase):
         self.assertEqual(" ".join(p.text for p in parts), text)
         self.assertTrue(all(p.owner == 0 and p.end - p.start <= WINDOW_S - 1 for p in parts))
 
+    def test_no_window_holds_more_text_than_the_decoder_has_positions(self):
+        # One 10 s cue of 2,000 words (a garbled track): cut into parts, grouped into windows of at most 400 tokens.
+        text = " ".join(f"word{i}" for i in range(2000))
+        count = lambda t: len(t.split()) * 3  # noqa: E731  (about what Whisper's tokenizer gives "word123")
+        parts = _parts([Cue(0.0, 10.0, text)], 0.5, count)
+        self.assertTrue(all(count(p.text) <= 150 + 3 for p in parts))
+        self.assertEqual(" ".join(p.text for p in parts), text)
+        ws = windows(parts, 10.0, 0.5, count)
+        self.assertTrue(all(sum(count(parts[i].text) for i in idx) <= 400 for _a, _b, idx in ws))
+        self.assertEqual([i for _a, _b, idx in ws for i in idx], list(range(len(parts))))
+
     def test_text_without_spaces_is_matched_by_character_and_written_back_as_given(self):
         units = units_of("今日は 晴れ。 Hello, world!")
         self.assertEqual([u.key for u in units][:5], ["今", "日", "は", "晴", "れ"])
@@ -311,6 +322,10 @@ class EngineOnRealSpeech(unittest.TestCase):
         for language, text in (("en", other), ("de", german)):
             wrong = align_captions(self.engine, x, language, [Cue(0.0, 11.0, text)])
             self.assertLess(wrong[0]["match"], MATCH_FLAG_BELOW)
+        # A cue far longer than the decoder's 448 positions is aligned in parts, not refused.
+        long = align_captions(self.engine, x, "en", [Cue(0.0, 11.0, " ".join(f"word{i}" for i in range(400)))])
+        self.assertEqual(len(long[0]["words"]), 400)
+        self.assertLess(long[0]["match"], MATCH_FLAG_BELOW)
         # A cue past the end of the audio has no words and does not match.
         self.assertEqual(align_captions(self.engine, x, "en", [Cue(40.0, 44.0, "gone")])[0], {"words": [], "match": 0.0})
 
