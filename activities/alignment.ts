@@ -85,9 +85,10 @@ export function createAlignmentActivities(deps: AlignmentDeps) {
     /** word_timing: the caption transcript gains the aligned words and each cue its match; the work files go. */
     async storeCaptionAlignment(plan: JobPlan, transcriptId: string, alignmentKey: string): Promise<void> {
       return asActivity(async () => {
-        const result = await readResult(store, alignmentKey);
-        const t = await db.transcript.findUniqueOrThrow({ where: { id: transcriptId }, select: { segments: true } });
-        const aligned = alignedCaptions(t.segments as unknown as Segment[], result);
+        const t = await db.transcript.findUniqueOrThrow({ where: { id: transcriptId }, select: { segments: true, alignment: true } });
+        // An attempt that stored the alignment and lost its worker before answering did the work (its file may be gone).
+        if (t.alignment !== null) return cleanup(store, plan.jobId, alignmentKey);
+        const aligned = alignedCaptions(t.segments as unknown as Segment[], await readResult(store, alignmentKey));
         await saveCaptionAlignment(db, plan.jobId, transcriptId, aligned);
         await cleanup(store, plan.jobId, alignmentKey);
       });
@@ -96,9 +97,14 @@ export function createAlignmentActivities(deps: AlignmentDeps) {
     /** align_text: the transcript is the job's own text, by sentence, with the aligned words. */
     async storeTextAlignment(plan: JobPlan, alignmentKey: string, durationMs: number): Promise<{ transcriptId: string }> {
       return asActivity(async () => {
-        const result = await readResult(store, alignmentKey);
+        // As above: a stored alignment is not done again.
+        const done = await db.transcript.findUnique({ where: { jobId: plan.jobId }, select: { id: true, alignment: true } });
+        if (done && done.alignment !== null) {
+          await cleanup(store, plan.jobId, alignmentKey);
+          return { transcriptId: done.id };
+        }
         const { text } = await db.jobText.findUniqueOrThrow({ where: { jobId: plan.jobId } });
-        const aligned = alignedText(result);
+        const aligned = alignedText(await readResult(store, alignmentKey));
         const transcriptId = await saveDraftTranscript(db, plan.jobId, {
           title: null,
           sourceOrigin: 'provided_text',

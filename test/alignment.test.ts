@@ -8,6 +8,7 @@ import { evalClips } from './support/asr-eval';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
 import { createActivities } from '../activities';
 import { toErrorObject } from '../core/errors';
+import type { JobPlan } from '../workflows/definitions';
 import {
   activityDepsFor,
   newKey,
@@ -170,6 +171,10 @@ describe('word_timing: caption transcripts timed word by word', () => {
       for (let i = 1; i < t.words!.length; i++) expect(t.words![i]!.start).toBeGreaterThanOrEqual(t.words![i - 1]!.start);
       // Where the words agree with the recognizer's on the same audio, they start within 0.1 s of its (median).
       expect(startErrors(t.words!, await recognizedWords()).median).toBeLessThanOrEqual(0.1);
+      // Storing again (an attempt whose worker was lost after it stored) finds the work done: the result file is gone.
+      const acts = createActivities(activityDepsFor(stack.api, stack.outbound));
+      await acts.storeCaptionAlignment({ jobId: job.id } as JobPlan, job.result_id, `work/${job.id}/alignment.json`);
+      expect((await transcriptOf(job, w)).words).toEqual(t.words);
       // The word-timed exports: srt cues from the words.
       const srt = await request(app()).get(`/v1/transcripts/${job.result_id}/export`).query({ format: 'srt' }).set(bearer(w.apiKey));
       expect(srt.status).toBe(200);
@@ -250,6 +255,9 @@ describe('align_text: a given text timed against an upload', () => {
     expect(t.alignment).toMatchObject({ method: 'align_text', segments_below_threshold: 0 });
     expect(t.segments.map((s) => s.text)).toEqual(sentences);
     expect(normaliseWords(t.words!.map((w) => w.text).join(' '))).toEqual(normaliseWords(text));
+    const acts = createActivities(activityDepsFor(stack.api, stack.outbound));
+    const again = await acts.storeTextAlignment({ jobId: job.id } as JobPlan, `work/${job.id}/alignment.json`, 1000);
+    expect(again.transcriptId).toBe(job.result_id);
     // Where the words agree with the recognizer's on the same audio, they start within 0.1 s of its (median).
     const errors = startErrors(t.words!, await recognizedWords());
     expect(errors.compared).toBeGreaterThan(t.words!.length * 0.7);
