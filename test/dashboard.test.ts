@@ -481,7 +481,13 @@ describe('dashboard security', () => {
     const done = await waitFinal(stack.api, a.apiKey, job.body.id);
     expect(done.body.status).toBe('succeeded');
     await receiver.waitFor((all) => all.some((r) => r.body?.job_id === job.body.id && r.status === 200), 20_000);
-    const delivery = await stack.api.deps.db.webhookDelivery.findFirstOrThrow({ where: { workspaceId: a.workspaceId } });
+    // The delivery is recorded once the receiver's answer is back: a moment after the receiver saw the request.
+    let delivery = await stack.api.deps.db.webhookDelivery.findFirst({ where: { workspaceId: a.workspaceId } });
+    for (let i = 0; i < 200 && !delivery; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      delivery = await stack.api.deps.db.webhookDelivery.findFirst({ where: { workspaceId: a.workspaceId } });
+    }
+    if (!delivery) throw new Error('the webhook delivery was never recorded');
     const key = await stack.api.deps.db.apiKey.findFirstOrThrow({ where: { workspaceId: a.workspaceId } });
     const failedJob = await retryableFailure(a.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['pt'] });
     ids = { job: job.body.id, transcript: done.body.result_id, key: key.id, endpoint: endpoint.id, delivery: delivery.id, failedJob };
