@@ -350,7 +350,9 @@ class EngineOnRealSpeech(unittest.TestCase):
         self.assertLess(float(np.median([abs(w["start"] - v["start"]) for w, v in pairs])), 0.1)
 
 
-class AlignAudioActivity(unittest.TestCase):
+class WithLocalStore(unittest.TestCase):
+    """An activity over a local object store of its own, removed after each test."""
+
     def setUp(self):
         self.root = Path(tempfile.mkdtemp(prefix="store-"))
         self.store = LocalStore(self.root)
@@ -358,7 +360,9 @@ class AlignAudioActivity(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def test_done_once_and_an_unknown_request_is_refused(self):
+
+class AlignAudioActivity(WithLocalStore):
+    def test_done_once_and_a_job_id_outside_the_work_folder_is_refused(self):
         import threading
 
         from recognizer.worker import RecognitionActivities, alignment_key
@@ -371,14 +375,7 @@ class AlignAudioActivity(unittest.TestCase):
             acts._align({"jobId": "../x"}, "work/j/audio.wav", "work/j/align-request.json", threading.Event(), {})
 
 
-class LabelSpeakersActivity(unittest.TestCase):
-    def setUp(self):
-        self.root = Path(tempfile.mkdtemp(prefix="store-"))
-        self.store = LocalStore(self.root)
-
-    def tearDown(self):
-        shutil.rmtree(self.root, ignore_errors=True)
-
+class LabelSpeakersActivity(WithLocalStore):
     def test_one_voice_across_pieces_is_one_speaker(self):
         from recognizer.worker import RecognitionActivities, speakers_key
 
