@@ -17,7 +17,7 @@ import { resolveLanguage, type Recognizer } from '../integrations/recognizers/ty
 import type { ObjectStore } from '../integrations/storage';
 import type { JobPlan } from '../workflows/definitions';
 import { asActivity } from './failures';
-import { withTempDir, workKey } from './transcription';
+import { cleanupWork, withTempDir, workKey } from './transcription';
 
 // Forced alignment, around the recognition worker's `alignAudio`
 // (recognizer/worker.py): these write what it is asked and store what it
@@ -42,9 +42,8 @@ async function readResult(store: ObjectStore, key: string): Promise<AlignmentRes
   });
 }
 
-async function cleanup(store: ObjectStore, jobId: string, alignmentKey: string): Promise<void> {
-  await Promise.all([workKey(jobId, 'audio.wav'), requestKey(jobId), alignmentKey].map((k) => store.delete(k).catch(() => undefined)));
-}
+const cleanup = (store: ObjectStore, jobId: string, alignmentKey: string) =>
+  cleanupWork(store, jobId, 0, [requestKey(jobId), alignmentKey]);
 
 export function createAlignmentActivities(deps: AlignmentDeps) {
   const { db, store } = deps;

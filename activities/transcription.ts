@@ -189,7 +189,7 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
           const transcriptId = await writeTranscript(db, plan, new WhisperRecognizer(model), result, durationMs, {
             languageProbability: plan.language ? null : detectedProbability(result.language, probabilities),
           });
-          await cleanupWork(store, plan.jobId, resultKeys.length, speakersKey);
+          await cleanupWork(store, plan.jobId, resultKeys.length, [speakersKey]);
           return { transcriptId };
         }),
       );
@@ -279,10 +279,16 @@ async function writeTranscript(
   });
 }
 
-async function cleanupWork(store: ObjectStore, jobId: string, pieces: number, speakersKey?: string | null): Promise<void> {
+/** Removes a job's work files once its result is stored: the audio, `pieces` cut pieces with their results, and `extraKeys`. */
+export async function cleanupWork(
+  store: ObjectStore,
+  jobId: string,
+  pieces: number,
+  extraKeys: (string | null | undefined)[] = [],
+): Promise<void> {
   const keys = [
     workKey(jobId, 'audio.wav'),
-    ...(speakersKey ? [speakersKey] : []),
+    ...extraKeys.filter((k): k is string => !!k),
     ...Array.from({ length: pieces }, (_, i) => [workKey(jobId, `piece-${i}.wav`), workKey(jobId, `result-${i}.json`)]).flat(),
   ];
   await Promise.all(keys.map((k) => store.delete(k).catch(() => undefined)));

@@ -96,22 +96,24 @@ def surface(units: list[Unit]) -> str:
     return "".join((" " if u.space_before and i > 0 else "") + u.surface for i, u in enumerate(units))
 
 
-def heard_units(words: list[dict]) -> list[tuple[str, float]]:
-    """The recognizer's words as units for matching, each with its time (characters of a CJK word share it evenly)."""
-    out: list[tuple[str, float]] = []
+def heard_units(words: list[dict]) -> list[tuple[str, float, float]]:
+    """The recognizer's words as units for matching, each with its start and end (the characters of a CJK word
+    share its time evenly): what a cue is matched against, and the anchors a text is placed by."""
+    out: list[tuple[str, float, float]] = []
     for w in words:
         us = [u for u in units_of(w["text"]) if u.key]
         for k, u in enumerate(us):
-            out.append((u.key, w["start"] + k * (w["end"] - w["start"]) / len(us)))
+            span = (w["end"] - w["start"]) / len(us)
+            out.append((u.key, w["start"] + k * span, w["start"] + (k + 1) * span))
     return out
 
 
-def match_share(cue: Cue, heard: list[tuple[str, float]]) -> float | None:
+def match_share(cue: Cue, heard: list[tuple[str, float, float]]) -> float | None:
     """The share of the cue's words the recognizer heard, in order, within MATCH_SLACK_S of the cue's times."""
     keys = [u.key for u in units_of(cue.text) if u.key]
     if not keys:
         return None
-    near = [k for k, t in heard if cue.start - MATCH_SLACK_S <= t <= cue.end + MATCH_SLACK_S]
+    near = [k for k, t, _end in heard if cue.start - MATCH_SLACK_S <= t <= cue.end + MATCH_SLACK_S]
     found = sum(b.size for b in difflib.SequenceMatcher(None, keys, near, autojunk=False).get_matching_blocks())
     return round(found / len(keys), 3)
 
@@ -170,7 +172,7 @@ def align_cues(
     audio: np.ndarray,
     language: str,
     cues: list[Cue],
-    heard: list[tuple[str, float]],
+    heard: list[tuple[str, float, float]],
     pad: float = CUE_PAD_S,
     check_stop: Callable[[], None] | None = None,
     on_progress: Callable[[float], None] | None = None,
@@ -231,18 +233,6 @@ def _abbreviation(token: str) -> bool:
     return token.endswith(".") and (word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()))
 
 
-def _anchor_units(anchors: list[dict]) -> tuple[list[str], list[tuple[float, float]]]:
-    keys, times = [], []
-    for w in anchors:
-        us = [u for u in units_of(w["text"]) if u.key]
-        for k, u in enumerate(us):
-            # Characters of a CJK word share its time evenly.
-            span = (w["end"] - w["start"]) / len(us)
-            keys.append(u.key)
-            times.append((w["start"] + k * span, w["start"] + (k + 1) * span))
-    return keys, times
-
-
 def hear(
     engine: Engine, audio: np.ndarray, language: str | None, stop: threading.Event | None, on_progress, trust_language: bool = False
 ) -> dict:
@@ -282,12 +272,13 @@ def align_captions(
     )
 
 
-def place_text(text: str, anchors: list[dict], duration: float) -> list[Cue]:
-    """The text's sentences as cues: each placed where its words matched recognised words (`anchors`, with times);
-    a sentence with no anchor sits between its neighbours. A sentence placed longer than MAX_TEXT_CUE_S is cut."""
+def place_text(text: str, heard: list[tuple[str, float, float]], duration: float) -> list[Cue]:
+    """The text's sentences as cues: each placed where its words matched the words heard (heard_units); a
+    sentence with no match sits between its neighbours. A sentence placed longer than MAX_TEXT_CUE_S is cut."""
     sentences = sentences_of(text)
     flat = [(s, u) for s, units in enumerate(sentences) for u in units]
-    anchor_keys, anchor_times = _anchor_units(anchors)
+    anchor_keys = [k for k, _a, _b in heard]
+    anchor_times = [(a, b) for _k, a, b in heard]
     text_keys = [u.key for _s, u in flat]
     at: list[tuple[float, float] | None] = [None] * len(flat)
     matcher = difflib.SequenceMatcher(None, text_keys, anchor_keys, autojunk=False)
@@ -362,13 +353,14 @@ def align_text(
     anchors = hear(engine, audio, language, stop, (lambda t: on_progress(t / 2)) if on_progress else None, trust_language=True)
     # The text's language when given; else the one heard.
     aligned_language = language or anchors.get("language") or "en"
-    cues = place_text(text, anchors["words"], duration)
+    heard = heard_units(anchors["words"])
+    cues = place_text(text, heard, duration)
     aligned = align_cues(
         engine.decoder,
         audio,
         aligned_language,
         cues,
-        heard_units(anchors["words"]),
+        heard,
         pad=TEXT_PAD_S,
         check_stop=stop_check(stop),
         on_progress=(lambda t: on_progress(duration / 2 + t / 2)) if on_progress else None,

@@ -124,10 +124,10 @@ function startErrors(aligned: { text: string; start: number }[], heard: { text: 
   return { compared: diffs.length, median: diffs[Math.floor(diffs.length / 2)] ?? Infinity };
 }
 
-/** The video's captions from the replay origin and its audio (the recording, as mp3) at /watch for yt-dlp. */
-function videoRoutes(captionBody: string): ReplayRoute[] {
+/** The video's captions from the replay origin (a body, or a recorded one) and its audio (the recording, as mp3) at /watch for yt-dlp. */
+function videoRoutes(captions: string | { captionFixture: string }): ReplayRoute[] {
   return [
-    ...videositeCaptionRoutes({ captionBody }),
+    ...videositeCaptionRoutes(typeof captions === 'string' ? { captionBody: captions } : captions),
     { path: '/watch', body: fs.readFileSync(mp3) as unknown as string, headers: { 'content-type': 'audio/mpeg' } },
   ];
 }
@@ -186,8 +186,7 @@ describe('word_timing: caption transcripts timed word by word', () => {
 
   it('flags a track that is not what the audio says (another video): at least 90 % of its cues below the threshold', async () => {
     // The Mesmerizer lyrics over this speech: the track of another video.
-    const other = fs.readFileSync(path.join(__dirname, '../../shared/fixtures/videosite/caption-bodies/srv3/mesmerizer.srv3.xml'), 'utf8');
-    stack.origin.setRoutes(videoRoutes(other));
+    stack.origin.setRoutes(videoRoutes({ captionFixture: 'videosite/caption-bodies/srv3/mesmerizer.srv3.xml' }));
     try {
       const res = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', word_timing: true });
       const job = await finished(res.body.id);
@@ -233,6 +232,9 @@ describe('word_timing: caption transcripts timed word by word', () => {
       const again = await submit(stack.api, w.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', word_timing: true });
       expect(again.status).toBe(200);
       expect(again.body).toMatchObject({ result_id: done.result_id, billing: { kind: 'cached', credits_charged: 0 } });
+      // The other way: a plain request after both gets the plain transcript, not the word-timed one.
+      const plainAgain = await submit(stack.api, w.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only' });
+      expect(plainAgain.body).toMatchObject({ result_id: plain.result_id, billing: { kind: 'cached' } });
     } finally {
       stack.origin.setRoutes([]);
     }

@@ -18,6 +18,9 @@ export const RECOGNITION_FIELDS = ['profile', 'vocabulary', 'speaker_labels', 's
 /** The request fields of forced alignment: `word_timing` (caption modes) and `align_text` (transcribe). */
 export const ALIGNMENT_FIELDS = ['word_timing', 'align_text'] as const;
 
+/** `speakers_expected`: 1–10 (also the agents' `transcribe` tool). */
+export const SpeakersExpected = z.number().int().min(1).max(MAX_SPEAKERS_EXPECTED);
+
 export const Bcp47Tag = z
   .string()
   .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'must be a BCP 47 language tag such as en or pt-BR')
@@ -84,13 +87,9 @@ export const JobRequestSchema = z
       description:
         'AI transcription: label who speaks when. The transcript gets `speakers` and every segment and word a `speaker` ("A", "B", … in order of first appearance). Default false. Free of charge.',
     }),
-    speakers_expected: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_SPEAKERS_EXPECTED)
-      .optional()
-      .openapi({ description: 'With `speaker_labels`: how many speakers there are, when known (1–10). Default: found from the audio.' }),
+    speakers_expected: SpeakersExpected.optional().openapi({
+      description: 'With `speaker_labels`: how many speakers there are, when known (1–10). Default: found from the audio.',
+    }),
     word_timing: z.boolean().optional().openapi({
       description:
         'Caption transcripts (`captions_only`, `auto` when captions are found): also fetch the audio and align the caption text to it, so the transcript has `words` with times (`timing_granularity: "word"`) and every segment a `match` score (0–1: the share of the cue\'s words the recognizer hears near it; below 0.3 the cue is probably not what is spoken, e.g. a track of another language or video). Costs the AI transcription price of the audio on top of the caption credit. Default false: no audio is fetched. Captions in a language the recognizer does not know are returned without word times, at the caption price.',

@@ -216,18 +216,18 @@ class AlignmentPlanning(unittest.TestCase):
 
     def test_sentences_are_placed_between_their_anchors(self):
         anchors = words((1.0, 1.4, "hello"), (1.5, 1.9, "there."), (10.0, 10.5, "general"), (10.6, 11.0, "kenobi"))
-        cues = place_text("Hello there. General Kenobi!", anchors, 20.0)
+        cues = place_text("Hello there. General Kenobi!", heard_units(anchors), 20.0)
         self.assertEqual([c.text for c in cues], ["Hello there.", "General Kenobi!"])
         self.assertAlmostEqual(cues[0].start, 1.0)
         self.assertAlmostEqual(cues[0].end, 1.9)
         self.assertAlmostEqual(cues[1].start, 10.0)
         # A sentence no anchor matched sits between its neighbours.
-        cues = place_text("Hello there. Something else entirely. General Kenobi!", anchors, 20.0)
+        cues = place_text("Hello there. Something else entirely. General Kenobi!", heard_units(anchors), 20.0)
         self.assertTrue(1.9 <= cues[1].start < cues[1].end <= 10.0)
 
     def test_a_long_sentence_is_cut_so_each_part_fits_a_window(self):
         anchors = [{"start": i * 0.5, "end": i * 0.5 + 0.4, "text": f" w{i}", "confidence": 1.0} for i in range(120)]
-        cues = place_text(" ".join(f"w{i}" for i in range(120)), anchors, 60.0)
+        cues = place_text(" ".join(f"w{i}" for i in range(120)), heard_units(anchors), 60.0)
         self.assertGreater(len(cues), 2)
         self.assertTrue(all(c.end - c.start <= 20.0 for c in cues))
 

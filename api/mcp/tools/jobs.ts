@@ -6,7 +6,7 @@ import { isFinal, type JobView } from '../../../domain/jobs/view';
 import {
   JobListQuery,
   JobRequestSchema,
-  MAX_SPEAKERS_EXPECTED,
+  SpeakersExpected,
   ALIGNMENT_FIELDS,
   RECOGNITION_FIELDS,
   RECOGNITION_PROFILES,
@@ -102,13 +102,7 @@ export function registerJobTools(server: ToolRegistrar, deps: AppDeps): void {
         language: z.string().optional().describe('BCP 47 hint for the spoken language (default: detected).'),
         max_credits: MaxCredits.optional(),
         speaker_labels: z.boolean().optional().describe('AI transcription: label who speaks when ("A", "B", …). Free.'),
-        speakers_expected: z
-          .number()
-          .int()
-          .min(1)
-          .max(MAX_SPEAKERS_EXPECTED)
-          .optional()
-          .describe('With speaker_labels: how many speakers, when known.'),
+        speakers_expected: SpeakersExpected.optional().describe('With speaker_labels: how many speakers, when known.'),
         vocabulary: z
           .array(z.string())
           .optional()
