@@ -11,11 +11,14 @@ export interface Shell {
   notice?: string | null;
   error?: string | null;
   body: Interpolation;
+  /** Further scripts of this page, by file name under ASSET_BASE (after dashboard.js). */
+  scripts?: string[];
 }
 
-export type NavKey = 'usage' | 'keys' | 'jobs' | 'webhooks' | 'billing' | 'profile' | 'none';
+export type NavKey = 'new' | 'usage' | 'keys' | 'jobs' | 'webhooks' | 'billing' | 'profile' | 'none';
 
 const NAV: [NavKey, string, string][] = [
+  ['new', 'New transcript', '/dashboard/new'],
   ['usage', 'Usage', '/dashboard/usage'],
   ['jobs', 'Jobs', '/dashboard/jobs'],
   ['keys', 'API keys', '/dashboard/keys'],
@@ -85,6 +88,7 @@ export function page(s: Shell): string {
         <link rel="stylesheet" href="${ASSET_BASE}/dashboard.css" />
         ${s.session ? html`<meta name="csrf-token" content="${s.session.csrf}" />` : ''}
         <script src="${ASSET_BASE}/dashboard.js" defer></script>
+        ${(s.scripts ?? []).map((name) => html`<script src="${ASSET_BASE}/${name}" defer></script>`)}
       </head>
       <body>
         <a class="skip" href="#main">Skip to content</a>

@@ -51,7 +51,14 @@ import {
   usageBody,
 } from './views-account';
 import { jobBody, jobsBody, transcriptBody, webhooksBody } from './views-jobs';
-import { PAGE_HEADERS } from './headers';
+import { PAGE_HEADERS, playgroundHeaders } from './headers';
+import { PLANS } from '../../core/plans';
+import { playgroundBody } from './views-playground';
+import { quoteUploadTranscription } from '../../domain/uploads/uploads';
+import { Uuid } from '../../domain/schemas/common';
+import { z } from '../../domain/schemas/zod';
+
+const QuoteQuery = z.strictObject({ upload_id: Uuid });
 
 /** Bytes read from the store per write of the media route. */
 const MEDIA_CHUNK_BYTES = 1024 * 1024;
@@ -266,6 +273,38 @@ export function dashboardRouter(deps: AppDeps): Router {
       send(res, 200, page({ title: 'Usage', session: shell(s, 'usage', email), body: usageBody(usage, spend) }));
     }),
   );
+
+  // ---------------------------------------------------------------- new transcript (the playground)
+
+  router.get(
+    '/dashboard/new',
+    run(async (req, res) => {
+      const s = await pageSession(req, deps);
+      const [usage, email] = await Promise.all([getUsage(deps, s.principal.workspaceId), emailOf(s)]);
+      const body = playgroundBody({
+        creditsRemaining: usage.credits_remaining,
+        asrEnabled: deps.config.ASR_ENABLED,
+        aiAllowed: deps.config.ASR_ENABLED && PLANS[s.principal.plan].paid,
+      });
+      res
+        .status(200)
+        .set(playgroundHeaders(deps.objectStore.uploadOrigin, new URL(deps.baseUrl).origin))
+        .type('html')
+        .send(page({ title: 'New transcript', session: shell(s, 'new', email), body, scripts: ['playground.js'] }));
+    }),
+  );
+  // The price of transcribing a ready upload, for the playground's quote (JSON: the page's script reads it).
+  router.get('/dashboard/new/quote', async (req, res) => {
+    let s: PageSession;
+    try {
+      s = await pageSession(req, deps);
+    } catch (err) {
+      if (err instanceof SignInRequired) throw new ServiceError('UNAUTHENTICATED', 'session', { message: 'Sign in again.' });
+      throw err;
+    }
+    const { upload_id } = parseInput(QuoteQuery, req.query, 'query');
+    res.set('Cache-Control', 'no-store').json(await quoteUploadTranscription(deps.db, s.principal.workspaceId, upload_id));
+  });
 
   // ---------------------------------------------------------------- API keys
 

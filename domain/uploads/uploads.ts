@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import type { ObjectStore } from '../../integrations/storage';
 import { UPLOAD_URL_TTL_SECONDS } from '../../integrations/storage';
+import { transcriptionCredits } from '../../core/plans';
 import type { Upload } from '../../prisma/generated/client';
 import { workflowIds } from '../../workflows/definitions';
 import { startUploadVerification } from '../workflow-starts';
@@ -148,4 +149,16 @@ async function waitAtMost<T>(promise: Promise<T>, ms: number): Promise<Verdict<T
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The price of AI transcription of a ready upload, before any job is submitted (the dashboard's
+ * playground shows it and fills `max_credits` with it): the measured duration at the documented rate.
+ */
+export async function quoteUploadTranscription(db: Db, workspaceId: string, id: string) {
+  const upload = await db.upload.findFirst({ where: { id, workspaceId } });
+  if (!upload) throw new ServiceError('NOT_FOUND', 'upload_id', { message: 'No upload with this id in this workspace.' });
+  if (upload.status !== 'ready' || upload.durationMs === null)
+    throw new ServiceError('CONFLICT', `status=${upload.status}`, { message: 'The upload is not verified yet: complete it first.' });
+  return { upload_id: upload.id, duration_ms: upload.durationMs, credits: transcriptionCredits(upload.durationMs) };
 }

@@ -36,6 +36,7 @@ export interface LocalDiskObjectStoreOptions {
 export class LocalDiskObjectStore implements ObjectStore {
   readonly kind = 'local' as const;
   readonly root: string;
+  readonly uploadOrigin: string;
   private readonly baseUrl: string;
   private readonly secret: Buffer;
   private readonly now: () => number;
@@ -44,6 +45,7 @@ export class LocalDiskObjectStore implements ObjectStore {
     if (opts.signingSecret.length < 32) throw new Error('LocalDiskObjectStore: signingSecret must be at least 32 bytes');
     this.root = path.resolve(opts.root);
     this.baseUrl = opts.baseUrl;
+    this.uploadOrigin = new URL(opts.baseUrl).origin;
     this.secret = opts.signingSecret;
     this.now = opts.now ?? Date.now;
   }

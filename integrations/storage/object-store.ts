@@ -22,6 +22,8 @@ export interface ObjectStat {
 
 export interface ObjectStore {
   readonly kind: 's3' | 'local';
+  /** The origin (scheme://host:port) of the URLs presignPut returns: what a browser page must be allowed to connect to for an upload. */
+  readonly uploadOrigin: string;
   /**
    * A URL the client PUTs the file body to, without credentials. The S3 URL does
    * not bind Content-Type or size (SigV4 presigning signs only the host), so the

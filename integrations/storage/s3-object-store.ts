@@ -31,6 +31,7 @@ export interface S3ObjectStoreOptions {
 export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3' as const;
   readonly bucket: string;
+  readonly uploadOrigin: string;
   private readonly client: Client;
   private readonly presigner: Client;
   private readonly region: string;
@@ -41,6 +42,7 @@ export class S3ObjectStore implements ObjectStore {
     this.region = opts.region ?? 'us-east-1';
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.client = makeClient(opts.endpoint, opts, this.region);
+    this.uploadOrigin = new URL(opts.publicEndpoint ?? opts.endpoint).origin;
     this.presigner = opts.publicEndpoint ? makeClient(opts.publicEndpoint, opts, this.region) : this.client;
   }
 

@@ -37,13 +37,13 @@ export async function seriousA11yViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
 }
 
-/** Desktop and phone-width screenshots of the page, kept under .data/dashboard-screenshots/. */
-export async function screenshots(page: Page, name: string): Promise<{ phoneOverflowPx: number }> {
-  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+/** Desktop and phone-width screenshots of the page, kept under `dir` (.data/dashboard-screenshots/ unless given). */
+export async function screenshots(page: Page, name: string, dir = SCREENSHOT_DIR): Promise<{ phoneOverflowPx: number }> {
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
   const desktop = page.viewportSize();
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.phone.png`), fullPage: true });
+  await page.screenshot({ path: path.join(dir, `${name}.phone.png`), fullPage: true });
   const phoneOverflowPx = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
   if (desktop) await page.setViewportSize(desktop);
   return { phoneOverflowPx };

@@ -33,14 +33,16 @@ export interface TestApi {
  * run's DATA_DIR (stack/test-env.ts sets it), where that worker reads pieces.
  */
 let sharedStore: LocalDiskObjectStore | undefined;
-export function testObjectStore(): LocalDiskObjectStore {
+export function testObjectStore(baseUrl?: string): LocalDiskObjectStore {
   sharedStore ??= new LocalDiskObjectStore({
     root: process.env.DATA_DIR ? path.resolve(process.env.DATA_DIR, 'objects') : fs.mkdtempSync(path.join(os.tmpdir(), 'objects-')),
     baseUrl: 'http://127.0.0.1',
-    signingSecret: Buffer.from('test-upload-signing-key-0123456789abcdef'),
+    signingSecret: UPLOAD_SIGNING_KEY,
   });
-  return sharedStore;
+  // The same folder and key, signing URLs for an API a browser reaches at `baseUrl`.
+  return baseUrl ? new LocalDiskObjectStore({ root: sharedStore.root, baseUrl, signingSecret: UPLOAD_SIGNING_KEY }) : sharedStore;
 }
+const UPLOAD_SIGNING_KEY = Buffer.from('test-upload-signing-key-0123456789abcdef');
 
 export async function startTestApi(
   overrides: Partial<Record<string, string>> = {},

@@ -60,11 +60,21 @@ export interface JobStack {
 
 export async function startJobStack(
   routes: ReplayRoute[] = [],
-  opts: { maxPieceMs?: number; cloud?: AssemblyAiRecognizer | null; callbackUrl?: string; recognitionTaskQueue?: string } = {},
+  opts: {
+    maxPieceMs?: number;
+    cloud?: AssemblyAiRecognizer | null;
+    callbackUrl?: string;
+    recognitionTaskQueue?: string;
+    /** The API's public base URL, when a browser calls it (then the local store signs upload URLs for it too). */
+    baseUrl?: string;
+  } = {},
 ): Promise<JobStack> {
   const origin = await startReplayOrigin(routes);
   const taskQueue = `jobs-${randomUUID()}`;
-  const api = await startTestApi({ TEMPORAL_TASK_QUEUE: taskQueue });
+  const api = await startTestApi(
+    { TEMPORAL_TASK_QUEUE: taskQueue },
+    opts.baseUrl ? { baseUrl: opts.baseUrl, objectStore: testObjectStore(opts.baseUrl) } : {},
+  );
   const outbound = createOutbound({ originOverride: origin.url, timeoutMs: 2000 });
   const worker = await startTestWorker(
     createActivities(
