@@ -19,6 +19,8 @@ WORKDIR /app
 # Dependencies first, so that code changes do not reinstall them. The lock file
 # lists every platform's optional binaries, so npm ci installs exactly it.
 COPY package.json package-lock.json ./
+# The TypeScript client is an npm workspace of the repository: npm ci needs its manifest.
+COPY clients/typescript/package.json clients/typescript/package.json
 RUN npm ci --no-audit --no-fund
 
 # The Prisma client is generated code (prisma/generated is not copied in).

@@ -13,6 +13,8 @@ step() { echo "[check] $1"; }
 
 step "tsc --noEmit"
 node_modules/.bin/tsc --noEmit -p .
+step "tsc --noEmit (the TypeScript client, with its own settings)"
+node_modules/.bin/tsc -p clients/typescript/tsconfig.json
 
 step "eslint"
 node_modules/.bin/eslint --max-warnings 0 .

@@ -26,6 +26,12 @@ if [ ! -f prisma/generated/client.ts ] \
   bash stack/prisma-generate.sh
 fi
 
+# The TypeScript client's compiled package (`npx transcript`), when missing or older than its sources.
+if [ ! -f clients/typescript/dist/cli.js ] || [ -n "$(find clients/typescript/src -newer clients/typescript/dist/cli.js -type f 2>/dev/null)" ]; then
+  echo "[setup] building the TypeScript client (clients/typescript)"
+  node_modules/.bin/tsc -p clients/typescript/tsconfig.build.json
+fi
+
 # Media tools for the worker and the tests: ffmpeg/ffprobe, flite for test speech
 # (apt, only what is missing).
 bash stack/speech-setup.sh

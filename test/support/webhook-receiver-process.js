@@ -2,7 +2,7 @@
 // crypto directly (independent of the service's signing code). Forked by the
 // tests; configured and reporting over the IPC channel.
 //   config message: { secret, failFirst }   (failFirst: answer 500 to that many valid deliveries)
-//   reports:        { event_id, type, status, duplicate, signature_ok, timestamp_ok, body, headers }
+//   reports:        { event_id, type, status, duplicate, signature_ok, timestamp_ok, body, raw, headers }
 const https = require('node:https');
 const crypto = require('node:crypto');
 
@@ -52,6 +52,7 @@ const server = https.createServer({ key: process.env.TLS_KEY, cert: process.env.
       signature_ok: signatureOk,
       timestamp_ok: timestampOk,
       body,
+      raw,
       headers: req.headers,
     });
     res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'no');

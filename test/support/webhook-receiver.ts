@@ -12,6 +12,8 @@ export interface ReceivedDelivery {
   signature_ok: boolean;
   timestamp_ok: boolean;
   body: Record<string, unknown>;
+  /** The body exactly as received (what a signature is checked over). */
+  raw: string;
   headers: Record<string, string>;
 }
 

@@ -33,13 +33,11 @@
     m4a: 'audio/mp4',
     aac: 'audio/aac',
     wav: 'audio/wav',
-    flac: 'audio/flac',
     ogg: 'audio/ogg',
     opus: 'audio/ogg',
+    weba: 'audio/webm',
     webm: 'video/webm',
     mp4: 'video/mp4',
-    mov: 'video/quicktime',
-    mkv: 'video/x-matroska',
   };
 
   function sourceKind() {
