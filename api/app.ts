@@ -12,6 +12,7 @@ import { dashboardRouter } from './dashboard/router';
 import { createLocalUploadHandler } from '../integrations/storage';
 import { POLLER_FRESH_SECONDS, queuePollers } from '../integrations/temporal-pollers';
 import { mountMcp } from './mcp/server';
+import { mountSignedMedia } from './mcp/app/transcript-app';
 import { mountOAuth } from './oauth/provider';
 import { bearerChallenge } from './oauth/resources';
 
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps): Express {
   app.use((req, res, next) => (req.path.startsWith('/dashboard') || req.path.startsWith('/app/') ? dashboard(req, res, next) : next()));
   // The agent tool server (MCP Streamable HTTP, stateless): api/mcp/server.ts. It reads its own body (errors as JSON-RPC).
   mountMcp(app, deps);
+  mountSignedMedia(app, deps);
 
   // API bodies are JSON (api/http/json-body.ts): size and nesting limits documented in the OpenAPI description;
   // a JSON route refuses any other body with 415.

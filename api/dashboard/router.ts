@@ -31,6 +31,7 @@ import type { AppDeps } from '../http/context';
 import { clientAddress } from '../http/rate-limit';
 import { assertSameOrigin } from '../http/same-origin';
 import { parseInput } from '../http/parse-input';
+import { sendStoredMedia } from '../http/media-range';
 import { toServiceError } from '../http/middleware';
 import { operationName, parseIdempotencyKey } from '../http/route';
 import { retryRoute } from '../routes/jobs';
@@ -59,9 +60,6 @@ import { Uuid } from '../../domain/schemas/common';
 import { z } from '../../domain/schemas/zod';
 
 const QuoteQuery = z.strictObject({ upload_id: Uuid });
-
-/** Bytes read from the store per write of the media route. */
-const MEDIA_CHUNK_BYTES = 1024 * 1024;
 
 export { DASHBOARD_CSP, PAGE_HEADERS } from './headers';
 
@@ -437,8 +435,7 @@ export function dashboardRouter(deps: AppDeps): Router {
       );
     }),
   );
-  // The upload a transcript was made from, for the page's player: Range requests (seeking), read in pieces
-  // of at most MEDIA_CHUNK_BYTES from the store, so a 250 MB file never sits in memory.
+  // The upload a transcript was made from, for the page's player (Range requests: api/http/media-range.ts).
   router.get(
     '/dashboard/transcripts/:id/media',
     run(async (req, res) => {
@@ -446,30 +443,7 @@ export function dashboardRouter(deps: AppDeps): Router {
       const { id } = parseInput(IdParams, req.params, 'params');
       const media = await transcriptMediaById(deps.db, deps.objectStore, s.principal.workspaceId, id);
       if (!media) throw new ServiceError('NOT_FOUND', 'id', { message: 'No stored media for this transcript.' });
-      // Express's own Range parsing (range-parser): -1 unsatisfiable, -2 malformed (then the whole file).
-      const ranges = req.range(media.size, { combine: true });
-      const range = Array.isArray(ranges) && ranges.type === 'bytes' ? ranges[0]! : null;
-      const headers = { 'Accept-Ranges': 'bytes', 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff' };
-      if (ranges === -1) {
-        res
-          .status(416)
-          .set({ ...headers, 'Content-Range': `bytes */${media.size}` })
-          .end();
-        return;
-      }
-      const { start, end } = range ?? { start: 0, end: media.size - 1 };
-      res.status(range ? 206 : 200).set({
-        ...headers,
-        'Content-Type': media.contentType,
-        'Content-Length': String(end - start + 1),
-        ...(range ? { 'Content-Range': `bytes ${start}-${end}/${media.size}` } : {}),
-      });
-      for (let at = start; at <= end && !res.destroyed; at += MEDIA_CHUNK_BYTES) {
-        const chunk = await deps.objectStore.readRange(media.key, at, Math.min(end + 1, at + MEDIA_CHUNK_BYTES));
-        // A player that goes away mid-file closes the response without draining it: stop there too.
-        if (!res.write(chunk)) await new Promise((r) => (res.once('drain', r), res.once('close', r)));
-      }
-      res.end();
+      await sendStoredMedia(req, res, deps.objectStore, media);
     }),
   );
   idAction(

@@ -10,6 +10,7 @@ import { authenticate } from '../http/auth';
 import { bearerChallenge, oauthResources } from '../oauth/resources';
 import { jsonBodyParser } from '../http/json-body';
 import { registerToolDefinitions, toolDefinitions } from './tools';
+import { registerTranscriptApp } from './app/transcript-app';
 
 // The agent tool server (issue 14, spec "Agent tool server"): the official MCP
 // TypeScript SDK's stateless Streamable HTTP entry at /mcp. A fresh McpServer
@@ -86,6 +87,8 @@ export function mountMcp(app: Express, deps: AppDeps): void {
       });
       // Each tool call reads its caller from the request's AuthInfo (api/mcp/tools/kit.ts guarded()).
       registerToolDefinitions(server, tools);
+      // The transcript tools' MCP App (io.modelcontextprotocol/ui), for hosts that render apps.
+      registerTranscriptApp(server, deps);
       return server;
     },
     { onerror: (err) => deps.logger.warn({ err }, 'mcp transport error') },

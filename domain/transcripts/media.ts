@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ObjectStore } from '../../integrations/storage/object-store';
 import type { Db } from '../db';
 import { visible, type TranscriptView } from './read';
@@ -31,4 +32,45 @@ export async function transcriptMedia(
 export async function transcriptMediaById(db: Db, store: ObjectStore, workspaceId: string, id: string): Promise<TranscriptMedia | null> {
   const t = await db.transcript.findFirst({ where: visible(workspaceId, id), select: { platform: true, mediaId: true } });
   return t ? transcriptMedia(db, store, workspaceId, { platform: t.platform, media_id: t.mediaId }) : null;
+}
+
+/** How long a signed media link works: long enough to listen through a session, short enough to go stale. */
+export const MEDIA_LINK_TTL_SECONDS = 3600;
+
+/** The HMAC a media link carries: bound to the transcript, its workspace and the expiry, under a key derived for this use only. */
+function mediaSignature(secretsKey: string, workspaceId: string, transcriptId: string, expires: number): string {
+  const key = createHmac('sha256', secretsKey).update('transcript-media-link').digest();
+  return createHmac('sha256', key).update(`${workspaceId}.${transcriptId}.${expires}`).digest('hex');
+}
+
+/**
+ * A link that plays a transcript's stored media without a credential, for a player that cannot send one (the MCP
+ * App's audio element in a host's sandboxed frame): GET /media/transcripts/{id}?expires=&signature=, valid an hour.
+ */
+export function signedMediaLink(secretsKey: string, baseUrl: string, workspaceId: string, transcriptId: string, now = Date.now()) {
+  const expires = Math.floor(now / 1000) + MEDIA_LINK_TTL_SECONDS;
+  const signature = mediaSignature(secretsKey, workspaceId, transcriptId, expires);
+  return {
+    url: `${baseUrl.replace(/\/+$/, '')}/media/transcripts/${transcriptId}?expires=${expires}&signature=${signature}`,
+    expires_at: new Date(expires * 1000).toISOString(),
+  };
+}
+
+/**
+ * The media a signed link names, or null when the link is not valid (wrong or altered signature, expired, the
+ * transcript deleted or not an upload's): the caller answers all of these alike, so a link reveals nothing.
+ */
+export async function mediaBySignedLink(
+  db: Db,
+  store: ObjectStore,
+  secretsKey: string,
+  link: { id: string; expires: string; signature: string },
+  now = Date.now(),
+): Promise<TranscriptMedia | null> {
+  if (!/^\d{1,12}$/.test(link.expires) || Number(link.expires) * 1000 < now || !/^[0-9a-f]{64}$/.test(link.signature)) return null;
+  const t = await db.transcript.findFirst({ where: { id: link.id, deletedAt: null }, select: { workspaceId: true } });
+  if (!t) return null;
+  const expected = Buffer.from(mediaSignature(secretsKey, t.workspaceId, link.id, Number(link.expires)), 'hex');
+  if (!timingSafeEqual(expected, Buffer.from(link.signature, 'hex'))) return null;
+  return transcriptMediaById(db, store, t.workspaceId, link.id);
 }

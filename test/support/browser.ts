@@ -10,7 +10,7 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = path.resolve(__dirname, '../../.data/dashboard-screenshots');
 
 /** Headless, with the flags that keep it quiet offline; playwright-core gives it a fresh profile of its own. */
-export async function launchChromium(): Promise<{ browser: Browser; close: () => Promise<void> }> {
+export async function launchChromium(extraArgs: string[] = []): Promise<{ browser: Browser; close: () => Promise<void> }> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
@@ -21,6 +21,7 @@ export async function launchChromium(): Promise<{ browser: Browser; close: () =>
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      ...extraArgs,
     ],
   });
   return {

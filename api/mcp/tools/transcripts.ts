@@ -1,5 +1,6 @@
 import { getTranscript } from '../../../domain/transcripts/read';
 import type { AppDeps } from '../../http/context';
+import { appMedia, appToolMeta, withAppMedia } from '../app/transcript-app';
 import { DEFAULT_PAGE_CHARS, TRANSCRIPT_FORMATS, transcriptPage, transcriptSummary, type TranscriptFormat } from '../transcript-page';
 import {
   countedRead,
@@ -34,6 +35,7 @@ export function registerTranscriptTools(server: ToolRegistrar, deps: AppDeps): v
       }),
       outputSchema: z.object({ transcript: TranscriptOut, page: PageOut, next: Next }),
       annotations: { readOnlyHint: true, openWorldHint: false },
+      _meta: appToolMeta,
     },
     guarded(deps, async (args, _ctx, caller) => {
       const p = requireScopes(caller, 'transcripts:read');
@@ -41,9 +43,12 @@ export function registerTranscriptTools(server: ToolRegistrar, deps: AppDeps): v
       const format: TranscriptFormat = args.format ?? 'segments';
       const page = transcriptPage(transcript, format, args.offset ?? 0, args.max_chars ?? DEFAULT_PAGE_CHARS);
       const next = page.next_offset === null ? null : `More: call get_transcript again with offset ${page.next_offset}.`;
-      return ok(
-        { transcript: transcriptSummary(transcript), page, next },
-        `${page.content ?? textOf(page.segments ?? page.words)}\n\n[${page.format}, ${page.offset}–${page.offset + (page.segments?.length ?? page.words?.length ?? page.returned_chars)} of ${page.format === 'segments' ? `${page.total_segments} segments` : page.format === 'words' ? `${page.total_words} words` : `${page.total_chars} characters`}${next ? `; ${next}` : ''}]`,
+      return withAppMedia(
+        await appMedia(deps, p.workspaceId, transcript),
+        ok(
+          { transcript: transcriptSummary(transcript), page, next },
+          `${page.content ?? textOf(page.segments ?? page.words)}\n\n[${page.format}, ${page.offset}–${page.offset + (page.segments?.length ?? page.words?.length ?? page.returned_chars)} of ${page.format === 'segments' ? `${page.total_segments} segments` : page.format === 'words' ? `${page.total_words} words` : `${page.total_chars} characters`}${next ? `; ${next}` : ''}]`,
+        ),
       );
     }),
   );

@@ -6,6 +6,7 @@ import { isFinal } from '../../../domain/jobs/view';
 import type { JobRequest } from '../../../domain/schemas/jobs';
 import { getTranscript } from '../../../domain/transcripts/read';
 import type { AppDeps } from '../../http/context';
+import { appMedia, appToolMeta, withAppMedia } from '../app/transcript-app';
 import { jobServiceDeps } from '../../wiring';
 import { DEFAULT_PAGE_CHARS, TRANSCRIPT_FORMATS, transcriptPage, transcriptSummary } from '../transcript-page';
 import { canElicit, CONFIRM_KEY, ConfirmCost, quoteAnswer, quoteOf, quoteState } from './cost-confirmation';
@@ -91,6 +92,7 @@ export function registerVideoTranscriptTool(server: ToolRegistrar, deps: AppDeps
         next: Next,
       }),
       annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
+      _meta: appToolMeta,
     },
     guarded(deps, async (call, ctx, caller) => {
       const startedAt = Date.now();
@@ -142,9 +144,12 @@ export function registerVideoTranscriptTool(server: ToolRegistrar, deps: AppDeps
           ? null
           : `More: call get_transcript with transcript_id ${transcript.id}, format ${format}, offset ${page.next_offset}.`;
       const summary = transcriptSummary(transcript);
-      return ok(
-        { status: 'succeeded', job, transcript: summary, page, next },
-        `${page.content ?? textOf(page.segments)}\n\n[transcript ${transcript.id}, ${page.format}, characters ${page.offset}–${page.offset + page.returned_chars} of ${page.total_chars}${next ? `; ${next}` : ''}]`,
+      return withAppMedia(
+        await appMedia(deps, p.workspaceId, transcript),
+        ok(
+          { status: 'succeeded', job, transcript: summary, page, next },
+          `${page.content ?? textOf(page.segments)}\n\n[transcript ${transcript.id}, ${page.format}, characters ${page.offset}–${page.offset + page.returned_chars} of ${page.total_chars}${next ? `; ${next}` : ''}]`,
+        ),
       );
     }),
   );
