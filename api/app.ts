@@ -4,6 +4,7 @@ import type { AppDeps } from './http/context';
 import { accessLog, errorHandler, metricsRegistry, registeredRoutes, requestId, unmatchedRoute, type KnownRoute } from './http/middleware';
 import { jsonBodyParser } from './http/json-body';
 import { checkRequestTarget } from './http/request-target';
+import type { Drain } from './http/drain';
 import { mount } from './http/route';
 import { mountDocs } from './docs';
 import { buildOpenApiDocument } from './openapi';
@@ -16,13 +17,15 @@ import { mountSignedMedia } from './mcp/app/transcript-app';
 import { mountOAuth } from './oauth/provider';
 import { bearerChallenge } from './oauth/resources';
 
-export function createApp(deps: AppDeps): Express {
+export function createApp(deps: AppDeps, opts: { drain?: Drain } = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   // req.ip (the key of the per-address limits) from X-Forwarded-For only when the peer is a trusted proxy.
   app.set('trust proxy', deps.config.TRUST_PROXY);
   app.use(requestId);
   app.use(accessLog(deps.logger));
+  // A process told to stop answers new requests 503 while those in flight finish (api/http/drain.ts).
+  if (opts.drain) app.use(opts.drain.middleware);
   // A path or query string no decoder can read, or holding NUL, is refused here (400/422), before any router.
   app.use(checkRequestTarget);
 

@@ -1,24 +1,37 @@
 import { config } from '../domain/config';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
+import { createDrain } from './http/drain';
 import { connectAppDeps } from './wiring';
 import { applyMigrations } from '../prisma/migrate';
+
+/** How long a stopping API process lets requests in flight finish: past the longest long poll (25 s), inside the usual 30 s a platform waits before SIGKILL. */
+const SHUTDOWN_GRACE_MS = 28_000;
 
 // The API process: stateless; any number can run behind a load balancer.
 async function main() {
   const cfg = config();
   await applyMigrations(cfg.DATABASE_URL);
   const { deps, close } = await connectAppDeps(cfg);
-  const server = createHttpServer(createApp(deps)).listen(cfg.PORT, () =>
+  const drain = createDrain();
+  const server = createHttpServer(createApp(deps, { drain })).listen(cfg.PORT, () =>
     deps.logger.info({ port: cfg.PORT, base_url: deps.baseUrl }, 'api listening'),
   );
-  const shutdown = async () => {
+  // SIGTERM (a deploy, a scale-in): readiness false and new requests 503 with Retry-After at once, the
+  // requests in flight (a long poll holds up to 25 s) finish within the bound, then the process exits.
+  const shutdown = async (signal: string) => {
+    if (drain.draining) return;
+    drain.begin();
+    deps.logger.info({ signal, in_flight: drain.inFlight }, 'api draining');
+    const finished = await drain.settled(SHUTDOWN_GRACE_MS);
     server.close();
+    server.closeAllConnections();
     await close();
+    deps.logger.info({ finished_in_flight: finished }, 'api stopped');
     process.exit(0);
   };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 main().catch((err) => {

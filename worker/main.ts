@@ -15,6 +15,9 @@ import { applyMigrations } from '../prisma/migrate';
 
 // The worker process: runs workflows and activities from the task queue. Scale
 // out by starting more of them; Temporal spreads the work.
+/** How long a stopping worker lets its running activities finish (inside the usual 30 s before SIGKILL). */
+const WORKER_SHUTDOWN_GRACE = '20 seconds';
+
 async function main() {
   const cfg = config();
   const logger = pino({ level: cfg.LOG_LEVEL, base: { service: 'worker' } });
@@ -47,6 +50,9 @@ async function main() {
     taskQueue,
     workflowsPath: require.resolve('../workflows'),
     activities: createActivities(activityDeps),
+    // SIGTERM: the worker stops polling at once, lets running activities finish for this long, then cancels
+    // them (heartbeating ones see the cancellation; Temporal retries them on another worker) and exits.
+    shutdownGraceTime: WORKER_SHUTDOWN_GRACE,
   });
   // Starts the workflows of committed work whose start after the commit was lost (domain/workflow-starts.ts).
   const stopStarter = runWorkflowStarter(prisma, { temporal: client, taskQueue }, logger);

@@ -1,0 +1,65 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ServiceError } from '../../core/errors';
+import { sendError } from './envelope';
+
+/** What a client is told to wait before it tries again while this process stops (another instance answers by then). */
+export const DRAIN_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * A graceful stop of one API process (SIGTERM, api/main.ts): from `begin()` on, readiness answers 503 so the
+ * load balancer takes the instance out, every new request answers 503 SERVICE_UNAVAILABLE with Retry-After and
+ * `Connection: close`, liveness stays 200, and the requests already in flight finish; `settled()` resolves when
+ * the last one has, or when the bound runs out.
+ */
+export function createDrain() {
+  let draining = false;
+  let inFlight = 0;
+  let wake: (() => void) | null = null;
+
+  const middleware = (req: Request, res: Response, next: NextFunction): void => {
+    if (!draining) {
+      inFlight += 1;
+      res.once('close', () => {
+        inFlight -= 1;
+        if (inFlight === 0) wake?.();
+      });
+      return next();
+    }
+    res.set('Connection', 'close');
+    if (req.path === '/healthz') return void res.json({ status: 'ok' });
+    if (req.path === '/readyz') return void res.status(503).json({ status: 'draining' });
+    sendError(
+      res,
+      new ServiceError('SERVICE_UNAVAILABLE', 'shutting_down', {
+        message: 'This instance is shutting down: send the request again (another instance answers it).',
+        retryAfterSeconds: DRAIN_RETRY_AFTER_SECONDS,
+      }),
+    );
+  };
+
+  return {
+    middleware,
+    begin(): void {
+      draining = true;
+    },
+    get draining(): boolean {
+      return draining;
+    },
+    get inFlight(): number {
+      return inFlight;
+    },
+    /** True when every request in flight finished within `boundMs`; false when the bound ran out first. */
+    settled(boundMs: number): Promise<boolean> {
+      if (inFlight === 0) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(false), boundMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+      });
+    },
+  };
+}
+
+export type Drain = ReturnType<typeof createDrain>;

@@ -1,0 +1,161 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { freePort, ROOT } from '../../stack/proc';
+import { bearer, createWorkspace, privateDatabase, startTestApi, type TestApi } from '../support/harness';
+import { videositeCaptionRoutes } from '../support/job-stack';
+import { startReplayOrigin, type ReplayOrigin } from '../support/replay-origin';
+
+// Issue 27, item 5: SIGTERM stops a process without losing work. The API process answers new requests 503
+// with Retry-After (readiness false, liveness still ok) while the requests it holds finish, then exits 0; a
+// worker stops polling, lets the activity it runs finish, and exits 0, and the job goes on with the next worker.
+
+const taskQueue = `graceful-${randomUUID()}`;
+let origin: ReplayOrigin;
+let api: TestApi;
+let databaseUrl: string;
+
+interface Proc {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+/** A service entry point as its own process (node with tsx as a loader), resolved once it logs `ready`. */
+function start(entry: string, ready: string, env: Record<string, string>): Promise<Proc> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+      cwd: ROOT,
+      env: { ...process.env, APP_ENV: 'test', LOG_LEVEL: 'info', DATABASE_URL: databaseUrl, TEMPORAL_TASK_QUEUE: taskQueue, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((r) =>
+      child.once('exit', (code, signal) => r({ code, signal, at: Date.now() })),
+    );
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${out}`)), 60_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (out.includes(ready)) {
+        clearTimeout(timer);
+        resolve({ child, output: () => out, exited });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then(({ code }) => reject(new Error(`${entry} exited with ${code} before it was ready:\n${out}`)));
+  });
+}
+
+beforeAll(async () => {
+  origin = await startReplayOrigin(videositeCaptionRoutes({ captionDelayMs: 4000 }));
+  // The worker runs the workflow starter, which looks at every job of its database: one of its own.
+  databaseUrl = await privateDatabase('graceful');
+  api = await startTestApi({ DATABASE_URL: databaseUrl, TEMPORAL_TASK_QUEUE: taskQueue });
+}, 60_000);
+afterAll(async () => {
+  await api?.close();
+  await origin?.close();
+});
+
+test('the API drains on SIGTERM: 503 with Retry-After for new requests, the long poll in flight finishes, exit 0', async () => {
+  const port = await freePort();
+  const proc = await start('api/main.ts', 'api listening', { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    const ws = await createWorkspace(api.deps, { plan: 'pro' });
+    // A job no worker runs (none polls this queue yet): it stays queued, so a long poll on it is held its full 4 s.
+    const job = await request(base)
+      .post('/v1/jobs')
+      .set(bearer(ws.apiKey))
+      .set('Idempotency-Key', randomUUID())
+      .send({ source: { url: 'https://www.youtube.com/watch?v=drain000001' }, mode: 'captions_only' });
+    expect(job.status).toBe(202);
+    const held = request(base)
+      .get(`/v1/jobs/${job.body.id}`)
+      .query({ wait: 4 })
+      .set(bearer(ws.apiKey))
+      .then((r) => r);
+    await new Promise((r) => setTimeout(r, 500));
+    const signalledAt = Date.now();
+    proc.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+
+    const refused = await request(base).get('/v1/usage').set(bearer(ws.apiKey));
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.headers.connection).toBe('close');
+    expect(refused.body.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryable: true, details: { detail: 'shutting_down' } });
+    expect(refused.body.request_id).toEqual(expect.any(String));
+    expect((await request(base).get('/readyz')).status).toBe(503);
+    expect((await request(base).get('/healthz')).status).toBe(200);
+
+    const answered = await held;
+    expect(answered.status).toBe(200);
+    expect(answered.body).toMatchObject({ id: job.body.id, status: 'queued' });
+    const { code, at } = await proc.exited;
+    expect(code).toBe(0);
+    // It waited for the long poll, and no longer.
+    expect(at - signalledAt).toBeGreaterThan(2500);
+    expect(at - signalledAt).toBeLessThan(15_000);
+    expect(proc.output()).toMatch(/"finished_in_flight":true/);
+  } finally {
+    proc.child.kill('SIGKILL');
+  }
+}, 90_000);
+
+test('a worker told to stop finishes the activity it runs, exits 0, and the job goes on with the next worker', async () => {
+  const worker = () => start('worker/main.ts', 'worker running', { PLATFORM_ORIGIN_OVERRIDE: origin.url, WORKER_METRICS_PORT: '0' });
+  const first = await worker();
+  let second: Proc | undefined;
+  try {
+    const ws = await createWorkspace(api.deps, { plan: 'pro' });
+    origin.requests.length = 0;
+    const job = await request(api.app)
+      .post('/v1/jobs')
+      .set(bearer(ws.apiKey))
+      .set('Idempotency-Key', randomUUID())
+      .send({ source: { url: 'https://www.youtube.com/watch?v=grace000001' }, mode: 'captions_only' });
+    expect(job.status).toBe(202);
+    // The caption fetch is under way (the replay origin holds its answer 4 s): stop the worker now.
+    const deadline = Date.now() + 20_000;
+    while (!origin.requests.some((r) => /\/api\/timedtext/.test(r.url)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    const signalledAt = Date.now();
+    first.child.kill('SIGTERM');
+    const { code, at } = await first.exited;
+    expect(code).toBe(0);
+    // It stayed for the running fetch (about 4 s), within its 20 s grace.
+    expect(at - signalledAt).toBeGreaterThan(1500);
+    expect(at - signalledAt).toBeLessThan(20_000);
+
+    second = await worker();
+    const done = await request(api.app).get(`/v1/jobs/${job.body.id}`).query({ wait: 25 }).set(bearer(ws.apiKey));
+    expect(done.body.status).toBe('succeeded');
+    expect(done.body.retry).toBeNull();
+    // Finished by the stopping worker, not retried: one attempt of the caption fetch, completed.
+    const { events } = await api.deps.temporal.workflow.getHandle(`job-${job.body.id}`).fetchHistory();
+    const fetch = events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'fetchCaptions')!;
+    const about = (e: NonNullable<typeof events>[number]) =>
+      [
+        e.activityTaskStartedEventAttributes,
+        e.activityTaskCompletedEventAttributes,
+        e.activityTaskFailedEventAttributes,
+        e.activityTaskTimedOutEventAttributes,
+      ].find((a) => a && Number(a.scheduledEventId) === Number(fetch.eventId));
+    const outcomes = events!
+      .filter(about)
+      .map((e) =>
+        e.activityTaskStartedEventAttributes
+          ? `started ${e.activityTaskStartedEventAttributes.attempt}`
+          : e.activityTaskCompletedEventAttributes
+            ? 'completed'
+            : 'failed',
+      );
+    expect(outcomes).toEqual(['started 1', 'completed']);
+  } finally {
+    first.child.kill('SIGKILL');
+    second?.child.kill('SIGKILL');
+    await second?.exited;
+  }
+}, 120_000);
