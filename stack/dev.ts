@@ -20,6 +20,7 @@ import { startRecognizer, type RecognizerHandle } from './recognizer';
 import { supervise, type RunningProcess, type Supervisor } from './supervisor';
 import { startStripeMock, STRIPE_DEV_WEBHOOK_SECRET, STRIPE_MOCK_SECRET_KEY, type StripeMockHandle } from './stripe-mock';
 import { startTemporal, type TemporalHandle } from './temporal';
+import { startTemporalOnPostgres, useTemporalOnPostgres } from './temporal-server';
 
 const PORT = 3000;
 const BASE = `http://localhost:${PORT}`;
@@ -33,7 +34,9 @@ let stopping = false;
 
 async function main() {
   pg = await startPostgres({ dataDir: '.data/dev-postgres', port: 54329 });
-  temporal = await startTemporal({ dbFile: '.data/temporal-dev.sqlite', port: 7233 });
+  temporal = useTemporalOnPostgres()
+    ? await startTemporalOnPostgres({ pgUrl: pg.url, name: 'dev', port: 7233 })
+    : await startTemporal({ dbFile: '.data/temporal-dev.sqlite', port: 7233 });
   // A real (test-mode) Stripe account when the shell names one; else Stripe's own mock.
   if (!process.env.STRIPE_SECRET_KEY) stripeMock = await startStripeMock({ port: 12111 });
   const applied = await applyMigrations(pg.url);

@@ -6,6 +6,7 @@ import { freePort, portOpen, ROOT } from './proc';
 import { startRecognizer, type RecognizerHandle } from './recognizer';
 import { startStripeMock, STRIPE_DEV_WEBHOOK_SECRET, STRIPE_MOCK_SECRET_KEY, type StripeMockHandle } from './stripe-mock';
 import { startTemporal, type TemporalHandle } from './temporal';
+import { freePortBelowSmallint, startTemporalOnPostgres, useTemporalOnPostgres } from './temporal-server';
 
 // The private, throw-away stack that the tests (stack/test-env.ts) and the
 // benchmarks (bench/run.ts, bench/asr-stack.ts) run against: a fresh database
@@ -46,10 +47,15 @@ export async function startThrowawayStack(opts: {
   const dbUrl = withDatabase(pg.url, opts.databaseName ?? `${opts.name}_${Date.now()}`);
   await createDatabase(dbUrl);
   const sqliteFile = path.join(ROOT, '.data', `temporal-${opts.name}-${process.pid}.sqlite`);
-  const temporal = await startTemporal({
-    dbFile: sqliteFile,
-    port: (await portOpen(opts.temporalPort)) ? await freePort() : opts.temporalPort,
-  });
+  const temporalPort = !(await portOpen(opts.temporalPort))
+    ? opts.temporalPort
+    : useTemporalOnPostgres()
+      ? await freePortBelowSmallint()
+      : await freePort();
+  // TEMPORAL_SERVER=postgres: the production server on this stack's PostgreSQL instead of the dev server (stack/temporal-server.ts).
+  const temporal = useTemporalOnPostgres()
+    ? await startTemporalOnPostgres({ pgUrl: pg.url, name: `${opts.name}_${process.pid}`, port: temporalPort, dropOnStop: true })
+    : await startTemporal({ dbFile: sqliteFile, port: temporalPort });
   const stripeMock = await startStripeMock({ port: await freePort() }).catch(async (err: unknown) => {
     // Nothing of the stack is handed out yet: stop what already runs, or a failed start leaves servers behind.
     await temporal.stop().catch(() => undefined);
