@@ -13,8 +13,8 @@ import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { stringify as toYaml } from 'yaml';
 import { createDatabase, dropDatabase, withDatabase } from './postgres';
-import { claimServerPort, portOpen, ROOT, superviseServer } from './proc';
-import { DYNAMIC_CONFIG_FILE, registerSearchAttributes, type TemporalHandle } from './temporal';
+import { claimServerPort, ROOT, superviseServer } from './proc';
+import { DYNAMIC_CONFIG_FILE, frontendAnswers, registerSearchAttributes, type TemporalHandle } from './temporal';
 
 export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
 const MODULES = {
@@ -116,19 +116,7 @@ export async function startTemporalOnPostgres(opts: TemporalOnPostgresOptions): 
     readyTimeoutMs: 120_000,
     stepMs: 250,
     killAfterMs: 15_000,
-    ready: async () => {
-      if (!(await portOpen(opts.port))) return false;
-      const conn = await Connection.connect({ address, connectTimeout: 2000 }).catch(() => undefined);
-      if (!conn) return false;
-      try {
-        await conn.workflowService.getSystemInfo({});
-        return true;
-      } catch {
-        return false;
-      } finally {
-        await conn.close();
-      }
-    },
+    ready: () => frontendAnswers(opts.port, (conn) => conn.workflowService.getSystemInfo({})),
   });
   const stop = async () => {
     await stopServer();

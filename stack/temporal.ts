@@ -84,6 +84,21 @@ export async function registerSearchAttributes(conn: Connection, namespace = 'de
   throw new Error(`Temporal did not list the new search attributes ${missing.map((k) => k.name).join(', ')} within 30 s`);
 }
 
+/** Whether a Temporal frontend on 127.0.0.1:`port` accepts a connection and answers `probe`. */
+export async function frontendAnswers(port: number, probe: (conn: Connection) => Promise<unknown>): Promise<boolean> {
+  if (!(await portOpen(port))) return false;
+  const conn = await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: 2000 }).catch(() => undefined);
+  if (!conn) return false;
+  try {
+    await probe(conn);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await conn.close();
+  }
+}
+
 export interface TemporalHandle {
   address: string;
   uiUrl: string;
@@ -169,19 +184,7 @@ export async function startTemporal(opts: { dbFile: string; port: number }): Pro
     killAfterMs: 15_000,
     // Ready = the frontend answers and the `default` namespace is registered
     // (start-dev registers it during startup; clients fail until then).
-    ready: async () => {
-      if (!(await portOpen(opts.port))) return false;
-      const conn = await Connection.connect({ address, connectTimeout: 2000 }).catch(() => undefined);
-      if (!conn) return false;
-      try {
-        await conn.workflowService.describeNamespace({ namespace: 'default' });
-        return true;
-      } catch {
-        return false;
-      } finally {
-        await conn.close();
-      }
-    },
+    ready: () => frontendAnswers(opts.port, (conn) => conn.workflowService.describeNamespace({ namespace: 'default' })),
   });
 
   // A SQLite file from before the search attributes existed keeps its namespace as it was.

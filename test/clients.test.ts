@@ -1,17 +1,13 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { createWebhookEndpoint } from '../domain/webhooks/endpoints';
-import { toRecognizerWav } from '../integrations/media/convert';
-import { evalClips } from './support/asr-eval';
 import { createWorkspace } from './support/harness';
-import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/job-stack';
-import { concatWithPauses } from './support/speech';
+import { startListeningJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/job-stack';
+import { jfkWav, twoVoiceWav } from './support/voices';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
 
 // The official clients (clients/typescript, clients/python) against the live test stack: their generated
@@ -25,7 +21,7 @@ const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 const PYTHON = path.join(ROOT, '.tools/venv-test/bin/python');
 
 let stack: JobStack;
-let server: http.Server;
+let listening: Awaited<ReturnType<typeof startListeningJobStack>>;
 let receiver: WebhookReceiver;
 let base: string;
 let workDir: string;
@@ -48,11 +44,8 @@ async function runTool(cmd: string, args: string[], opts: { env?: NodeJS.Process
 }
 
 beforeAll(async () => {
-  server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  stack = await startJobStack(videositeCaptionRoutes(), { baseUrl: base });
-  server.on('request', stack.api.app);
+  listening = await startListeningJobStack(videositeCaptionRoutes());
+  ({ stack, base } = listening);
   receiver = await startWebhookReceiver();
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clients-'));
   const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
@@ -69,10 +62,9 @@ beforeAll(async () => {
   const webhookFile = path.join(workDir, 'delivery.json');
   fs.writeFileSync(webhookFile, JSON.stringify({ raw: delivery!.raw, headers: delivery!.headers, secret: endpoint.secret }));
 
-  const clip = (file: string) => evalClips().find((c) => c.file === file)!.audio;
-  const audio = await toRecognizerWav(clip('en/jfk_inaugural.flac'), path.join(workDir, 'jfk.wav'));
-  const a = await toRecognizerWav(clip('en/leopard_librispeech_1272-128104-0000.wav'), path.join(workDir, 'a.wav'));
-  const slow = await concatWithPauses([a, audio, a], path.join(workDir, 'slow.wav'), 0.5);
+  const audio = await jfkWav(path.join(workDir, 'jfk.wav'));
+  // Speech no job has transcribed yet (a transcript of the same file would be reused at once).
+  const slow = await twoVoiceWav(path.join(workDir, 'slow.wav'));
   clientEnv = {
     ...process.env,
     TRANSCRIPT_API_URL: base,
@@ -84,9 +76,8 @@ beforeAll(async () => {
   };
 }, 120_000);
 afterAll(async () => {
-  if (server) await new Promise((r) => server.close(r));
   await receiver?.close();
-  await stack?.close();
+  await listening?.close();
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 

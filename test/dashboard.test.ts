@@ -29,9 +29,7 @@ import {
   type JobStack,
 } from './support/job-stack';
 import type { ReplayRoute } from './support/replay-origin';
-import { toRecognizerWav } from '../integrations/media/convert';
-import { evalClips } from './support/asr-eval';
-import { concatWithPauses } from './support/speech';
+import { twoVoiceWav } from './support/voices';
 import { uploadReady } from './support/uploads';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
 
@@ -707,10 +705,7 @@ describe("the transcript page's player", () => {
     session = await pageSignIn(ws);
     // Two voices (JFK, then a LibriSpeech reader): an upload transcribed with speaker labels.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'player-'));
-    const clip = (file: string) => evalClips().find((c) => c.file === file)!.audio;
-    const a = await toRecognizerWav(clip('en/jfk_inaugural.flac'), path.join(dir, 'a.wav'));
-    const b = await toRecognizerWav(clip('en/leopard_librispeech_1272-128104-0000.wav'), path.join(dir, 'b.wav'));
-    const wav = await concatWithPauses([a, b], path.join(dir, 'talk.wav'), 0.8);
+    const wav = await twoVoiceWav(path.join(dir, 'talk.wav'));
     wavBytes = fs.readFileSync(wav);
     const uploadId = await uploadReady(stack.api, ws, wav, 'audio/wav');
     const res = await submit(stack.api, ws.apiKey, {

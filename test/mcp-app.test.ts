@@ -1,20 +1,16 @@
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { build } from 'esbuild';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { APP_MIME_TYPE, MEDIA_META_KEY, TRANSCRIPT_APP_URI } from '../api/mcp/app/transcript-app';
 import { signedMediaLink } from '../domain/transcripts/media';
-import { toRecognizerWav } from '../integrations/media/convert';
-import { evalClips } from './support/asr-eval';
 import { launchChromium, screenshots, seriousA11yViolations } from './support/browser';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
-import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/job-stack';
-import { concatWithPauses } from './support/speech';
+import { startListeningJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/job-stack';
+import { twoVoiceWav } from './support/voices';
 import { uploadReady } from './support/uploads';
 
 // The transcript tools' MCP App (api/mcp/app/): what a host sees in tools/list and resources/read, the page
@@ -24,7 +20,7 @@ import { uploadReady } from './support/uploads';
 const SHOTS = path.resolve(__dirname, '../.data/mcp-app-screenshots');
 
 let stack: JobStack;
-let server: http.Server;
+let listening: Awaited<ReturnType<typeof startListeningJobStack>>;
 let base: string;
 let ws: TestWorkspace;
 let client: Client;
@@ -41,21 +37,15 @@ interface ToolResult {
 }
 
 beforeAll(async () => {
-  server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  stack = await startJobStack(videositeCaptionRoutes(), { baseUrl: base });
-  server.on('request', stack.api.app);
+  listening = await startListeningJobStack(videositeCaptionRoutes());
+  ({ stack, base } = listening);
   ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
   client = new Client({ name: 'mcp-app-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: bearer(ws.apiKey) } }));
 
   // Two voices in one upload, transcribed with speaker labels; and a videosite caption transcript.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-app-'));
-  const clip = (file: string) => evalClips().find((c) => c.file === file)!.audio;
-  const a = await toRecognizerWav(clip('en/jfk_inaugural.flac'), path.join(dir, 'a.wav'));
-  const b = await toRecognizerWav(clip('en/leopard_librispeech_1272-128104-0000.wav'), path.join(dir, 'b.wav'));
-  const wav = await concatWithPauses([a, b], path.join(dir, 'talk.wav'), 0.8);
+  const wav = await twoVoiceWav(path.join(dir, 'talk.wav'));
   const uploadId = await uploadReady(stack.api, ws, wav, 'audio/wav');
   fs.rmSync(dir, { recursive: true, force: true });
   const job = await submit(stack.api, ws.apiKey, {
@@ -106,9 +96,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await chromium?.close();
   await client?.close();
-  server?.closeAllConnections();
-  if (server) await new Promise((r) => server.close(r));
-  await stack?.close();
+  await listening?.close();
 });
 
 const call = async (name: string, args: Record<string, unknown>) =>

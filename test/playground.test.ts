@@ -1,21 +1,17 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import request from 'supertest';
 import { createApiKey } from '../domain/accounts/accounts';
 import { SCOPES } from '../domain/accounts/principal';
-import { toRecognizerWav } from '../integrations/media/convert';
 import { DASHBOARD_CSP, playgroundHeaders } from '../api/dashboard/headers';
-import { evalClips } from './support/asr-eval';
 import { launchChromium, seriousA11yViolations, screenshots } from './support/browser';
 import { createWorkspace, uniqueEmail } from './support/harness';
-import { startJobStack, videositeCaptionRoutes, VIDEO_URL, type JobStack } from './support/job-stack';
-import { concatWithPauses } from './support/speech';
+import { startListeningJobStack, videositeCaptionRoutes, VIDEO_URL, type JobStack } from './support/job-stack';
+import { twoVoiceWav } from './support/voices';
 
 // The dashboard's "New transcript" page (api/dashboard/views-playground.ts, static/playground.js) in
 // Chromium: a new user goes from sign-up to a finished caption transcript without a terminal; a paid
@@ -27,26 +23,21 @@ const SHOTS = path.resolve(__dirname, '../.data/playground-screenshots');
 const run = promisify(execFile);
 
 let stack: JobStack;
-let server: http.Server;
+let listening: Awaited<ReturnType<typeof startListeningJobStack>>;
 let base: string;
 let chromium: { browser: Browser; close: () => Promise<void> };
 let workDir: string;
 
 beforeAll(async () => {
-  // The port first: the local store signs upload URLs for the origin the browser uses.
-  server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  stack = await startJobStack(videositeCaptionRoutes(), { baseUrl: base });
-  server.on('request', stack.api.app);
+  listening = await startListeningJobStack(videositeCaptionRoutes());
+  ({ stack, base } = listening);
   chromium = await launchChromium();
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'playground-'));
   fs.rmSync(SHOTS, { recursive: true, force: true });
 }, 60_000);
 afterAll(async () => {
   await chromium?.close();
-  if (server) await new Promise((r) => server.close(r));
-  await stack?.close();
+  await listening?.close();
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 afterEach(() => stack?.origin.setRoutes(videositeCaptionRoutes()));
@@ -231,10 +222,7 @@ describe('the playground, a file', () => {
   beforeAll(async () => {
     const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
     apiKey = ws.apiKey;
-    const clip = (file: string) => evalClips().find((c) => c.file === file)!.audio;
-    const a = await toRecognizerWav(clip('en/jfk_inaugural.flac'), path.join(workDir, 'a.wav'));
-    const b = await toRecognizerWav(clip('en/leopard_librispeech_1272-128104-0000.wav'), path.join(workDir, 'b.wav'));
-    wav = await concatWithPauses([a, b], path.join(workDir, 'interview.wav'), 0.8);
+    wav = await twoVoiceWav(path.join(workDir, 'interview.wav'));
     context = await chromium.browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
     await page.goto('/app/sign-in');

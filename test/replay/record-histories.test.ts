@@ -6,9 +6,8 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import request from 'supertest';
 import { createWebhookEndpoint, resendDelivery } from '../../domain/webhooks/endpoints';
-import { toRecognizerWav } from '../../integrations/media/convert';
 import { workflowIds } from '../../workflows/definitions';
-import { evalClips } from '../support/asr-eval';
+import { jfkWav } from '../support/voices';
 import { bearer, createWorkspace, type TestWorkspace } from '../support/harness';
 import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from '../support/job-stack';
 import type { ReplayRoute } from '../support/replay-origin';
@@ -119,7 +118,7 @@ record('recording workflow histories', () => {
 
     // An upload: its verification, then AI transcription with speaker labels.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'histories-'));
-    const wav = await toRecognizerWav(evalClips().find((c) => c.file === 'en/jfk_inaugural.flac')!.audio, path.join(dir, 'jfk.wav'));
+    const wav = await jfkWav(path.join(dir, 'jfk.wav'));
     const uploadId = await uploadReady(stack.api, ws, wav, 'audio/wav');
     fs.rmSync(dir, { recursive: true, force: true });
     await save('upload-verification', workflowIds.uploadVerify(uploadId));

@@ -1,5 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { createOutbound, type Outbound } from '../../integrations/outbound/http';
@@ -102,6 +104,28 @@ export async function startJobStack(
     },
   };
   return stack;
+}
+
+/**
+ * A job stack whose API listens on a loopback port, for callers that are not supertest (a browser, a
+ * client library, a child process): the port is taken first, so the local store signs upload URLs and
+ * media links for the origin they use.
+ */
+export async function startListeningJobStack(routes: ReplayRoute[] = []) {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const stack = await startJobStack(routes, { baseUrl: base });
+  server.on('request', stack.api.app);
+  return {
+    stack,
+    base,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await stack.close();
+    },
+  };
 }
 
 let keyCounter = 0;
