@@ -9,6 +9,7 @@ httpx.MockTransport to pin down retries and timeouts without a server.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import unittest
@@ -64,6 +65,11 @@ class LiveTest(unittest.TestCase):
         self.assertGreaterEqual(len(ids), 3)
         self.assertEqual(len(ids), len(set(ids)))
         self.assertEqual(ids[:5], [j["id"] for j in self.client.jobs.list(limit=5)["jobs"]])
+
+        async def collect() -> list[str]:
+            return [j["id"] async for j in self.client.jobs.aiterate(limit=2)]
+
+        self.assertEqual(asyncio.run(collect()), ids)
 
     def test_uploads_a_file_and_transcribes_it(self) -> None:
         upload = self.client.uploads.upload_file(os.environ["TRANSCRIPT_TEST_AUDIO"])

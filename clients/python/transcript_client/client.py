@@ -3,12 +3,13 @@ writes itself (waiting for a job, uploading a file, walking a list, verifying a 
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import os
 import random
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -198,6 +199,19 @@ class Jobs:
         while True:
             page = self.list(cursor=cursor, limit=limit, platform=platform, source_id=source_id)
             yield from page["jobs"]
+            cursor = page["next_cursor"]
+            if not cursor:
+                return
+
+    async def aiterate(
+        self, *, limit: int | None = None, platform: str | None = None, source_id: str | None = None
+    ) -> AsyncIterator[models.Job]:
+        """Every job, newest first, for ``async for``: each page is fetched in a worker thread, so an asyncio program goes on meanwhile."""
+        cursor: str | None = None
+        while True:
+            page = await asyncio.to_thread(self.list, cursor=cursor, limit=limit, platform=platform, source_id=source_id)
+            for job in page["jobs"]:
+                yield job
             cursor = page["next_cursor"]
             if not cursor:
                 return
