@@ -26,6 +26,7 @@ import {
   videositeCaptionRoutes,
   VIDEO_URL,
   waitFinal,
+  waitUntilFinal,
   type JobStack,
 } from './support/job-stack';
 import type { ReplayRoute } from './support/replay-origin';
@@ -714,8 +715,7 @@ describe("the transcript page's player", () => {
       language: 'en',
       speaker_labels: true,
     });
-    let done = await waitFinal(stack.api, ws.apiKey, res.body.id, 25);
-    for (let i = 0; i < 3 && done.body.status !== 'succeeded'; i++) done = await waitFinal(stack.api, ws.apiKey, res.body.id, 25);
+    const done = await waitUntilFinal(stack.api, ws.apiKey, res.body.id);
     expect(done.body.status).toBe('succeeded');
     transcriptId = done.body.result_id;
     fs.rmSync(dir, { recursive: true, force: true });

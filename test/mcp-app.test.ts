@@ -9,7 +9,15 @@ import { APP_MIME_TYPE, MEDIA_META_KEY, TRANSCRIPT_APP_URI } from '../api/mcp/ap
 import { signedMediaLink } from '../domain/transcripts/media';
 import { launchChromium, screenshots, seriousA11yViolations } from './support/browser';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
-import { startListeningJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/job-stack';
+import {
+  startListeningJobStack,
+  submit,
+  videositeCaptionRoutes,
+  VIDEO_URL,
+  waitFinal,
+  waitUntilFinal,
+  type JobStack,
+} from './support/job-stack';
 import { twoVoiceWav } from './support/voices';
 import { uploadReady } from './support/uploads';
 
@@ -54,8 +62,7 @@ beforeAll(async () => {
     language: 'en',
     speaker_labels: true,
   });
-  let done = await waitFinal(stack.api, ws.apiKey, job.body.id, 25);
-  for (let i = 0; i < 3 && done.body.status !== 'succeeded'; i++) done = await waitFinal(stack.api, ws.apiKey, job.body.id, 25);
+  const done = await waitUntilFinal(stack.api, ws.apiKey, job.body.id);
   expect(done.body.status).toBe('succeeded');
   uploadTranscriptId = done.body.result_id;
   const captions = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only' });

@@ -9,7 +9,7 @@ import { createWebhookEndpoint, resendDelivery } from '../../domain/webhooks/end
 import { workflowIds } from '../../workflows/definitions';
 import { jfkWav } from '../support/voices';
 import { bearer, createWorkspace, type TestWorkspace } from '../support/harness';
-import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from '../support/job-stack';
+import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitUntilFinal, type JobStack } from '../support/job-stack';
 import type { ReplayRoute } from '../support/replay-origin';
 import { uploadReady } from '../support/uploads';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -73,10 +73,7 @@ record('recording workflow histories', () => {
   async function finished(body: object) {
     const res = await submit(stack.api, ws.apiKey, body);
     expect(res.status).toBe(202);
-    let done = await waitFinal(stack.api, ws.apiKey, res.body.id, 25);
-    for (let i = 0; i < 4 && !['succeeded', 'failed', 'cancelled'].includes(done.body.status); i++)
-      done = await waitFinal(stack.api, ws.apiKey, res.body.id, 25);
-    return done.body as { id: string; status: string };
+    return (await waitUntilFinal(stack.api, ws.apiKey, res.body.id, 5)).body as { id: string; status: string };
   }
 
   it('records a job in each mode, a cancelled job, a batch, discoveries, a webhook delivery and an upload check', async () => {

@@ -143,6 +143,14 @@ export async function waitFinal(api: TestApi, apiKey: string, jobId: string, sec
   return res;
 }
 
+/** The job once it is final, long-polling up to `rounds` times 25 s (AI transcription on a busy machine takes a while). */
+export async function waitUntilFinal(api: TestApi, apiKey: string, jobId: string, rounds = 4) {
+  let done = await waitFinal(api, apiKey, jobId, 25);
+  for (let i = 1; i < rounds && !['succeeded', 'failed', 'cancelled'].includes(done.body.status); i++)
+    done = await waitFinal(api, apiKey, jobId, 25);
+  return done;
+}
+
 /**
  * Replay routes for a videosite video with captions: the ANDROID reel answer
  * (real recording, 13 tracks), the /player answer for the fallback clients and

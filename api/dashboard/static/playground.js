@@ -177,6 +177,26 @@
     var ts = [];
     var py = [];
     var jobBody = body;
+    // The same start for a link and a file: the base URL, the key from the environment, and (Python) one call helper.
+    if (isUpload) ts.push("import { readFile } from 'node:fs/promises';", '');
+    ts.push(
+      'const base = ' + JSON.stringify(origin) + ';',
+      "const headers = { Authorization: `Bearer ${process.env.TRANSCRIPT_API_KEY}`, 'Content-Type': 'application/json' };",
+    );
+    py.push(
+      'import json, os, urllib.request',
+      '',
+      'base = ' + JSON.stringify(origin),
+      'headers = {"Authorization": "Bearer " + os.environ["TRANSCRIPT_API_KEY"], "Content-Type": "application/json"}',
+      '',
+      '',
+      'def call(method, url, body=None, extra=None):',
+      '    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()',
+      '    req = urllib.request.Request(url, data=data, method=method, headers={**headers, **(extra or {})})',
+      '    with urllib.request.urlopen(req) as res:',
+      '        text = res.read()',
+      '        return json.loads(text) if text else None',
+    );
     if (isUpload) {
       jobBody = Object.assign({}, body, { source: { upload_id: '$UPLOAD_ID' } });
       var slot = { filename: filename, content_type: contentType, bytes: file ? file.size : 0 };
@@ -199,10 +219,6 @@
         '  -d ' + shellQuote(json[0]) + '"\\"$UPLOAD_ID\\""' + shellQuote(json[1]),
       );
       ts.push(
-        "import { readFile } from 'node:fs/promises';",
-        '',
-        'const base = ' + JSON.stringify(origin) + ';',
-        "const headers = { Authorization: `Bearer ${process.env.TRANSCRIPT_API_KEY}`, 'Content-Type': 'application/json' };",
         'const file = await readFile(' + JSON.stringify(filename) + ');',
         'const slot = await (await fetch(`${base}/v1/uploads`, {',
         "  method: 'POST',",
@@ -219,18 +235,6 @@
         "await fetch(`${base}/v1/uploads/${slot.id}/complete`, { method: 'POST', headers });",
       );
       py.push(
-        'import json, os, urllib.request',
-        '',
-        'base = ' + JSON.stringify(origin),
-        'headers = {"Authorization": "Bearer " + os.environ["TRANSCRIPT_API_KEY"], "Content-Type": "application/json"}',
-        '',
-        '',
-        'def call(method, url, body=None, extra=None):',
-        '    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()',
-        '    req = urllib.request.Request(url, data=data, method=method, headers={**headers, **(extra or {})})',
-        '    with urllib.request.urlopen(req) as res:',
-        '        text = res.read()',
-        '        return json.loads(text) if text else None',
         '',
         '',
         'with open(' + JSON.stringify(filename) + ', "rb") as f:',
@@ -249,23 +253,6 @@
         'curl -sS -X POST ' + shellQuote(origin + '/v1/jobs') + ' ' + auth + ' \\',
         "  -H 'Idempotency-Key: " + idem + "' -H 'Content-Type: application/json' \\",
         '  -d ' + shellQuote(JSON.stringify(body)),
-      );
-      ts.push(
-        'const base = ' + JSON.stringify(origin) + ';',
-        "const headers = { Authorization: `Bearer ${process.env.TRANSCRIPT_API_KEY}`, 'Content-Type': 'application/json' };",
-      );
-      py.push(
-        'import json, os, urllib.request',
-        '',
-        'base = ' + JSON.stringify(origin),
-        'headers = {"Authorization": "Bearer " + os.environ["TRANSCRIPT_API_KEY"], "Content-Type": "application/json"}',
-        '',
-        '',
-        'def call(method, url, body=None, extra=None):',
-        '    data = None if body is None else json.dumps(body).encode()',
-        '    req = urllib.request.Request(url, data=data, method=method, headers={**headers, **(extra or {})})',
-        '    with urllib.request.urlopen(req) as res:',
-        '        return json.loads(res.read())',
       );
     }
     curl.push('# Then wait for it: GET /v1/jobs/{id}?wait=25 until its status is final.');
