@@ -166,8 +166,9 @@ describe('the playground, a new user', () => {
     // Submitted: the job page follows the job, then the transcript opens with its downloads.
     await page.getByRole('button', { name: 'Start transcript' }).click();
     const jobId = await waitForJobPage(page);
-    await check(page, '04-job');
+    // The page reloads itself when the job ends: checked once it has (a final job's page stays put).
     await page.getByRole('link', { name: 'Open the transcript' }).waitFor({ timeout: 30_000 });
+    await check(page, '04-job');
     await expect(textOf(page.locator('[data-job-status]'))).resolves.toBe('succeeded');
     await page.getByRole('link', { name: 'Open the transcript' }).click();
     await page.waitForURL(/\/dashboard\/transcripts\//);
