@@ -167,6 +167,13 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
     ): Promise<{ transcriptId: string }> {
       return asActivity(() =>
         withTempDir(async (dir) => {
+          // An attempt that stored the transcript and removed the work files, then lost its answer (a worker
+          // killed, Temporal unreachable while PostgreSQL restarted), did the work: the next attempt finds it.
+          const stored = await db.transcript.findUnique({ where: { jobId: plan.jobId }, select: { id: true, sourceOrigin: true } });
+          if (stored?.sourceOrigin === 'speech_recognition') {
+            await cleanupWork(store, plan.jobId, resultKeys.length, [speakersKey]);
+            return { transcriptId: stored.id };
+          }
           const recognized: RecognizedPiece[] = [];
           const probabilities: { language: string | null; p: number | null; words: number }[] = [];
           let model = deps.recognizer.model;

@@ -1,10 +1,12 @@
 import path from 'node:path';
 import request from 'supertest';
+import { createActivities } from '../activities';
 import { getBalance } from '../domain/credits/ledger';
+import type { JobPlan } from '../workflows/definitions';
 import { toRecognizerWav } from '../integrations/media/convert';
 import { evalClips } from './support/asr-eval';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
-import { startJobStack, submit, waitFinal, type JobStack } from './support/job-stack';
+import { activityDepsFor, startJobStack, submit, waitFinal, type JobStack } from './support/job-stack';
 import { audioDir, concatWithPauses } from './support/speech';
 import { uploadReady } from './support/uploads';
 
@@ -135,6 +137,11 @@ describe('vocabulary and profiles', () => {
     expect(names.filter((n) => told.t.text.includes(n))).toEqual(names);
     expect(told.t.recognition.profile).toBe('fast');
     expect(told.job.options).toMatchObject({ profile: 'fast', vocabulary: names, speaker_labels: false });
+    // A second attempt of the storing step (its first one's answer lost after the work files were removed)
+    // answers the same transcript instead of failing the job with NOT_FOUND (found by the scale test).
+    const acts = createActivities(activityDepsFor(stack.api, stack.outbound));
+    const again = await acts.storeRecognition({ jobId: told.job.id } as JobPlan, [`work/${told.job.id}/result-0.json`], [], 1000);
+    expect(again).toEqual({ transcriptId: told.job.result_id });
     // Priced like any AI transcription: the same credits for either profile and any vocabulary.
     expect(told.job.billing).toMatchObject({ kind: 'ai_transcription', credits_charged: plain.job.billing.credits_charged });
     expect(await getBalance(stack.api.deps.db, ws.workspaceId)).toMatchObject({
