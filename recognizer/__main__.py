@@ -37,7 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "worker":
         from .worker import run_worker
 
-        return asyncio.run(run_worker())
+        code = asyncio.run(run_worker())
+        # The worker has shut down cleanly; skip the interpreter's teardown. The Temporal SDK's Rust threads may
+        # still call into Python while it finalises and abort the process ("PyGILState_Release: thread state
+        # must be current", temporalio/sdk-python#300), turning a clean stop into a SIGABRT.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     if args.command == "prepare-model":
         try:
             print(prepare_bundled_model())
