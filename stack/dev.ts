@@ -35,7 +35,7 @@ let stopping = false;
 async function main() {
   pg = await startPostgres({ dataDir: '.data/dev-postgres', port: 54329 });
   temporal = useTemporalOnPostgres()
-    ? await startTemporalOnPostgres({ pgUrl: pg.url, name: 'dev', port: 7233 })
+    ? await startTemporalOnPostgres({ pgUrl: pg.url, name: 'dev', port: 7233, uiPort: 8233 })
     : await startTemporal({ dbFile: '.data/temporal-dev.sqlite', port: 7233 });
   // A real (test-mode) Stripe account when the shell names one; else Stripe's own mock.
   if (!process.env.STRIPE_SECRET_KEY) stripeMock = await startStripeMock({ port: 12111 });

@@ -13,47 +13,52 @@ import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { stringify as toYaml } from 'yaml';
 import { createDatabase, dropDatabase, withDatabase } from './postgres';
-import { claimServerPort, ROOT, superviseServer } from './proc';
+import { claimServerPort, freePort, ROOT, superviseServer } from './proc';
 import { DYNAMIC_CONFIG_FILE, frontendAnswers, registerSearchAttributes, type TemporalHandle } from './temporal';
 
 export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
-const MODULES = {
-  'temporal-server': `go.temporal.io/server/cmd/server@${TEMPORAL_SERVER_VERSION}`,
-  'temporal-sql-tool': `go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`,
-} as const;
+/** The web UI's server: the version the Temporal CLI (the dev server) bundles, so both servers show the same UI. */
+export const TEMPORAL_UI_SERVER_VERSION = 'v2.42.1';
 const BIN_DIR = path.join(ROOT, '.tools/bin');
-/** What `go install` names each binary (the last element of its package path). */
-const BUILT_AS: Record<keyof typeof MODULES, string> = { 'temporal-server': 'server', 'temporal-sql-tool': 'sql' };
+/** Each binary: its module, what `go install` names it (the last element of its package path), and its build stamp. */
+const BINARIES = [
+  { name: 'temporal-server', module: `go.temporal.io/server/cmd/server@${TEMPORAL_SERVER_VERSION}`, builtAs: 'server' },
+  { name: 'temporal-sql-tool', module: `go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`, builtAs: 'sql' },
+  {
+    name: 'temporal-ui-server',
+    module: `github.com/temporalio/ui-server/v2/cmd/server@${TEMPORAL_UI_SERVER_VERSION}`,
+    builtAs: 'server',
+  },
+] as const;
+const stampOf = (b: (typeof BINARIES)[number]) => path.join(BIN_DIR, `.${b.name}-${b.module.split('@')[1]}`);
 
 /** Whether the switch names the real server. */
 export const useTemporalOnPostgres = () => process.env.TEMPORAL_SERVER === 'postgres';
 
-/** Builds the server and its SQL tool into .tools/bin unless this version is there (the Go build cache makes a rebuild quick). */
-export function ensureTemporalServer(): { server: string; sqlTool: string; schemaDir: string } {
-  const stamp = path.join(BIN_DIR, `.temporal-server-${TEMPORAL_SERVER_VERSION}`);
-  const server = path.join(BIN_DIR, 'temporal-server');
-  const sqlTool = path.join(BIN_DIR, 'temporal-sql-tool');
-  if (!fs.existsSync(stamp) || !fs.existsSync(server) || !fs.existsSync(sqlTool)) {
-    fs.mkdirSync(BIN_DIR, { recursive: true });
+/** Builds the server, its SQL tool and the UI server into .tools/bin unless these versions are there (the Go build cache makes a rebuild quick). */
+export function ensureTemporalServer(): { server: string; sqlTool: string; uiServer: string; schemaDir: string } {
+  fs.mkdirSync(BIN_DIR, { recursive: true });
+  for (const binary of BINARIES) {
+    const bin = path.join(BIN_DIR, binary.name);
+    if (fs.existsSync(stampOf(binary)) && fs.existsSync(bin)) continue;
     const build = fs.mkdtempSync(path.join(BIN_DIR, '.build-'));
     try {
-      for (const [name, module] of Object.entries(MODULES) as [keyof typeof MODULES, string][]) {
-        console.log(`[temporal-server] building ${module} (first run only; several minutes on 2 cores)...`);
-        const t0 = Date.now();
-        const r = spawnSync('go', ['install', module], { stdio: 'inherit', env: { ...process.env, GOBIN: build } });
-        if (r.status !== 0) throw new Error(`go install ${module} failed (exit ${r.status}); see output above`);
-        fs.renameSync(path.join(build, BUILT_AS[name]), path.join(BIN_DIR, name));
-        console.log(`[temporal-server] built ${name} in ${Math.round((Date.now() - t0) / 1000)} s`);
-      }
-      fs.writeFileSync(stamp, '');
+      console.log(`[temporal-server] building ${binary.module} (first run only; minutes on 2 cores)...`);
+      const t0 = Date.now();
+      const r = spawnSync('go', ['install', binary.module], { stdio: 'inherit', env: { ...process.env, GOBIN: build } });
+      if (r.status !== 0) throw new Error(`go install ${binary.module} failed (exit ${r.status}); see output above`);
+      fs.renameSync(path.join(build, binary.builtAs), bin);
+      fs.writeFileSync(stampOf(binary), '');
+      console.log(`[temporal-server] built ${binary.name} in ${Math.round((Date.now() - t0) / 1000)} s`);
     } finally {
       fs.rmSync(build, { recursive: true, force: true });
     }
   }
+  const [server, sqlTool, uiServer] = BINARIES.map((b) => path.join(BIN_DIR, b.name)) as [string, string, string];
   const modCache = spawnSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).stdout.trim();
   const schemaDir = path.join(modCache, `go.temporal.io/server@${TEMPORAL_SERVER_VERSION}`, 'schema/postgresql/v12');
   if (!fs.existsSync(schemaDir)) throw new Error(`the schema of go.temporal.io/server ${TEMPORAL_SERVER_VERSION} is not at ${schemaDir}`);
-  return { server, sqlTool, schemaDir };
+  return { server, sqlTool, uiServer, schemaDir };
 }
 
 /** Creates a database when missing and brings its schema to the module's newest version (both steps idempotent). */
@@ -78,11 +83,13 @@ export interface TemporalOnPostgresOptions {
   port: number;
   /** Drop both databases on stop (a throw-away test stack). */
   dropOnStop?: boolean;
+  /** The web UI's port; a free one when not given. */
+  uiPort?: number;
 }
 
 /** Starts the real server on the project's PostgreSQL; resolves once the `default` namespace has the service's search attributes. */
 export async function startTemporalOnPostgres(opts: TemporalOnPostgresOptions): Promise<TemporalHandle> {
-  const { server, sqlTool, schemaDir } = ensureTemporalServer();
+  const { server, sqlTool, uiServer, schemaDir } = ensureTemporalServer();
   const pg = new URL(opts.pgUrl);
   const databases = { persistence: `temporal_${opts.name}`, visibility: `temporal_${opts.name}_visibility` };
   for (const db of Object.values(databases)) await createDatabase(withDatabase(opts.pgUrl, db));
@@ -118,11 +125,14 @@ export async function startTemporalOnPostgres(opts: TemporalOnPostgresOptions): 
     killAfterMs: 15_000,
     ready: () => frontendAnswers(opts.port, (conn) => conn.workflowService.getSystemInfo({})),
   });
+  let stopUi = async () => {};
   const stop = async () => {
+    await stopUi();
     await stopServer();
     if (opts.dropOnStop) for (const db of Object.values(databases)) await dropDatabase(withDatabase(opts.pgUrl, db)).catch(() => undefined);
   };
   const conn = await Connection.connect({ address });
+  let uiUrl = '';
   try {
     await ensureNamespace(conn, 'default');
     // A new namespace reaches every service's namespace cache within its refresh interval (about 10 s).
@@ -137,13 +147,63 @@ export async function startTemporalOnPostgres(opts: TemporalOnPostgresOptions): 
       }
     }
     if (added.length > 0) console.log(`[temporal-server] registered search attributes ${added.join(', ')}`);
+    const ui = await startUiServer(uiServer, path.join(root, 'ui'), address, opts.uiPort ?? (await freePort()));
+    stopUi = ui.stop;
+    uiUrl = ui.url;
   } catch (err) {
     await stop();
     throw err;
   } finally {
     await conn.close();
   }
-  return { address, uiUrl: '(no web UI with TEMPORAL_SERVER=postgres: see README)', started: true, stop };
+  return { address, uiUrl, started: true, stop };
+}
+
+/**
+ * The Temporal web UI as production runs it: its own server (temporalio/ui-server) in front of the frontend's
+ * gRPC port, the same UI the dev server embeds. Resolves once it serves its page.
+ */
+async function startUiServer(
+  bin: string,
+  root: string,
+  grpcAddress: string,
+  port: number,
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  fs.mkdirSync(path.join(root, 'config'), { recursive: true });
+  const url = `http://127.0.0.1:${port}`;
+  const config = {
+    temporalGrpcAddress: grpcAddress,
+    host: '127.0.0.1',
+    port,
+    enableUi: true,
+    defaultNamespace: 'default',
+    notifyOnNewVersion: false,
+    refreshInterval: '1m',
+    // Loopback over plain http: the session cookie cannot be Secure.
+    cors: { cookieInsecure: true, allowOrigins: [url] },
+    auth: { enabled: false },
+  };
+  fs.writeFileSync(path.join(root, 'config/development.yaml'), toYaml(config));
+  const pidFile = path.join(ROOT, '.data', `temporal-ui-server-${port}.pid`);
+  await claimServerPort({ name: 'Temporal UI server', port, pidFile, shareHint: `another UI server on ${url}` });
+  const child = spawn(bin, ['--root', root, '--config', 'config', '--env', 'development', 'start'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const stop = await superviseServer(child, {
+    name: `Temporal UI server on ${url}`,
+    prefix: '[temporal-ui] ',
+    pidFile,
+    readyTimeoutMs: 30_000,
+    stepMs: 100,
+    killAfterMs: 5_000,
+    ready: () =>
+      fetch(url, { signal: AbortSignal.timeout(1000) }).then(
+        (r) => r.ok,
+        () => false,
+      ),
+  });
+  return { url, stop };
 }
 
 /** The namespace the service uses, registered once (the real server, unlike the dev server, starts with none). */

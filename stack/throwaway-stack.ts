@@ -86,6 +86,8 @@ export async function startThrowawayStack(opts: {
       DATABASE_URL: dbUrl,
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_NAMESPACE: 'default',
+      // The web UI of either server (its /api/v1 is what the operator runbook's links use).
+      TEMPORAL_UI_URL: temporal.uiUrl,
       TEMPORAL_DB_FILE: sqliteFile,
       APP_ENV: 'test',
       DATA_DIR: dataDir,

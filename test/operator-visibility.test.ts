@@ -87,6 +87,32 @@ describe('finding jobs in Temporal', () => {
     });
   });
 
+  it('the Temporal web UI of the stack finds the job by the same filter (dev server and production UI server alike)', async () => {
+    const uiUrl = process.env.TEMPORAL_UI_URL!;
+    // A video of its own: the same video again would be answered from the workspace's transcript, with no workflow.
+    const res = await submit(stack.api, ws.apiKey, {
+      source: { url: 'https://www.youtube.com/watch?v=uiView00001' },
+      mode: 'captions_only',
+    });
+    expect(res.status).toBe(202);
+    const jobId: string = res.body.id;
+    expect((await waitFinal(stack.api, ws.apiKey, jobId)).body.status).toBe('succeeded');
+    const page = await fetch(`${uiUrl}/namespaces/default/workflows`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    // What the UI's workflow list asks for (its HTTP API in front of the frontend) with the runbook's filter.
+    const query = `WorkspaceId = "${ws.workspaceId}" AND JobId = "${jobId}" AND JobStatus = "succeeded"`;
+    let ids: string[] = [];
+    for (let i = 0; i < 50 && ids.length === 0; i++) {
+      const list = await fetch(`${uiUrl}/api/v1/namespaces/default/workflows?query=${encodeURIComponent(query)}`);
+      expect(list.status).toBe(200);
+      const body = (await list.json()) as { executions?: { execution: { workflowId: string } }[] };
+      ids = (body.executions ?? []).map((e) => e.execution.workflowId);
+      if (ids.length === 0) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(ids).toEqual([workflowIds.job(jobId)]);
+  });
+
   it('a job waiting for a retry after SOURCE_RATE_LIMITED is found by its stage and error, and the query shows the attempt', async () => {
     stack.origin.setRoutes(rateLimited);
     const res = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['ar'] });
