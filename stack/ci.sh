@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# What .ci/run runs: the test command (`npm test` and `npm run test:temporal-postgres`, or CI_TEST_COMMAND), then a
+# What .ci/run runs: the test command (`npm test`: the suite, the tier on the production Temporal server and
+# the scale test; or CI_TEST_COMMAND), then a
 # check that the checkout is as it was. Set-up and tests may write only
 # ignored files (.tools, .data, node_modules, prisma/generated); a changed
 # tracked file (a rewritten lock file, a reformatted source) or a new file
@@ -10,9 +11,6 @@ source stack/node-setup.sh
 before=$(git status --porcelain=v1 --untracked-files=all)
 status=0
 bash -c "${CI_TEST_COMMAND:-npm test}" || status=$?
-# Besides the full suite on the dev server: the tier that must hold on the production Temporal server,
-# built from its Go module and run on PostgreSQL (stack/temporal-server.ts).
-if [ -z "${CI_TEST_COMMAND:-}" ]; then npm run test:temporal-postgres || status=$?; fi
 after=$(git status --porcelain=v1 --untracked-files=all)
 if [ "$after" != "$before" ]; then
   echo "[ci] set-up or tests changed the checkout (tracked files changed, or files not covered by .gitignore appeared):" >&2
