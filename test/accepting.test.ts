@@ -8,7 +8,7 @@ import { createOutbound } from '../integrations/outbound/http';
 import { connectTemporal, type TemporalConnection } from '../integrations/temporal-connection';
 import { workflowIds } from '../workflows/definitions';
 import { runWorkflowStarter } from '../worker/workflow-starter';
-import { startPendingWorkflows } from '../domain/workflow-starts';
+import { STARTER_CONCURRENCY, startPendingWorkflows } from '../domain/workflow-starts';
 import { audioDir, makeSpeech, PARAGRAPHS } from './support/speech';
 import { reserveAndPut } from './support/uploads';
 import { bearer, createWorkspace, privateDatabase, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
@@ -189,6 +189,44 @@ describe('a start lost after the commit is made up by the starter', () => {
     ).rejects.toThrow(/already/i);
     await expectCreditsExact(healthy, ws, jobIds);
     await proxy.restore();
+  });
+
+  it('a starter pass starts lost starts side by side, at most STARTER_CONCURRENCY at a time', async () => {
+    const ws = await createWorkspace(healthy.deps, { plan: 'pro' });
+    await proxy.cut();
+    const lost = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        request(cut.app)
+          .post('/v1/jobs')
+          .set(bearer(ws.apiKey))
+          .set('Idempotency-Key', randomUUID())
+          .send({ source: { url: video(600 + i) }, mode: 'captions_only' }),
+      ),
+    );
+    await proxy.restore();
+    const jobIds = lost.map((r) => r.body.id as string);
+    // The healthy client, each start held 100 ms, counting how many are under way at once.
+    const real = healthy.deps.temporal;
+    let underWay = 0;
+    let most = 0;
+    const workflow = Object.create(real.workflow) as typeof real.workflow;
+    workflow.start = (async (...args: Parameters<typeof real.workflow.start>) => {
+      most = Math.max(most, ++underWay);
+      try {
+        await new Promise((r) => setTimeout(r, 100));
+        return await real.workflow.start(...args);
+      } finally {
+        underWay--;
+      }
+    }) as typeof real.workflow.start;
+    const counting = Object.create(real, { workflow: { value: workflow } }) as Client;
+    const pass = await startPendingWorkflows(healthy.deps.db, { temporal: counting, taskQueue }, new Date(Date.now() + 10_000));
+    expect(pass.jobs).toBeGreaterThanOrEqual(20);
+    // Side by side (one after another would never pass 1), and bounded.
+    expect(most).toBeGreaterThanOrEqual(4);
+    expect(most).toBeLessThanOrEqual(STARTER_CONCURRENCY);
+    await waitAllFinal(healthy, jobIds, 30_000);
+    await expectCreditsExact(healthy, ws, jobIds);
   });
 
   it('Temporal unreachable while submits go on: every accepted job becomes final once it is back', async () => {
