@@ -22,6 +22,8 @@ export interface BenchContext {
   bearer: typeof import('../test/support/harness').bearer;
   /** The load of the throughput figures (bench/load.js). */
   loadCfg: { connections: number; durationSeconds: number };
+  /** The replay origin the platform clients are pointed at (PLATFORM_ORIGIN_OVERRIDE of a worker process). */
+  originUrl: string;
   /** A line of RESULTS.md (and of the console). */
   out(line?: string): void;
 }
@@ -29,6 +31,8 @@ export interface BenchContext {
 export interface BenchSection {
   /** The name `npm run bench -- --only=<name>,…` selects it by. */
   name: string;
+  /** Written as its own marked block of RESULTS.md, so a run of this section alone (`--only=`) records it too. */
+  ownBlock?: boolean;
   run(ctx: BenchContext): Promise<void>;
 }
 
@@ -52,6 +56,8 @@ export async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
 
 export interface Load {
   rps: number;
+  /** How long the load ran (with `amount`, until the last answer). */
+  seconds: number;
   total: number;
   p50: number;
   p99: number;

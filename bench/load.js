@@ -1,6 +1,7 @@
 // Load generator, run as its own process so it does not share the server's
 // event loop. Input: one JSON argument. Output: one JSON line with the results.
-//   { url, method, connections, durationSeconds, authKeys: [..], body?: object, uniqueJob?: true }
+//   { url, method, connections, durationSeconds, amount?, authKeys: [..], body?: object, uniqueJob?: true }
+// With `amount`, exactly that many requests are sent (a burst) and `durationSeconds` is ignored.
 // With authKeys, requests rotate over the keys (one workspace each) so the
 // per-workspace rate limits stay in force while the service is measured as a whole.
 const autocannon = require('autocannon');
@@ -16,6 +17,7 @@ const instance = autocannon(
     url: cfg.url,
     connections: cfg.connections,
     duration: cfg.durationSeconds,
+    ...(cfg.amount ? { amount: cfg.amount } : {}),
     requests: [
       {
         method: cfg.method ?? 'GET',
@@ -45,6 +47,7 @@ const instance = autocannon(
     process.stdout.write(
       JSON.stringify({
         rps: result.requests.average,
+        seconds: result.duration,
         total: result.requests.total,
         p50: result.latency.p50,
         p99: result.latency.p99,

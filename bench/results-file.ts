@@ -3,7 +3,9 @@ import path from 'node:path';
 
 // bench/RESULTS.md holds the figures of several commands: `npm run bench`
 // (bench/run.ts) writes the sections it measures; `npx tsx bench/asr.bench.ts`,
-// `npm run eval:asr` and `npm run bench:caption-ab` each own one marked block
+// `npm run eval:asr` (two), `npm run bench:caption-ab`, the servers section of
+// `npm run bench` (also alone: `--only=servers`) and `npm run test:scale -- --record`
+// each own one marked block
 // (`<!-- name:start -->` … `<!-- name:end -->`) that the others keep as it is;
 // the `## History` section at the end is written by hand (figures of what was
 // replaced) and kept by everyone.
@@ -11,7 +13,7 @@ import path from 'node:path';
 export const RESULTS_FILE = path.join(__dirname, 'RESULTS.md');
 export const HISTORY_HEADING = '## History';
 /** The blocks other commands own, in the order they appear. */
-export const OWNED_BLOCKS = ['caption-ab', 'asr-bench', 'asr-eval'] as const;
+export const OWNED_BLOCKS = ['caption-ab', 'asr-bench', 'asr-eval', 'asr-sets', 'servers', 'scale'] as const;
 
 const start = (name: string) => `<!-- ${name}:start -->`;
 const end = (name: string) => `<!-- ${name}:end -->`;

@@ -4,7 +4,8 @@
  * worker, the platform replay origin on loopback). Prints markdown and writes
  * bench/RESULTS.md. One file per section in bench/sections/, in the order
  * below; `npm run bench -- --only=accept,usage` runs just those (printed,
- * RESULTS.md untouched).
+ * RESULTS.md untouched, but for a section that owns its block there, which is
+ * written either way).
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -15,7 +16,7 @@ import { createActivities } from '../activities';
 import { createOutbound } from '../integrations/outbound/http';
 import { startThrowawayStack } from '../stack/throwaway-stack';
 import type { BenchContext, BenchSection } from './harness';
-import { RESULTS_FILE, withKeptSections } from './results-file';
+import { RESULTS_FILE, withKeptSections, writeBlock } from './results-file';
 import { acceptSection } from './sections/accept';
 import { asrSection } from './sections/asr';
 import { cachedSection } from './sections/cached';
@@ -24,6 +25,7 @@ import { discoverySection } from './sections/discovery';
 import { discoveryParseSection } from './sections/discovery-parse';
 import { exportsSection } from './sections/exports';
 import { mcpSection } from './sections/mcp';
+import { serversSection } from './sections/servers';
 import { usageSection } from './sections/usage';
 import { webhooksSection } from './sections/webhooks';
 
@@ -38,6 +40,7 @@ const SECTIONS: BenchSection[] = [
   asrSection,
   exportsSection,
   mcpSection,
+  serversSection,
 ];
 
 async function main() {
@@ -117,6 +120,7 @@ async function main() {
     createWorkspace,
     bearer,
     loadCfg: { connections: 16, durationSeconds: 6 },
+    originUrl: origin.url,
     out,
   };
 
@@ -126,10 +130,33 @@ async function main() {
     `Command: \`npm run bench\` · ${new Date().toISOString()} · ${os.cpus().length} cores, Node ${process.version}. Each figure stands beside a baseline measured in the same run; the ratio is what counts on these shared machines.`,
   );
   out();
-  for (const section of SECTIONS) if (!only || only.includes(section.name)) await section.run(ctx);
+  const blocks: { name: string; lines: string[] }[] = [];
+  for (const section of SECTIONS) {
+    if (only && !only.includes(section.name)) continue;
+    if (!section.ownBlock) {
+      await section.run(ctx);
+      continue;
+    }
+    const block = { name: section.name, lines: [] as string[] };
+    await section.run({
+      ...ctx,
+      out: (s = '') => {
+        block.lines.push(s);
+        console.log(s);
+      },
+    });
+    blocks.push(block);
+  }
 
-  // The blocks of asr.bench.ts and eval:asr and the History stay as they are (bench/results-file.ts).
+  // The blocks of asr.bench.ts, eval:asr, caption-ab and the scale test and the History stay as they are (bench/results-file.ts).
   if (!only) fs.writeFileSync(RESULTS_FILE, withKeptSections(lines.join('\n')));
+  for (const {
+    name,
+    lines: [heading, ...rest],
+  } of blocks) {
+    const command = `Command: \`npm run bench\` (or \`npm run bench -- --only=${name}\`) · ${new Date().toISOString()} · ${os.cpus().length} cores.`;
+    writeBlock(name, [heading, '', command, ...rest].join('\n'));
+  }
   server.close();
   bareServer.close();
   await worker.stop();

@@ -13,6 +13,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { Client as TemporalClient, Connection, WorkflowNotFoundError } from '@temporalio/client';
@@ -25,6 +26,7 @@ import { createWebhookEndpoint } from '../../domain/webhooks/endpoints';
 import { startPostgres, type PostgresHandle } from '../../stack/postgres';
 import { freePort, ROOT } from '../../stack/proc';
 import { startThrowawayStack } from '../../stack/throwaway-stack';
+import { writeBlock } from '../../bench/results-file';
 import { workflowIds } from '../../workflows/definitions';
 import { ASR_EVAL_DIR } from '../support/asr-eval';
 import { videositeCaptionRoutes } from '../support/job-stack';
@@ -52,10 +54,14 @@ const STOP_BOUND_MS: Record<ServiceProcess['kind'], number> = { api: 30_000, wor
 const SECRETS_KEY = 'scale-test-secrets-key-0123456789abcdef';
 
 const failures: string[] = [];
+const checks: string[] = [];
 const check = (ok: boolean, what: string) => {
   console.log(`[scale] ${ok ? 'ok  ' : 'FAIL'} ${what}`);
+  checks.push(`${ok ? 'held' : '**failed**'}: ${what}`);
   if (!ok) failures.push(what);
 };
+/** `npm run test:scale -- --record` writes the run's checks and figures into bench/RESULTS.md (never in CI: it is a tracked file). */
+const RECORD = process.argv.includes('--record');
 
 type Unit = { kind: 'caption'; n: number } | { kind: 'batch'; n: number } | { kind: 'upload'; n: number };
 
@@ -168,7 +174,7 @@ async function main(): Promise<void> {
       receiver.configure({ secret: ep.secret });
       workspaces.push({ id: workspace.id, key, endpointId: ep.id });
     }
-    const sizesBefore = await databaseSizes(stack.pg.url, stack.dbUrl);
+    const dbBefore = await databaseStats(stack.pg.url, stack.dbUrl);
 
     // ---- The work, paced, with the disruptions on their own clock.
     const accepted = new Map<string, 'caption' | 'upload'>();
@@ -384,7 +390,7 @@ async function main(): Promise<void> {
     );
 
     // ---- Figures.
-    const sizesAfter = await databaseSizes(pg.url, stack.dbUrl);
+    const dbAfter = await databaseStats(pg.url, stack.dbUrl);
     const latency = jobs.filter((j) => j.finishedAt).map((j) => j.finishedAt!.getTime() - j.createdAt.getTime());
     const lastFinish = Math.max(...jobs.map((j) => j.finishedAt?.getTime() ?? 0));
     const count = (pred: (a: (typeof client.log.answers)[number]) => boolean) => client.log.answers.filter(pred).length;
@@ -426,8 +432,13 @@ async function main(): Promise<void> {
       per_job: {
         history_events: history.eventsPerJob,
         state_transitions: history.transitionsPerJob,
-        service_db_bytes: Math.round((sizesAfter.service - sizesBefore.service) / jobs.length),
-        temporal_db_bytes: Math.round((sizesAfter.temporal - sizesBefore.temporal) / jobs.length),
+        service_db_bytes: Math.round((dbAfter.bytes.service - dbBefore.bytes.service) / jobs.length),
+        temporal_db_bytes: Math.round((dbAfter.bytes.temporal - dbBefore.bytes.temporal) / jobs.length),
+        service_commits: round((dbAfter.commits.service - dbBefore.commits.service) / jobs.length),
+        temporal_commits: round((dbAfter.commits.temporal - dbBefore.commits.temporal) / jobs.length),
+        service_rows_written: round((dbAfter.tuplesWritten.service - dbBefore.tuplesWritten.service) / jobs.length),
+        temporal_rows_written: round((dbAfter.tuplesWritten.temporal - dbBefore.tuplesWritten.temporal) / jobs.length),
+        wal_bytes: Math.round(walBytes(dbBefore.walLsn, dbAfter.walLsn) / jobs.length),
         service_rows: Number(((await rowCount(stack.dbUrl)) / jobs.length).toFixed(1)),
       },
     };
@@ -437,6 +448,7 @@ async function main(): Promise<void> {
     for (const { name, kind, exit } of await procs.stopAll()) {
       check(exit.code === 0, `${name} (${kind}) stopped at the end exited ${exit.code ?? exit.signal}`);
     }
+    if (RECORD) writeBlock('scale', resultsMarkdown(figures));
   } catch (err) {
     failures.push(String(err));
     console.error(err);
@@ -450,6 +462,34 @@ async function main(): Promise<void> {
     if (pg !== stack.pg) await pg.stop().catch(() => undefined);
     console.log(`[scale] the processes' logs are in ${path.relative(ROOT, runDir)}/logs`);
   }
+}
+
+/** The run as a block of bench/RESULTS.md. */
+function resultsMarkdown(f: Record<string, unknown>): string {
+  const j = (v: unknown) => JSON.stringify(v).replace(/"/g, '').replace(/,/g, ', ');
+  return [
+    '## Scale test: 2 API processes, 2 workers, 2 recognizers on the production Temporal server, hurt on purpose',
+    '',
+    `Command: \`npm run test:scale -- --record\` · ${new Date().toISOString()} · ${os.cpus().length} cores. What the test does: README, "Scaled out and hurt on purpose".`,
+    '',
+    '| figure | value |',
+    '|---|---|',
+    ...Object.entries(f)
+      .filter(([k]) => !['events', 'longest_stalls', 'stops'].includes(k))
+      .map(([k, v]) => `| ${k.replace(/_/g, ' ')} | ${j(v)} |`),
+    '',
+    'Disruptions (ms from the first submit):',
+    '',
+    ...(f.events as { at: number; what: string }[]).map((e) => `- +${e.at} ms: ${e.what}`),
+    '',
+    'Longest stalls (any gap over 20 s between two steps of a job):',
+    '',
+    ...(f.longest_stalls as string[]).map((s) => `- ${s}`),
+    '',
+    'Checks:',
+    '',
+    ...checks.map((c) => `- ${c}`),
+  ].join('\n');
 }
 
 const round = (x: number) => Number(x.toFixed(1));
@@ -559,20 +599,46 @@ async function histories(
   };
 }
 
-async function databaseSizes(adminUrl: string, serviceUrl: string): Promise<{ service: number; temporal: number }> {
+interface DatabaseStats {
+  /** Bytes on disk of the service's database and of Temporal's two. */
+  bytes: { service: number; temporal: number };
+  /** Transactions committed and rows written (inserted, updated, deleted), from pg_stat_database. */
+  commits: { service: number; temporal: number };
+  tuplesWritten: { service: number; temporal: number };
+  /** The cluster's write-ahead log position: what was written, in bytes, between two readings. */
+  walLsn: string;
+}
+
+async function databaseStats(adminUrl: string, serviceUrl: string): Promise<DatabaseStats> {
   const c = new PgClient({ connectionString: adminUrl });
   await c.connect();
   try {
-    const rows = (await c.query<{ datname: string; bytes: string }>(`SELECT datname, pg_database_size(datname) AS bytes FROM pg_database`))
-      .rows;
+    const rows = (
+      await c.query<{ datname: string; bytes: string; commits: string; written: string }>(
+        `SELECT d.datname, pg_database_size(d.datname) AS bytes, s.xact_commit AS commits,
+                s.tup_inserted + s.tup_updated + s.tup_deleted AS written
+           FROM pg_database d JOIN pg_stat_database s ON s.datid = d.oid`,
+      )
+    ).rows;
     const service = new URL(serviceUrl).pathname.slice(1);
-    return {
-      service: Number(rows.find((r) => r.datname === service)?.bytes ?? 0),
-      temporal: rows.filter((r) => r.datname.startsWith('temporal_scale')).reduce((a, r) => a + Number(r.bytes), 0),
-    };
+    const pick = (field: 'bytes' | 'commits' | 'written') => ({
+      service: Number(rows.find((r) => r.datname === service)?.[field] ?? 0),
+      temporal: rows.filter((r) => r.datname.startsWith('temporal_scale')).reduce((a, r) => a + Number(r[field]), 0),
+    });
+    const walLsn = (await c.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
+    return { bytes: pick('bytes'), commits: pick('commits'), tuplesWritten: pick('written'), walLsn };
   } finally {
     await c.end();
   }
+}
+
+/** Bytes between two WAL positions (`X/Y`, hexadecimal halves). */
+function walBytes(from: string, to: string): number {
+  const n = (lsn: string) => {
+    const [hi, lo] = lsn.split('/');
+    return Number.parseInt(hi!, 16) * 2 ** 32 + Number.parseInt(lo!, 16);
+  };
+  return n(to) - n(from);
 }
 
 /** Rows in the service's tables (exact counts). */

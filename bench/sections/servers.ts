@@ -1,0 +1,257 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import express from 'express';
+import { RateLimits } from '../../api/http/rate-limit';
+import { applyMigrations } from '../../prisma/migrate';
+import { createDatabase, withDatabase } from '../../stack/postgres';
+import { ROOT } from '../../stack/proc';
+import { startThrowawayStack, type ThrowawayStack } from '../../stack/throwaway-stack';
+import { cpuSeconds, ProcessSet } from '../../test/scale/processes';
+import type { TestApi, TestWorkspace } from '../../test/support/harness';
+import { type BenchContext, type BenchSection, type Load, ms, ratio, runLoad, timed, videoId } from '../harness';
+
+// Issue 27, item 6: the same figures on both Temporal servers in one run: the dev server (SQLite, the
+// default of every stack) and the production server on PostgreSQL (stack/temporal-server.ts). Each gets a
+// stack of its own, so neither measures the other's leftovers.
+
+const SERVERS = [
+  { kind: 'dev', label: 'dev server (SQLite)', pgPort: 54361, temporalPort: 7295 },
+  { kind: 'postgres', label: 'production server (PostgreSQL)', pgPort: 54362, temporalPort: 7297 },
+] as const;
+const BURST = 2000;
+const THROUGHPUT_JOBS = 300;
+
+interface ServerFigures {
+  label: string;
+  baseline: Load;
+  accept: Load;
+  burst: Load;
+  burstStartedMs: number;
+  singlesMs: number;
+  batchMs: number;
+  oneWorker: { perSecond: number; cpu: number };
+  twoWorkers: { perSecond: number; cpu: number };
+  /** Share of the machine's cores busy during each phase: where it is near 100 %, the CPU is the limit. */
+  busy: { baseline: number; accept: number; burst: number; batch: number; oneWorker: number; twoWorkers: number };
+}
+
+export const serversSection: BenchSection = {
+  name: 'servers',
+  ownBlock: true,
+  async run(ctx: BenchContext) {
+    const figures: ServerFigures[] = [];
+    for (const server of SERVERS) figures.push(await measure(ctx, server));
+    const { out } = ctx;
+    out(`## Both Temporal servers side by side (issue 27)`);
+    out();
+    out(
+      `Each server on a stack of its own in this run. Acceptance: 16 connections for 3 s of POST /v1/jobs (a caption job each, no worker polling, so the two cores serve the API) beside a bare \`workflow.start\` behind Express, the same-run baseline. The burst: ${BURST} submits over 32 connections, then the time until every one of their workflows is listed by visibility. The batch: 50 caption jobs in one POST /v1/batches against 50 single jobs one after another, end to end with one worker process. Throughput: ${THROUGHPUT_JOBS} caption jobs submitted at once and run to the end by one, then by two worker processes (\`worker/main.ts\`); the CPU column is what the worker processes used of the machine's 2 cores meanwhile.`,
+    );
+    out();
+    out(`| | ${figures.map((f) => f.label).join(' | ')} |`);
+    out(`|---|${figures.map(() => '---').join('|')}|`);
+    const row = (name: string, cell: (f: ServerFigures) => string) => out(`| ${name} | ${figures.map(cell).join(' | ')} |`);
+    const busy = (x: number) => `${(x * 100).toFixed(0)} % busy`;
+    row(
+      'bare workflow.start (baseline): starts/s · p99 · machine',
+      (f) => `${f.baseline.rps.toFixed(0)}/s · ${f.baseline.p99} ms · ${busy(f.busy.baseline)}`,
+    );
+    row(
+      'POST /v1/jobs accepted/s · p99 (goal ≥ 90 % of baseline) · machine',
+      (f) =>
+        `${f.accept.rps.toFixed(0)}/s · ${f.accept.p99} ms (${((f.accept.rps / f.baseline.rps) * 100).toFixed(0)} %) · ${busy(f.busy.accept)}`,
+    );
+    row(
+      `burst of ${BURST}: accepted/s · p99 (goal ≥ 400/s, ≤ 100 ms) · machine`,
+      (f) =>
+        `${(f.burst.total / f.burst.seconds).toFixed(0)}/s · ${f.burst.p99} ms${f.burst.non2xx ? ` (${f.burst.non2xx} not 202)` : ''} · ${busy(f.busy.burst)}`,
+    );
+    row(`burst: every workflow started (listed) after`, (f) => `${(f.burstStartedMs / 1000).toFixed(1)} s`);
+    row('50 single jobs one after another (baseline)', (f) => ms(f.singlesMs));
+    row(
+      'one batch of 50 (goal ≥ 5× faster) · machine',
+      (f) => `${ms(f.batchMs)} (${ratio(f.singlesMs, f.batchMs)} faster) · ${busy(f.busy.batch)}`,
+    );
+    row(
+      'caption jobs/s, 1 worker · its CPU · machine',
+      (f) => `${f.oneWorker.perSecond.toFixed(1)}/s · ${(f.oneWorker.cpu * 100).toFixed(0)} % · ${busy(f.busy.oneWorker)}`,
+    );
+    row(
+      'caption jobs/s, 2 workers · their CPU (goal ≥ 1.6×) · machine',
+      (f) =>
+        `${f.twoWorkers.perSecond.toFixed(1)}/s · ${(f.twoWorkers.cpu * 100).toFixed(0)} % (${ratio(f.twoWorkers.perSecond, f.oneWorker.perSecond)}) · ${busy(f.busy.twoWorkers)}`,
+    );
+    out();
+    out(
+      `Everything here shares the machine's ${os.cpus().length} cores: the Temporal server, PostgreSQL, the API, the load generator and the workers. Where the machine column is near 100 %, the cores are the limit and a second worker process (or a faster API) cannot add throughput; a batch cannot finish faster than the jobs/s of one worker allows (50 jobs at the 1-worker rate above). The goals assume the load, the servers and the workers on separate machines.`,
+    );
+    out();
+  },
+};
+
+async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Promise<ServerFigures> {
+  const before = process.env.TEMPORAL_SERVER;
+  if (server.kind === 'postgres') process.env.TEMPORAL_SERVER = 'postgres';
+  else delete process.env.TEMPORAL_SERVER;
+  let stack: ThrowawayStack;
+  try {
+    stack = await startThrowawayStack({ name: `bench-${server.kind}`, pgPort: server.pgPort, temporalPort: server.temporalPort });
+  } finally {
+    if (before === undefined) delete process.env.TEMPORAL_SERVER;
+    else process.env.TEMPORAL_SERVER = before;
+  }
+  const closers: (() => Promise<unknown>)[] = [];
+  try {
+    const on = { DATABASE_URL: stack.dbUrl, TEMPORAL_ADDRESS: stack.temporal.address };
+    // --- Acceptance and the burst: workflows start on a queue no worker polls.
+    const idleQueue = `bench-idle-${randomUUID()}`;
+    const api = await ctx.startTestApi({ ...on, TEMPORAL_TASK_QUEUE: idleQueue }, {}, 20);
+    closers.push(() => api.close());
+    api.deps.rateLimits = new RateLimits(api.deps.pool, () => 1_000_000_000);
+    const apiUrl = await listen(api.app, closers);
+    const bare = express();
+    bare.post('/bare-start', async (_req, res) => {
+      const id = randomUUID();
+      await api.deps.temporal.workflow.start('jobWorkflow', { taskQueue: idleQueue, workflowId: `bare-${id}`, args: [{ jobId: id }] });
+      res.status(202).json({ id });
+    });
+    const bareUrl = await listen(bare, closers);
+    const accepting = await workspaces(ctx, api, 4);
+    const load = { connections: 16, durationSeconds: 3, method: 'POST', body: { mode: 'captions_only' }, uniqueJob: true };
+    const [baseline, baselineBusy] = await withBusy(() => runLoad({ ...load, url: `${bareUrl}/bare-start` }));
+    const [accept, acceptBusy] = await withBusy(() =>
+      runLoad({ ...load, url: `${apiUrl}/v1/jobs`, authKeys: accepting.map((w) => w.apiKey) }),
+    );
+    const bursting = await workspaces(ctx, api, 4);
+    const burstStart = Date.now();
+    const [burst, burstBusy] = await withBusy(() =>
+      runLoad({ ...load, connections: 32, amount: BURST, url: `${apiUrl}/v1/jobs`, authKeys: bursting.map((w) => w.apiKey) }),
+    );
+    const accepted = burst.statuses['202'] ?? 0;
+    const listed = `WorkspaceId IN (${bursting.map((w) => `"${w.workspaceId}"`).join(', ')})`;
+    for (let i = 0; i < 1200 && (await api.deps.temporal.workflow.count(listed)).count < accepted; i++) await sleep(100);
+    const burstStartedMs = Date.now() - burstStart;
+
+    // --- End to end, with worker processes, on a database of their own (their workflow starters would
+    // otherwise pick up the thousands of jobs above, whose workflows no worker runs).
+    const workDb = withDatabase(stack.dbUrl, `${new URL(stack.dbUrl).pathname.slice(1)}_work`);
+    await createDatabase(workDb);
+    await applyMigrations(workDb);
+    const workQueue = `bench-work-${randomUUID()}`;
+    const workApi = await ctx.startTestApi({ ...on, DATABASE_URL: workDb, TEMPORAL_TASK_QUEUE: workQueue }, {}, 20);
+    closers.push(() => workApi.close());
+    workApi.deps.rateLimits = new RateLimits(workApi.deps.pool, () => 1_000_000_000);
+    const workUrl = await listen(workApi.app, closers);
+    const procs = new ProcessSet({
+      env: {
+        ...(process.env as Record<string, string>),
+        ...stack.env,
+        DATABASE_URL: workDb,
+        TEMPORAL_TASK_QUEUE: workQueue,
+        APP_ENV: 'test',
+        // Info: the start waits for the `worker running` line (the log goes to a file).
+        LOG_LEVEL: 'info',
+        PLATFORM_ORIGIN_OVERRIDE: ctx.originUrl,
+      },
+      logDir: path.join(ROOT, '.data', `bench-${server.kind}-logs`),
+      temporalAddress: stack.temporal.address,
+      dataDir: stack.dataDir,
+      apiPort: async () => 0,
+    });
+    closers.push(() => procs.stopAll());
+    const first = await procs.start('worker');
+    const [w] = await workspaces(ctx, workApi, 1);
+    const ws = w!;
+    const post = async (route: string, body: object) => {
+      const res = await fetch(`${workUrl}${route}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ws.apiKey}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify(body),
+      });
+      if (res.status !== 202) throw new Error(`${route} answered ${res.status}: ${await res.text()}`);
+      return (await res.json()) as { id: string; items?: { job_id: string }[] };
+    };
+    const caption = () => ({ source: { url: `https://www.youtube.com/watch?v=${videoId()}` }, mode: 'captions_only' });
+    const waitJob = (id: string) => fetch(`${workUrl}/v1/jobs/${id}?wait=25`, { headers: { authorization: `Bearer ${ws.apiKey}` } });
+    const [singlesMs] = await timed(async () => {
+      for (let i = 0; i < 50; i++) await waitJob((await post('/v1/jobs', caption())).id);
+    });
+    const [[batchMs], batchBusy] = await withBusy(() =>
+      timed(async () => {
+        const batch = await post('/v1/batches', { items: Array.from({ length: 50 }, caption) });
+        for (const item of batch.items!) await waitJob(item.job_id);
+      }),
+    );
+    const throughput = async (workers: number[]) => {
+      const cpu0 = workers.map((pid) => cpuSeconds(pid) ?? 0);
+      const t0 = Date.now();
+      const ids: string[] = [];
+      const queue = Array.from({ length: THROUGHPUT_JOBS }, caption);
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          for (let body = queue.shift(); body; body = queue.shift()) ids.push((await post('/v1/jobs', body)).id);
+        }),
+      );
+      const final = { status: { in: ['succeeded', 'failed', 'cancelled'] as ('succeeded' | 'failed' | 'cancelled')[] } };
+      while ((await workApi.deps.db.job.count({ where: { id: { in: ids }, ...final } })) < ids.length) await sleep(100);
+      const seconds = (Date.now() - t0) / 1000;
+      const cpu = workers.reduce((sum, pid, i) => sum + (cpuSeconds(pid) ?? 0) - cpu0[i]!, 0);
+      return { perSecond: ids.length / seconds, cpu: cpu / seconds / 2 };
+    };
+    const [oneWorker, oneWorkerBusy] = await withBusy(() => throughput([first.pid]));
+    const second = await procs.start('worker');
+    const [twoWorkers, twoWorkersBusy] = await withBusy(() => throughput([first.pid, second.pid]));
+    const busy = {
+      baseline: baselineBusy,
+      accept: acceptBusy,
+      burst: burstBusy,
+      batch: batchBusy,
+      oneWorker: oneWorkerBusy,
+      twoWorkers: twoWorkersBusy,
+    };
+    return { label: server.label, baseline, accept, burst, burstStartedMs, singlesMs, batchMs, oneWorker, twoWorkers, busy };
+  } finally {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    await stack.stop();
+  }
+}
+
+async function listen(app: express.Express, closers: (() => Promise<unknown>)[]): Promise<string> {
+  const server: Server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  closers.push(() => new Promise((r) => server.close(r)));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Workspaces on the Scale plan with credits for any load. */
+async function workspaces(ctx: BenchContext, api: TestApi, count: number): Promise<TestWorkspace[]> {
+  const made: TestWorkspace[] = [];
+  for (let i = 0; i < count; i++) {
+    const w = await ctx.createWorkspace(api.deps, { plan: 'scale' });
+    await api.deps.db.$executeRaw`UPDATE credit_accounts SET prepaid_credits = 1000000 WHERE workspace_id = ${w.workspaceId}::uuid`;
+    made.push(w);
+  }
+  return made;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The machine's CPU counters (/proc/stat, all cores): busy and total jiffies. */
+function cpuTimes(): { busy: number; total: number } {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  // idle and iowait are the time no process wanted a core.
+  return { busy: total - fields[3]! - fields[4]!, total };
+}
+
+/** Runs `fn` and answers its value with the share of all cores that were busy meanwhile (0–1). */
+async function withBusy<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const a = cpuTimes();
+  const value = await fn();
+  const b = cpuTimes();
+  return [value, (b.busy - a.busy) / Math.max(1, b.total - a.total)];
+}
