@@ -24,7 +24,11 @@ export async function connectAppDeps(
   cfg: Config,
   opts: { logger?: Logger; poolSize?: number; overrides?: Partial<AppDeps> } = {},
 ): Promise<{ deps: AppDeps; close: () => Promise<void> }> {
-  const { prisma, pool } = createDb(cfg.DATABASE_URL, opts.poolSize);
+  // The logger is built below; a connection lost before then (none can be) would go unlogged.
+  let logger: Logger | undefined;
+  const { prisma, pool } = createDb(cfg.DATABASE_URL, opts.poolSize, (err) =>
+    logger?.warn({ err: err.message }, 'database connection lost'),
+  );
   const connection = await connectTemporal(cfg.TEMPORAL_ADDRESS);
   const temporal = new Client({ connection: connection.connection, namespace: cfg.TEMPORAL_NAMESPACE });
   const wakeups = new JobWakeups(pool);
@@ -69,6 +73,7 @@ export async function connectAppDeps(
     stripe: stripe ? createStripeClient(stripe) : null,
     ...opts.overrides,
   };
+  logger = deps.logger;
   // Built from the final Temporal client and logger (a test may pass its own client).
   const starts =
     deps.starts ??

@@ -5,9 +5,23 @@ import { PrismaClient, type Prisma } from '../prisma/generated/client';
 export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 
-/** One pool per process, shared by Prisma and the few raw-SQL users (rate limits, LISTEN). */
-export function createDb(databaseUrl: string, poolSize = 10): { prisma: PrismaClient; pool: Pool } {
+/**
+ * One pool per process, shared by Prisma and the few raw-SQL users (rate limits, LISTEN).
+ *
+ * A connection the server ends (a PostgreSQL restart or failover: "terminating connection due to
+ * administrator command") emits `error` on its client, and on the pool when it sat idle. Without a listener
+ * Node throws that event and the whole process dies; the scale test lost a worker that way. With one, the
+ * pool drops the connection, the query under way (if any) fails with its own error, and the next one opens
+ * a new connection. `onConnectionError` hears of each (a log line).
+ */
+export function createDb(
+  databaseUrl: string,
+  poolSize = 10,
+  onConnectionError: (err: Error) => void = () => {},
+): { prisma: PrismaClient; pool: Pool } {
   const pool = new Pool({ connectionString: databaseUrl, max: poolSize });
+  pool.on('error', onConnectionError);
+  pool.on('connect', (client) => client.on('error', onConnectionError));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return { prisma, pool };
 }

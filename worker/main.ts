@@ -25,7 +25,7 @@ async function main() {
   // Temporal's own Prometheus metrics (workflow/activity counts and latencies).
   Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `0.0.0.0:${metricsPort}` } } } });
   await applyMigrations(cfg.DATABASE_URL);
-  const { prisma } = createDb(cfg.DATABASE_URL);
+  const { prisma } = createDb(cfg.DATABASE_URL, undefined, (err) => logger.warn({ err: err.message }, 'database connection lost'));
   const outbound = createOutbound(outboundSettings(cfg));
   const store = createObjectStore(objectStoreSettings(cfg));
   await store.ensureBucket();

@@ -68,6 +68,9 @@ export class ProcessSet {
   readonly cpu = new Map<string, { kind: ProcessKind; seconds: number; atReady: number }>();
   private readonly sampler: NodeJS.Timeout;
   private seq = 0;
+  /** Processes told to go (killed, terminated): any other exit is a crash the checks must see. */
+  private readonly toldToGo = new Set<string>();
+  private readonly crashes: { name: string; code: number | null; signal: NodeJS.Signals | null }[] = [];
 
   constructor(
     private readonly opts: {
@@ -91,6 +94,11 @@ export class ProcessSet {
     }
   }
 
+  /** Processes that exited without being told to (a crash), with how they ended. */
+  unexpectedExits(): { name: string; code: number | null; signal: NodeJS.Signals | null }[] {
+    return [...this.crashes];
+  }
+
   live(kind?: ProcessKind): ServiceProcess[] {
     return this.all.filter((p) => p.alive() && (!kind || p.kind === kind));
   }
@@ -99,6 +107,9 @@ export class ProcessSet {
     const name = `${kind}-${++this.seq}`;
     const proc = kind === 'recognizer' ? await this.startRecognizer(name) : await this.startNode(kind, name);
     this.all.push(proc);
+    void proc.exited.then((e) => {
+      if (!this.toldToGo.has(proc.name)) this.crashes.push({ name: proc.name, code: e.code, signal: e.signal });
+    });
     const atReady = cpuSeconds(proc.pid) ?? 0;
     this.cpu.set(proc.name, { kind, seconds: atReady, atReady });
     return proc;
@@ -106,6 +117,7 @@ export class ProcessSet {
 
   /** A crash: SIGKILL, nothing flushed, nothing finished. */
   async kill(proc: ServiceProcess): Promise<Exit> {
+    this.toldToGo.add(proc.name);
     this.sample();
     process.kill(proc.pid, 'SIGKILL');
     return proc.exited;
@@ -113,6 +125,7 @@ export class ProcessSet {
 
   /** A deploy's stop: SIGTERM, then the process drains and exits by itself. */
   async terminate(proc: ServiceProcess): Promise<Exit & { tookMs: number }> {
+    this.toldToGo.add(proc.name);
     this.sample();
     const t0 = Date.now();
     process.kill(proc.pid, 'SIGTERM');
@@ -126,6 +139,7 @@ export class ProcessSet {
     this.sample();
     return Promise.all(
       this.live().map(async (p) => {
+        this.toldToGo.add(p.name);
         process.kill(p.pid, 'SIGTERM');
         const killer = setTimeout(() => p.alive() && process.kill(p.pid, 'SIGKILL'), 30_000);
         const exit = await p.exited;

@@ -376,6 +376,8 @@ async function main(): Promise<void> {
     );
     check(outsideWindows.length === 0, `503s only while PostgreSQL restarted or a process drained (${outsideWindows.length} outside)`);
 
+    const crashes = procs.unexpectedExits();
+    check(crashes.length === 0, `no process exited unless told to (${JSON.stringify(crashes)}; logs in .data/scale-run/logs)`);
     for (const e of stopExits) {
       check(
         e.code === 0 && e.tookMs <= STOP_BOUND_MS[e.kind],
