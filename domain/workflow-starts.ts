@@ -237,10 +237,16 @@ export class StartDispatcher {
 }
 
 export interface StarterPass {
+  /** What the pass found not known to have started, by kind. */
   jobs: number;
   batches: number;
   uploads: number;
   discoveries: number;
+  /**
+   * Of those, the workflows it started: starts that were lost. The rest were running already (the API's start
+   * after the commit succeeded; a job still queued behind others is not marked started until it runs).
+   */
+  started: number;
 }
 
 /**
@@ -257,9 +263,13 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
     take: BATCH_SIZE,
   });
   const bounded = <T>(fn: () => Promise<T>) => starter.temporal.withDeadline(Date.now() + STARTER_DEADLINE_MS, fn);
+  let started = 0;
+  const count = (outcome: StartOutcome) => {
+    if (outcome === 'started') started++;
+  };
   await eachSideBySide(jobs, async (job) => {
     const { id } = job;
-    await bounded(() => startJobWorkflow(starter, job));
+    count(await bounded(() => startJobWorkflow(starter, job)));
     // Known to exist now (started here, or by the API, or still waiting for a worker).
     await db.job.updateMany({ where: { id, workflowStartedAt: null }, data: { workflowStartedAt: new Date() } });
   });
@@ -269,13 +279,13 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
     orderBy: { createdAt: 'asc' },
     take: BATCH_SIZE,
   });
-  await eachSideBySide(batches, ({ id }) => bounded(() => startBatchWorkflow(starter, db, id)));
+  await eachSideBySide(batches, async ({ id }) => count(await bounded(() => startBatchWorkflow(starter, db, id))));
   const uploads = await db.upload.findMany({
     where: { status: 'verifying', verificationRequestedAt: { lt: new Date(now.getTime() - UPLOAD_VERIFY_GRACE_MS) } },
     select: { id: true },
     take: BATCH_SIZE,
   });
-  await eachSideBySide(uploads, ({ id }) => bounded(() => startUploadVerification(starter, id)));
+  await eachSideBySide(uploads, async ({ id }) => count(await bounded(() => startUploadVerification(starter, id))));
   const pendingDiscovery = { workflowStartedAt: null, status: 'queued' as const, createdAt: { lt: before } };
   const discoveries = [
     ...(
@@ -295,12 +305,12 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
   ];
   await eachSideBySide(discoveries, async ({ type, facts }) => {
     const { id } = facts;
-    await bounded(() => startDiscoveryWorkflow(starter, type, facts));
+    count(await bounded(() => startDiscoveryWorkflow(starter, type, facts)));
     const known = { where: { id, workflowStartedAt: null }, data: { workflowStartedAt: new Date() } };
     if (type === 'video') await db.videoDiscovery.updateMany(known);
     else await db.languageDiscovery.updateMany(known);
   });
-  return { jobs: jobs.length, batches: batches.length, uploads: uploads.length, discoveries: discoveries.length };
+  return { jobs: jobs.length, batches: batches.length, uploads: uploads.length, discoveries: discoveries.length, started };
 }
 
 /**

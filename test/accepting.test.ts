@@ -113,12 +113,14 @@ describe('a start lost after the commit is made up by the starter', () => {
   let proxy: TcpProxy;
   let cut: TestApi;
   let cutConnection: TemporalConnection;
+  let privateUrl: string;
 
   beforeAll(async () => {
     origin = await startReplayOrigin(videositeCaptionRoutes());
     taskQueue = `accept-starter-${randomUUID()}`;
     // The starter looks at every job of its database: a database of its own keeps it to this file's jobs.
     const DATABASE_URL = await privateDatabase('accepting');
+    privateUrl = DATABASE_URL;
     healthy = await startTestApi({ DATABASE_URL, TEMPORAL_TASK_QUEUE: taskQueue });
     healthy.deps.rateLimits = unlimitedSubmits(healthy);
     const outbound = createOutbound({ originOverride: origin.url, timeoutMs: 3000 });
@@ -203,6 +205,8 @@ describe('a start lost after the commit is made up by the starter', () => {
           .send({ source: { url: video(600 + i) }, mode: 'captions_only' }),
       ),
     );
+    // The API's own starts after the commits have failed (each gives up after its deadline): these are lost.
+    await cut.deps.starts.drain();
     await proxy.restore();
     const jobIds = lost.map((r) => r.body.id as string);
     // The healthy client, each start held 100 ms, counting how many are under way at once.
@@ -222,11 +226,48 @@ describe('a start lost after the commit is made up by the starter', () => {
     const counting = Object.create(real, { workflow: { value: workflow } }) as Client;
     const pass = await startPendingWorkflows(healthy.deps.db, { temporal: counting, taskQueue }, new Date(Date.now() + 10_000));
     expect(pass.jobs).toBeGreaterThanOrEqual(20);
+    expect(pass.started).toBeGreaterThanOrEqual(20);
     // Side by side (one after another would never pass 1), and bounded.
     expect(most).toBeGreaterThanOrEqual(4);
     expect(most).toBeLessThanOrEqual(STARTER_CONCURRENCY);
     await waitAllFinal(healthy, jobIds, 30_000);
     await expectCreditsExact(healthy, ws, jobIds);
+  });
+
+  it('a job whose workflow runs but waits in its queue is found by a pass and not counted as a lost start', async () => {
+    // An API whose workflows go to a queue no worker polls: the start succeeds, the job stays queued.
+    const idleQueue = `accepting-idle-${randomUUID()}`;
+    const idle = await startTestApi({ DATABASE_URL: privateUrl, TEMPORAL_TASK_QUEUE: idleQueue });
+    try {
+      const ws = await createWorkspace(idle.deps, { plan: 'pro' });
+      const res = await request(idle.app)
+        .post('/v1/jobs')
+        .set(bearer(ws.apiKey))
+        .set('Idempotency-Key', randomUUID())
+        .send({ source: { url: video(700) }, mode: 'captions_only' });
+      expect(res.status).toBe(202);
+      const handle = idle.deps.temporal.workflow.getHandle(workflowIds.job(res.body.id));
+      for (
+        let i = 0;
+        i < 50 &&
+        !(await handle.describe().then(
+          () => true,
+          () => false,
+        ));
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 100));
+      const pass = await startPendingWorkflows(
+        healthy.deps.db,
+        { temporal: healthy.deps.temporal, taskQueue },
+        new Date(Date.now() + 10_000),
+      );
+      expect(pass.jobs).toBe(1);
+      expect(pass.started).toBe(0);
+      await handle.terminate('test over');
+    } finally {
+      await idle.close();
+    }
   });
 
   it('Temporal unreachable while submits go on: every accepted job becomes final once it is back', async () => {

@@ -15,7 +15,8 @@ export function runWorkflowStarter(db: Db, starter: WorkflowStarter, logger: Log
     while (!stopped) {
       try {
         const pass = await startPendingWorkflows(db, starter);
-        if (pass.jobs + pass.batches + pass.uploads > 0) logger.info(pass, 'started workflows whose start was lost');
+        // Only starts that were lost are news; a job found running already (queued behind others) is not.
+        if (pass.started > 0) logger.info(pass, 'started workflows whose start was lost');
       } catch (err) {
         // Temporal or the database unreachable: the next pass tries again.
         logger.warn({ err }, 'workflow starter pass failed');
