@@ -10,6 +10,7 @@ import { applyMigrations } from '../../prisma/migrate';
 import { createDatabase, withDatabase } from '../../stack/postgres';
 import { ROOT } from '../../stack/proc';
 import { startThrowawayStack, type ThrowawayStack } from '../../stack/throwaway-stack';
+import { sleep } from '../../test/scale/client';
 import { cpuSeconds, ProcessSet } from '../../test/scale/processes';
 import type { TestApi, TestWorkspace } from '../../test/support/harness';
 import { type BenchContext, type BenchSection, type Load, ms, ratio, runLoad, timed, videoId } from '../harness';
@@ -237,8 +238,6 @@ async function workspaces(ctx: BenchContext, api: TestApi, count: number): Promi
   }
   return made;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The machine's CPU counters (/proc/stat, all cores): busy and total jiffies. */
 function cpuTimes(): { busy: number; total: number } {

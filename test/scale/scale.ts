@@ -26,6 +26,7 @@ import { createWebhookEndpoint } from '../../domain/webhooks/endpoints';
 import { startPostgres, type PostgresHandle } from '../../stack/postgres';
 import { freePort, ROOT } from '../../stack/proc';
 import { startThrowawayStack } from '../../stack/throwaway-stack';
+import { pct } from '../../bench/harness';
 import { writeBlock } from '../../bench/results-file';
 import { workflowIds } from '../../workflows/definitions';
 import { ASR_EVAL_DIR } from '../support/asr-eval';
@@ -89,12 +90,6 @@ function workList(): Unit[] {
   }
   return units;
 }
-
-const quantile = (xs: number[], q: number) => {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-};
 
 async function main(): Promise<void> {
   const t0Stack = Date.now();
@@ -412,8 +407,8 @@ async function main(): Promise<void> {
       workspaces: WORKSPACES,
       submit_seconds: Number(submitSeconds.toFixed(1)),
       all_final_seconds: Number(((lastFinish - t0) / 1000).toFixed(1)),
-      submit_latency_ms: { p50: quantile(submitLatency, 0.5), p99: quantile(submitLatency, 0.99) },
-      job_latency_ms: { p50: quantile(latency, 0.5), p99: quantile(latency, 0.99), max: Math.max(...latency) },
+      submit_latency_ms: { p50: pct(submitLatency, 50), p99: pct(submitLatency, 99) },
+      job_latency_ms: { p50: pct(latency, 50), p99: pct(latency, 99), max: Math.max(...latency) },
       longest_stall_s: Number((history.maxStallMs / 1000).toFixed(1)),
       stalls_over_20_s: history.stalls.length,
       longest_stalls: history.stalls
