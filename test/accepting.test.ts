@@ -12,7 +12,7 @@ import { STARTER_CONCURRENCY, startPendingWorkflows } from '../domain/workflow-s
 import { audioDir, makeSpeech, PARAGRAPHS } from './support/speech';
 import { reserveAndPut } from './support/uploads';
 import { bearer, createWorkspace, privateDatabase, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
-import { activityDepsFor, videositeCaptionRoutes } from './support/job-stack';
+import { activityDepsFor, startedJobWorkflow, submit, videositeCaptionRoutes } from './support/job-stack';
 import { startReplayOrigin, type ReplayOrigin } from './support/replay-origin';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
 import { startTestWorker, type TestWorker } from './support/worker';
@@ -197,13 +197,7 @@ describe('a start lost after the commit is made up by the starter', () => {
     const ws = await createWorkspace(healthy.deps, { plan: 'pro' });
     await proxy.cut();
     const lost = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        request(cut.app)
-          .post('/v1/jobs')
-          .set(bearer(ws.apiKey))
-          .set('Idempotency-Key', randomUUID())
-          .send({ source: { url: video(600 + i) }, mode: 'captions_only' }),
-      ),
+      Array.from({ length: 20 }, (_, i) => submit(cut, ws.apiKey, { source: { url: video(600 + i) }, mode: 'captions_only' })),
     );
     // The API's own starts after the commits have failed (each gives up after its deadline): these are lost.
     await cut.deps.starts.drain();
@@ -240,23 +234,9 @@ describe('a start lost after the commit is made up by the starter', () => {
     const idle = await startTestApi({ DATABASE_URL: privateUrl, TEMPORAL_TASK_QUEUE: idleQueue });
     try {
       const ws = await createWorkspace(idle.deps, { plan: 'pro' });
-      const res = await request(idle.app)
-        .post('/v1/jobs')
-        .set(bearer(ws.apiKey))
-        .set('Idempotency-Key', randomUUID())
-        .send({ source: { url: video(700) }, mode: 'captions_only' });
+      const res = await submit(idle, ws.apiKey, { source: { url: video(700) }, mode: 'captions_only' });
       expect(res.status).toBe(202);
-      const handle = idle.deps.temporal.workflow.getHandle(workflowIds.job(res.body.id));
-      for (
-        let i = 0;
-        i < 50 &&
-        !(await handle.describe().then(
-          () => true,
-          () => false,
-        ));
-        i++
-      )
-        await new Promise((r) => setTimeout(r, 100));
+      const handle = await startedJobWorkflow(idle, res.body.id);
       const pass = await startPendingWorkflows(
         healthy.deps.db,
         { temporal: healthy.deps.temporal, taskQueue },

@@ -140,9 +140,8 @@ async function main(): Promise<void> {
     apiPort: freePort,
   });
   const receivers: WebhookReceiver[] = [];
-  const { prisma: db, pool } = createDb(stack.dbUrl, 4);
-  // An idle connection ended by the PostgreSQL restart is not an error of the run.
-  pool.on('error', () => undefined);
+  // createDb drops a connection the PostgreSQL restart ends (domain/db.ts), for this client as for the service.
+  const { prisma: db } = createDb(stack.dbUrl, 4);
   const temporal = new TemporalClient({ connection: await Connection.connect({ address: stack.temporal.address }) });
   try {
     await Promise.all([procs.start('api'), procs.start('api'), procs.start('worker'), procs.start('worker')]);
