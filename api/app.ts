@@ -1,7 +1,16 @@
 import cookieParser from 'cookie-parser';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AppDeps } from './http/context';
-import { accessLog, errorHandler, metricsRegistry, registeredRoutes, requestId, unmatchedRoute, type KnownRoute } from './http/middleware';
+import {
+  accessLog,
+  traceRequest,
+  errorHandler,
+  metricsRegistry,
+  registeredRoutes,
+  requestId,
+  unmatchedRoute,
+  type KnownRoute,
+} from './http/middleware';
 import { jsonBodyParser } from './http/json-body';
 import { checkRequestTarget } from './http/request-target';
 import type { Drain } from './http/drain';
@@ -23,6 +32,7 @@ export function createApp(deps: AppDeps, opts: { drain?: Drain } = {}): Express 
   // req.ip (the key of the per-address limits) from X-Forwarded-For only when the peer is a trusted proxy.
   app.set('trust proxy', deps.config.TRUST_PROXY);
   app.use(requestId);
+  app.use(traceRequest);
   app.use(accessLog(deps.logger));
   // A process told to stop answers new requests 503 while those in flight finish (api/http/drain.ts).
   if (opts.drain) app.use(opts.drain.middleware);

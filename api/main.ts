@@ -4,6 +4,7 @@ import { createHttpServer } from './http/server';
 import { createDrain } from './http/drain';
 import { connectAppDeps } from './wiring';
 import { applyMigrations } from '../prisma/migrate';
+import { installTracing } from '../integrations/telemetry/tracing';
 
 /** How long a stopping API process lets requests in flight finish: past the longest long poll (25 s), inside the usual 30 s a platform waits before SIGKILL. */
 const SHUTDOWN_GRACE_MS = 28_000;
@@ -11,6 +12,8 @@ const SHUTDOWN_GRACE_MS = 28_000;
 // The API process: stateless; any number can run behind a load balancer.
 async function main() {
   const cfg = config();
+  // Before any client is built: the Temporal client takes its interceptors at construction.
+  const tracing = installTracing('transcript-api');
   await applyMigrations(cfg.DATABASE_URL);
   const { deps, close } = await connectAppDeps(cfg);
   const drain = createDrain();
@@ -27,6 +30,7 @@ async function main() {
     server.close();
     server.closeAllConnections();
     await close();
+    await tracing?.shutdown();
     deps.logger.info({ finished_in_flight: finished }, 'api stopped');
     process.exit(0);
   };

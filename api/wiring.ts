@@ -8,6 +8,8 @@ import { StartDispatcher } from '../domain/workflow-starts';
 import { connectTemporal } from '../integrations/temporal-connection';
 import { selectRecognizers } from '../integrations/recognizers/select';
 import { createObjectStore } from '../integrations/storage';
+import { traceObjectStore } from '../integrations/telemetry/spans';
+import { logTraceFields, temporalClientInterceptors } from '../integrations/telemetry/tracing';
 import { createStripeClient } from '../integrations/payments/stripe-client';
 import type { BillingDeps } from '../domain/billing';
 import type { DiscoveryServiceDeps } from '../domain/discoveries/submit';
@@ -30,10 +32,14 @@ export async function connectAppDeps(
     logger?.warn({ err: err.message }, 'database connection lost'),
   );
   const connection = await connectTemporal(cfg.TEMPORAL_ADDRESS);
-  const temporal = new Client({ connection: connection.connection, namespace: cfg.TEMPORAL_NAMESPACE });
+  const temporal = new Client({
+    connection: connection.connection,
+    namespace: cfg.TEMPORAL_NAMESPACE,
+    interceptors: temporalClientInterceptors(),
+  });
   const wakeups = new JobWakeups(pool);
   await wakeups.start();
-  const objectStore = opts.overrides?.objectStore ?? createObjectStore(objectStoreSettings(cfg));
+  const objectStore = traceObjectStore(opts.overrides?.objectStore ?? createObjectStore(objectStoreSettings(cfg)));
   await objectStore.ensureBucket();
   const recognizers = selectRecognizers(recognizerSettings(cfg));
   const stripe = stripeSettings(cfg);
@@ -47,6 +53,7 @@ export async function connectAppDeps(
       pino({
         level: cfg.LOG_LEVEL,
         base: { service: 'api' },
+        mixin: logTraceFields,
         redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret'],
       }),
     rateLimits: new RateLimits(pool),

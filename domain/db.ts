@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient, type Prisma } from '../prisma/generated/client';
+import { traceQueries } from '../integrations/telemetry/spans';
 
 export type Db = PrismaClient;
 export type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
@@ -22,6 +23,7 @@ export function createDb(
   const pool = new Pool({ connectionString: databaseUrl, max: poolSize });
   pool.on('error', onConnectionError);
   pool.on('connect', (client) => client.on('error', onConnectionError));
+  traceQueries(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return { prisma, pool };
 }

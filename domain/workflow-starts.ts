@@ -1,3 +1,4 @@
+import { context } from '@opentelemetry/api';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import type { Db } from './db';
@@ -208,7 +209,9 @@ export class StartDispatcher {
       this.onError(new Error(`more than ${this.opts.maxPending} starts waiting`), what);
       return;
     }
-    this.waiting.push({ what, start });
+    // The start runs later, outside the request: it keeps the request's trace context (no-op when tracing is off).
+    const requestContext = context.active();
+    this.waiting.push({ what, start: () => context.with(requestContext, start) });
     // After the current I/O turn: the accepting request's answer is written
     // first, not after the start's synchronous encoding work.
     setImmediate(() => this.pump());

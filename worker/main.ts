@@ -12,6 +12,7 @@ import { config, objectStoreSettings, outboundSettings } from '../domain/config'
 import { createDb } from '../domain/db';
 import { createObjectStore } from '../integrations/storage';
 import { applyMigrations } from '../prisma/migrate';
+import { installTracing, logTraceFields, temporalClientInterceptors, temporalWorkerOptions } from '../integrations/telemetry/tracing';
 
 // The worker process: runs workflows and activities from the task queue. Scale
 // out by starting more of them; Temporal spreads the work.
@@ -20,7 +21,8 @@ const WORKER_SHUTDOWN_GRACE = '20 seconds';
 
 async function main() {
   const cfg = config();
-  const logger = pino({ level: cfg.LOG_LEVEL, base: { service: 'worker' } });
+  const tracing = installTracing('transcript-worker');
+  const logger = pino({ level: cfg.LOG_LEVEL, base: { service: 'worker' }, mixin: logTraceFields });
   const metricsPort = cfg.WORKER_METRICS_PORT;
   // Temporal's own Prometheus metrics (workflow/activity counts and latencies).
   Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `0.0.0.0:${metricsPort}` } } } });
@@ -32,7 +34,11 @@ async function main() {
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const taskQueue = cfg.TEMPORAL_TASK_QUEUE;
   const clientConnection = await connectTemporal(cfg.TEMPORAL_ADDRESS);
-  const client = new Client({ connection: clientConnection.connection, namespace: cfg.TEMPORAL_NAMESPACE });
+  const client = new Client({
+    connection: clientConnection.connection,
+    namespace: cfg.TEMPORAL_NAMESPACE,
+    interceptors: temporalClientInterceptors(),
+  });
   // Without the search attributes Temporal refuses the workflows' starts and upserts (README, the Temporal UI runbook).
   const missing = await missingSearchAttributes(client, cfg.TEMPORAL_NAMESPACE);
   if (missing === null) logger.warn('could not list the namespace search attributes; assuming they are registered');
@@ -53,6 +59,7 @@ async function main() {
     // SIGTERM: the worker stops polling at once, lets running activities finish for this long, then cancels
     // them (heartbeating ones see the cancellation; Temporal retries them on another worker) and exits.
     shutdownGraceTime: WORKER_SHUTDOWN_GRACE,
+    ...temporalWorkerOptions(),
   });
   // Starts the workflows of committed work whose start after the commit was lost (domain/workflow-starts.ts).
   const stopStarter = runWorkflowStarter(prisma, { temporal: client, taskQueue }, logger);
@@ -71,6 +78,7 @@ async function main() {
   await outbound.close();
   await prisma.$disconnect();
   await connection.close();
+  await tracing?.shutdown();
 }
 
 main().catch((err) => {

@@ -5,6 +5,8 @@ import client from 'prom-client';
 import { ServiceError, type ErrorCode } from '../../core/errors';
 import { unreachableDependency } from './dependency-errors';
 import { sendError } from './envelope';
+import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
+import { logTraceFields, tracer, tracingOn } from '../../integrations/telemetry/tracing';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -15,6 +17,36 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
   res.locals.requestId = id;
   res.set('X-Request-Id', id);
   next();
+}
+
+/**
+ * The request's SERVER span, the root of its trace (or a child of the caller's `traceparent`): named by its
+ * route once routed ("POST /v1/jobs"), active for every handler, query and workflow start it causes.
+ */
+export function traceRequest(req: Request, res: Response, next: NextFunction): void {
+  if (!tracingOn()) return next();
+  const parent = propagation.extract(context.active(), req.headers);
+  const span = tracer().startSpan(
+    req.method,
+    {
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': req.method, 'url.path': req.path, 'http.request_id': res.locals.requestId },
+    },
+    parent,
+  );
+  res.on('finish', () => {
+    span.updateName(`${req.method} ${routeOf(req, res)}`);
+    span.setAttribute('http.route', routeOf(req, res));
+    span.setAttribute('http.response.status_code', res.statusCode);
+    if (res.statusCode >= 500) span.setStatus({ code: 2 });
+    span.end();
+  });
+  context.with(trace.setSpan(parent, span), next);
+}
+
+/** The route template a request matched ("/v1/jobs/:id"), "unmatched" for a 404 that matched none, else the path. */
+function routeOf(req: Request, res: Response): string {
+  return (req.route?.path as string | undefined) ?? (res.statusCode === 404 ? 'unmatched' : req.path);
 }
 
 export const metricsRegistry = new client.Registry();
@@ -32,9 +64,11 @@ export const httpRequestDuration = new client.Histogram({
 export function accessLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
+    // The request's trace (traceRequest runs first), taken now: 'finish' is emitted outside the request's context.
+    const traceFields = logTraceFields();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = (req.route?.path as string | undefined) ?? (res.statusCode === 404 ? 'unmatched' : req.path);
+      const route = routeOf(req, res);
       httpRequestDuration.labels(req.method, route, String(res.statusCode)).observe(seconds);
       logger.info(
         {
@@ -44,6 +78,7 @@ export function accessLog(logger: Logger) {
           status: res.statusCode,
           duration_ms: Math.round(seconds * 1e4) / 10,
           error_code: res.locals.errorCode,
+          ...traceFields,
         },
         'request',
       );

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { LocalDiskObjectStore } from './local-disk-object-store';
 import type { ObjectStore } from './object-store';
 import { S3ObjectStore, type S3ObjectStoreOptions } from './s3-object-store';
+import { traceObjectStore } from '../telemetry/spans';
 
 // Settings come from domain/config.ts (objectStoreSettings).
 
@@ -26,9 +27,11 @@ export interface ObjectStoreConfig {
 }
 
 export function createObjectStore(config: ObjectStoreConfig): ObjectStore {
-  if (config.s3) return new S3ObjectStore(config.s3);
+  if (config.s3) return traceObjectStore(new S3ObjectStore(config.s3));
   const root = path.resolve(config.dataDir, 'objects');
-  return new LocalDiskObjectStore({ root, baseUrl: config.publicBaseUrl, signingSecret: config.signingSecret ?? persistedKey(root) });
+  return traceObjectStore(
+    new LocalDiskObjectStore({ root, baseUrl: config.publicBaseUrl, signingSecret: config.signingSecret ?? persistedKey(root) }),
+  );
 }
 
 function persistedKey(root: string): Buffer {

@@ -1,5 +1,6 @@
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
+import { temporalWorkerOptions } from '../../integrations/telemetry/tracing';
 
 // Quiet worker logs in tests: only warnings and errors.
 try {
@@ -18,6 +19,17 @@ export function workflowBundle() {
   return bundle;
 }
 
+// With tracing on (a test installed it), the workflows are bundled with the tracing interceptors.
+let tracedBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+function tracedWorkflowBundle(workflowModules: string[]) {
+  tracedBundle ??= bundleWorkflowCode({
+    workflowsPath: require.resolve('./test-workflows'),
+    workflowInterceptorModules: workflowModules,
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
+  });
+  return tracedBundle;
+}
+
 export interface TestWorker {
   taskQueue: string;
   worker: Worker;
@@ -27,12 +39,14 @@ export interface TestWorker {
 /** A real worker on a unique task queue, running until stop(). */
 export async function startTestWorker(activities: object, taskQueue = `test-${randomUUID()}`): Promise<TestWorker> {
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
+  const { interceptors, sinks } = temporalWorkerOptions();
   const worker = await Worker.create({
     connection,
     namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue,
-    workflowBundle: await workflowBundle(),
+    workflowBundle: await (interceptors?.workflowModules ? tracedWorkflowBundle(interceptors.workflowModules) : workflowBundle()),
     activities,
+    ...(interceptors ? { interceptors: { activity: interceptors.activity }, sinks } : {}),
   });
   const running = worker.run();
   return {

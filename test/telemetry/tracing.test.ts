@@ -1,0 +1,158 @@
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import pino from 'pino';
+import request from 'supertest';
+import { installTracing, logTraceFields, type Tracing } from '../../integrations/telemetry/tracing';
+import { workflowIds } from '../../workflows/definitions';
+import { bearer, createWorkspace, signInSession, startTestApi } from '../support/harness';
+import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from '../support/job-stack';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+
+// Traces on the real stack, collected by an in-memory exporter. Installed before the API's Temporal client
+// and the worker are built, as api/main.ts and worker/main.ts install it first thing.
+const exporter = new InMemorySpanExporter();
+let tracing: Tracing;
+let stack: JobStack;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  tracing = installTracing('test', { processor: new SimpleSpanProcessor(exporter) })!;
+  stack = await startJobStack(videositeCaptionRoutes());
+  receiver = await startWebhookReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+  await stack.close();
+  await tracing.shutdown();
+});
+
+const hr = (t: [number, number]) => t[0] * 1e3 + t[1] / 1e6;
+
+/** One trace's spans, with lookups by name and parent, and the tree as indented names (printed on failure). */
+function traceOf(traceId: string) {
+  const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+  const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
+  const childrenOf = (s: ReadableSpan) =>
+    spans.filter((c) => c.parentSpanId === s.spanContext().spanId).sort((a, b) => hr(a.startTime) - hr(b.startTime));
+  const lines: string[] = [];
+  const walk = (s: ReadableSpan, depth: number) => {
+    lines.push(`${'  '.repeat(depth)}${s.name}`);
+    for (const c of childrenOf(s)) walk(c, depth + 1);
+  };
+  const roots = spans.filter((s) => !s.parentSpanId || !byId.has(s.parentSpanId));
+  for (const root of roots) walk(root, 0);
+  const one = (name: string, under?: ReadableSpan) => {
+    const found = (under ? childrenOf(under) : spans).filter((s) => s.name === name);
+    if (found.length !== 1)
+      throw new Error(`expected one span ${name}${under ? ` under ${under.name}` : ''}, found ${found.length} in:\n${lines.join('\n')}`);
+    return found[0]!;
+  };
+  return { spans, roots, childrenOf, one, tree: lines.join('\n') };
+}
+
+/** Waits until the exporter holds a span matching `predicate` (workflow spans arrive when their activation completes). */
+async function spanWhere(predicate: (s: ReadableSpan) => boolean, timeoutMs = 5000): Promise<ReadableSpan> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const found = exporter.getFinishedSpans().find(predicate);
+    if (found) return found;
+    if (Date.now() > until) throw new Error('no such span');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('a caption job is one trace', () => {
+  it('joins the request, its SQL, the workflow start, the workflow, each activity, the platform calls and the webhook', async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const session = await signInSession(stack.api.app, ws.email, ws.password);
+    const endpoint = await request(stack.api.app)
+      .post('/v1/webhook-endpoints')
+      .set('Cookie', session.cookie)
+      .set('X-CSRF-Token', session.csrf)
+      .send({ url: receiver.url })
+      .expect(201);
+    receiver.configure({ secret: endpoint.body.secret });
+    const job = await submit(stack.api, ws.apiKey, {
+      source: { url: VIDEO_URL },
+      mode: 'captions_only',
+      webhook_endpoint_id: endpoint.body.id,
+    });
+    expect(job.status).toBe(202);
+    expect((await waitFinal(stack.api, ws.apiKey, job.body.id)).body.status).toBe('succeeded');
+    const [delivery] = await receiver.waitFor((all) => all.some((d) => d.status === 200 && d.raw.includes(job.body.id)));
+
+    // The request is the root: a SERVER span named by its route, with its request id.
+    const server = exporter
+      .getFinishedSpans()
+      .find((s) => s.name === 'POST /v1/jobs' && s.attributes['http.request_id'] === job.headers['x-request-id'])!;
+    expect(server).toBeDefined();
+    expect(server.kind).toBe(SpanKind.SERVER);
+    expect(server.parentSpanId).toBeUndefined();
+    // The workflow's span is exported when its last activation completes.
+    await spanWhere((s) => s.name === 'RunWorkflow:jobWorkflow' && s.spanContext().traceId === server.spanContext().traceId);
+    const t = traceOf(server.spanContext().traceId);
+    expect(t.roots).toEqual([server]);
+
+    // Its SQL: the job row inserted inside the request, as a CLIENT span with the statement.
+    const insert = t.one('INSERT jobs', server);
+    expect(insert.kind).toBe(SpanKind.CLIENT);
+    expect(insert.attributes['db.statement']).toMatch(/^INSERT INTO "public"\."jobs"/);
+
+    // The workflow start (after the commit, still in the request's trace), the workflow under it, each activity under that.
+    const start = t.one('StartWorkflow:jobWorkflow', server);
+    const run = t.one('RunWorkflow:jobWorkflow', start);
+    for (const activity of ['startJob', 'fetchCaptions', 'completeJob', 'deliverWebhookAttempt']) {
+      const scheduled = t.one(`StartActivity:${activity}`, run);
+      t.one(`RunActivity:${activity}`, scheduled);
+    }
+
+    // The platform calls of fetchCaptions, to the replay origin, as CLIENT spans with their URL and status.
+    const fetch = t.one('RunActivity:fetchCaptions', t.one('StartActivity:fetchCaptions', run));
+    const platformCalls = t.childrenOf(fetch).filter((s) => s.kind === SpanKind.CLIENT && s.attributes['url.full']);
+    expect(platformCalls.length).toBeGreaterThanOrEqual(2);
+    for (const call of platformCalls) {
+      expect(String(call.attributes['url.full'])).toContain(stack.origin.url);
+      expect(call.attributes['http.response.status_code']).toBe(200);
+    }
+    expect(t.childrenOf(fetch).map((s) => s.name)).toContain('INSERT transcripts');
+
+    // The webhook delivery: its POST span, whose context the subscriber receives as traceparent.
+    const deliver = t.one('RunActivity:deliverWebhookAttempt', t.one('StartActivity:deliverWebhookAttempt', run));
+    const post = t.one('POST', deliver);
+    expect(post.attributes['url.full']).toBe(receiver.url);
+    expect(delivery!.headers.traceparent).toBe(`00-${server.spanContext().traceId}-${post.spanContext().spanId}-01`);
+
+    // The operator's view: the trace id on the workflow's page in the Temporal UI (details and memo).
+    const described = await stack.api.deps.temporal.workflow.getHandle(workflowIds.job(job.body.id)).describe();
+    expect(described.memo).toMatchObject({ trace_id: server.spanContext().traceId });
+    expect(await described.staticDetails()).toContain(`Trace: ${server.spanContext().traceId}`);
+  });
+
+  it('puts the trace id in the JSON access log of the request', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info', mixin: logTraceFields }, { write: (line: string) => void lines.push(line) });
+    const api = await startTestApi({}, { logger });
+    try {
+      const ws = await createWorkspace(api.deps);
+      const res = await request(api.app).get('/v1/jobs').set(bearer(ws.apiKey)).expect(200);
+      const server = await spanWhere((s) => s.name === 'GET /v1/jobs' && s.attributes['http.request_id'] === res.headers['x-request-id']);
+      const access = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request' && l.request_id === res.headers['x-request-id']);
+      expect(access).toMatchObject({ trace_id: server.spanContext().traceId, span_id: server.spanContext().spanId, route: '/v1/jobs' });
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('continues a caller’s trace from its traceparent header', async () => {
+    const ws = await createWorkspace(stack.api.deps);
+    const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const res = await request(stack.api.app)
+      .get('/v1/jobs')
+      .set(bearer(ws.apiKey))
+      .set('traceparent', `00-${callerTrace}-00f067aa0ba902b7-01`)
+      .expect(200);
+    const server = await spanWhere((s) => s.attributes['http.request_id'] === res.headers['x-request-id']);
+    expect(server.spanContext().traceId).toBe(callerTrace);
+    expect(server.parentSpanId).toBe('00f067aa0ba902b7');
+  });
+});
