@@ -44,6 +44,7 @@ from .errors import ServiceError
 from .languages import SUPPORTED, choose_detected, primary_language
 from .model import ModelSpec, verify_model
 from .speech import SpeechMap, map_speech, pack_windows
+from .tracing import stage
 
 log = logging.getLogger("recognizer.engine")
 
@@ -272,7 +273,8 @@ class Engine:
         if not isinstance(request, RecognitionRequest):
             request = RecognitionRequest(language=request)
         asked = self.check_language(request.language)
-        audio = read_audio(path)
+        with stage("decode audio"):
+            audio = read_audio(path)
         return self.recognize_audio(audio, RecognitionRequest(asked, request.profile, request.vocabulary, request.speaker_windows), stop, on_progress)
 
     def recognize_audio(
@@ -305,8 +307,10 @@ class Engine:
             return result
         # The voice detector hears the evened-out level (a quiet speaker after a loud one is speech); the
         # decoder hears the recording, each joined stretch at a steady gain (join).
-        levelled = even_level(audio)
-        speech = map_speech(levelled)
+        with stage("voice activity detection", audio_seconds=round(duration, 3)) as span:
+            levelled = even_level(audio)
+            speech = map_speech(levelled)
+            span.set_attribute("speech_seconds", round(speech.speech_seconds, 3))
         x = audio
         result["speech_duration"] = round(speech.speech_seconds, 3)
         if not speech.regions:
@@ -318,6 +322,21 @@ class Engine:
                 raise Stopped()
 
         hotwords = ", ".join(request.vocabulary) if request.vocabulary else None
+        with stage("recognition", profile=profile.name):
+            self._recognize_speech(x, speech, request, profile, hotwords, result, check_stop, on_progress)
+        if request.speaker_windows and result["words"]:
+            from .speakers import embed_windows
+
+            check_stop()
+            t_speakers = time.monotonic()
+            with stage("speaker embedding"):
+                result["speaker_windows"] = embed_windows(self.speaker_encoder(), levelled, speech.regions, hop=SPEAKER_WINDOW_HOP_S).to_json()
+            result["speaker_seconds"] = round(time.monotonic() - t_speakers, 3)
+        result["recognize_seconds"] = round(time.monotonic() - t0, 3)
+        return result
+
+    def _recognize_speech(self, x, speech, request, profile, hotwords, result, check_stop, on_progress) -> None:
+        """Plans, decodes and repairs the speech of `x` into `result` (its words, regions and languages)."""
         units, region_languages, probabilities = self._plan_units(x, speech, request.language, profile, check_stop)
         main = _main_language(speech, region_languages)
         if request.language is None:
@@ -356,15 +375,6 @@ class Engine:
         result["words"] = words
         result["text"] = "".join(w["text"] for w in words).strip()
         result["no_speech"] = len(words) == 0
-        if request.speaker_windows and words:
-            from .speakers import embed_windows
-
-            check_stop()
-            t_speakers = time.monotonic()
-            result["speaker_windows"] = embed_windows(self.speaker_encoder(), levelled, speech.regions, hop=SPEAKER_WINDOW_HOP_S).to_json()
-            result["speaker_seconds"] = round(time.monotonic() - t_speakers, 3)
-        result["recognize_seconds"] = round(time.monotonic() - t0, 3)
-        return result
 
     # ------------------------------------------------------------ planning
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import json
 import logging
 import os
@@ -47,6 +48,7 @@ from .errors import ServiceError
 from .model import ModelError, model_spec
 from .speakers import SpeakerWindows, cluster, concatenate, label_times, speaker_names
 from .storage import LocalStore, S3Store, assert_valid_key, store_from_env
+from .tracing import install_tracing, shutdown_tracing, stage
 
 HEARTBEAT_EVERY_S = 2.0
 DEFAULT_TASK_QUEUE = "recognition"
@@ -88,14 +90,16 @@ class RecognitionActivities:
             return key
         with tempfile.TemporaryDirectory(prefix="piece-") as tmp:
             wav = os.path.join(tmp, "piece.wav")
-            self.store.download(piece_key, wav)
+            with stage("load piece", key=piece_key):
+                self.store.download(piece_key, wav)
 
             def on_progress(end: float) -> None:
                 progress["decodedSeconds"] = round(end, 1)
 
             result = self.engine.recognize(wav, RecognitionRequest.from_plan(plan), stop=stop, on_progress=on_progress)
         result["piece_key"] = piece_key
-        self.store.put_bytes(key, json.dumps(result, ensure_ascii=False).encode("utf-8"), "application/json")
+        with stage("store result", key=key):
+            self.store.put_bytes(key, json.dumps(result, ensure_ascii=False).encode("utf-8"), "application/json")
         log.info(
             "piece %s: %.1f s of audio in %.2f s, language %s, %d words",
             piece_key,
@@ -176,7 +180,8 @@ class RecognitionActivities:
         loop = asyncio.get_running_loop()
         stop = threading.Event()
         progress: dict = {}  # keys only ever replaced: safe to copy while the worker thread writes
-        work = loop.run_in_executor(self.executor, fn, *args, stop, progress)
+        # The executor's thread runs in this task's context, so the stages are children of the activity's span.
+        work = loop.run_in_executor(self.executor, contextvars.copy_context().run, fn, *args, stop, progress)
         try:
             while True:
                 done, _ = await asyncio.wait({work}, timeout=HEARTBEAT_EVERY_S)
@@ -199,7 +204,7 @@ class RecognitionActivities:
     async def label_speakers(self, plan: dict, result_keys: list[str], offsets: list[float]) -> str:
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self.executor, self._label_speakers, plan, result_keys, offsets)
+            return await loop.run_in_executor(self.executor, contextvars.copy_context().run, self._label_speakers, plan, result_keys, offsets)
         except ServiceError as err:
             raise to_application_error(err) from err
 
@@ -252,7 +257,7 @@ async def run_worker() -> int:
     address = os.environ.get("TEMPORAL_ADDRESS", "").strip() or "127.0.0.1:7233"
     namespace = os.environ.get("TEMPORAL_NAMESPACE", "").strip() or "default"
     task_queue = os.environ.get("RECOGNITION_TASK_QUEUE", "").strip() or DEFAULT_TASK_QUEUE
-    client = await Client.connect(address, namespace=namespace)
+    client = await Client.connect(address, namespace=namespace, interceptors=install_tracing())
     executor = concurrent.futures.ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="recognize")
     acts = RecognitionActivities(engine, store, executor)
     worker = Worker(
@@ -289,4 +294,5 @@ async def run_worker() -> int:
     if watcher:
         watcher.cancel()
     executor.shutdown(wait=False, cancel_futures=True)
+    shutdown_tracing()
     return 0

@@ -8,6 +8,8 @@
  *   and the speech recognition worker (recognizer/, Python: Whisper base, loaded once).
  *   The API, the worker and the recognizer are supervised (stack/supervisor.ts): each
  *   exit is logged and the process is started again with backoff.
+ * `npm run dev -- --traces` also runs Jaeger (stack/jaeger.ts: OTLP on 4318, query API on 16686) and turns
+ * tracing on in the API, worker and recognizer; `npm run traces` reads the traces back.
  * Ctrl-C stops the API and workers first, then Temporal, then PostgreSQL.
  */
 import { spawn } from 'node:child_process';
@@ -21,6 +23,7 @@ import { supervise, type RunningProcess, type Supervisor } from './supervisor';
 import { startStripeMock, STRIPE_DEV_WEBHOOK_SECRET, STRIPE_MOCK_SECRET_KEY, type StripeMockHandle } from './stripe-mock';
 import { startTemporal, type TemporalHandle } from './temporal';
 import { startTemporalOnPostgres, useTemporalOnPostgres } from './temporal-server';
+import { startJaeger, type JaegerHandle } from './jaeger';
 
 const PORT = 3000;
 const BASE = `http://localhost:${PORT}`;
@@ -29,6 +32,7 @@ let pg: PostgresHandle | undefined;
 let temporal: TemporalHandle | undefined;
 let recognizer: Supervisor<RecognizerHandle> | undefined;
 let stripeMock: StripeMockHandle | undefined;
+let jaeger: JaegerHandle | undefined;
 const supervisors: Supervisor[] = [];
 let stopping = false;
 
@@ -39,6 +43,7 @@ async function main() {
     : await startTemporal({ dbFile: '.data/temporal-dev.sqlite', port: 7233 });
   // A real (test-mode) Stripe account when the shell names one; else Stripe's own mock.
   if (!process.env.STRIPE_SECRET_KEY) stripeMock = await startStripeMock({ port: 12111 });
+  if (process.argv.includes('--traces')) jaeger = await startJaeger({ otlp: 4318, query: 16686, queryGrpc: 16685 });
   const applied = await applyMigrations(pg.url);
   console.log(`[dev] migrations: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`);
 
@@ -51,6 +56,7 @@ async function main() {
     APP_ENV: 'development',
     DATA_DIR: '.data',
     TEMPORAL_UI_URL: temporal.uiUrl,
+    ...(jaeger ? { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint } : {}),
     ...(stripeMock
       ? {
           STRIPE_API_BASE: stripeMock.apiBase,
@@ -67,7 +73,12 @@ async function main() {
   recognizer = await supervise({
     name: 'recognizer',
     log,
-    start: () => startRecognizer({ temporalAddress: temporal!.address, dataDir: env.DATA_DIR, env: { LOG_LEVEL: process.env.LOG_LEVEL } }),
+    start: () =>
+      startRecognizer({
+        temporalAddress: temporal!.address,
+        dataDir: env.DATA_DIR,
+        env: { LOG_LEVEL: process.env.LOG_LEVEL, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT },
+      }),
   });
   const apiUp = await waitFor(
     () =>
@@ -128,6 +139,7 @@ function printBanner(seed: Seed, apiUp: boolean) {
     ` OpenAPI       ${BASE}/openapi.json`,
     ` API docs      ${BASE}/docs`,
     ` Temporal UI   ${temporal!.uiUrl}`,
+    ` Traces        ${jaeger ? `Jaeger ${jaeger.queryUrl} (OTLP ${jaeger.otlpEndpoint}); read them with npm run traces` : 'off (npm run dev -- --traces turns them on)'}`,
     ` Stripe        ${stripeMock ? `stripe-mock ${stripeMock.apiBase} (no state, no webhooks)` : 'the account of STRIPE_SECRET_KEY'}`,
     ` Database      ${pg!.url}`,
     ` Recognizer    ${
@@ -166,6 +178,7 @@ async function shutdown(code: number) {
   console.log('\n[dev] stopping...');
   await Promise.all([recognizer?.stop(), ...supervisors.map((s) => s.stop())]);
   await temporal?.stop().catch((e) => console.error(`[dev] stopping Temporal: ${e.message}`));
+  await jaeger?.stop().catch((e) => console.error(`[dev] stopping Jaeger: ${e.message}`));
   await stripeMock?.stop().catch((e) => console.error(`[dev] stopping stripe-mock: ${e.message}`));
   await pg?.stop().catch((e) => console.error(`[dev] stopping PostgreSQL: ${e.message}`));
   process.exit(code);

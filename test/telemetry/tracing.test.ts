@@ -7,6 +7,12 @@ import { workflowIds } from '../../workflows/definitions';
 import { bearer, createWorkspace, signInSession, startTestApi } from '../support/harness';
 import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from '../support/job-stack';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { startRecognizer, type RecognizerHandle } from '../../stack/recognizer';
+import { evalClips } from '../support/asr-eval';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
+import { complete, reserveAndPut } from '../support/uploads';
 
 // Traces on the real stack, collected by an in-memory exporter. Installed before the API's Temporal client
 // and the worker are built, as api/main.ts and worker/main.ts install it first thing.
@@ -14,15 +20,31 @@ const exporter = new InMemorySpanExporter();
 let tracing: Tracing;
 let stack: JobStack;
 let receiver: WebhookReceiver;
+// The Python recognizer of this file, on its own task queue, exporting over OTLP to a loopback collector.
+const recognitionTaskQueue = `recognition-traced-${randomUUID()}`;
+let collector: OtlpReceiver;
+let recognizer: RecognizerHandle;
 
 beforeAll(async () => {
   tracing = installTracing('test', { processor: new SimpleSpanProcessor(exporter) })!;
-  stack = await startJobStack(videositeCaptionRoutes());
-  receiver = await startWebhookReceiver();
-});
+  collector = await startOtlpReceiver();
+  [stack, receiver, recognizer] = await Promise.all([
+    startJobStack(videositeCaptionRoutes(), { recognitionTaskQueue }),
+    startWebhookReceiver(),
+    startRecognizer({
+      temporalAddress: process.env.TEMPORAL_ADDRESS!,
+      taskQueue: recognitionTaskQueue,
+      dataDir: process.env.DATA_DIR!,
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100', LOG_LEVEL: 'warn' },
+      prefix: '[traced recognizer] ',
+    }),
+  ]);
+}, 120_000);
 afterAll(async () => {
+  await recognizer.stop();
   await receiver.close();
   await stack.close();
+  await collector.close();
   await tracing.shutdown();
 });
 
@@ -154,5 +176,43 @@ describe('a caption job is one trace', () => {
     const server = await spanWhere((s) => s.attributes['http.request_id'] === res.headers['x-request-id']);
     expect(server.spanContext().traceId).toBe(callerTrace);
     expect(server.parentSpanId).toBe('00f067aa0ba902b7');
+  });
+});
+
+describe('an AI transcription job is one trace across the task queue', () => {
+  it('links the Python recognizer’s activity and its stages under the workflow’s schedule span', async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const clip = evalClips().find((c) => c.file === 'en/leopard_librispeech_1272-128104-0000.wav')!;
+    const { slot } = await reserveAndPut(stack.api, ws, clip.audio, 'audio/wav', { filename: path.basename(clip.audio) });
+    expect((await complete(stack.api, ws, slot.id)).status).toBeLessThan(300);
+    const job = await submit(stack.api, ws.apiKey, { source: { upload_id: slot.id }, mode: 'transcribe', language: 'en' });
+    expect(job.status).toBe(202);
+    let final = await waitFinal(stack.api, ws.apiKey, job.body.id, 25);
+    if (final.body.status !== 'succeeded') final = await waitFinal(stack.api, ws.apiKey, job.body.id, 25);
+    expect(final.body.status).toBe('succeeded');
+
+    const server = exporter
+      .getFinishedSpans()
+      .find((s) => s.name === 'POST /v1/jobs' && s.attributes['http.request_id'] === job.headers['x-request-id'])!;
+    const traceId = server.spanContext().traceId;
+    await spanWhere((s) => s.name === 'RunWorkflow:jobWorkflow' && s.spanContext().traceId === traceId);
+    const t = traceOf(traceId);
+    const run = t.one('RunWorkflow:jobWorkflow', t.one('StartWorkflow:jobWorkflow', server));
+    // Scheduled by the TypeScript workflow; run by the Python worker, which reports to the collector.
+    const scheduled = t.one('StartActivity:recognizePiece', run);
+    expect(t.childrenOf(scheduled)).toEqual([]);
+    const until = Date.now() + 10_000;
+    const python = () => collector.spans.filter((s) => s.traceId === traceId);
+    while (!python().some((s) => s.name === 'store result') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    const activity = python().find((s) => s.name === 'RunActivity:recognizePiece');
+    expect(activity).toMatchObject({ service: 'transcript-recognizer', parentSpanId: scheduled.spanContext().spanId });
+    const stages = python()
+      .filter((s) => s.parentSpanId === activity!.spanId)
+      .sort((a, b) => Number(a.startNanos - b.startNanos))
+      .map((s) => s.name);
+    expect(stages).toEqual(['load piece', 'decode audio', 'voice activity detection', 'recognition', 'store result']);
+    // The activity's time on the recognizer sits inside the workflow's schedule span.
+    const startNanos = BigInt(scheduled.startTime[0]) * 1_000_000_000n + BigInt(scheduled.startTime[1]);
+    expect(activity!.startNanos).toBeGreaterThan(startNanos);
   });
 });
