@@ -26,6 +26,7 @@ import { discoveryParseSection } from './sections/discovery-parse';
 import { exportsSection } from './sections/exports';
 import { mcpSection } from './sections/mcp';
 import { serversSection } from './sections/servers';
+import { tracesSection } from './sections/traces';
 import { usageSection } from './sections/usage';
 import { webhooksSection } from './sections/webhooks';
 
@@ -40,6 +41,7 @@ const SECTIONS: BenchSection[] = [
   asrSection,
   exportsSection,
   mcpSection,
+  tracesSection,
   serversSection,
 ];
 

@@ -116,8 +116,9 @@ interface Stretch {
 }
 
 /**
- * The stretches of time each kind holds: every span's own kind, plus the wait between an activity's schedule
- * (StartActivity) and the start of its run (RunActivity): the task queue, a worker's poll, the server between.
+ * The stretches of time each kind holds: every span's own kind, plus the waits on a task queue: between an
+ * activity's schedule (StartActivity) and the start of its run (RunActivity), and between a workflow's start
+ * call and its first turn (RunWorkflow): the queue, a worker's poll, the server between.
  */
 function stretches(spans: SpanRecord[]): Stretch[] {
   const out: Stretch[] = [];
@@ -125,10 +126,18 @@ function stretches(spans: SpanRecord[]): Stretch[] {
   for (const s of spans) {
     const kind = kindOf(s);
     if (kind) out.push({ start: s.start, end: s.end, kind });
+    // A workflow's first task: from the start call's answer to the workflow's first turn on a worker.
+    if (s.name.startsWith('RunWorkflow:')) {
+      const started = s.parentId ? byId.get(s.parentId) : undefined;
+      if (started?.name.startsWith('StartWorkflow:') && s.start > started.end)
+        out.push({ start: started.end, end: s.start, kind: 'task-queue wait' });
+    }
     if (s.name.startsWith('RunActivity:')) {
       const scheduled = s.parentId ? byId.get(s.parentId) : undefined;
+      // A local activity waits for no queue: its gap is the worker's own turn (workflow time is the turn's start).
+      const local = s.attributes['temporal.activity.local'] === true;
       if (scheduled?.name.startsWith('StartActivity:') && s.start > scheduled.start)
-        out.push({ start: scheduled.start, end: s.start, kind: 'task-queue wait' });
+        out.push({ start: scheduled.start, end: s.start, kind: local ? 'workflow turns' : 'task-queue wait' });
     }
   }
   return out;

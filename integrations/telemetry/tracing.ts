@@ -25,6 +25,9 @@ import {
 import type { WorkflowClientInterceptor, WorkflowStartInput } from '@temporalio/client';
 import type { InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
 
+/** On each RunActivity span: whether the activity is local (scheduled and run inside the workflow's worker). */
+export const LOCAL_ACTIVITY_ATTRIBUTE = 'temporal.activity.local';
+
 /** The name of the service's own tracer (spans it makes around SQL, storage and requests). */
 export const TRACER_NAME = 'transcript-service';
 
@@ -121,6 +124,15 @@ export function temporalWorkerOptions(): { interceptors?: WorkerInterceptors; si
         (ctx) => ({
           inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
           outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+        // Inside the span the first one opened: marks a local activity (it runs in the workflow's worker, no task queue).
+        (ctx) => ({
+          inbound: {
+            execute: (input, next) => {
+              trace.getActiveSpan()?.setAttribute(LOCAL_ACTIVITY_ATTRIBUTE, ctx.info.isLocal);
+              return next(input);
+            },
+          },
         }),
       ],
       workflowModules: [require.resolve('../../workflows/tracing')],

@@ -128,8 +128,12 @@ describe('a caption job is one trace', () => {
       t.one(`RunActivity:${activity}`, scheduled);
     }
 
+    // Local activities (the job's bookkeeping) are marked: their gap is no task queue.
+    expect(t.one('RunActivity:startJob', t.one('StartActivity:startJob', run)).attributes['temporal.activity.local']).toBe(true);
+
     // The platform calls of fetchCaptions, to the replay origin, as CLIENT spans with their URL and status.
     const fetch = t.one('RunActivity:fetchCaptions', t.one('StartActivity:fetchCaptions', run));
+    expect(fetch.attributes['temporal.activity.local']).toBe(false);
     const platformCalls = t.childrenOf(fetch).filter((s) => s.kind === SpanKind.CLIENT && s.attributes['url.full']);
     expect(platformCalls.length).toBeGreaterThanOrEqual(2);
     for (const call of platformCalls) {

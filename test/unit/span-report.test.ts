@@ -35,17 +35,17 @@ const trace: SpanRecord[] = [
 ];
 
 describe('where a trace’s time goes', () => {
-  it('gives each instant to the innermost kind, counts the schedule-to-run gap as task-queue wait, and adds up to the window', () => {
+  it('gives each instant to the innermost kind, counts start-to-first-turn and schedule-to-run as task-queue wait, and adds up to the window', () => {
     const t = timeByKind(trace, 0, 60);
     expect(t).toMatchObject({
       sql: 8,
       'outbound HTTP': 10,
       'activity body': 30 - 10 - 5,
-      'task-queue wait': 4,
+      'task-queue wait': 4 + 1,
       'Temporal RPC': 4,
       'HTTP handler': 10 - 3,
       'workflow turns': 45 - 30 - 4,
-      untraced: 1,
+      untraced: 0,
     });
     expect(Object.values(t).reduce((a, b) => a + b, 0)).toBeCloseTo(60);
   });
