@@ -57,4 +57,31 @@ describe('rate limits per plan', () => {
     expect(results.slice(0, 10).every((s) => s === 200)).toBe(true);
     expect(results[10]).toBe(429);
   });
+
+  it('does not count a replay of an Idempotency-Key, nor refuse one at the limit', async () => {
+    const ws = await createWorkspace(one.deps);
+    const body = { source: { url: 'https://www.youtube.com/watch?v=rCAS2eD-mcw' }, mode: 'captions_only' };
+    const first = await request(one.app).post('/v1/jobs').set(bearer(ws.apiKey)).set('Idempotency-Key', 'replayed-key-0001').send(body);
+    expect(first.status).toBe(202);
+    // The replay check and the count run side by side: each replay's point is given back.
+    for (let i = 0; i < 12; i++) {
+      const replay = await request(i % 2 ? two.app : one.app)
+        .post('/v1/jobs')
+        .set(bearer(ws.apiKey))
+        .set('Idempotency-Key', 'replayed-key-0001')
+        .send(body);
+      expect(replay.status).toBe(200);
+      expect(replay.body.id).toBe(first.body.id);
+    }
+    // One submit counted of the trial's 10: nine more fit, the tenth is over.
+    for (let i = 0; i < 9; i++) await one.deps.rateLimits.consume('submit', 'trial', ws.workspaceId);
+    await expect(one.deps.rateLimits.consume('submit', 'trial', ws.workspaceId)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    // At the limit, a replay is still answered.
+    const atLimit = await request(one.app).post('/v1/jobs').set(bearer(ws.apiKey)).set('Idempotency-Key', 'replayed-key-0001').send(body);
+    expect(atLimit.status).toBe(200);
+    expect(atLimit.body.id).toBe(first.body.id);
+    // And a new key is refused.
+    const fresh = await request(one.app).post('/v1/jobs').set(bearer(ws.apiKey)).set('Idempotency-Key', 'replayed-key-0002').send(body);
+    expect(fresh.status).toBe(429);
+  });
 });

@@ -15,11 +15,30 @@ export interface Counting {
   idempotency?: IdempotencyScope;
 }
 
-/** Counts the call; throws RATE_LIMITED past the limit. Answers whether it is a replay (then nothing was counted). */
+/**
+ * Counts the call; throws RATE_LIMITED past the limit. Answers whether it is a replay (then nothing was counted).
+ * With a key, the replay check and the count run side by side (one round trip of latency on every submit,
+ * not two); a replay, rare, gets its point back, and is never refused for the limit.
+ */
 export async function countCall(deps: Pick<AppDeps, 'db' | 'rateLimits'>, c: Counting, setHeaders?: (h: Record<string, string>) => void) {
-  if (c.idempotency && (await idempotencyKeyUsed(deps.db, c.principal.workspaceId, c.idempotency))) return { replay: true };
-  const { headers } = await deps.rateLimits.consume(c.kind, c.principal.plan, c.principal.workspaceId);
-  setHeaders?.(headers);
+  const { kind, principal } = c;
+  if (!c.idempotency) {
+    const { headers } = await deps.rateLimits.consume(kind, principal.plan, principal.workspaceId);
+    setHeaders?.(headers);
+    return { replay: false };
+  }
+  const [used, counted] = await Promise.allSettled([
+    idempotencyKeyUsed(deps.db, principal.workspaceId, c.idempotency),
+    deps.rateLimits.consume(kind, principal.plan, principal.workspaceId),
+  ]);
+  if (used.status === 'rejected') throw used.reason;
+  if (used.value) {
+    // Counted beside the check, over the limit or not (the limiter adds the point either way): given back.
+    await deps.rateLimits.refund(kind, principal.plan, principal.workspaceId);
+    return { replay: true };
+  }
+  if (counted.status === 'rejected') throw counted.reason;
+  setHeaders?.(counted.value.headers);
   return { replay: false };
 }
 

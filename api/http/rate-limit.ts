@@ -100,6 +100,11 @@ export class RateLimits {
       throw rejection;
     }
   }
+
+  /** Gives back points consumed for a call that turned out not to count (a replay of an Idempotency-Key). */
+  async refund(kind: RateLimitKind, plan: PlanId, workspaceId: string, cost = 1): Promise<void> {
+    await this.limiters.get(`${kind}:${plan}`)!.reward(workspaceId, cost);
+  }
 }
 
 function headersFor(limit: number, res: RateLimiterRes): Record<string, string> {
