@@ -6,7 +6,7 @@ import { JSON_DEPTH_LIMIT, UNSTORABLE_TEXT_RULE } from './http/storable-text';
 import { allRoutes } from './routes';
 
 /** The OpenAPI 3.1 document, generated from the same route declarations and zod schemas that serve requests. */
-export function buildOpenApiDocument(specs: RouteSpec<any, any, any>[] = allRoutes, serverUrl = '/') {
+export function buildOpenApiDocument(specs: RouteSpec<any, any, any, any>[] = allRoutes, serverUrl = '/') {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

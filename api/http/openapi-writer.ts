@@ -25,7 +25,7 @@ interface ParameterObject {
  */
 export function applyQueryDependencies(
   doc: { paths?: Record<string, Record<string, { parameters?: ParameterObject[] }>> },
-  specs: RouteSpec<any, any, any>[],
+  specs: RouteSpec<any, any, any, any>[],
 ): void {
   for (const spec of specs) {
     if (!spec.queryDependentRequired) continue;
@@ -57,7 +57,7 @@ export function applyQueryDependencies(
   }
 }
 
-export function registerOpenApi(registry: OpenAPIRegistry, specs: RouteSpec<any, any, any>[]): void {
+export function registerOpenApi(registry: OpenAPIRegistry, specs: RouteSpec<any, any, any, any>[]): void {
   for (const spec of specs) {
     if (spec.internal) continue;
     const responses: Record<string, ResponseConfig> = {};

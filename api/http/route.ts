@@ -25,7 +25,7 @@ export interface Reply {
   raw?: { contentType: string; body: string | Buffer };
 }
 
-export interface HandlerCtx<P, Q, B> {
+export interface HandlerCtx<P, Q, B, R = undefined> {
   params: P;
   query: Q;
   body: B;
@@ -36,9 +36,11 @@ export interface HandlerCtx<P, Q, B> {
   requestId: string;
   /** The Idempotency-Key and the operation it scopes, on routes that require one. */
   idempotency: IdempotencyScope | undefined;
+  /** What the route's `prepare` read (undefined without one). */
+  prepared: R;
 }
 
-export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown, R = undefined> {
   method: 'get' | 'post' | 'patch' | 'delete' | 'put';
   /** Express path (`/v1/jobs/:id`); the OpenAPI path is derived (`/v1/jobs/{id}`). */
   path: string;
@@ -63,10 +65,15 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
    * document describes such a query as one `form`/`explode` object.
    */
   queryDependentRequired?: Record<string, string[]>;
-  handler: (ctx: HandlerCtx<P, Q, B>) => Promise<Reply>;
+  /**
+   * The handler's reads, nothing written: run beside the rate-limit statement of a write (one round trip of
+   * latency instead of two). Its answer, or its error, reaches the handler only once the call is counted.
+   */
+  prepare?: (ctx: Omit<HandlerCtx<P, Q, B, R>, 'prepared'>) => Promise<R>;
+  handler: (ctx: HandlerCtx<P, Q, B, R>) => Promise<Reply>;
 }
 
-export function defineRoute<P, Q, B>(spec: RouteSpec<P, Q, B>): RouteSpec<P, Q, B> {
+export function defineRoute<P, Q, B, R>(spec: RouteSpec<P, Q, B, R>): RouteSpec<P, Q, B, R> {
   return spec;
 }
 
@@ -92,11 +99,11 @@ export function parseIdempotencyKey(raw: unknown, field: string): string {
 }
 
 /** `POST /v1/jobs/<id>/retry`: the route's path with its parameters filled in; idempotency records are scoped by it. */
-export function operationName(spec: RouteSpec<any, any, any>, params: Record<string, string> | undefined): string {
+export function operationName(spec: RouteSpec<any, any, any, any>, params: Record<string, string> | undefined): string {
   return `${spec.method.toUpperCase()} ${spec.path.replace(/:([A-Za-z_]+)/g, (_, name: string) => String(params?.[name] ?? '').toLowerCase())}`;
 }
 
-export function mount(router: Router, specs: RouteSpec<any, any, any>[], deps: AppDeps): void {
+export function mount(router: Router, specs: RouteSpec<any, any, any, any>[], deps: AppDeps): void {
   for (const spec of specs) {
     router[spec.method](spec.path, async (req: Request, res: Response, next: NextFunction) => {
       try {
@@ -116,7 +123,11 @@ export function mount(router: Router, specs: RouteSpec<any, any, any>[], deps: A
           idempotencyKey === undefined
             ? undefined
             : { key: idempotencyKey, operation: operationName(spec, params as Record<string, string>) };
-        const handle = () => spec.handler({ params, query, body, principal, deps, req, res, requestId: res.locals.requestId, idempotency });
+        const input = { params, query, body, principal, deps, req, res, requestId: res.locals.requestId, idempotency };
+        const preparing = spec.prepare?.(input);
+        // Awaited by the handler's turn; a call the limit refuses drops it, error and all.
+        preparing?.catch(() => undefined);
+        const handle = async () => spec.handler({ ...input, prepared: await preparing });
         const counting = spec.rateLimit && principal ? { kind: spec.rateLimit, principal, idempotency } : null;
         const reply: Reply = !counting
           ? await handle()

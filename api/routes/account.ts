@@ -240,7 +240,7 @@ const deleteAccount = defineRoute({
 
 // Billing (quote, checkout, portal): api/routes/billing.ts.
 
-export const accountRoutes: RouteSpec<any, any, any>[] = [
+export const accountRoutes: RouteSpec<any, any, any, any>[] = [
   signUpRoute,
   verifyRoute,
   verifyPageRoute,

@@ -55,4 +55,4 @@ const getBatchRoute = defineRoute({
   handler: async ({ deps, principal, params }) => ({ status: 200, body: await getBatch(deps.db, principal!.workspaceId, params.id) }),
 });
 
-export const batchRoutes: RouteSpec<any, any, any>[] = [createBatch, getBatchRoute];
+export const batchRoutes: RouteSpec<any, any, any, any>[] = [createBatch, getBatchRoute];

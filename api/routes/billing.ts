@@ -81,5 +81,5 @@ const stripeIngress = defineRoute({
   },
 });
 
-export const billingRoutes: RouteSpec<any, any, any>[] = [quoteRoute, checkoutRoute, portalRoute];
-export const billingIngressRoutes: RouteSpec<any, any, any>[] = [stripeIngress];
+export const billingRoutes: RouteSpec<any, any, any, any>[] = [quoteRoute, checkoutRoute, portalRoute];
+export const billingIngressRoutes: RouteSpec<any, any, any, any>[] = [stripeIngress];

@@ -125,7 +125,7 @@ const getLanguageDiscoveryRoute = readRoute(
   getLanguageDiscovery,
 );
 
-export const discoveryRoutes: RouteSpec<any, any, any>[] = [
+export const discoveryRoutes: RouteSpec<any, any, any, any>[] = [
   createVideoDiscovery,
   getVideoDiscoveryRoute,
   createLanguageDiscovery,

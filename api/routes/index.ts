@@ -12,7 +12,7 @@ import { usageRoutes } from './usage';
 import { webhookRoutes } from './webhooks';
 
 /** Every route of the service. */
-export const allRoutes: RouteSpec<any, any, any>[] = [
+export const allRoutes: RouteSpec<any, any, any, any>[] = [
   ...usageRoutes,
   ...accountRoutes,
   ...billingRoutes,

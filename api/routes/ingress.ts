@@ -20,4 +20,4 @@ const asrCallback = defineRoute({
   }),
 });
 
-export const ingressRoutes: RouteSpec<any, any, any>[] = [asrCallback];
+export const ingressRoutes: RouteSpec<any, any, any, any>[] = [asrCallback];

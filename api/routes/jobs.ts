@@ -1,8 +1,9 @@
 import { cancelJob, retryJob } from '../../domain/jobs/control';
 import { listJobs, waitForJob } from '../../domain/jobs/read';
-import { submitJob } from '../../domain/jobs/submit';
+import { prepareJob, submitJob } from '../../domain/jobs/submit';
+import type { JobRequest } from '../../domain/schemas/jobs';
 import { jobServiceDeps } from '../wiring';
-import { defineRoute, type Reply, type RouteSpec } from '../http/route';
+import { defineRoute, type HandlerCtx, type Reply, type RouteSpec } from '../http/route';
 import {
   JobIdParams,
   JobListQuery,
@@ -22,6 +23,11 @@ function accepted(result: { status: 200 | 202; job: { id: string } }): Reply {
     body: result.job,
     headers: result.status === 202 ? { Location: `/v1/jobs/${result.job.id}`, 'Retry-After': String(POLL_AFTER_SECONDS) } : {},
   };
+}
+
+/** The source, webhook endpoint and reuse reads of a submit, run beside its rate-limit statement. */
+function prepareSubmit({ deps, principal, body }: Pick<HandlerCtx<unknown, unknown, JobRequest>, 'deps' | 'principal' | 'body'>) {
+  return prepareJob(jobServiceDeps(deps), principal!, body);
 }
 
 const createJob = defineRoute({
@@ -53,8 +59,9 @@ const createJob = defineRoute({
     'IDEMPOTENCY_CONFLICT',
     'NOT_FOUND',
   ],
-  handler: async ({ deps, principal, body, idempotency }) =>
-    accepted(await submitJob(jobServiceDeps(deps), principal!, body, idempotency!)),
+  prepare: prepareSubmit,
+  handler: async ({ deps, principal, body, idempotency, prepared }) =>
+    accepted(await submitJob(jobServiceDeps(deps), principal!, body, idempotency!, { prepared })),
 });
 
 const listJobsRoute = defineRoute({
@@ -144,4 +151,4 @@ export const retryRoute = defineRoute({
     accepted(await retryJob(jobServiceDeps(deps), principal!, params.id, body, idempotency!)),
 });
 
-export const jobRoutes: RouteSpec<any, any, any>[] = [createJob, listJobsRoute, getJobRoute, cancelRoute, retryRoute];
+export const jobRoutes: RouteSpec<any, any, any, any>[] = [createJob, listJobsRoute, getJobRoute, cancelRoute, retryRoute];

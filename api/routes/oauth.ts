@@ -41,4 +41,4 @@ const revokeAuthorizationRoute = defineRoute({
   },
 });
 
-export const oauthRoutes: RouteSpec<any, any, any>[] = [listAuthorizationsRoute, revokeAuthorizationRoute];
+export const oauthRoutes: RouteSpec<any, any, any, any>[] = [listAuthorizationsRoute, revokeAuthorizationRoute];

@@ -71,4 +71,4 @@ const exportRoute = defineRoute({
   },
 });
 
-export const transcriptRoutes: RouteSpec<any, any, any>[] = [getRoute, deleteRoute, exportRoute];
+export const transcriptRoutes: RouteSpec<any, any, any, any>[] = [getRoute, deleteRoute, exportRoute];

@@ -85,4 +85,4 @@ const read = defineRoute({
   handler: async ({ deps, principal, params }) => ({ status: 200, body: await getUpload(deps.db, principal!.workspaceId, params.id) }),
 });
 
-export const uploadRoutes: RouteSpec<any, any, any>[] = [create, complete, read];
+export const uploadRoutes: RouteSpec<any, any, any, any>[] = [create, complete, read];

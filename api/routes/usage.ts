@@ -35,4 +35,4 @@ const usage = defineRoute({
   handler: async ({ principal, deps }) => ({ status: 200, body: await getUsage(deps, principal!.workspaceId) }),
 });
 
-export const usageRoutes: RouteSpec<any, any, any>[] = [capabilities, usage];
+export const usageRoutes: RouteSpec<any, any, any, any>[] = [capabilities, usage];

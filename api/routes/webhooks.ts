@@ -106,4 +106,4 @@ const resend = defineRoute({
   }),
 });
 
-export const webhookRoutes: RouteSpec<any, any, any>[] = [create, list, disable, deliveries, resend];
+export const webhookRoutes: RouteSpec<any, any, any, any>[] = [create, list, disable, deliveries, resend];

@@ -233,26 +233,47 @@ export async function assertWebhookEndpoint(db: Db | Tx, workspaceId: string, id
     throw new ServiceError('INVALID_REQUEST', field, { message: 'No enabled webhook endpoint with this id in this workspace.' });
 }
 
+/** What a submit reads before it accepts: the new row, and a retained transcript that answers it (or null). */
+export interface PreparedJob {
+  row: NewJobRow;
+  cached: { id: string; title: string | null } | null;
+}
+
 /**
- * POST /v1/jobs: the request checked (source, plan, webhook endpoint, the
- * reuse rule read without a lock), then accepted in the one accepting
- * transaction (domain/accept-work.ts): key, hold, job, credits; the workflow
- * started after the commit, so an accepted job is never lost.
+ * The reads of a submit, nothing written: the source resolved and checked with the webhook endpoint, then
+ * the reuse rule (read without a lock). The API runs it beside the rate-limit statement (api/http/route.ts).
+ */
+export async function prepareJob(
+  deps: JobServiceDeps,
+  principal: Principal,
+  req: JobRequest,
+  opts: { retryOfJobId?: string } = {},
+): Promise<PreparedJob> {
+  const [source] = await Promise.all([
+    resolveJobSource(deps.db, principal, req, deps),
+    assertWebhookEndpoint(deps.db, principal.workspaceId, req.webhook_endpoint_id, 'webhook_endpoint_id'),
+  ]);
+  const row: NewJobRow = { id: randomUUID(), request: req, source, retryOfJobId: opts.retryOfJobId };
+  const cached = await findReusable(deps.db, principal.workspaceId, jobRowData(principal, row, null, null).reuseKey);
+  return { row, cached };
+}
+
+/**
+ * POST /v1/jobs: the request checked (prepareJob, or `prepared` when the
+ * caller ran it already), then accepted in the one accepting transaction
+ * (domain/accept-work.ts): key, hold, job, credits; the workflow started
+ * after the commit, so an accepted job is never lost.
  */
 export async function submitJob(
   deps: JobServiceDeps,
   principal: Principal,
   req: JobRequest,
   idempotency: IdempotencyScope,
-  opts: { retryOfJobId?: string; hashBody?: unknown } = {},
+  opts: { retryOfJobId?: string; hashBody?: unknown; prepared?: PreparedJob } = {},
 ): Promise<SubmitResult> {
   const hash = requestHash(opts.hashBody ?? req);
-  const source = await resolveJobSource(deps.db, principal, req, deps);
-  await assertWebhookEndpoint(deps.db, principal.workspaceId, req.webhook_endpoint_id, 'webhook_endpoint_id');
-  const id = randomUUID();
-  const row: NewJobRow = { id, request: req, source, retryOfJobId: opts.retryOfJobId };
-  // Read before the transaction: the reuse rule needs no lock.
-  const cached = await findReusable(deps.db, principal.workspaceId, jobRowData(principal, row, null, null).reuseKey);
+  const { row, cached } = opts.prepared ?? (await prepareJob(deps, principal, req, opts));
+  const { id } = row;
 
   const amounts = cached ? [] : [initialHold(req)];
   const outcome = await acceptWork(deps.db, deps.starts, {

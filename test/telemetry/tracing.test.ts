@@ -94,11 +94,18 @@ describe('a caption job is one trace', () => {
       .send({ url: receiver.url })
       .expect(201);
     receiver.configure({ secret: endpoint.body.secret });
+    // The rate-limit statement held back 100 ms: the submit's reads (the route's prepare) must not wait for it.
+    const limits = stack.api.deps.rateLimits;
+    const consume = limits.consume.bind(limits);
+    limits.consume = async (...args) => {
+      await new Promise((r) => setTimeout(r, 100));
+      return consume(...args);
+    };
     const job = await submit(stack.api, ws.apiKey, {
       source: { url: VIDEO_URL },
       mode: 'captions_only',
       webhook_endpoint_id: endpoint.body.id,
-    });
+    }).finally(() => (limits.consume = consume));
     expect(job.status).toBe(202);
     expect((await waitFinal(stack.api, ws.apiKey, job.body.id)).body.status).toBe('succeeded');
     const [delivery] = await receiver.waitFor((all) => all.some((d) => d.status === 200 && d.raw.includes(job.body.id)));
@@ -119,6 +126,11 @@ describe('a caption job is one trace', () => {
     const insert = t.one('INSERT jobs', server);
     expect(insert.kind).toBe(SpanKind.CLIENT);
     expect(insert.attributes['db.statement']).toMatch(/^INSERT INTO "public"\."jobs"/);
+
+    // The submit's reads ran beside its rate-limit statement (the route's prepare), not after it.
+    const count = t.one('INSERT rate_limits', server);
+    for (const read of ['SELECT idempotency_records', 'SELECT transcripts'])
+      expect(hr(t.one(read, server).endTime)).toBeLessThan(hr(count.startTime));
 
     // The workflow start (after the commit, still in the request's trace), the workflow under it, each activity under that.
     const start = t.one('StartWorkflow:jobWorkflow', server);
