@@ -36,6 +36,18 @@ import { readyFields, RECOGNIZER_PYTHON, residentMemoryMiB, type RecognizerHandl
 import { evalClips, score } from '../test/support/asr-eval';
 import { audioDir, concatWithPauses, makeSpeech, PARAGRAPHS } from '../test/support/speech';
 import { startAsrStack, type AsrStack, type JobRun } from './asr-stack';
+import { SpanKind } from '@opentelemetry/api';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  InMemorySpanExporter,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  type Sampler,
+} from '@opentelemetry/sdk-trace-base';
+import { fromReadableSpan, timeByKind, TIME_KINDS, type SpanRecord } from '../integrations/telemetry/span-report';
+import { installTracing } from '../integrations/telemetry/tracing';
+import { startOtlpReceiver, type OtlpReceiver } from '../test/support/otlp-receiver';
 import { writeBlock } from './results-file';
 
 const argIdx = process.argv.indexOf('--minutes');
@@ -57,6 +69,39 @@ function peakMemoryMiB(pid: number): number {
   }
 }
 
+/**
+ * Tracing for one chosen job: installed before the stack (the API's client and the worker take Temporal's
+ * interceptors at construction), but recording only while `on` (the timed runs make unsampled, non-recording
+ * spans: microseconds against seconds of recognition). The recognizer follows the sampled flag it receives.
+ */
+function switchedSampler(state: { on: boolean }): Sampler {
+  const on = new AlwaysOnSampler();
+  const off = new AlwaysOffSampler();
+  return new ParentBasedSampler({
+    root: {
+      shouldSample: () => (state.on ? on : off).shouldSample(),
+      toString: () => 'switched',
+    },
+  });
+}
+
+/** The recognizer's spans, as its OTLP exporter sent them, in the service's span shape. */
+function recognizerSpans(collector: OtlpReceiver, traceId: string): SpanRecord[] {
+  return collector.spans
+    .filter((s) => s.traceId === traceId)
+    .map((s) => ({
+      traceId: s.traceId,
+      spanId: s.spanId,
+      parentId: s.parentSpanId || undefined,
+      name: s.name,
+      service: s.service,
+      kind: SpanKind.INTERNAL,
+      start: Number(s.startNanos) / 1e6,
+      end: Number(s.endNanos) / 1e6,
+      attributes: s.attributes,
+    }));
+}
+
 function ensureSucceeded(run: JobRun, what: string): NonNullable<JobRun['transcript']> {
   if (run.status !== 'succeeded' || !run.transcript) throw new Error(`${what}: job ${run.status} ${JSON.stringify(run.error)}`);
   return run.transcript;
@@ -66,6 +111,7 @@ async function main() {
   const load0 = loadavg()[0];
   const { dir, cleanup } = await audioDir('asr-bench-');
   let stack: AsrStack | undefined;
+  let collector: OtlpReceiver | undefined;
   const md: string[] = [];
   try {
     // ~65 s of flite speech (one piece: under 90 s), and the same repeated to LONG_MINUTES.
@@ -87,7 +133,19 @@ async function main() {
     // The cold-start job: a real voice (the JFK clip of ../shared/asr-eval).
     const jfkClip = evalClips().find((c) => c.file.includes('jfk'))!;
 
-    stack = await startAsrStack({ name: 'asrbench', pgPort: 54369, temporalPort: 7303 });
+    const exporter = new InMemorySpanExporter();
+    const recording = { on: false };
+    const tracing = installTracing('transcript-bench', {
+      processor: new SimpleSpanProcessor(exporter),
+      sampler: switchedSampler(recording),
+    })!;
+    collector = await startOtlpReceiver();
+    stack = await startAsrStack({
+      name: 'asrbench',
+      pgPort: 54369,
+      temporalPort: 7303,
+      recognizerEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '200' },
+    });
     const first = stack.recognizer;
     const fields = readyFields(first.readyLine);
     const idleRss = residentMemoryMiB(first.pid);
@@ -114,6 +172,20 @@ async function main() {
     const pipelineMs = median(pipeline.map((r) => r.ms));
     const pipelineText = ensureSucceeded(pipeline[0]!, 'pipeline').text;
     const overhead = (pipelineMs - directMs) / directMs;
+
+    // Where the pipeline's time over faster-whisper goes: one more job, traced end to end.
+    recording.on = true;
+    const tracedRun = await stack.transcribe(speech, { language: 'en' });
+    recording.on = false;
+    ensureSucceeded(tracedRun, 'traced pipeline');
+    await new Promise((r) => setTimeout(r, 1500)); // the recognizer's last batch of spans
+    const tsSpans = exporter.getFinishedSpans().map(fromReadableSpan);
+    const post = tsSpans.find((s) => s.name === 'POST /v1/jobs')!;
+    const traceSpans = [...tsSpans.filter((s) => s.traceId === post.traceId), ...recognizerSpans(collector, post.traceId)];
+    const byKind = timeByKind(traceSpans, post.start, post.start + tracedRun.ms);
+    const stageMs = (name: string) => traceSpans.filter((s) => s.name === name).reduce((a, s) => a + s.end - s.start, 0);
+    const activityMs = (name: string) => stageMs(`RunActivity:${name}`);
+    await tracing.shutdown();
 
     // 4. Start to first recognised piece: a job waits at the recognition queue, then a new worker starts.
     await stack.stopRecognizer();
@@ -164,6 +236,28 @@ async function main() {
       `| job through the pipeline (POST /v1/jobs → succeeded: workflow, ffprobe, conversion, storage, recognition activity on its own queue, stitch) | ${sec(pipelineMs)} | ${(pipelineMs / 1000 / speechSec).toFixed(3)} (overhead ${pct(overhead)}; goal ≤ 10 %) | ${pct(pipelineWer)} |`,
     );
     md.push('');
+    md.push(
+      `Where the pipeline's time goes, from one more job traced end to end (${sec(tracedRun.ms)}; the recognizer's spans over OTLP): by kind of work, and the steps that differ from the direct call.`,
+    );
+    md.push('');
+    md.push('| kind | ms |');
+    md.push('|---|---:|');
+    for (const k of TIME_KINDS) if (byKind[k] >= 0.05) md.push(`| ${k} | ${byKind[k].toFixed(1)} |`);
+    md.push('');
+    md.push('| step | ms | note |');
+    md.push('|---|---:|---|');
+    md.push(
+      `| faster-whisper called directly, median (baseline) | ${directMs.toFixed(0)} | decode + VAD + word timestamps, in one process |`,
+    );
+    md.push(`| recognizer: recognition stage | ${stageMs('recognition').toFixed(0)} | the same decoding, inside the activity |`);
+    md.push(
+      `| recognizer: load piece, decode audio, voice activity detection, store result | ${['load piece', 'decode audio', 'voice activity detection', 'store result'].map((n) => stageMs(n).toFixed(0)).join(' + ')} | the service's own VAD and level evening run before decoding |`,
+    );
+    md.push(
+      `| worker: acquireAudio, cutAudio, storeRecognition | ${['acquireAudio', 'cutAudio', 'storeRecognition'].map((n) => activityMs(n).toFixed(0)).join(' + ')} | ffprobe, conversion to 16 kHz, storage, stitching |`,
+    );
+    md.push(`| task-queue waits (all activities) | ${byKind['task-queue wait'].toFixed(0)} | schedule to pickup, on two task queues |`);
+    md.push('');
     md.push(`### A ${(longSec / 60).toFixed(1)}-minute recording: pieces against one piece`);
     md.push('');
     md.push('| | job time | real-time factor | vs one piece | WER | notes |');
@@ -209,6 +303,7 @@ async function main() {
     console.log(md.join('\n'));
   } finally {
     await stack?.close();
+    await collector?.close();
     await cleanup();
   }
 }

@@ -13,7 +13,7 @@ import { context, propagation, trace, type Span, type Tracer } from '@openteleme
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, type Sampler, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import {
   makeWorkflowExporter,
@@ -45,7 +45,10 @@ let undici: UndiciInstrumentation | null = null;
  * exporter is configured and no processor is given. Idempotent per process: a second call returns the first
  * installation (tests and the benchmark install once, then start API and workers in the same process).
  */
-export function installTracing(service: string, opts: { processor?: SpanProcessor; env?: NodeJS.ProcessEnv } = {}): Tracing | null {
+export function installTracing(
+  service: string,
+  opts: { processor?: SpanProcessor; env?: NodeJS.ProcessEnv; sampler?: Sampler } = {},
+): Tracing | null {
   if (installed) return installed;
   const env = opts.env ?? process.env;
   const url = otlpTracesUrl(env);
@@ -54,6 +57,8 @@ export function installTracing(service: string, opts: { processor?: SpanProcesso
   const provider = new NodeTracerProvider({
     resource: new Resource({ 'service.name': env.OTEL_SERVICE_NAME ?? service }),
     spanProcessors: [processor],
+    // Unset: OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG decide (default: every trace).
+    ...(opts.sampler ? { sampler: opts.sampler } : {}),
   });
   // The AsyncLocalStorage context manager and the W3C traceparent propagator, as the process's globals.
   provider.register();
