@@ -2,6 +2,7 @@ import { decryptSecret } from '../domain/accounts/secrets';
 import type { Db } from '../domain/db';
 import { ServiceError } from '../core/errors';
 import { webhookHeaders } from '../domain/webhooks/signing';
+import { eventToDeliver } from '../domain/webhooks/events';
 import { assertSafeUrl, type AddressPolicy } from '../integrations/fetch';
 import type { Outbound } from '../integrations/outbound/http';
 
@@ -28,7 +29,7 @@ export function createWebhookActivities(deps: WebhookDeps) {
      * delivery log whatever happens. The same event_id on every attempt.
      */
     async deliverWebhookAttempt(eventId: string, attempt: number, resend = false): Promise<AttemptOutcome> {
-      const event = await deps.db.webhookEvent.findUniqueOrThrow({ where: { id: eventId }, include: { endpoint: true } });
+      const event = await eventToDeliver(deps.db, eventId);
       if (event.deliveredAt && !resend) return 'delivered';
       if (!event.endpoint.enabled) return 'endpoint_disabled';
       const rawBody = JSON.stringify(event.payload);

@@ -241,3 +241,24 @@ describe('event delivery', () => {
     expect(status).toBe(400);
   });
 });
+
+describe('the read of a delivery attempt', () => {
+  it('gives the event with its endpoint, and NOT_FOUND for an event that does not exist', async () => {
+    const { eventToDeliver } = await import('../domain/webhooks/events');
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const { res: ep } = await registerEndpoint(ws);
+    receiver.configure({ secret: ep.body.secret, failFirst: 0 });
+    const job = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', webhook_endpoint_id: ep.body.id });
+    await waitFinal(stack.api, ws.apiKey, job.body.id);
+    const row = await stack.api.deps.db.webhookEvent.findFirstOrThrow({ where: { subjectKey: `job:${job.body.id}` } });
+    const event = await eventToDeliver(stack.api.deps.db, row.id);
+    expect(event).toMatchObject({
+      id: row.id,
+      workspaceId: ws.workspaceId,
+      payload: row.payload,
+      endpoint: { url: receiver.url, enabled: true },
+    });
+    expect(event.endpoint.secretCiphertext).not.toContain(ep.body.secret);
+    await expect(eventToDeliver(stack.api.deps.db, '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});

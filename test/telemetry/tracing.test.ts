@@ -158,6 +158,9 @@ describe('a caption job is one trace', () => {
     const deliver = t.one('RunActivity:deliverWebhookAttempt', t.one('StartActivity:deliverWebhookAttempt', run));
     const post = t.one('POST', deliver);
     expect(post.attributes['url.full']).toBe(receiver.url);
+    // Before the POST, one statement reads the event and its endpoint together.
+    const readsBeforePost = t.childrenOf(deliver).filter((s) => s.attributes['db.system'] && hr(s.startTime) < hr(post.startTime));
+    expect(readsBeforePost.map((s) => s.name)).toEqual(['SELECT webhook_events']);
     expect(delivery!.headers.traceparent).toBe(`00-${server.spanContext().traceId}-${post.spanContext().spanId}-01`);
 
     // The operator's view: the trace id on the workflow's page in the Temporal UI (details and memo).
