@@ -254,7 +254,7 @@ export const tracesSection: BenchSection = {
       out(`| ${name} | ${ms(pct(times, 50))} | ${ms(pct(t, 50))} (${ratio(pct(t, 50), pct(times, 50))}) |`);
     }
     out();
-    const table = (title: string, columns: string[]) => {
+    const table = (title: string, columns: string[], floorNote?: (f: Floor) => string) => {
       const rows = columns.map(breakdown);
       out(`### ${title}`);
       out();
@@ -270,11 +270,37 @@ export const tracesSection: BenchSection = {
         `| **total** | ${totals.map((t) => `**${t.toFixed(1)}**`).join(' | ')} |${columns.length === 2 ? ` **${(totals[1]! - totals[0]!).toFixed(1)}** |` : ''}`,
       );
       out();
+      if (floorNote) {
+        out(floorNote(floorOf(rows)));
+        out();
+      }
     };
-    table('Caption job against the empty workflow', ['empty workflow start → result', 'caption job submit → succeeded']);
-    table('Video discovery against the empty workflow', ['empty workflow start → result', 'video discovery POST → succeeded']);
-    table('Cached repeat against an authenticated GET', ['GET /v1/usage (authenticated GET)', 'cached repeat POST /v1/jobs → 200']);
-    table('Job completion → webhook received (from the finalising commit)', ['job completion → webhook received']);
+    const orchestrationFloor = (what: string) => (f: Floor) =>
+      `Floor: the empty workflow (${f.baseline.toFixed(1)} ms) plus ${what}'s own work beyond it (${WORK_KINDS.join(', ')}: ${f.work.toFixed(1)} ms) ` +
+      `is ${(f.baseline + f.work).toFixed(1)} ms, **${((f.baseline + f.work) / f.baseline).toFixed(2)}×** the empty workflow, before any Temporal step of its own; ` +
+      `Temporal's share of the gap (task-queue wait, workflow turns, Temporal RPC) is ${f.temporal.toFixed(1)} ms.`;
+    table(
+      'Caption job against the empty workflow',
+      ['empty workflow start → result', 'caption job submit → succeeded'],
+      orchestrationFloor('the job'),
+    );
+    table(
+      'Video discovery against the empty workflow',
+      ['empty workflow start → result', 'video discovery POST → succeeded'],
+      orchestrationFloor('the discovery'),
+    );
+    table(
+      'Cached repeat against an authenticated GET',
+      ['GET /v1/usage (authenticated GET)', 'cached repeat POST /v1/jobs → 200'],
+      (f) =>
+        `The gap is the submit's own work: ${f.work.toFixed(1)} ms of statements and handler (the statement counts below: an idempotency claim and a job row, written in one transaction, and the reuse read, beside the GET's authentication and count).`,
+    );
+    table('Job completion → webhook received (from the finalising commit)', ['job completion → webhook received'], (f) => {
+      return (
+        `Of ${(f.work + f.temporal).toFixed(1)} ms, ${f.work.toFixed(1)} ms is the delivery's own work (the finalising transaction's last statements, the event read, signing, the HTTPS POST) ` +
+        `and ${f.temporal.toFixed(1)} ms the workflow's turn from the completion to the delivery's local activity.`
+      );
+    });
     sqlCounts(out, spans, traced, [
       'cached repeat POST /v1/jobs → 200',
       'GET /v1/usage (authenticated GET)',
@@ -282,6 +308,30 @@ export const tracesSection: BenchSection = {
     ]);
   },
 };
+
+/** The kinds that are the work itself, whoever orchestrates it; the rest is Temporal's or nobody's. */
+const WORK_KINDS: TimeKind[] = ['sql', 'outbound HTTP', 'object storage', 'recognizer', 'activity body', 'HTTP handler'];
+const TEMPORAL_KINDS: TimeKind[] = ['task-queue wait', 'workflow turns', 'Temporal RPC'];
+
+interface Floor {
+  /** The baseline's total (first column), or 0 for a one-column table. */
+  baseline: number;
+  /** The figure's work kinds beyond the baseline's. */
+  work: number;
+  /** The figure's Temporal kinds beyond the baseline's. */
+  temporal: number;
+}
+
+function floorOf(rows: Record<TimeKind, number>[]): Floor {
+  const figure = rows.at(-1)!;
+  const base = rows.length > 1 ? rows[0]! : undefined;
+  const sum = (r: Record<TimeKind, number> | undefined, kinds: TimeKind[]) => (r ? kinds.reduce((a, k) => a + r[k], 0) : 0);
+  return {
+    baseline: base ? TIME_KINDS.reduce((a, k) => a + base[k], 0) : 0,
+    work: sum(figure, WORK_KINDS) - sum(base, WORK_KINDS),
+    temporal: sum(figure, TEMPORAL_KINDS) - sum(base, TEMPORAL_KINDS),
+  };
+}
 
 /** How many SQL statements and Temporal round trips a round makes: the count behind each kind's milliseconds. */
 function sqlCounts(out: BenchContext['out'], spans: SpanRecord[], traced: Map<string, Round[]>, names: string[]) {
