@@ -11,6 +11,7 @@ OTLP/HTTP in batches; off, no provider is installed and every stage is OpenTelem
 
 from __future__ import annotations
 
+import logging
 import os
 from contextlib import AbstractContextManager
 
@@ -54,3 +55,13 @@ def shutdown_tracing() -> None:
 def stage(name: str, **attributes) -> AbstractContextManager:
     """A span for one step of the work, under the active one (the activity's)."""
     return trace.get_tracer(TRACER_NAME).start_as_current_span(name, attributes=attributes or None)
+
+
+class TraceIdFilter(logging.Filter):
+    """Adds ` trace_id=<id>` to a log line written inside a recorded span (the activity's), as the TypeScript
+    processes put `trace_id` in theirs: a slow piece's log line leads to its job's trace."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        context = trace.get_current_span().get_span_context()
+        record.trace = f" trace_id={trace.format_trace_id(context.trace_id)}" if context.is_valid and context.trace_flags.sampled else ""
+        return True

@@ -48,7 +48,7 @@ from .errors import ServiceError
 from .model import ModelError, model_spec
 from .speakers import SpeakerWindows, cluster, concatenate, label_times, speaker_names
 from .storage import LocalStore, S3Store, assert_valid_key, store_from_env
-from .tracing import install_tracing, shutdown_tracing, stage
+from .tracing import TraceIdFilter, install_tracing, shutdown_tracing, stage
 
 HEARTBEAT_EVERY_S = 2.0
 DEFAULT_TASK_QUEUE = "recognition"
@@ -219,7 +219,9 @@ def _configure_logging() -> None:
     )
     if os.environ.get("LOG_LEVEL", "").lower() == "silent":
         level = "ERROR"
-    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(TraceIdFilter())
+    logging.basicConfig(level=level, handlers=[handler], format="%(levelname)s %(name)s: %(message)s%(trace)s")
     # The SDK's own chatter (poll errors while the server restarts) is kept at warnings.
     logging.getLogger("temporalio").setLevel(max(logging.WARNING, logging.getLevelName(level)))
     logging.getLogger("faster_whisper").setLevel(logging.WARNING)

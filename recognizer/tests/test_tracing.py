@@ -87,5 +87,35 @@ class RecognizePieceSpans(unittest.TestCase):
         self.assertGreater(spans["voice activity detection"].attributes["speech_seconds"], 1.0)
 
 
+class LogLines(unittest.TestCase):
+    def test_log_lines_inside_a_span_carry_its_trace_id(self):
+        import logging
+
+        from opentelemetry.sdk.trace import TracerProvider
+
+        from recognizer.tracing import TraceIdFilter
+
+        lines: list[str] = []
+
+        class Collect(logging.Handler):
+            def emit(self, record):
+                lines.append(self.format(record))
+
+        handler = Collect()
+        handler.addFilter(TraceIdFilter())
+        handler.setFormatter(logging.Formatter("%(message)s%(trace)s"))
+        log = logging.getLogger("recognizer.test-trace-id")
+        log.addHandler(handler)
+        log.propagate = False
+        try:
+            log.warning("outside")
+            with TracerProvider().get_tracer("test").start_as_current_span("RunActivity:recognizePiece") as span:
+                log.warning("inside")
+            trace_id = format(span.get_span_context().trace_id, "032x")
+        finally:
+            log.removeHandler(handler)
+        self.assertEqual(lines, ["outside", f"inside trace_id={trace_id}"])
+
+
 if __name__ == "__main__":
     unittest.main()
