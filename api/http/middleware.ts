@@ -19,12 +19,16 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
   next();
 }
 
+/** Liveness, readiness and metrics: answered untraced. */
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/readyz/workers', '/metrics']);
+
 /**
  * The request's SERVER span, the root of its trace (or a child of the caller's `traceparent`): named by its
  * route once routed ("POST /v1/jobs"), active for every handler, query and workflow start it causes.
  */
 export function traceRequest(req: Request, res: Response, next: NextFunction): void {
-  if (!tracingOn()) return next();
+  // Probes (every few seconds from each load balancer and orchestrator) would bury the traces people read.
+  if (!tracingOn() || UNTRACED_PATHS.has(req.path)) return next();
   const parent = propagation.extract(context.active(), req.headers);
   const span = tracer().startSpan(
     req.method,

@@ -184,6 +184,18 @@ describe('a caption job is one trace', () => {
     }
   });
 
+  it('leaves probes untraced', async () => {
+    const before = exporter.getFinishedSpans().length;
+    await request(stack.api.app).get('/healthz').expect(200);
+    await request(stack.api.app).get('/metrics').expect(200);
+    const res = await request(stack.api.app).get('/v1/capabilities');
+    await spanWhere((s) => s.attributes['http.request_id'] === res.headers['x-request-id']);
+    const added = exporter.getFinishedSpans().slice(before);
+    expect(added.filter((s) => s.kind === SpanKind.SERVER && s.name.startsWith('GET ')).map((s) => s.name)).toEqual([
+      'GET /v1/capabilities',
+    ]);
+  });
+
   it('continues a caller’s trace from its traceparent header', async () => {
     const ws = await createWorkspace(stack.api.deps);
     const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
