@@ -258,6 +258,18 @@ describe('POST /v1/jobs validation', () => {
       'NOT_FOUND',
       'source.upload_id',
     ],
+    [
+      // Both are database reads, made side by side; the source's error is the one answered, every time.
+      'unknown upload and unknown webhook endpoint',
+      {
+        source: { upload_id: '6f1c1c1e-8a52-4a4e-9a57-1b1c2d3e4f50' },
+        mode: 'transcribe',
+        webhook_endpoint_id: '6f1c1c1e-8a52-4a4e-9a57-1b1c2d3e4f50',
+      },
+      404,
+      'NOT_FOUND',
+      'source.upload_id',
+    ],
     ['unknown field', { source: { url: VIDEO_URL }, mode: 'captions_only', priority: 'high' }, 422, 'INVALID_REQUEST', 'priority'],
   ];
 

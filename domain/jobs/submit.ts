@@ -249,11 +249,14 @@ export async function prepareJob(
   req: JobRequest,
   opts: { retryOfJobId?: string } = {},
 ): Promise<PreparedJob> {
-  const [source] = await Promise.all([
+  // Read side by side; when both are wrong, the source's error is the one answered, as when they ran in turn.
+  const [source, endpoint] = await Promise.allSettled([
     resolveJobSource(deps.db, principal, req, deps),
     assertWebhookEndpoint(deps.db, principal.workspaceId, req.webhook_endpoint_id, 'webhook_endpoint_id'),
   ]);
-  const row: NewJobRow = { id: randomUUID(), request: req, source, retryOfJobId: opts.retryOfJobId };
+  if (source.status === 'rejected') throw source.reason;
+  if (endpoint.status === 'rejected') throw endpoint.reason;
+  const row: NewJobRow = { id: randomUUID(), request: req, source: source.value, retryOfJobId: opts.retryOfJobId };
   const cached = await findReusable(deps.db, principal.workspaceId, jobRowData(principal, row, null, null).reuseKey);
   return { row, cached };
 }
