@@ -9,25 +9,21 @@ try {
   // already installed in this process
 }
 
-// Workflow code is bundled once per test file and reused by every worker in it.
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-export function workflowBundle() {
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: require.resolve('./test-workflows'),
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
-  });
-  return bundle;
-}
-
-// With tracing on (a test installed it), the workflows are bundled with the tracing interceptors.
-let tracedBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-function tracedWorkflowBundle(workflowModules: string[]) {
-  tracedBundle ??= bundleWorkflowCode({
-    workflowsPath: require.resolve('./test-workflows'),
-    workflowInterceptorModules: workflowModules,
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
-  });
-  return tracedBundle;
+// Workflow code is bundled once per test file and reused by every worker in it; with tracing on (a test
+// installed it first), bundled with the tracing interceptors instead.
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
+export function workflowBundle(workflowInterceptorModules: string[] = []) {
+  const key = workflowInterceptorModules.join(',');
+  if (!bundles.has(key))
+    bundles.set(
+      key,
+      bundleWorkflowCode({
+        workflowsPath: require.resolve('./test-workflows'),
+        workflowInterceptorModules,
+        logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
+      }),
+    );
+  return bundles.get(key)!;
 }
 
 export interface TestWorker {
@@ -44,7 +40,7 @@ export async function startTestWorker(activities: object, taskQueue = `test-${ra
     connection,
     namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue,
-    workflowBundle: await (interceptors?.workflowModules ? tracedWorkflowBundle(interceptors.workflowModules) : workflowBundle()),
+    workflowBundle: await workflowBundle(interceptors?.workflowModules),
     activities,
     ...(interceptors ? { interceptors: { activity: interceptors.activity }, sinks } : {}),
   });
