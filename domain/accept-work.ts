@@ -2,7 +2,8 @@ import { PLANS } from '../core/plans';
 import type { Principal } from './accounts/principal';
 import { reserveCredits, writeHolds } from './credits/ledger';
 import type { Db, Tx } from './db';
-import { claimIdempotencyKey, type IdempotencyScope } from './idempotency';
+import { claimIdempotencyKey, claimStatement, replayOf, type IdempotencyScope, type KeyClaim } from './idempotency';
+import { Prisma } from '../prisma/generated/client';
 import type { StartDispatcher } from './workflow-starts';
 
 // The one accepting transaction of jobs, batches and discoveries (README,
@@ -79,4 +80,33 @@ export async function acceptWork<Created>(db: Db, starts: StartDispatcher, work:
     starts.dispatch(label, () => run(outcome.created));
   }
   return outcome;
+}
+
+/** The tables whose rows acceptRow writes; a closed list, as the name goes into the statement's text. */
+const ROW_TABLES = { jobs: Prisma.raw('jobs') } as const;
+
+/** Columns acceptRow sets to the database's clock (the time of the accepting statement). */
+export type StatementTimeColumn = 'created_at' | 'updated_at' | 'finished_at';
+
+/**
+ * Work that holds no credits and starts nothing (a job a retained transcript answers): the key is claimed
+ * and the row inserted in one statement, atomic without a transaction. That is acceptWork's BEGIN, claim,
+ * insert and COMMIT in one round trip. The row goes in as JSON keyed by column (every column of the
+ * table: one left out would be NULL, not its default) and `now` names the columns that take the
+ * statement's time; those times are answered.
+ */
+export async function acceptRow(
+  db: Db,
+  args: { claim: KeyClaim; table: keyof typeof ROW_TABLES; row: Record<string, unknown>; now: StatementTimeColumn[] },
+): Promise<{ kind: 'created'; times: Partial<Record<StatementTimeColumn, Date>> } | { kind: 'existing'; id: string }> {
+  const table = ROW_TABLES[args.table];
+  const stamped = Prisma.sql`jsonb_build_object(${Prisma.join(args.now.map((column) => Prisma.sql`${column}::text, now()`))})`;
+  const inserted = await db.$queryRaw<Partial<Record<StatementTimeColumn, Date>>[]>`
+    WITH claim AS (${claimStatement(args.claim)})
+    INSERT INTO ${table}
+    SELECT * FROM jsonb_populate_record(NULL::${table}, ${JSON.stringify(args.row)}::jsonb || ${stamped})
+    WHERE EXISTS (SELECT 1 FROM claim)
+    RETURNING ${Prisma.join(args.now.map((column) => Prisma.raw(column)))}`;
+  if (inserted[0]) return { kind: 'created', times: inserted[0] };
+  return { kind: 'existing', id: (await replayOf(db, args.claim)).resourceId };
 }

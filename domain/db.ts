@@ -42,3 +42,12 @@ export function jsonColumn(value: object): Prisma.InputJsonValue {
 export function fromJsonColumn<T>(value: Prisma.JsonValue): T {
   return value as T;
 }
+
+/**
+ * A model's row keyed by its columns, for a statement that writes it whole (domain/accept-work.ts acceptRow):
+ * the schema maps every field to its snake_case column (`workspaceId` → `workspace_id`), and a test holds
+ * each model written this way to that rule.
+ */
+export function rowByColumn(row: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).map(([field, value]) => [field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), value]));
+}

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db, Tx } from './db';
 import { ServiceError } from '../core/errors';
+import { Prisma } from '../prisma/generated/client';
 
 // Idempotency-Key handling. The claim is an INSERT on the unique
 // (workspace, operation, key) index inside the caller's transaction: a second
@@ -44,28 +45,47 @@ export async function idempotencyKeyUsed(db: Db, workspaceId: string, scope: Ide
 
 export type Claim = { kind: 'claimed'; recordId: string } | { kind: 'replay'; resourceId: string };
 
+/** A key to claim for a request, with what it will name: the id the new object is created with. */
+export interface KeyClaim {
+  workspaceId: string;
+  operation: string;
+  key: string;
+  hash: string;
+  resource: { type: string; id: string };
+}
+
 /**
- * Claims the key for a request, in the caller's transaction, in one statement:
- * a new record, or an expired one taken over. `resource` (known before the
- * claim: the id the new object will have) is written with it, so no second
- * statement binds it.
+ * The claim as one statement: a new record, or an expired one taken over; it answers the record's id when
+ * claimed and no row when the key is held. `resource` is written with it, so no second statement binds it.
+ * A statement of its own (claimIdempotencyKey) or the first part of a larger one (accept-work.ts).
  */
-export async function claimIdempotencyKey(
-  tx: Tx,
-  args: { workspaceId: string; operation: string; key: string; hash: string; resource: { type: string; id: string } },
-): Promise<Claim> {
+export function claimStatement(args: KeyClaim): Prisma.Sql {
   const { workspaceId, operation, key, hash, resource } = args;
-  const inserted = await tx.$queryRaw<{ id: string }[]>`
+  return Prisma.sql`
     INSERT INTO idempotency_records (id, workspace_id, operation, key, request_hash, resource_type, resource_id, created_at, expires_at)
-    VALUES (gen_random_uuid(), ${workspaceId}::uuid, ${operation}, ${key}, ${hash}, ${resource.type}, ${resource.id}::uuid, now(),
-            now() + ${IDEMPOTENCY_WINDOW_MS} * interval '1 millisecond')
+    VALUES (gen_random_uuid(), ${workspaceId}::uuid, ${operation}, ${key}, ${hash}, ${resource.type}::"IdempotentResource",
+            ${resource.id}::uuid, now(), now() + ${IDEMPOTENCY_WINDOW_MS} * interval '1 millisecond')
     ON CONFLICT (workspace_id, operation, key) DO UPDATE
       SET request_hash = EXCLUDED.request_hash, resource_type = EXCLUDED.resource_type, resource_id = EXCLUDED.resource_id,
           created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
       WHERE idempotency_records.expires_at < now()
     RETURNING id::text`;
+}
+
+/** Claims the key for a request, in the caller's transaction. */
+export async function claimIdempotencyKey(tx: Tx, args: KeyClaim): Promise<Claim> {
+  const inserted = await tx.$queryRaw<{ id: string }[]>(claimStatement(args));
   if (inserted[0]) return { kind: 'claimed', recordId: inserted[0].id };
-  const existing = await tx.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: { workspaceId, operation, key } } });
+  return replayOf(tx, args);
+}
+
+/**
+ * A key the claim found held (and unexpired): the object it names, when the body is the one it was first
+ * sent with; IDEMPOTENCY_CONFLICT when not.
+ */
+export async function replayOf(db: Db | Tx, args: KeyClaim): Promise<{ kind: 'replay'; resourceId: string }> {
+  const { workspaceId, operation, key, hash } = args;
+  const existing = await db.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: { workspaceId, operation, key } } });
   if (!existing) throw new ServiceError('INTERNAL_ERROR');
   if (existing.requestHash !== hash) {
     throw new ServiceError('IDEMPOTENCY_CONFLICT', 'Idempotency-Key', {

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { getBalance } from '../domain/credits/ledger';
+import { rowByColumn } from '../domain/db';
 import { bearer, createWorkspace, startTestApi, type TestWorkspace } from './support/harness';
 import { newKey, startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/job-stack';
 
@@ -107,6 +108,53 @@ describe('caption job end to end', () => {
     const theirs = await submit(stack.api, stranger.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only' });
     expect(theirs.status).toBe(202);
     await waitFinal(stack.api, stranger.apiKey, theirs.body.id);
+  });
+
+  it('writes a reused job whole in its one accepting statement; its key replays, conflicts and races like any', async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const body = { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['en'] };
+    const done = await waitFinal(stack.api, ws.apiKey, (await submit(stack.api, ws.apiKey, body)).body.id);
+
+    // The answer is the row as stored: a column the statement missed would read back null or default.
+    const key = newKey();
+    const reused = await submit(stack.api, ws.apiKey, { ...body, metadata: { order: '7' }, max_credits: 5 }, key);
+    expect(reused.status).toBe(200);
+    const stored = await request(app()).get(`/v1/jobs/${reused.body.id}`).set(bearer(ws.apiKey)).expect(200);
+    expect(stored.body).toEqual(reused.body);
+    expect(stored.body).toMatchObject({
+      status: 'succeeded',
+      result_id: done.body.result_id,
+      metadata: { order: '7' },
+      options: { caption_languages: ['en'] },
+      billing: { kind: 'cached', credits_charged: 0, credits_reserved: 0 },
+    });
+    const row = await stack.api.deps.db.job.findUniqueOrThrow({ where: { id: reused.body.id } });
+    expect(row).toMatchObject({
+      maxCredits: 5,
+      workflowId: `job-${reused.body.id}`,
+      reuseKey: expect.stringMatching(/^[0-9a-f]{64}$/),
+      holdId: null,
+      workflowStartedAt: null,
+    });
+    expect(row.finishedAt).toEqual(row.createdAt);
+
+    // Every field of the model has its snake_case column: the statement writes each by that name.
+    const columns = await stack.api.deps.db.$queryRaw<{ column_name: string }[]>`
+      SELECT column_name FROM information_schema.columns WHERE table_name = 'jobs'`;
+    expect(Object.keys(rowByColumn(row)).sort()).toEqual(columns.map((c) => c.column_name).sort());
+
+    const replay = await submit(stack.api, ws.apiKey, { ...body, metadata: { order: '7' }, max_credits: 5 }, key);
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(stored.body);
+    const conflict = await submit(stack.api, ws.apiKey, { ...body, metadata: { order: '8' } }, key);
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.error).toMatchObject({ code: 'IDEMPOTENCY_CONFLICT', details: { detail: 'Idempotency-Key' } });
+
+    const raceKey = newKey();
+    const raced = await Promise.all(Array.from({ length: 5 }, () => submit(stack.api, ws.apiKey, body, raceKey)));
+    expect(raced.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(raced.map((r) => r.body.id)).size).toBe(1);
+    expect(await stack.api.deps.db.job.count({ where: { workspaceId: ws.workspaceId } })).toBe(3);
   });
 
   it('chooses the caption language by preference order', async () => {

@@ -2,11 +2,11 @@ import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { JobRequest, PLATFORMS } from '../schemas/jobs';
 import type { Principal } from '../accounts/principal';
-import type { Db, Tx } from '../db';
+import { rowByColumn, type Db, type Tx } from '../db';
 import { startJobWorkflow, type StartDispatcher } from '../workflow-starts';
 import { ServiceError } from '../../core/errors';
 import { requestHash, type IdempotencyScope } from '../idempotency';
-import { acceptWork } from '../accept-work';
+import { acceptRow, acceptWork } from '../accept-work';
 import type { Job } from '../../prisma/generated/client';
 import { CAPTION_CREDITS, PLANS, transcriptionCredits, wordTimedCaptionCredits } from '../../core/plans';
 import { recognizeLink, type RecognizedLink } from '../../integrations/platforms/links';
@@ -278,28 +278,66 @@ export async function submitJob(
   const { row, cached } = opts.prepared ?? (await prepareJob(deps, principal, req, opts));
   const { id } = row;
 
-  const amounts = cached ? [] : [initialHold(req)];
+  if (cached) return acceptReusingJob(deps.db, principal, { ...idempotency, hash, resource: { type: 'job', id } }, row, cached);
+
   const outcome = await acceptWork(deps.db, deps.starts, {
     principal,
     idempotency,
     hash,
     resource: { type: 'job', id },
-    holds: amounts,
+    holds: [initialHold(req)],
     holdReason: `job ${id}`,
     jobsAdded: 1,
     create: async (tx, [holdId]) => {
-      const job = await tx.job.create({
-        data: jobRowData(principal, row, holdId ?? null, cached ? { transcriptId: cached.id, title: cached.title } : null),
-      });
-      if (!cached) await tx.jobText.createMany({ data: jobTextRows([row]) });
+      const job = await tx.job.create({ data: jobRowData(principal, row, holdId ?? null, null) });
+      await tx.jobText.createMany({ data: jobTextRows([row]) });
       return job;
     },
-    // A reused transcript makes a job that is already succeeded: nothing to run.
-    ...(cached ? {} : { start: { label: `job ${id}`, run: (job: Job) => startJobWorkflow(deps, job) } }),
+    start: { label: `job ${id}`, run: (job: Job) => startJobWorkflow(deps, job) },
   });
-  if (outcome.kind === 'existing') {
-    const job = await deps.db.job.findUniqueOrThrow({ where: { id: outcome.id } });
-    return { status: 200, job: toJobView(job) };
-  }
-  return { status: cached ? 200 : 202, job: toJobView(outcome.created) };
+  if (outcome.kind === 'existing') return answerReplay(deps.db, outcome.id);
+  return { status: 202, job: toJobView(outcome.created) };
+}
+
+/**
+ * A job that a retained transcript answers: already succeeded, nothing held, nothing to run. Its key and
+ * row are written in one statement (acceptRow), the cheapest accept there is, as befits a free answer.
+ */
+async function acceptReusingJob(
+  db: Db,
+  principal: Principal,
+  claim: { key: string; operation: string; hash: string; resource: { type: 'job'; id: string } },
+  row: NewJobRow,
+  cached: NonNullable<PreparedJob['cached']>,
+): Promise<SubmitResult> {
+  const data = jobRowData(principal, row, null, { transcriptId: cached.id, title: cached.title });
+  const job: Job = {
+    ...data,
+    error: null,
+    asrStartedAt: null,
+    providerJobId: null,
+    mediaDurationMs: null,
+    retryAttempt: 0,
+    lastRetryError: null,
+    workflowStartedAt: null,
+    // Set by the statement to the database's time (acceptRow's `now`), as the column defaults would be.
+    createdAt: new Date(0),
+    updatedAt: new Date(0),
+    finishedAt: new Date(0),
+  };
+  const outcome = await acceptRow(db, {
+    claim: { ...claim, workspaceId: principal.workspaceId },
+    table: 'jobs',
+    row: rowByColumn(job),
+    now: ['created_at', 'updated_at', 'finished_at'],
+  });
+  if (outcome.kind === 'existing') return answerReplay(db, outcome.id);
+  const { created_at, updated_at, finished_at } = outcome.times;
+  return { status: 200, job: toJobView({ ...job, createdAt: created_at!, updatedAt: updated_at!, finishedAt: finished_at! }) };
+}
+
+/** The answer to a replayed Idempotency-Key: the job it made, as it is now. */
+async function answerReplay(db: Db, jobId: string): Promise<SubmitResult> {
+  const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+  return { status: 200, job: toJobView(job) };
 }
