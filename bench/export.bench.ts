@@ -9,8 +9,12 @@
 //  - naive SRT join: numbered cues built by plain string concatenation with
 //    no normalisation, wrapping or timing repair (this is all the npm subtitle
 //    writers do; none of them is a dependency of the service);
-//  - JSON.stringify(transcript): the floor for the json export, which is
-//    exactly that (with ~23,500 words it is ~1.8 MB of JSON).
+//  - JSON.stringify(transcript): what the json export cost while it serialised
+//    the transcript on every read (with ~23,500 words it is ~1.8 MB of JSON).
+// The json export the service serves is the transcript's stored rendering
+// (domain/transcripts/view.ts, written with the transcript) closed with its
+// id and times: a copy, measured here from the string the database hands over
+// (the read itself is measured through the API by bench/sections/exports.ts).
 // Goal (issue 3): each format <= 5 ms, judged at p50 like the other latency
 // goals; p99 is reported beside the baselines' own p99, which shows how much of
 // the tail is this shared machine (a 0.4 ms string join has a 3 ms p99 here).
@@ -18,7 +22,8 @@
 // baselines and exports alike.
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { exportTranscript, ExportFormat, ExportableTranscript } from '../domain/transcripts/export';
+import { exportServedJson, exportTranscript, ExportFormat, ExportableTranscript } from '../domain/transcripts/export';
+import { transcriptJson } from '../domain/transcripts/view';
 import { longTranscript } from '../test/unit/exports/fixtures';
 
 const GOAL_MS = 5;
@@ -106,14 +111,35 @@ export function exportBenchMarkdown(iterations = 400, only: ExportFixture[] = ['
       { name: 'baseline: naive SRT join', fn: () => naiveSrt(transcript), times: [] },
       { name: 'baseline: JSON.stringify(transcript)', fn: () => JSON.stringify(transcript), times: [] },
     ];
-    const exports: Op[] = (['txt', 'srt', 'vtt', 'json'] as ExportFormat[]).map((format) => ({
+    const exports: Op[] = (['txt', 'srt', 'vtt'] as ExportFormat[]).map((format) => ({
       name: `exportTranscript ${format} (${(Buffer.byteLength(exportTranscript(transcript, format).body) / 1024).toFixed(0)} KiB)`,
       fn: () => exportTranscript(transcript, format).body,
       times: [],
     }));
-    measureAll([...baselines, ...exports], iterations);
+    // The stored rendering: the view without its id and times, as written with the transcript.
+    const { id, created_at, ...body } = transcript;
+    const rendering = JSON.stringify(body);
+    const published = {
+      id,
+      publishedAt: new Date(created_at),
+      createdAt: new Date(created_at),
+      expiresAt: new Date(Date.parse(created_at) + 30 * 86400_000),
+    };
+    const naming = { id, source: { title: transcript.source.title } };
+    const served = exportServedJson(transcriptJson(rendering, published), naming).body;
+    exports.push({
+      name: `json export from its stored rendering (${(Buffer.byteLength(served) / 1024).toFixed(0)} KiB)`,
+      fn: () => exportServedJson(transcriptJson(rendering, published), naming).body,
+      times: [],
+    });
+    const serialising: Op = {
+      name: 'json export serialised on the read (before renderings)',
+      fn: () => exportTranscript(transcript, 'json').body,
+      times: [],
+    };
+    measureAll([...baselines, ...exports, serialising], iterations);
     const ref = p50(baselines[0]);
-    for (const b of baselines)
+    for (const b of [...baselines, serialising])
       rows.push(`| ${name} | ${b.name} | ${p50(b).toFixed(3)} | ${p99(b).toFixed(3)} | ${(p50(b) / ref).toFixed(1)}x | |`);
     for (const e of exports) {
       worst = Math.max(worst, p50(e));
@@ -123,10 +149,9 @@ export function exportBenchMarkdown(iterations = 400, only: ExportFixture[] = ['
       );
     }
     notes.push(`${name}: ${transcript.segments.length} segments, ${words} words`);
-    // The json export is JSON.stringify of the transcript view: that call, measured beside it, is its floor.
-    const json = exports.find((e) => e.name.startsWith('exportTranscript json'))!;
+    const json = exports[exports.length - 1]!;
     floors.push(
-      `${name}: json export p50 ${p50(json).toFixed(3)} ms = ${(p50(json) / p50(baselines[2]!)).toFixed(2)}× JSON.stringify(transcript) (${p50(baselines[2]!).toFixed(3)} ms), its floor`,
+      `${name}: json export from its rendering p50 ${p50(json).toFixed(3)} ms, against ${p50(serialising).toFixed(3)} ms serialised on the read (JSON.stringify(transcript) ${p50(baselines[2]!).toFixed(3)} ms)`,
     );
   }
 
@@ -143,7 +168,7 @@ export function exportBenchMarkdown(iterations = 400, only: ExportFixture[] = ['
     '',
     `Fixtures: ${notes.join('; ')}.`,
     `worst export p50: ${worst.toFixed(3)} ms (${worst <= GOAL_MS ? 'within' : 'OVER'} the ${GOAL_MS} ms goal); worst export p99: ${worstP99.toFixed(3)} ms`,
-    `Floor: ${floors.join('; ')}.`,
+    `JSON: ${floors.join('; ')}.`,
   );
   return lines.join('\n');
 }

@@ -253,6 +253,8 @@ describe('transcript deletion and retention', () => {
     expect(again.status).toBe(202);
     await stack.api.deps.temporal.workflow.getHandle(workflowIds.transcriptPurge(id)).result();
     expect(await stack.api.deps.db.transcript.findUnique({ where: { id } })).toBeNull();
+    // Its serialised form goes with it.
+    expect(await stack.api.deps.db.transcriptRendering.findUnique({ where: { transcriptId: id } })).toBeNull();
     await waitFinal(stack.api, ws.apiKey, again.body.id);
   });
 
@@ -264,12 +266,14 @@ describe('transcript deletion and retention', () => {
     await request(app()).get(`/v1/transcripts/${id}`).set(bearer(ws.apiKey)).expect(404);
     const again = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['fil'] });
     expect(again.status).toBe(202);
+    expect(await stack.api.deps.db.transcriptRendering.findUnique({ where: { transcriptId: id } })).not.toBeNull();
     await stack.api.deps.temporal.workflow.execute('retentionSweepWorkflow', {
       taskQueue: stack.worker.taskQueue,
       workflowId: `sweep-${randomUUID()}`,
       args: [],
     });
     expect(await stack.api.deps.db.transcript.findUnique({ where: { id } })).toBeNull();
+    expect(await stack.api.deps.db.transcriptRendering.findUnique({ where: { transcriptId: id } })).toBeNull();
     await waitFinal(stack.api, ws.apiKey, again.body.id);
   });
 

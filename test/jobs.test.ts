@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { getBalance } from '../domain/credits/ledger';
 import { rowByColumn } from '../domain/db';
-import { bearer, createWorkspace, startTestApi, type TestWorkspace } from './support/harness';
+import { bearer, createWorkspace, startTestApi, textBody, type TestWorkspace } from './support/harness';
+import { toTranscriptView } from '../domain/transcripts/view';
 import { newKey, startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/job-stack';
 
 let stack: JobStack;
@@ -73,6 +74,18 @@ describe('caption job end to end', () => {
     expect(srt.headers['content-type']).toMatch(/^text\/srt/);
     expect(srt.headers['content-disposition']).toMatch(/^attachment; filename=".+\.srt"/);
     expect(srt.text).toMatch(/^1\r?\n\d\d:\d\d:\d\d,\d{3} --> /);
+
+    // Served from the JSON stored with it (domain/transcripts/view.ts), byte for byte the view of its row.
+    const row = await stack.api.deps.db.transcript.findUniqueOrThrow({ where: { id: done.body.result_id } });
+    const json = await request(app())
+      .get(`/v1/transcripts/${done.body.result_id}/export`)
+      .query({ format: 'json' })
+      .set(bearer(ws.apiKey))
+      .buffer(true)
+      .parse(textBody)
+      .expect(200);
+    expect(json.body).toBe(`${JSON.stringify(toTranscriptView(row))}\n`);
+    expect(await stack.api.deps.db.transcriptRendering.count({ where: { transcriptId: row.id } })).toBe(1);
   });
 
   it('reuses a retained transcript for every link form of the same video, free, whatever the metadata', async () => {

@@ -5,13 +5,14 @@ import path from 'node:path';
 import request from 'supertest';
 import { getBalance } from '../domain/credits/ledger';
 import { toRecognizerWav } from '../integrations/media/convert';
-import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
+import { bearer, createWorkspace, textBody, type TestWorkspace } from './support/harness';
 import { evalClips, pooled, score, type EvalClip } from './support/asr-eval';
 import { startJobStack, submit, waitFinal, type JobStack } from './support/job-stack';
 import type { ReplayRoute } from './support/replay-origin';
 import { audioDir, concatWithPauses, ffmpeg, makeSilence, makeSpeech, PARAGRAPHS, wordErrorRate } from './support/speech';
 import { testTls } from './support/tls';
 import { uploadReady } from './support/uploads';
+import { toTranscriptView } from '../domain/transcripts/view';
 
 // AI transcription end to end on real components: real human speech from
 // ../shared/asr-eval (and flite speech where only the path matters) → upload
@@ -141,7 +142,41 @@ describe('AI transcription', () => {
     expect(srt.text).toMatch(/^1\r?\n00:00:\d\d,\d{3} --> 00:00:\d\d,\d{3}\r?\n/);
     const vtt = await request(app()).get(`/v1/transcripts/${t.id}/export`).query({ format: 'vtt' }).set(bearer(w.apiKey)).expect(200);
     expect(vtt.text.startsWith('WEBVTT')).toBe(true);
+    await expectServedFromRendering(w, t.id);
   });
+
+  /**
+   * GET and the json export serve the JSON stored when the transcript was written, byte for byte the view
+   * of its row; one written before renderings (none stored) is served the same, serialised on the read.
+   */
+  async function expectServedFromRendering(w: TestWorkspace, id: string) {
+    const db = stack.api.deps.db;
+    const view = JSON.stringify(toTranscriptView(await db.transcript.findUniqueOrThrow({ where: { id } })));
+    const get = () => request(app()).get(`/v1/transcripts/${id}`).set(bearer(w.apiKey)).buffer(true).parse(textBody).expect(200);
+    const json = () =>
+      request(app())
+        .get(`/v1/transcripts/${id}/export`)
+        .query({ format: 'json' })
+        .set(bearer(w.apiKey))
+        .buffer(true)
+        .parse(textBody)
+        .expect(200);
+    expect((await get()).body).toBe(view);
+    expect((await get()).headers['content-type']).toBe('application/json; charset=utf-8');
+    const file = await json();
+    expect(file.body).toBe(`${view}\n`);
+    expect(file.headers['content-disposition']).toMatch(/^attachment; filename=".+-[0-9a-f]{8}\.json"/);
+
+    // Served from the rendering, not from the row: a marked rendering shows in both.
+    const { body } = await db.transcriptRendering.findUniqueOrThrow({ where: { transcriptId: id } });
+    await db.transcriptRendering.update({ where: { transcriptId: id }, data: { body: body.replace('"text":"', '"text":"MARK ') } });
+    expect(JSON.parse((await get()).body).text).toMatch(/^MARK /);
+    expect(JSON.parse((await json()).body).text).toMatch(/^MARK /);
+    await db.transcriptRendering.delete({ where: { transcriptId: id } });
+    expect((await get()).body).toBe(view);
+    expect((await json()).body).toBe(`${view}\n`);
+    await db.transcriptRendering.create({ data: { transcriptId: id, body } });
+  }
 
   it.each([
     ['English', en, EN_WER_BOUND],

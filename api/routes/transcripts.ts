@@ -1,4 +1,4 @@
-import { deleteTranscript, exportTranscriptFile, getTranscript } from '../../domain/transcripts/read';
+import { deleteTranscript, exportTranscriptFile, getTranscriptJson } from '../../domain/transcripts/read';
 import { defineRoute, type RouteSpec } from '../http/route';
 import { IdParams } from '../../domain/schemas/common';
 import { DeletionSchema, ExportQuery, TranscriptSchema } from '../../domain/schemas/resources';
@@ -17,7 +17,14 @@ const getRoute = defineRoute({
   params: IdParams,
   responses: { 200: { description: 'The transcript.', schema: TranscriptSchema } },
   errors: ['NOT_FOUND'],
-  handler: async ({ deps, principal, params }) => ({ status: 200, body: await getTranscript(deps.db, principal!.workspaceId, params.id) }),
+  // The stored JSON as it is (domain/transcripts/view.ts), not parsed and serialised again.
+  handler: async ({ deps, principal, params }) => ({
+    status: 200,
+    raw: {
+      contentType: 'application/json; charset=utf-8',
+      body: (await getTranscriptJson(deps.db, principal!.workspaceId, params.id)).json,
+    },
+  }),
 });
 
 const deleteRoute = defineRoute({

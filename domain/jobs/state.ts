@@ -3,7 +3,7 @@ import { Prisma } from '../../prisma/generated/client';
 import { DEFAULT_MAX_CREDITS, transcriptionCredits, wordTimedCaptionCredits, type PlanId } from '../../core/plans';
 import { ServiceError, type ErrorObject } from '../../core/errors';
 import type { Segment, Word } from '../../core/timing';
-import type { TranscriptAlignment } from '../transcripts/read';
+import { renderTranscriptBody, type TranscriptAlignment, type TranscriptFields } from '../transcripts/view';
 import type { JobOutcome, JobStage } from '../../workflows/definitions';
 import { chargeHoldIn, increaseHold, releaseHoldIn } from '../credits/ledger';
 import { jsonColumn, type Db, type Tx } from '../db';
@@ -185,10 +185,11 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
     language: content.language,
     text: content.text,
     segments: jsonColumn(content.segments),
-    words: content.words ? jsonColumn(content.words) : undefined,
+    // Null, not left out: a retried step that writes no words must not keep an earlier attempt's.
+    words: content.words ? jsonColumn(content.words) : Prisma.DbNull,
     timingGranularity: content.timingGranularity,
     durationSeconds: content.durationSeconds,
-    recognition: content.recognition ? jsonColumn(content.recognition) : undefined,
+    recognition: content.recognition ? jsonColumn(content.recognition) : Prisma.DbNull,
     speakers: content.speakers ? jsonColumn(content.speakers) : Prisma.DbNull,
     languages: content.languages ? jsonColumn(content.languages) : Prisma.DbNull,
     captionLanguageCheck: content.captionLanguageCheck ? jsonColumn(content.captionLanguageCheck) : Prisma.DbNull,
@@ -203,6 +204,19 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
     update: data,
     select: { id: true },
   });
+  await storeRendering(db, t.id, {
+    ...content,
+    platform: job.platform,
+    mediaId: job.mediaId,
+    canonicalUrl: job.canonicalUrl,
+    title: data.title,
+    words: content.words ?? null,
+    recognition: content.recognition ?? null,
+    speakers: content.speakers ?? null,
+    languages: content.languages ?? null,
+    captionLanguageCheck: content.captionLanguageCheck ?? null,
+    alignment: content.alignment ?? null,
+  });
   // The result is stored: what remains is committing it, so the job shows stage finalize from here
   // (written with the title, no step of its own).
   await db.job.updateMany({
@@ -212,6 +226,15 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
   return t.id;
 }
 
+/**
+ * The draft's rendering (domain/transcripts/view.ts), written after its row: a draft is published only once
+ * its step has succeeded, so a published transcript's rendering is that of its row.
+ */
+async function storeRendering(db: Db, transcriptId: string, t: TranscriptFields): Promise<void> {
+  const body = renderTranscriptBody(t);
+  await db.transcriptRendering.upsert({ where: { transcriptId }, create: { transcriptId, body }, update: { body } });
+}
+
 /** word_timing: the draft caption transcript gains its aligned words and matches; the job is at finalize again. */
 export async function saveCaptionAlignment(
   db: Db,
@@ -219,7 +242,7 @@ export async function saveCaptionAlignment(
   transcriptId: string,
   aligned: { segments: Segment[]; words: Word[]; alignment: TranscriptAlignment },
 ): Promise<void> {
-  await db.transcript.update({
+  const t = await db.transcript.update({
     where: { id: transcriptId },
     data: {
       segments: jsonColumn(aligned.segments),
@@ -228,6 +251,7 @@ export async function saveCaptionAlignment(
       alignment: jsonColumn(aligned.alignment),
     },
   });
+  await storeRendering(db, transcriptId, t);
   await db.job.updateMany({ where: { id: jobId, status: { in: [...ACTIVE_STATUSES] } }, data: { stage: 'finalize' } });
 }
 

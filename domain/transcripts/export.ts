@@ -117,6 +117,21 @@ export function exportTranscript(transcript: ExportableTranscript, format: Expor
       break;
     }
   }
+  return exportFile(body, transcript, format);
+}
+
+/**
+ * The json export of a transcript whose JSON is at hand already (its stored rendering, view.ts): the same
+ * file as exportTranscript(view, 'json') without serialising the transcript again.
+ */
+export function exportServedJson(json: string, transcript: ExportNaming): ExportResult {
+  return exportFile(`${json}\n`, transcript, 'json');
+}
+
+/** What names an export file. */
+export type ExportNaming = { id: string; source: { title: string | null } };
+
+function exportFile(body: string, transcript: ExportNaming, format: ExportFormat): ExportResult {
   const names = exportFilenames(transcript, format);
   return {
     body,
@@ -314,10 +329,7 @@ export function unicodeSlug(title: string): string {
  * "<slug>-<id8>.<ext>" from the title (or "transcript-<id8>.<ext>" without a usable one).
  * `unicode` is set only when the title has non-ASCII letters worth keeping (for filename*).
  */
-export function exportFilenames(
-  transcript: Pick<ExportableTranscript, 'id' | 'source'>,
-  format: ExportFormat,
-): { ascii: string; unicode?: string } {
+export function exportFilenames(transcript: ExportNaming, format: ExportFormat): { ascii: string; unicode?: string } {
   const id8 = String(transcript.id ?? '')
     .replace(/[^0-9A-Za-z]/g, '')
     .slice(0, 8)

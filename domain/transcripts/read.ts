@@ -1,11 +1,12 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/client';
-import type { Transcript } from '../../prisma/generated/client';
 import { TRANSCRIPT_PURGE_WORKFLOW, workflowIds } from '../../workflows/definitions';
 import type { Db } from '../db';
 import { ServiceError } from '../../core/errors';
-import { exportTranscript, type CaptionLayout, type ExportFormat } from './export';
-import { spokenSeconds } from '../../integrations/recognizers/result';
+import { exportServedJson, exportTranscript, type CaptionLayout, type ExportFormat, type ExportNaming } from './export';
+import { toTranscriptView, transcriptJson, type TranscriptView } from './view';
+
+export { toTranscriptView, type TranscriptAlignment, type TranscriptView } from './view';
 
 /** Visible: published by its job, not deleted, inside its retention window. Anything else is gone. */
 export const visible = (workspaceId: string, id: string) => ({
@@ -16,67 +17,32 @@ export const visible = (workspaceId: string, id: string) => ({
   expiresAt: { gt: new Date() },
 });
 
-type StoredSegment = { start: number; end: number; text: string; speaker?: string | null; language?: string | null; match?: number | null };
-type StoredWord = { start: number; end: number; text: string; confidence: number; speaker?: string | null };
-
-/** How an aligned transcript got its word times (transcripts.alignment). */
-export interface TranscriptAlignment {
-  method: 'word_timing' | 'align_text';
-  model: string;
-  match_threshold: number;
-  segments_below_threshold: number;
-}
-
-export function toTranscriptView(t: Transcript) {
-  const stored = t.segments as StoredSegment[];
-  const segments = stored.map((s) => ({
-    start: s.start,
-    end: s.end,
-    text: s.text,
-    speaker: s.speaker ?? null,
-    language: s.language ?? t.language,
-    match: s.match ?? null,
-  }));
-  const words = t.words as StoredWord[] | null;
-  return {
-    id: t.id,
-    source: { platform: t.platform, media_id: t.mediaId, canonical_url: t.canonicalUrl, title: t.title },
-    source_origin: t.sourceOrigin,
-    language: t.language,
-    text: t.text,
-    segments,
-    words: words?.map((w) => ({ start: w.start, end: w.end, text: w.text, confidence: w.confidence, speaker: w.speaker ?? null })) ?? null,
-    timing_granularity: t.timingGranularity as 'word' | 'segment' | 'none',
-    duration_seconds: t.durationSeconds,
-    speakers: (t.speakers as { id: string; words: number; seconds: number }[] | null) ?? null,
-    caption_language_check:
-      (t.captionLanguageCheck as { label: string | null; detected: string | null; matches: boolean | null } | null) ?? null,
-    // Transcripts stored before languages were measured, and caption tracks: their one language over their segments.
-    languages:
-      (t.languages as { language: string; seconds: number }[] | null) ??
-      (t.language ? [{ language: t.language, seconds: spokenSeconds(segments) }] : []),
-    recognition:
-      (t.recognition as {
-        model: string;
-        profile: 'standard' | 'fast';
-        quality_status: 'validated_language' | 'provider_supported' | 'experimental_language';
-        language_probability?: number | null;
-      } | null) ?? null,
-    alignment: (t.alignment as TranscriptAlignment | null) ?? null,
-    extraction_version: t.extractionVersion,
-    created_at: (t.publishedAt ?? t.createdAt).toISOString(),
-    expires_at: t.expiresAt.toISOString(),
-  };
-}
-export type TranscriptView = ReturnType<typeof toTranscriptView>;
-
 export async function getTranscript(db: Db, workspaceId: string, id: string): Promise<TranscriptView> {
   const t = await db.transcript.findFirst({ where: visible(workspaceId, id) });
   if (!t) throw new ServiceError('NOT_FOUND', 'id', { message: 'No transcript with this id in this workspace.' });
   return toTranscriptView(t);
 }
 
+/**
+ * The transcript's JSON, as GET /v1/transcripts/{id} answers it: its stored rendering closed with its id
+ * and times, or, for a transcript written before renderings, its view serialised now.
+ */
+export async function getTranscriptJson(db: Db, workspaceId: string, id: string): Promise<{ json: string; naming: ExportNaming }> {
+  const t = await db.transcript.findFirst({
+    where: visible(workspaceId, id),
+    select: { id: true, title: true, publishedAt: true, createdAt: true, expiresAt: true, rendering: { select: { body: true } } },
+  });
+  if (!t) throw new ServiceError('NOT_FOUND', 'id', { message: 'No transcript with this id in this workspace.' });
+  const naming = { id: t.id, source: { title: t.title } };
+  if (t.rendering) return { json: transcriptJson(t.rendering.body, t), naming };
+  return { json: JSON.stringify(await getTranscript(db, workspaceId, id)), naming };
+}
+
 export async function exportTranscriptFile(db: Db, workspaceId: string, id: string, format: ExportFormat, layout: CaptionLayout = {}) {
+  if (format === 'json') {
+    const { json, naming } = await getTranscriptJson(db, workspaceId, id);
+    return exportServedJson(json, naming);
+  }
   return exportTranscript(await getTranscript(db, workspaceId, id), format, layout);
 }
 

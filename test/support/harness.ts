@@ -110,3 +110,13 @@ export async function signInSession(app: Express, email: string, password: strin
 }
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+/** A supertest parser that keeps the body as the exact text sent, for byte-for-byte checks of JSON. */
+export function textBody(res: import('supertest').Response, callback: (err: Error | null, body: string) => void): void {
+  // What supertest hands a parser is the response stream.
+  const stream = res as unknown as import('node:http').IncomingMessage;
+  let text = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => (text += chunk));
+  stream.on('end', () => callback(null, text));
+}

@@ -1,0 +1,125 @@
+import type { Transcript } from '../../prisma/generated/client';
+import { spokenSeconds } from '../../integrations/recognizers/result';
+
+// The transcript as the API shows it (GET /v1/transcripts/{id}, the json export, the tools), and its
+// rendering: the part known when the transcript is written, serialised once then
+// (transcript_renderings), so that serving a two-hour word-timed transcript is a copy, not a
+// serialisation of 1.8 MB.
+
+type StoredSegment = { start: number; end: number; text: string; speaker?: string | null; language?: string | null; match?: number | null };
+type StoredWord = { start: number; end: number; text: string; confidence: number; speaker?: string | null };
+
+/** How an aligned transcript got its word times (transcripts.alignment). */
+export interface TranscriptAlignment {
+  method: 'word_timing' | 'align_text';
+  model: string;
+  match_threshold: number;
+  segments_below_threshold: number;
+}
+
+/** What a transcript's view is made of: its row but the fields the API never shows (JSON columns as read). */
+export type TranscriptFields = Pick<
+  Transcript,
+  'platform' | 'mediaId' | 'canonicalUrl' | 'title' | 'sourceOrigin' | 'language' | 'text' | 'timingGranularity' | 'durationSeconds'
+> & {
+  extractionVersion: string;
+  segments: unknown;
+  words: unknown;
+  recognition: unknown;
+  speakers: unknown;
+  languages: unknown;
+  captionLanguageCheck: unknown;
+  alignment: unknown;
+};
+
+/**
+ * The transcript as the API shows it, but for `id` (first) and `created_at` and `expires_at` (last): the
+ * part that is known when the transcript is written, and so can be serialised once then (renderTranscriptBody).
+ */
+export function transcriptBody(t: TranscriptFields) {
+  const stored = t.segments as StoredSegment[];
+  const segments = stored.map((s) => ({
+    start: s.start,
+    end: s.end,
+    text: s.text,
+    speaker: s.speaker ?? null,
+    language: s.language ?? t.language,
+    match: s.match ?? null,
+  }));
+  const words = t.words as StoredWord[] | null;
+  const check = t.captionLanguageCheck as { label: string | null; detected: string | null; matches: boolean | null } | null;
+  const languages = t.languages as { language: string; seconds: number }[] | null;
+  const recognition = t.recognition as {
+    model: string;
+    profile: 'standard' | 'fast';
+    quality_status: 'validated_language' | 'provider_supported' | 'experimental_language';
+    language_probability?: number | null;
+  } | null;
+  const alignment = t.alignment as TranscriptAlignment | null;
+  return {
+    source: { platform: t.platform, media_id: t.mediaId, canonical_url: t.canonicalUrl, title: t.title },
+    source_origin: t.sourceOrigin,
+    language: t.language,
+    text: t.text,
+    segments,
+    words: words?.map((w) => ({ start: w.start, end: w.end, text: w.text, confidence: w.confidence, speaker: w.speaker ?? null })) ?? null,
+    timing_granularity: t.timingGranularity as 'word' | 'segment' | 'none',
+    duration_seconds: t.durationSeconds,
+    // The JSON columns are read back with jsonb's key order (shortest key first): each object is built
+    // here in the documented order, so a row and its rendering serialise alike.
+    speakers:
+      (t.speakers as { id: string; words: number; seconds: number }[] | null)?.map((s) => ({
+        id: s.id,
+        words: s.words,
+        seconds: s.seconds,
+      })) ?? null,
+    caption_language_check: check ? { label: check.label, detected: check.detected, matches: check.matches } : null,
+    // Transcripts stored before languages were measured, and caption tracks: their one language over their segments.
+    languages: languages
+      ? languages.map((l) => ({ language: l.language, seconds: l.seconds }))
+      : t.language
+        ? [{ language: t.language, seconds: spokenSeconds(segments) }]
+        : [],
+    recognition: recognition
+      ? {
+          model: recognition.model,
+          profile: recognition.profile,
+          quality_status: recognition.quality_status,
+          ...(recognition.language_probability !== undefined ? { language_probability: recognition.language_probability } : {}),
+        }
+      : null,
+    alignment: alignment
+      ? {
+          method: alignment.method,
+          model: alignment.model,
+          match_threshold: alignment.match_threshold,
+          segments_below_threshold: alignment.segments_below_threshold,
+        }
+      : null,
+    extraction_version: t.extractionVersion,
+  };
+}
+
+/** The fields the publication sets, which close the view. */
+export type PublishedFields = Pick<Transcript, 'id' | 'publishedAt' | 'createdAt' | 'expiresAt'>;
+
+export const publishedTimes = (t: PublishedFields) => ({
+  created_at: (t.publishedAt ?? t.createdAt).toISOString(),
+  expires_at: t.expiresAt.toISOString(),
+});
+
+export function toTranscriptView(t: Transcript) {
+  return { id: t.id, ...transcriptBody(t), ...publishedTimes(t) };
+}
+export type TranscriptView = ReturnType<typeof toTranscriptView>;
+
+/** The stored rendering: transcriptBody serialised, when the transcript is written. */
+export function renderTranscriptBody(t: TranscriptFields): string {
+  return JSON.stringify(transcriptBody(t));
+}
+
+/** The view's JSON from a stored rendering: byte for byte JSON.stringify(toTranscriptView(row)). */
+export function transcriptJson(rendering: string, t: PublishedFields): string {
+  const { created_at, expires_at } = publishedTimes(t);
+  return `{"id":${JSON.stringify(t.id)},${rendering.slice(1, -1)},"created_at":"${created_at}","expires_at":"${expires_at}"}`;
+}
