@@ -142,6 +142,27 @@ describe('event delivery', () => {
     await receiver.waitFor((all) => all.filter((r) => r.event_id === ok.event_id && r.duplicate).length === 1);
   }, 40_000);
 
+  it("keeps an endpoint's connection for its next event, a few seconds", async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const { res: ep } = await registerEndpoint(ws);
+    receiver.configure({ secret: ep.body.secret, failFirst: 0 });
+    // Two caption languages: two jobs (the second would otherwise reuse the first's transcript).
+    const delivered = async (language: string) => {
+      const job = await submit(stack.api, ws.apiKey, {
+        source: { url: VIDEO_URL },
+        mode: 'captions_only',
+        caption_languages: [language],
+        webhook_endpoint_id: ep.body.id,
+      });
+      const all = await receiver.waitFor((xs) => xs.some((r) => r.body?.job_id === job.body.id && r.status === 200), 20_000);
+      return all.find((r) => r.body?.job_id === job.body.id)!;
+    };
+    const first = await delivered('en');
+    const second = await delivered('de');
+    expect(second.signature_ok).toBe(true);
+    expect(second.connection).toBe(first.connection);
+  }, 40_000);
+
   it('delivers job.failed with the error, and nothing to a disabled endpoint', async () => {
     const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
     const { res: ep, session } = await registerEndpoint(ws);

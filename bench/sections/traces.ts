@@ -293,7 +293,7 @@ export const tracesSection: BenchSection = {
       'Cached repeat against an authenticated GET',
       ['GET /v1/usage (authenticated GET)', 'cached repeat POST /v1/jobs → 200'],
       (f) =>
-        `The gap is the submit's own work: ${f.work.toFixed(1)} ms of statements and handler (the statement counts below: an idempotency claim and a job row, written in one transaction, and the reuse read, beside the GET's authentication and count).`,
+        `The gap is the submit's own work: ${f.work.toFixed(1)} ms of statements and handler (the statement counts below: the reuse read and the idempotency check beside the count, then one statement that claims the key and writes the job row, beside the GET's authentication and count).`,
     );
     table('Job completion → webhook received (from the finalising commit)', ['job completion → webhook received'], (f) => {
       return (

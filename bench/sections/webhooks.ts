@@ -26,7 +26,7 @@ export const webhooksSection: BenchSection = {
       const body = JSON.stringify({ event_id: randomUUID(), type: 'job.succeeded' });
       const id = JSON.parse(body).event_id;
       const ts = Math.floor(Date.now() / 1000);
-      const t0 = Date.now();
+      const t0 = performance.timeOrigin + performance.now();
       await new Promise<void>((resolve, reject) => {
         const req = https.request(
           receiver.url,

@@ -20,6 +20,11 @@ export interface PinnedDispatcherOptions {
   bodyTimeoutMs?: number;
   /** Tests only: extra CA certificates (PEM) to trust instead of the system store, for a self-signed loopback server. */
   ca?: string | Buffer;
+  /**
+   * Keep an idle connection this long for the next request through this dispatcher (default: none). Only for
+   * a dispatcher kept for one checked URL and address set (integrations/outbound/http.ts deliveries).
+   */
+  keepAliveMs?: number;
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -65,9 +70,10 @@ export function pinnedDispatcher(checked: CheckedUrl, policy: AddressPolicy, opt
     connect,
     headersTimeout: opts.headersTimeoutMs ?? 30_000,
     bodyTimeout: opts.bodyTimeoutMs ?? 60_000,
-    // One request per hop: no connection is kept for reuse by a later, differently-checked hop.
-    pipelining: 0,
-    keepAliveTimeout: 1,
+    // Without keepAliveMs, one request per hop: no connection is kept for reuse by a later, differently-checked hop.
+    ...(opts.keepAliveMs
+      ? { pipelining: 1, keepAliveTimeout: opts.keepAliveMs, keepAliveMaxTimeout: opts.keepAliveMs }
+      : { pipelining: 0, keepAliveTimeout: 1 }),
   });
 }
 

@@ -240,19 +240,28 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
   }
 
   const deliveries = new Semaphore(config.concurrency?.deliveries ?? DEFAULTS.concurrency);
+  const keptForDeliveries = new KeptDispatchers(DELIVERY_DISPATCHERS_KEPT);
 
   async function deliver(
     checked: CheckedUrl,
     init: { headers: Record<string, string>; body: string; timeoutMs: number; policy: AddressPolicy; caForTests?: string },
   ): Promise<DeliveryAnswer> {
     const release = await deliveries.acquire();
-    const dispatcher = pinnedDispatcher(checked, init.policy, {
-      connectTimeoutMs: init.timeoutMs,
-      headersTimeoutMs: init.timeoutMs,
-      bodyTimeoutMs: init.timeoutMs,
-      ...(init.caForTests ? { ca: init.caForTests } : {}),
-    });
-    try {
+    // An endpoint's connection is kept a few seconds for its next event, but only for the same URL origin
+    // and the same checked addresses (the caller checks them again before every delivery): a name that now
+    // resolves elsewhere gets a dispatcher, and connections, of its own.
+    const key = deliveryKey(checked, init);
+    const dispatcherFor = (fresh: boolean) =>
+      keptForDeliveries.get(key, fresh, () =>
+        pinnedDispatcher(checked, init.policy, {
+          connectTimeoutMs: init.timeoutMs,
+          headersTimeoutMs: init.timeoutMs,
+          bodyTimeoutMs: init.timeoutMs,
+          keepAliveMs: DELIVERY_KEEP_ALIVE_MS,
+          ...(init.caForTests ? { ca: init.caForTests } : {}),
+        }),
+      );
+    const post = async (dispatcher: Dispatcher) => {
       const res = await request(checked.url, {
         method: 'POST',
         headers: { 'user-agent': `transcript-service-webhooks`, ...lowerCaseKeys(init.headers) },
@@ -262,6 +271,17 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
       });
       await res.body.dump(); // the answer's status is all that counts
       return { status: res.statusCode, error: null };
+    };
+    try {
+      const kept = dispatcherFor(false);
+      try {
+        return await post(kept.dispatcher);
+      } catch (err) {
+        // A kept connection the endpoint closed as the request went out: once more on a new connection
+        // (the event id makes a repeat harmless; webhooks are at least once).
+        if (!kept.reused || !closedUnderUs(err)) throw err;
+        return await post(dispatcherFor(true).dispatcher);
+      }
     } catch (err) {
       const error =
         err instanceof ServiceError
@@ -272,7 +292,6 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
       return { status: null, error };
     } finally {
       release();
-      void dispatcher.close();
     }
   }
 
@@ -290,7 +309,7 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
       return { ...res, json };
     },
     async close() {
-      await Promise.all([direct.close(), ...[...viaProxy.values()].map((a) => a.close())]);
+      await Promise.all([direct.close(), ...[...viaProxy.values()].map((a) => a.close()), keptForDeliveries.close()]);
     },
   };
 }
@@ -339,4 +358,57 @@ function redactProxy(proxy: string): string {
   u.username = '';
   u.password = '';
   return u.origin;
+}
+
+/** How long a webhook endpoint's idle connection is kept: under the 5 s that Node's servers keep theirs. */
+export const DELIVERY_KEEP_ALIVE_MS = 4_000;
+/** Endpoints whose dispatchers are kept at once in a process (least recently used goes first). */
+const DELIVERY_DISPATCHERS_KEPT = 256;
+
+/** What a kept delivery dispatcher is for: the URL's origin, every checked address, and the connection's settings. */
+export function deliveryKey(checked: CheckedUrl, init: { timeoutMs: number; policy: AddressPolicy; caForTests?: string }): string {
+  const addresses = checked.addresses.map((a) => `${a.family}/${a.address}`).sort();
+  return JSON.stringify([checked.url.origin, addresses, init.timeoutMs, Boolean(init.policy.loopbackOnly), init.caForTests ?? null]);
+}
+
+/** A reused connection that the other side closed before answering: undici's socket errors. */
+function closedUnderUs(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
+}
+
+/** Dispatchers kept by key, the least recently used closed past `max`. */
+export class KeptDispatchers {
+  private readonly kept = new Map<string, Dispatcher>();
+
+  constructor(private readonly max: number) {}
+
+  /** The key's dispatcher (`reused` when it was kept from before), or a new one when `fresh` or there is none. */
+  get(key: string, fresh: boolean, make: () => Dispatcher): { dispatcher: Dispatcher; reused: boolean } {
+    const found = this.kept.get(key);
+    if (found) this.kept.delete(key);
+    if (found && !fresh) {
+      this.kept.set(key, found); // most recently used last
+      return { dispatcher: found, reused: true };
+    }
+    if (found) void found.close();
+    const dispatcher = make();
+    this.kept.set(key, dispatcher);
+    for (const [oldest, d] of this.kept) {
+      if (this.kept.size <= this.max) break;
+      this.kept.delete(oldest);
+      void d.close();
+    }
+    return { dispatcher, reused: false };
+  }
+
+  get size(): number {
+    return this.kept.size;
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.kept.values()];
+    this.kept.clear();
+    await Promise.all(all.map((d) => d.close()));
+  }
 }

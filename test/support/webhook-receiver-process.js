@@ -2,7 +2,7 @@
 // crypto directly (independent of the service's signing code). Forked by the
 // tests; configured and reporting over the IPC channel.
 //   config message: { secret, failFirst }   (failFirst: answer 500 to that many valid deliveries)
-//   reports:        { event_id, type, status, duplicate, signature_ok, timestamp_ok, body, raw, headers }
+//   reports:        { event_id, type, status, duplicate, signature_ok, timestamp_ok, body, raw, headers, connection }
 const https = require('node:https');
 const crypto = require('node:crypto');
 
@@ -44,7 +44,9 @@ const server = https.createServer({ key: process.env.TLS_KEY, cert: process.env.
       body = JSON.parse(raw);
     } catch {}
     process.send({
-      received_at: Date.now(),
+      // The wall clock to a fraction of a millisecond (Date.now() counts whole ones).
+      received_at: performance.timeOrigin + performance.now(),
+      connection: `${req.socket.remoteAddress}:${req.socket.remotePort}`,
       event_id: eventId,
       type: body && body.type,
       status,

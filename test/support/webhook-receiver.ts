@@ -3,7 +3,7 @@ import path from 'node:path';
 import { testTls } from './tls';
 
 export interface ReceivedDelivery {
-  /** Date.now() in the receiver process when the request was complete. */
+  /** The receiver process's wall clock (ms since the epoch, with a fraction) when the request was complete. */
   received_at: number;
   event_id: string;
   type: string;
@@ -15,6 +15,8 @@ export interface ReceivedDelivery {
   /** The body exactly as received (what a signature is checked over). */
   raw: string;
   headers: Record<string, string>;
+  /** The sender's address and port: one value for requests that came over one connection. */
+  connection: string;
 }
 
 export interface WebhookReceiver {
