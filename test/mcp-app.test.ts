@@ -210,7 +210,16 @@ describe('the app in a browser, embedded by the MCP Apps host side', () => {
       const audio = app.locator('audio.player');
       expect(await audio.getAttribute('src')).toMatch(new RegExp(`^${base}/media/transcripts/${uploadTranscriptId}\\?`));
       const frame = page.frames().find((f) => f !== page.mainFrame())!;
-      await until(() => frame.evaluate("document.querySelector('audio.player').readyState >= 1"));
+      // The media's first bytes come through the API from object storage; on a loaded CI host that has taken
+      // over 10 s once. Waited for longer, and a failure says where the element stood.
+      await until(
+        () => frame.evaluate("document.querySelector('audio.player').readyState >= 1"),
+        30_000,
+        () =>
+          frame.evaluate(
+            "(a => JSON.stringify({ readyState: a.readyState, networkState: a.networkState, error: a.error && a.error.code, src: a.currentSrc }))(document.querySelector('audio.player'))",
+          ),
+      );
       const last = app.locator('button.t').last();
       const start = Number(await last.getAttribute('data-start'));
       await last.click();
@@ -253,10 +262,10 @@ describe('the app in a browser, embedded by the MCP Apps host side', () => {
   }, 60_000);
 });
 
-async function until(check: () => Promise<unknown>, timeoutMs = 10_000): Promise<void> {
+async function until(check: () => Promise<unknown>, timeoutMs = 10_000, describe?: () => Promise<unknown>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms${describe ? `: ${String(await describe())}` : ''}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -3,7 +3,7 @@ import { Prisma } from '../../prisma/generated/client';
 import { DEFAULT_MAX_CREDITS, transcriptionCredits, wordTimedCaptionCredits, type PlanId } from '../../core/plans';
 import { ServiceError, type ErrorObject } from '../../core/errors';
 import type { Segment, Word } from '../../core/timing';
-import { renderTranscriptBody, type TranscriptAlignment, type TranscriptFields } from '../transcripts/view';
+import { renderTranscriptBody, type TranscriptAlignment } from '../transcripts/view';
 import type { JobOutcome, JobStage } from '../../workflows/definitions';
 import { chargeHoldIn, increaseHold, releaseHoldIn } from '../credits/ledger';
 import { jsonColumn, type Db, type Tx } from '../db';
@@ -198,13 +198,7 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
     // Replaced by the retention window when published.
     expiresAt: new Date(Date.now() + 86400_000),
   };
-  const t = await db.transcript.upsert({
-    where: { jobId },
-    create: { id: randomUUID(), jobId, ...data },
-    update: data,
-    select: { id: true },
-  });
-  await storeRendering(db, t.id, {
+  const rendering = renderTranscriptBody({
     ...content,
     platform: job.platform,
     mediaId: job.mediaId,
@@ -217,6 +211,18 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
     captionLanguageCheck: content.captionLanguageCheck ?? null,
     alignment: content.alignment ?? null,
   });
+  // The row and its rendering in one transaction: two attempts of the step racing (a timed-out one still
+  // running) take turns on the row, so the rendering is always the row's.
+  const t = await db.$transaction(async (tx) => {
+    const written = await tx.transcript.upsert({
+      where: { jobId },
+      create: { id: randomUUID(), jobId, ...data },
+      update: data,
+      select: { id: true },
+    });
+    await storeRendering(tx, written.id, rendering);
+    return written;
+  });
   // The result is stored: what remains is committing it, so the job shows stage finalize from here
   // (written with the title, no step of its own).
   await db.job.updateMany({
@@ -226,13 +232,9 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
   return t.id;
 }
 
-/**
- * The draft's rendering (domain/transcripts/view.ts), written after its row: a draft is published only once
- * its step has succeeded, so a published transcript's rendering is that of its row.
- */
-async function storeRendering(db: Db, transcriptId: string, t: TranscriptFields): Promise<void> {
-  const body = renderTranscriptBody(t);
-  await db.transcriptRendering.upsert({ where: { transcriptId }, create: { transcriptId, body }, update: { body } });
+/** The draft's rendering (domain/transcripts/view.ts), written in the transaction that writes its row. */
+async function storeRendering(tx: Tx, transcriptId: string, body: string): Promise<void> {
+  await tx.transcriptRendering.upsert({ where: { transcriptId }, create: { transcriptId, body }, update: { body } });
 }
 
 /** word_timing: the draft caption transcript gains its aligned words and matches; the job is at finalize again. */
@@ -242,16 +244,18 @@ export async function saveCaptionAlignment(
   transcriptId: string,
   aligned: { segments: Segment[]; words: Word[]; alignment: TranscriptAlignment },
 ): Promise<void> {
-  const t = await db.transcript.update({
-    where: { id: transcriptId },
-    data: {
-      segments: jsonColumn(aligned.segments),
-      words: jsonColumn(aligned.words),
-      timingGranularity: 'word',
-      alignment: jsonColumn(aligned.alignment),
-    },
+  await db.$transaction(async (tx) => {
+    const t = await tx.transcript.update({
+      where: { id: transcriptId },
+      data: {
+        segments: jsonColumn(aligned.segments),
+        words: jsonColumn(aligned.words),
+        timingGranularity: 'word',
+        alignment: jsonColumn(aligned.alignment),
+      },
+    });
+    await storeRendering(tx, transcriptId, renderTranscriptBody(t));
   });
-  await storeRendering(db, transcriptId, t);
   await db.job.updateMany({ where: { id: jobId, status: { in: [...ACTIVE_STATUSES] } }, data: { stage: 'finalize' } });
 }
 

@@ -17,7 +17,7 @@ export interface TranscriptAlignment {
   segments_below_threshold: number;
 }
 
-/** What a transcript's view is made of: its row but the fields the API never shows (JSON columns as read). */
+/** The fields of a transcript's row that its view is made of, but its id and publication times (JSON columns as read). */
 export type TranscriptFields = Pick<
   Transcript,
   'platform' | 'mediaId' | 'canonicalUrl' | 'title' | 'sourceOrigin' | 'language' | 'text' | 'timingGranularity' | 'durationSeconds'
