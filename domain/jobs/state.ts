@@ -275,9 +275,10 @@ async function notifyFinal(tx: Tx, jobId: string): Promise<void> {
 }
 
 /**
- * Success: charges the hold, publishes the transcript and marks the job
- * succeeded in one transaction, then wakes long polls. Four statements: it
- * is on every job's path from the result to the answer.
+ * Success: charges the hold, publishes the transcript, marks the job
+ * succeeded and wakes long polls in one transaction. Three statements (and
+ * the event's, with a webhook endpoint): it is on every job's path from the
+ * result to the answer.
  */
 export async function completeJob(
   db: Db,
@@ -298,13 +299,16 @@ export async function completeJob(
       return { status: current.status as JobOutcome['status'], eventId: await existingEventId(tx, jobId) };
     }
     const settled = job.holdId ? await chargeHoldIn(tx, job.holdId, result.charge, { jobSlot: true }) : { charged: 0 };
-    // Published for the workspace's retention window, counted from the same instant as finished_at.
+    // Published for the workspace's retention window, counted from the same instant as finished_at; long
+    // polls woken in the same statement (a notification is delivered on commit only, so a woken long poll
+    // always reads the final state).
     await tx.$executeRaw`
       WITH published AS (
         UPDATE transcripts SET published_at = ${job.finishedAt},
           expires_at = ${job.finishedAt}::timestamptz + make_interval(days => (SELECT retention_days FROM workspaces WHERE id = ${job.workspaceId}::uuid))
-        WHERE id = ${result.transcriptId}::uuid)
-      UPDATE jobs SET credits_charged = ${settled.charged} WHERE id = ${jobId}::uuid`;
+        WHERE id = ${result.transcriptId}::uuid),
+      notified AS (SELECT pg_notify(${JOB_FINAL_CHANNEL}, ${jobId}))
+      UPDATE jobs SET credits_charged = ${settled.charged} FROM notified WHERE id = ${jobId}::uuid`;
     const eventId = await recordEvent(tx, {
       workspaceId: job.workspaceId,
       endpointId: job.endpointId,
@@ -316,7 +320,6 @@ export async function completeJob(
       metadata: job.metadata,
       error: null,
     });
-    await notifyFinal(tx, jobId);
     return { status: 'succeeded', eventId };
   });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { jsonColumn, type Db, type Tx } from '../db';
+import type { Db, Tx } from '../db';
 import { ServiceError, type ErrorObject } from '../../core/errors';
 
 export type EventType = 'job.succeeded' | 'job.failed' | 'batch.completed';
@@ -36,13 +36,6 @@ export async function recordEvent(
   },
 ): Promise<string | null> {
   if (!args.endpointId) return null;
-  const endpoint = await tx.webhookEndpoint.findFirst({
-    where: { id: args.endpointId, workspaceId: args.workspaceId, enabled: true },
-    select: { id: true },
-  });
-  if (!endpoint) return null;
-  const existing = await tx.webhookEvent.findUnique({ where: { subjectKey: args.subjectKey }, select: { id: true } });
-  if (existing) return existing.id;
   const id = randomUUID();
   const createdAt = new Date();
   const payload: EventBody = {
@@ -55,18 +48,24 @@ export async function recordEvent(
     metadata: args.metadata,
     error: args.error,
   };
-  await tx.webhookEvent.create({
-    data: {
-      id,
-      workspaceId: args.workspaceId,
-      endpointId: endpoint.id,
-      type: args.type,
-      subjectKey: args.subjectKey,
-      payload: jsonColumn(payload),
-      createdAt,
-    },
+  // One statement on the path from a job's completion to its subscriber: written when the endpoint is this
+  // workspace's and enabled, and the subject has no event yet.
+  const inserted = await tx.$queryRaw<{ id: string }[]>`
+    INSERT INTO webhook_events (id, workspace_id, endpoint_id, type, subject_key, payload, created_at)
+    SELECT ${id}::uuid, p.workspace_id, p.id, ${args.type}, ${args.subjectKey}, ${JSON.stringify(payload)}::jsonb, ${createdAt}::timestamptz
+    FROM webhook_endpoints p
+    WHERE p.id = ${args.endpointId}::uuid AND p.workspace_id = ${args.workspaceId}::uuid AND p.enabled
+    ON CONFLICT (subject_key) DO NOTHING
+    RETURNING id::text`;
+  if (inserted[0]) return id;
+  // Nothing written: no enabled endpoint (no event), or a retried step whose event exists (that one).
+  const endpoint = await tx.webhookEndpoint.findFirst({
+    where: { id: args.endpointId, workspaceId: args.workspaceId, enabled: true },
+    select: { id: true },
   });
-  return id;
+  if (!endpoint) return null;
+  const existing = await tx.webhookEvent.findUnique({ where: { subjectKey: args.subjectKey }, select: { id: true } });
+  return existing?.id ?? null;
 }
 
 /** What one delivery attempt needs: the event and the endpoint it goes to. */
