@@ -200,16 +200,10 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
   };
   const rendering = renderTranscriptBody({
     ...content,
-    platform: job.platform,
-    mediaId: job.mediaId,
-    canonicalUrl: job.canonicalUrl,
+    platform: data.platform,
+    mediaId: data.mediaId,
+    canonicalUrl: data.canonicalUrl,
     title: data.title,
-    words: content.words ?? null,
-    recognition: content.recognition ?? null,
-    speakers: content.speakers ?? null,
-    languages: content.languages ?? null,
-    captionLanguageCheck: content.captionLanguageCheck ?? null,
-    alignment: content.alignment ?? null,
   });
   // The row and its rendering in one transaction: two attempts of the step racing (a timed-out one still
   // running) take turns on the row, so the rendering is always the row's.

@@ -24,12 +24,13 @@ export type TranscriptFields = Pick<
 > & {
   extractionVersion: string;
   segments: unknown;
-  words: unknown;
-  recognition: unknown;
-  speakers: unknown;
-  languages: unknown;
-  captionLanguageCheck: unknown;
-  alignment: unknown;
+  // Absent reads as null, as in a row: the draft step renders from its content before any row exists.
+  words?: unknown;
+  recognition?: unknown;
+  speakers?: unknown;
+  languages?: unknown;
+  captionLanguageCheck?: unknown;
+  alignment?: unknown;
 };
 
 /**
@@ -46,16 +47,19 @@ export function transcriptBody(t: TranscriptFields) {
     language: s.language ?? t.language,
     match: s.match ?? null,
   }));
-  const words = t.words as StoredWord[] | null;
-  const check = t.captionLanguageCheck as { label: string | null; detected: string | null; matches: boolean | null } | null;
-  const languages = t.languages as { language: string; seconds: number }[] | null;
-  const recognition = t.recognition as {
-    model: string;
-    profile: 'standard' | 'fast';
-    quality_status: 'validated_language' | 'provider_supported' | 'experimental_language';
-    language_probability?: number | null;
-  } | null;
-  const alignment = t.alignment as TranscriptAlignment | null;
+  const words = t.words as StoredWord[] | null | undefined;
+  const check = t.captionLanguageCheck as { label: string | null; detected: string | null; matches: boolean | null } | null | undefined;
+  const languages = t.languages as { language: string; seconds: number }[] | null | undefined;
+  const recognition = t.recognition as
+    | {
+        model: string;
+        profile: 'standard' | 'fast';
+        quality_status: 'validated_language' | 'provider_supported' | 'experimental_language';
+        language_probability?: number | null;
+      }
+    | null
+    | undefined;
+  const alignment = t.alignment as TranscriptAlignment | null | undefined;
   return {
     source: { platform: t.platform, media_id: t.mediaId, canonical_url: t.canonicalUrl, title: t.title },
     source_origin: t.sourceOrigin,
@@ -68,7 +72,7 @@ export function transcriptBody(t: TranscriptFields) {
     // The JSON columns are read back with jsonb's key order (shortest key first): each object is built
     // here in the documented order, so a row and its rendering serialise alike.
     speakers:
-      (t.speakers as { id: string; words: number; seconds: number }[] | null)?.map((s) => ({
+      (t.speakers as { id: string; words: number; seconds: number }[] | null | undefined)?.map((s) => ({
         id: s.id,
         words: s.words,
         seconds: s.seconds,
