@@ -49,3 +49,27 @@ export async function screenshots(page: Page, name: string, dir = SCREENSHOT_DIR
   if (desktop) await page.setViewportSize(desktop);
   return { phoneOverflowPx };
 }
+
+/**
+ * Runs in the page (`page.evaluate(HOLD_PLAYER, selector)`): records where the media element seeks to and
+ * whether it was told to play, and keeps it from playing. A playing element moves its playhead on between
+ * two polls, so a test that checks a seek by reading currentTime afterwards races playback; this records
+ * the seek's own target (currentTime during the `seeking` event) instead. The record is `window.__player`.
+ */
+export function HOLD_PLAYER(selector: string): void {
+  // Typed by hand: the tests compile without the DOM library, and this body only runs in the page.
+  interface Media {
+    currentTime: number;
+    play: () => Promise<void>;
+    addEventListener(type: string, listener: () => void): void;
+  }
+  const page = globalThis as unknown as { document: { querySelector(s: string): Media }; __player?: unknown };
+  const media = page.document.querySelector(selector);
+  const record = { seeks: [] as number[], played: false };
+  page.__player = record;
+  media.addEventListener('seeking', () => record.seeks.push(media.currentTime));
+  media.play = () => {
+    record.played = true;
+    return Promise.resolve();
+  };
+}
