@@ -17,7 +17,7 @@ of all pieces together and writes each word's speaker. `alignAudio` gives a
 known text word times (alignment.py): a caption track's cues (`word_timing`)
 or a user's text (`align_text`). Audio never travels
 through Temporal. It heartbeats every 2 s while it works
-(the workflow's heartbeat timeout is 20 s), and failures carry the error
+(the workflow's heartbeat timeout is 10 s), and failures carry the error
 catalogue's codes (errors.py).
 """
 

@@ -46,6 +46,14 @@ export interface JobWorkflowInput {
  * called by name (typed by activities/recognition.ts).
  */
 export const RECOGNITION_TASK_QUEUE = 'recognition';
+/**
+ * How long an activity that heartbeats (every 2 s: activities/heartbeat.ts, recognizer/worker.py) may go
+ * silent before Temporal takes its process for dead and retries it elsewhere. The SDKs pass a beat on at most
+ * every 0.8 × this, so it cannot be much shorter. 10 s, not 20: a killed recognizer's piece is retried 10 s
+ * sooner, which kept the scale test's worst recovery (a recognizer killed just before a PostgreSQL restart)
+ * clear of its 60 s bound.
+ */
+export const HEARTBEAT_TIMEOUT = '10 seconds';
 /** How long a piece may wait for a free recognition worker before the job fails with PROVIDER_UNAVAILABLE. */
 export const RECOGNITION_QUEUE_TIMEOUT_MS = 60 * 60_000;
 

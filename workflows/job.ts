@@ -18,6 +18,7 @@ import {
   DEFAULT_PROVIDER_POLL_MS,
   DEFAULT_PROVIDER_TIMEOUT_MS,
   DEFAULT_RETRY,
+  HEARTBEAT_TIMEOUT,
   JOB_NOT_COMMITTED,
   providerCallbackSignal,
   RECOGNITION_QUEUE_TIMEOUT_MS,
@@ -59,10 +60,10 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   };
   // Media work: fetching and converting long files, stitching pieces. Not
   // eagerly dispatched to this worker: heavy work spreads over all workers.
-  // Heartbeats (activities/heartbeat.ts) find a killed worker in 20 s.
+  // Heartbeats (activities/heartbeat.ts) find a killed worker in 10 s.
   const media = proxyActivities<Activities>({
     startToCloseTimeout: '30 minutes',
-    heartbeatTimeout: '20 seconds',
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
     allowEagerDispatch: false,
     retry,
   });
@@ -70,7 +71,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   // dispatched to this worker where the server allows it
   // (stack/temporal-dynamic-config.yaml): no extra dispatch round trip. A
   // killed worker is found by the heartbeat timeout in 10 s.
-  const source = proxyActivities<Activities>({ startToCloseTimeout: '60 seconds', heartbeatTimeout: '10 seconds', retry });
+  const source = proxyActivities<Activities>({ startToCloseTimeout: '60 seconds', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry });
   // Speech recognition: the Python recognition workers (recognizer/) on the
   // plan's recognition queue, one activity per piece, called by name. A piece
   // no recognition worker takes within the queue timeout fails the job with
@@ -80,7 +81,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       taskQueue: plan.recognitionTaskQueue,
       startToCloseTimeout: '30 minutes',
       scheduleToStartTimeout: RECOGNITION_QUEUE_TIMEOUT_MS,
-      heartbeatTimeout: '20 seconds',
+      heartbeatTimeout: HEARTBEAT_TIMEOUT,
       retry,
     });
 

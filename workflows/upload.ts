@@ -1,9 +1,10 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { HEARTBEAT_TIMEOUT } from './definitions';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '20 seconds',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '1 second', maximumAttempts: 3 },
 });
 const state = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumInterval: '30 seconds' } });

@@ -15,7 +15,7 @@ import { uploadReady } from '../support/uploads';
 
 // The recognition worker SIGKILLed while it works on jobs that use issue 25's options: speaker labels with a
 // vocabulary and the fast profile (recognizePiece, then labelSpeakers), a text aligned to an upload
-// (alignAudio) and a caption track given word times (alignAudio). Its activity is found lost by the 20 s
+// (alignAudio) and a caption track given word times (alignAudio). Its activity is found lost by the 10 s
 // heartbeat timeout and retried on a new recognizer; every job must succeed once, with its options' result,
 // and with credits exact.
 

@@ -18,7 +18,7 @@ import { reserveAndPut } from '../support/uploads';
 // once, with credits exact, within RECOVERY_BOUND_MS of the kill (the
 // replacement's own start, about 5-10 s here, included). The bound
 // follows from the timeouts in workflows/job.ts: a source activity is declared
-// lost after its 10 s heartbeat timeout, a media activity after 20 s, then the
+// lost after its 10 s heartbeat timeout, a media activity too, then the
 // first automatic retry waits 5 s; the rest is the work itself.
 
 const RECOVERY_BOUND_MS = 45_000;

@@ -380,6 +380,14 @@ async function main(): Promise<void> {
     }
 
     const history = await histories(temporal, jobs, accepted);
+    // The steps of the worst job of each kind of wait (up to four), from the first submit: which step waited,
+    // on which queue and who took it (the poller's identity).
+    const worstOfEachKind = new Map<string, string>();
+    for (const x of history.stalls) if (!worstOfEachKind.has(`${x.from} → ${x.to}`)) worstOfEachKind.set(`${x.from} → ${x.to}`, x.job);
+    for (const jobId of [...new Set(worstOfEachKind.values())].slice(0, 4)) {
+      const steps = history.timelines.get(jobId)!.map((p) => `+${((p.t - t0) / 1000).toFixed(1)} ${p.detail ?? p.what}`);
+      console.log(`[scale] steps of job ${jobId}:\n  ${steps.join('\n  ')}`);
+    }
     check(
       history.maxStallMs <= STALL_LIMIT_MS,
       `no job sat more than ${STALL_LIMIT_MS / 1000} s without progress (longest ${(history.maxStallMs / 1000).toFixed(1)} s, job ${history.maxStallJob})`,
@@ -492,10 +500,25 @@ const round = (x: number) => Number(x.toFixed(1));
 const roundAll = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v)]));
 
 /** A history event as `ActivityTaskScheduled recognizePiece`: its type and, for activities, the activity's name. */
-function eventName(e: proto.api.history.v1.IHistoryEvent): string {
+function eventName(e: proto.api.history.v1.IHistoryEvent, detailed = false): string {
   const type = String(proto.api.enums.v1.EventType[e.eventType as number] ?? e.eventType).replace(/^EVENT_TYPE_/, '');
   const activity = e.activityTaskScheduledEventAttributes?.activityType?.name;
-  return activity ? `${type} ${activity}` : type;
+  const name = activity ? `${type} ${activity}` : type;
+  if (!detailed) return name;
+  // Who took a task, on which queue it waited, how an attempt ended: enough to tell a dead process from a queue.
+  const started = e.workflowTaskStartedEventAttributes ?? e.activityTaskStartedEventAttributes;
+  const queue = e.workflowTaskScheduledEventAttributes?.taskQueue ?? e.activityTaskScheduledEventAttributes?.taskQueue;
+  const timeout = e.workflowTaskTimedOutEventAttributes?.timeoutType ?? e.activityTaskTimedOutEventAttributes?.retryState;
+  const attempt = e.activityTaskStartedEventAttributes?.attempt;
+  return [
+    name,
+    queue ? `queue=${queue.name}${queue.kind === proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY ? ' (sticky)' : ''}` : '',
+    started?.identity ? `by=${started.identity}` : '',
+    attempt && attempt > 1 ? `attempt=${attempt}` : '',
+    timeout !== undefined && timeout !== null ? `timeout=${String(timeout)}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** Reserve, PUT, complete (and poll while it verifies): the upload's id once it is ready. */
@@ -553,6 +576,7 @@ async function histories(
   kinds: Map<string, 'caption' | 'upload'>,
 ) {
   const stalls: { ms: number; job: string; from: string; to: string; at: number }[] = [];
+  const timelines = new Map<string, { t: number; what: string; detail?: string }[]>();
   const events: Record<string, number[]> = { caption: [], upload: [] };
   const transitions: Record<string, number[]> = { caption: [], upload: [] };
   const queue = [...jobs];
@@ -560,13 +584,14 @@ async function histories(
     Array.from({ length: 8 }, async () => {
       for (let job = queue.shift(); job; job = queue.shift()) {
         const handle = temporal.workflow.getHandle(workflowIds.job(job.id));
-        let points: { t: number; what: string }[] = [];
+        let points: { t: number; what: string; detail?: string }[] = [];
         try {
           const history = await handle.fetchHistory();
           const description = await handle.describe();
           points = (history.events ?? []).map((e) => ({
             t: Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6),
             what: eventName(e),
+            detail: eventName(e, true),
           }));
           events[kinds.get(job.id) ?? 'caption']!.push(points.length);
           transitions[kinds.get(job.id) ?? 'caption']!.push(Number(description.raw.workflowExecutionInfo?.stateTransitionCount ?? 0));
@@ -578,7 +603,10 @@ async function histories(
         points.sort((a, b) => a.t - b.t);
         for (let i = 1; i < points.length; i++) {
           const ms = points[i]!.t - points[i - 1]!.t;
-          if (ms > 20_000) stalls.push({ ms, job: job.id, from: points[i - 1]!.what, to: points[i]!.what, at: points[i - 1]!.t });
+          if (ms > 20_000) {
+            stalls.push({ ms, job: job.id, from: points[i - 1]!.what, to: points[i]!.what, at: points[i - 1]!.t });
+            timelines.set(job.id, points);
+          }
         }
       }
     }),
@@ -590,6 +618,8 @@ async function histories(
     maxStallJob: stalls[0]?.job ?? '',
     /** Gaps over 20 s, longest first, with the steps on either side. */
     stalls,
+    /** The whole history of each job with a gap over 20 s (what a failure of the check is read from). */
+    timelines,
     eventsPerJob: { caption: mean(events.caption!), upload: mean(events.upload!) },
     transitionsPerJob: { caption: mean(transitions.caption!), upload: mean(transitions.upload!) },
   };
