@@ -2,6 +2,7 @@ import { context } from '@opentelemetry/api';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import type { Db } from './db';
+import { Prisma } from '../prisma/generated/client';
 import {
   BATCH_WORKFLOW,
   batchStartMetadata,
@@ -14,10 +15,14 @@ import {
   jobStartMetadata,
   SEARCH_ATTRIBUTE_KEYS,
   UPLOAD_VERIFY_WORKFLOW,
+  WEBHOOK_WORKFLOW,
+  webhookStartMetadata,
   workflowIds,
   type BatchWorkflowInput,
   type JobFacts,
   type JobWorkflowInput,
+  type WebhookDeliveryInput,
+  type WebhookFacts,
 } from '../workflows/definitions';
 
 // Accepting work and starting its workflow are two steps. The accepting
@@ -53,6 +58,11 @@ export const STARTER_CONCURRENCY = 8;
 // appear: only look at uploads `verifying` for this long (a start attempt on a
 // running verification just joins it).
 const UPLOAD_VERIFY_GRACE_MS = 30_000;
+// The event of a job a retained transcript answered is delivered by a workflow started after the accepting
+// commit. One whose start was lost has no delivery attempt: look for those this long after they were recorded
+// (longer than an attempt takes, so a delivery under way is not started twice) and for a day.
+const EVENT_DELIVERY_GRACE_MS = 30_000;
+const EVENT_DELIVERY_WINDOW_MS = 24 * 3600_000;
 const BATCH_SIZE = 200;
 
 export interface WorkflowStarter {
@@ -169,6 +179,28 @@ export async function startDiscoveryWorkflow(
   }
 }
 
+/**
+ * Starts the delivery of a recorded webhook event as its own workflow (the one a job's workflow starts when its
+ * first attempt fails): for the events that no job workflow delivers, those of jobs a retained transcript
+ * answered. An existing delivery workflow counts as started.
+ */
+export async function startEventDelivery(starter: WorkflowStarter, eventId: string, facts: WebhookFacts): Promise<StartOutcome> {
+  const input: WebhookDeliveryInput = { eventId, startAttempt: 1 };
+  try {
+    await starter.temporal.workflow.start(WEBHOOK_WORKFLOW, {
+      taskQueue: starter.taskQueue,
+      workflowId: workflowIds.webhook(eventId),
+      args: [input],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      ...webhookStartMetadata(facts, { startAttempt: 1 }),
+    });
+    return 'started';
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
+    throw err;
+  }
+}
+
 /** Starts an upload's verification (the upload is already `verifying`); joins one that runs. */
 export async function startUploadVerification(starter: WorkflowStarter, uploadId: string): Promise<StartOutcome> {
   try {
@@ -245,6 +277,8 @@ export interface StarterPass {
   batches: number;
   uploads: number;
   discoveries: number;
+  /** Webhook events of jobs answered by a retained transcript with no delivery attempt. */
+  events: number;
   /**
    * Of those, the workflows it started: starts that were lost. The rest were running already (the API's start
    * after the commit succeeded; a job still queued behind others is not marked started until it runs).
@@ -313,7 +347,43 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
     if (type === 'video') await db.videoDiscovery.updateMany(known);
     else await db.languageDiscovery.updateMany(known);
   });
-  return { jobs: jobs.length, batches: batches.length, uploads: uploads.length, discoveries: discoveries.length, started };
+  const events = await db.$queryRaw<{ id: string; workspaceId: string; type: string; jobId: string; batchId: string | null }[]>(
+    reusedJobEventsToStart(now),
+  );
+  await eachSideBySide(events, async (e) =>
+    count(
+      await bounded(() =>
+        startEventDelivery(starter, e.id, { workspaceId: e.workspaceId, type: e.type, jobId: e.jobId, batchId: e.batchId }),
+      ),
+    ),
+  );
+  return {
+    jobs: jobs.length,
+    batches: batches.length,
+    uploads: uploads.length,
+    discoveries: discoveries.length,
+    events: events.length,
+    started,
+  };
+}
+
+/**
+ * The starter's query for events whose delivery was never attempted: only those of reused jobs, as every other
+ * job's workflow delivers its own event (its first attempt inline). Past the grace (an attempt may be under way)
+ * and within the window; the partial index webhook_events_undelivered_idx keeps it to the undelivered few.
+ */
+export function reusedJobEventsToStart(now: Date): Prisma.Sql {
+  return Prisma.sql`
+    SELECT e.id::text AS id, e.workspace_id::text AS "workspaceId", e.type, j.id::text AS "jobId", j.batch_id::text AS "batchId"
+    FROM webhook_events e
+    JOIN webhook_endpoints p ON p.id = e.endpoint_id AND p.enabled
+    JOIN jobs j ON e.subject_key LIKE 'job:%' AND j.id = substr(e.subject_key, 5)::uuid AND j.billing_kind = 'cached'
+    WHERE e.delivered_at IS NULL
+      AND e.created_at < ${new Date(now.getTime() - EVENT_DELIVERY_GRACE_MS)}
+      AND e.created_at > ${new Date(now.getTime() - EVENT_DELIVERY_WINDOW_MS)}
+      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
+    ORDER BY e.created_at
+    LIMIT ${BATCH_SIZE}`;
 }
 
 /**

@@ -1,3 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { SCOPES, type Principal } from '../domain/accounts/principal';
+import { submitJob } from '../domain/jobs/submit';
+import { jobServiceDeps } from '../api/wiring';
+import { JobRequestSchema } from '../domain/schemas/jobs';
+import { reusedJobEventsToStart, startPendingWorkflows, type StartDispatcher } from '../domain/workflow-starts';
+import { Prisma } from '../prisma/generated/client';
 import { workflowIds } from '../workflows/definitions';
 import { request as httpsRequest } from 'node:https';
 import request from 'supertest';
@@ -7,6 +14,15 @@ import { testTls } from './support/tls';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
 
 let stack: JobStack;
+
+/** A node of PostgreSQL's EXPLAIN (ANALYZE, FORMAT JSON) plan. */
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
@@ -161,6 +177,136 @@ describe('event delivery', () => {
     const second = await delivered('de');
     expect(second.signature_ok).toBe(true);
     expect(second.connection).toBe(first.connection);
+  }, 40_000);
+
+  it('delivers job.succeeded for a repeat a retained transcript answers, once, with the transcript as its result', async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const { res: ep } = await registerEndpoint(ws);
+    receiver.configure({ secret: ep.body.secret, failFirst: 0 });
+    const body = { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['fr'] };
+    const first = await submit(stack.api, ws.apiKey, body);
+    const done = await waitFinal(stack.api, ws.apiKey, first.body.id);
+    expect(done.body.status).toBe('succeeded');
+    // The repeat finishes as it is accepted: no job workflow runs for it, and its subscriber still hears.
+    const key = randomUUID();
+    const repeat = await submit(stack.api, ws.apiKey, { ...body, webhook_endpoint_id: ep.body.id, metadata: { order: '8' } }, key);
+    expect(repeat.status).toBe(200);
+    expect(repeat.body).toMatchObject({ status: 'succeeded', result_id: done.body.result_id, billing: { kind: 'cached' } });
+    const all = await receiver.waitFor((xs) => xs.some((r) => r.body?.job_id === repeat.body.id && r.status === 200), 20_000);
+    const event = all.find((r) => r.body?.job_id === repeat.body.id)!;
+    expect(event.signature_ok && event.timestamp_ok).toBe(true);
+    expect(event.body).toEqual({
+      event_id: event.event_id,
+      type: 'job.succeeded',
+      created_at: expect.any(String),
+      job_id: repeat.body.id,
+      batch_id: null,
+      result_id: done.body.result_id,
+      metadata: { order: '8' },
+      error: null,
+    });
+    // A replay of the submit answers the same job and records no second event.
+    const replay = await submit(stack.api, ws.apiKey, { ...body, webhook_endpoint_id: ep.body.id, metadata: { order: '8' } }, key);
+    expect(replay.body.id).toBe(repeat.body.id);
+    expect(await stack.api.deps.db.webhookEvent.count({ where: { subjectKey: `job:${repeat.body.id}` } })).toBe(1);
+    // Its delivery is a workflow of its own, as an operator finds it in the Temporal UI.
+    const delivery = stack.api.deps.temporal.workflow.getHandle(workflowIds.webhook(event.event_id));
+    expect(await delivery.result()).toBe('delivered');
+  }, 40_000);
+
+  it("delivers a batch item's event when a retained transcript answers it, beside the batch's own", async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const { res: ep } = await registerEndpoint(ws);
+    receiver.configure({ secret: ep.body.secret, failFirst: 0 });
+    const item = { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['es'] };
+    const first = await submit(stack.api, ws.apiKey, item);
+    expect((await waitFinal(stack.api, ws.apiKey, first.body.id)).body.status).toBe('succeeded');
+    const batch = await request(app())
+      .post('/v1/batches')
+      .set(bearer(ws.apiKey))
+      .set('Idempotency-Key', randomUUID())
+      .send({ items: [{ ...item, webhook_endpoint_id: ep.body.id }], webhook_endpoint_id: ep.body.id });
+    expect(batch.status).toBe(202);
+    const child = batch.body.items[0].job_id as string;
+    await receiver.waitFor(
+      (xs) =>
+        xs.some((r) => r.body?.job_id === child && r.body?.type === 'job.succeeded' && r.status === 200) &&
+        xs.some((r) => r.body?.batch_id === batch.body.id && r.body?.type === 'batch.completed' && r.status === 200),
+      20_000,
+    );
+    const itemEvent = receiver.received.find((r) => r.body?.job_id === child)!;
+    expect(itemEvent.body).toMatchObject({ batch_id: batch.body.id, result_id: expect.any(String), error: null });
+  }, 40_000);
+
+  it("delivers a repeat's event whose delivery start was lost (the process died after the commit) from the starter", async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const { res: ep } = await registerEndpoint(ws);
+    receiver.configure({ secret: ep.body.secret, failFirst: 0 });
+    const body = { source: { url: VIDEO_URL }, mode: 'captions_only' as const, caption_languages: ['de'] };
+    const first = await submit(stack.api, ws.apiKey, body);
+    expect((await waitFinal(stack.api, ws.apiKey, first.body.id)).body.status).toBe('succeeded');
+    // The accepting commit happens; the start after it never does.
+    const dropped = { dispatch: () => undefined, drain: async () => undefined } as unknown as StartDispatcher;
+    const principal: Principal = { kind: 'api_key', workspaceId: ws.workspaceId, plan: 'pro', scopes: SCOPES, emailVerified: true };
+    const repeat = await submitJob(
+      { ...jobServiceDeps(stack.api.deps), starts: dropped },
+      principal,
+      JobRequestSchema.parse({ ...body, webhook_endpoint_id: ep.body.id }),
+      {
+        operation: 'POST /v1/jobs',
+        key: randomUUID(),
+      },
+    );
+    expect(repeat.status).toBe(200);
+    const starter = { temporal: stack.api.deps.temporal, taskQueue: jobServiceDeps(stack.api.deps).taskQueue };
+    // Within the grace a delivery may be under way: the starter leaves the event alone.
+    const now = await startPendingWorkflows(stack.api.deps.db, starter);
+    const eventId = (await stack.api.deps.db.webhookEvent.findUniqueOrThrow({ where: { subjectKey: `job:${repeat.job.id}` } })).id;
+    await expect(stack.api.deps.temporal.workflow.getHandle(workflowIds.webhook(eventId)).describe()).rejects.toThrow(/not found/i);
+    expect(now.events).toBe(0);
+    const later = await startPendingWorkflows(stack.api.deps.db, starter, new Date(Date.now() + 60_000));
+    expect(later.events).toBeGreaterThanOrEqual(1);
+    await receiver.waitFor((xs) => xs.some((r) => r.event_id === eventId && r.status === 200), 20_000);
+    // Attempted now: the next pass does not find it again.
+    const after = await startPendingWorkflows(stack.api.deps.db, starter, new Date(Date.now() + 60_000));
+    const stillFound = await stack.api.deps.db.webhookDelivery.count({ where: { eventId } });
+    expect(stillFound).toBe(1);
+    expect(after.started).toBe(0);
+  }, 40_000);
+
+  it("the starter's look for such events reads the undelivered ones only, not thousands delivered", async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const { res: ep } = await registerEndpoint(ws);
+    receiver.configure({ secret: ep.body.secret, failFirst: 0 });
+    const body = { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['en'] };
+    const first = await submit(stack.api, ws.apiKey, body);
+    expect((await waitFinal(stack.api, ws.apiKey, first.body.id)).body.status).toBe('succeeded');
+    const repeat = await submit(stack.api, ws.apiKey, { ...body, webhook_endpoint_id: ep.body.id });
+    await receiver.waitFor((xs) => xs.some((r) => r.body?.job_id === repeat.body.id && r.status === 200), 20_000);
+    const db = stack.api.deps.db;
+    const { id: eventId } = await db.webhookEvent.findUniqueOrThrow({ where: { subjectKey: `job:${repeat.body.id}` } });
+    // 3,000 delivered events from the last hour, as a busy day leaves them.
+    const copies = 3_000;
+    await db.$executeRaw`
+      INSERT INTO webhook_events
+      SELECT (jsonb_populate_record(NULL::webhook_events, to_jsonb(e) || jsonb_build_object(
+        'id', n.id, 'subject_key', 'job:' || n.id, 'created_at', now() - interval '1 hour'))).*
+      FROM webhook_events e, (SELECT gen_random_uuid() AS id FROM generate_series(1, ${copies})) n
+      WHERE e.id = ${eventId}::uuid`;
+    try {
+      await db.$executeRaw`ANALYZE webhook_events`;
+      const explained = await db.$queryRaw<Record<string, [{ Plan: PlanNode }]>[]>(
+        Prisma.sql`EXPLAIN (ANALYZE, FORMAT JSON) ${reusedJobEventsToStart(new Date())}`,
+      );
+      const plan = Object.values(explained[0]!)[0]![0].Plan;
+      // Rows of webhook_events the plan's nodes read: those they returned and those they filtered out.
+      const read = (n: PlanNode): number =>
+        (n['Relation Name'] === 'webhook_events' ? n['Actual Rows'] * n['Actual Loops'] + (n['Rows Removed by Filter'] ?? 0) : 0) +
+        (n.Plans ?? []).reduce((sum, child) => sum + read(child), 0);
+      expect(read(plan)).toBeLessThan(copies);
+    } finally {
+      await db.$executeRaw`DELETE FROM webhook_events WHERE workspace_id = ${ws.workspaceId}::uuid AND id <> ${eventId}::uuid`;
+    }
   }, 40_000);
 
   it('delivers job.failed with the error, and nothing to a disabled endpoint', async () => {

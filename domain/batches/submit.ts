@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JobRequest } from '../schemas/jobs';
 import { workflowIds } from '../../workflows/definitions';
-import { startBatchWorkflow } from '../workflow-starts';
+import { startBatchWorkflow, startEventDelivery } from '../workflow-starts';
 import type { Principal } from '../accounts/principal';
 import type { Db } from '../db';
 import { ServiceError } from '../../core/errors';
@@ -13,6 +13,7 @@ import {
   initialHold,
   jobRowData,
   jobTextRows,
+  recordReusedJobEvent,
   resolveJobSource,
   type JobServiceDeps,
   type NewJobRow,
@@ -108,18 +109,32 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
         },
       });
       let h = 0;
-      await tx.job.createMany({
-        data: rows.map((row, i) => {
-          const c = cached[i];
-          return jobRowData(principal, row, c ? null : holdIds[h++]!, c ? { transcriptId: c.id, title: c.title } : null);
-        }),
+      const jobs = rows.map((row, i) => {
+        const c = cached[i];
+        return jobRowData(principal, row, c ? null : holdIds[h++]!, c ? { transcriptId: c.id, title: c.title } : null);
       });
+      await tx.job.createMany({ data: jobs });
       await tx.jobText.createMany({ data: jobTextRows(rows.filter((_r, i) => !cached[i])) });
-      return batchId;
+      // An item a retained transcript answers is final now, and no job workflow runs for it: its own endpoint's
+      // event is recorded here and delivered after the commit (as for a single job, domain/jobs/submit.ts).
+      const events: { eventId: string; jobId: string }[] = [];
+      for (const job of jobs.filter((j) => j.status === 'succeeded' && j.webhookEndpointId)) {
+        const eventId = await recordReusedJobEvent(tx, job);
+        if (eventId) events.push({ eventId, jobId: job.id });
+      }
+      return { batchId, events };
     },
-    start: { label: `batch ${batchId}`, run: () => startBatchWorkflow(deps, deps.db, batchId) },
+    start: {
+      label: `batch ${batchId}`,
+      run: async ({ events }) => {
+        await startBatchWorkflow(deps, deps.db, batchId);
+        for (const { eventId, jobId } of events) {
+          await startEventDelivery(deps, eventId, { workspaceId: principal.workspaceId, type: 'job.succeeded', jobId, batchId });
+        }
+      },
+    },
   });
-  const id = outcome.kind === 'existing' ? outcome.id : outcome.created;
+  const id = outcome.kind === 'existing' ? outcome.id : outcome.created.batchId;
   return {
     status: outcome.kind === 'existing' ? (200 as const) : (202 as const),
     batch: await getBatch(deps.db, principal.workspaceId, id),

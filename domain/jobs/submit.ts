@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { JobRequest, PLATFORMS } from '../schemas/jobs';
 import type { Principal } from '../accounts/principal';
 import { rowByColumn, type Db, type Tx } from '../db';
-import { startJobWorkflow, type StartDispatcher } from '../workflow-starts';
+import { startEventDelivery, startJobWorkflow, type StartDispatcher } from '../workflow-starts';
+import { recordEvent } from '../webhooks/events';
 import { ServiceError } from '../../core/errors';
 import { requestHash, type IdempotencyScope } from '../idempotency';
 import { acceptRow, acceptWork } from '../accept-work';
@@ -278,7 +279,12 @@ export async function submitJob(
   const { row, cached } = opts.prepared ?? (await prepareJob(deps, principal, req, opts));
   const { id } = row;
 
-  if (cached) return acceptReusingJob(deps.db, principal, { ...idempotency, hash, resource: { type: 'job', id } }, row, cached);
+  if (cached) {
+    const claim = { ...idempotency, hash, resource: { type: 'job' as const, id } };
+    return jobRowData(principal, row, null, null).webhookEndpointId
+      ? acceptReusingJobWithEvent(deps, principal, claim, row, cached)
+      : acceptReusingJob(deps.db, principal, claim, row, cached);
+  }
 
   const outcome = await acceptWork(deps.db, deps.starts, {
     principal,
@@ -334,6 +340,61 @@ async function acceptReusingJob(
   if (outcome.kind === 'existing') return answerReplay(db, outcome.id);
   const { created_at, updated_at, finished_at } = outcome.times;
   return { status: 200, job: toJobView({ ...job, createdAt: created_at!, updatedAt: updated_at!, finishedAt: finished_at! }) };
+}
+
+/**
+ * A job that a retained transcript answers, for a request that names a webhook endpoint: it finishes as it is
+ * accepted, so its job.succeeded event is recorded with its row (the accepting transaction, no hold) and its
+ * delivery workflow is started after the commit; the workflow starter makes up a lost start
+ * (startPendingWorkflows). Without this the subscriber would wait for an event that never comes.
+ */
+async function acceptReusingJobWithEvent(
+  deps: JobServiceDeps,
+  principal: Principal,
+  claim: IdempotencyScope & { hash: string; resource: { type: 'job'; id: string } },
+  row: NewJobRow,
+  cached: NonNullable<PreparedJob['cached']>,
+): Promise<SubmitResult> {
+  const outcome = await acceptWork(deps.db, deps.starts, {
+    principal,
+    idempotency: { operation: claim.operation, key: claim.key },
+    hash: claim.hash,
+    resource: claim.resource,
+    holds: [],
+    holdReason: `job ${row.id}`,
+    create: async (tx) => {
+      const job = await tx.job.create({ data: jobRowData(principal, row, null, { transcriptId: cached.id, title: cached.title }) });
+      return { job, eventId: await recordReusedJobEvent(tx, job) };
+    },
+    start: {
+      label: `webhook event of job ${row.id}`,
+      run: ({ job, eventId }: { job: Job; eventId: string | null }) =>
+        eventId
+          ? startEventDelivery(deps, eventId, { workspaceId: job.workspaceId, type: 'job.succeeded', jobId: job.id, batchId: job.batchId })
+          : Promise.resolve(),
+    },
+  });
+  if (outcome.kind === 'existing') return answerReplay(deps.db, outcome.id);
+  return { status: 200, job: toJobView(outcome.created.job) };
+}
+
+/** The job.succeeded event of a job a retained transcript answered; null when its endpoint is not enabled (any more). */
+export function recordReusedJobEvent(
+  tx: Tx,
+  job: Pick<Job, 'id' | 'workspaceId' | 'webhookEndpointId' | 'batchId' | 'resultId' | 'metadata'>,
+): Promise<string | null> {
+  return recordEvent(tx, {
+    workspaceId: job.workspaceId,
+    endpointId: job.webhookEndpointId,
+    type: 'job.succeeded',
+    // The subject key a job's workflow would use: one event per job outcome, whoever records it.
+    subjectKey: `job:${job.id}`,
+    jobId: job.id,
+    batchId: job.batchId,
+    resultId: job.resultId,
+    metadata: (job.metadata ?? {}) as Record<string, string>,
+    error: null,
+  });
 }
 
 /** The answer to a replayed Idempotency-Key: the job it made, as it is now. */

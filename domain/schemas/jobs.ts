@@ -108,7 +108,10 @@ export const JobRequestSchema = z
         description:
           "Mode `transcribe`: the words said in the audio, known already (a script, a manuscript, your own transcript). Instead of recognising speech the service gives this text word times: the transcript's `text` is this text, its `segments` are its sentences (cut at line breaks and sentence ends, and where a sentence runs longer than 20 s) with a `match` score each, and `words` carry times. At most 200,000 characters. Priced as AI transcription. Not with `profile`, `vocabulary` or `speaker_labels` (nothing is recognised); `language` names the text's language (default: detected from the audio).",
       }),
-    webhook_endpoint_id: Uuid.optional(),
+    webhook_endpoint_id: Uuid.optional().openapi({
+      description:
+        'An enabled webhook endpoint of this workspace; it receives `job.succeeded` or `job.failed` when the job finishes, also when a retained transcript answers the request at once (200, `billing.kind: cached`).',
+    }),
     metadata: MetadataSchema.optional(),
   })
   .superRefine((req, ctx) => {
