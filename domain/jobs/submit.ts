@@ -281,7 +281,7 @@ export async function submitJob(
 
   if (cached) {
     const claim = { ...idempotency, hash, resource: { type: 'job' as const, id } };
-    return jobRowData(principal, row, null, null).webhookEndpointId
+    return (row.webhookEndpointId ?? row.request.webhook_endpoint_id)
       ? acceptReusingJobWithEvent(deps, principal, claim, row, cached)
       : acceptReusingJob(deps.db, principal, claim, row, cached);
   }
