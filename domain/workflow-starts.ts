@@ -1,5 +1,5 @@
 import { context } from '@opentelemetry/api';
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import type { Db } from './db';
 import { Prisma } from '../prisma/generated/client';
@@ -101,13 +101,23 @@ const JOB_FACTS = { id: true, workspaceId: true, platform: true, mediaId: true, 
  */
 export async function startJobWorkflow(starter: WorkflowStarter, job: JobFacts): Promise<StartOutcome> {
   const input: JobWorkflowInput = { jobId: job.id };
+  return startOnce(starter, JOB_WORKFLOW, { workflowId: workflowIds.job(job.id), args: [input], ...jobStartMetadata(job) });
+}
+
+/**
+ * Starts a workflow whose id is its work's: a second start of the same id is refused (REJECT_DUPLICATE unless
+ * `options` say otherwise) and answered `already_started`, so racing starters and the API start one workflow.
+ */
+async function startOnce(
+  starter: WorkflowStarter,
+  workflowType: string,
+  options: Omit<WorkflowStartOptions, 'taskQueue'>,
+): Promise<StartOutcome> {
   try {
-    await starter.temporal.workflow.start(JOB_WORKFLOW, {
+    await starter.temporal.workflow.start(workflowType, {
       taskQueue: starter.taskQueue,
-      workflowId: workflowIds.job(job.id),
-      args: [input],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      ...jobStartMetadata(job),
+      ...options,
     });
     return 'started';
   } catch (err) {
@@ -121,19 +131,11 @@ export async function startBatchWorkflow(starter: WorkflowStarter, db: Db, batch
   const children = await db.job.findMany({ where: { batchId, status: 'queued' }, select: JOB_FACTS, orderBy: { itemIndex: 'asc' } });
   const { workspaceId } = await db.batch.findUniqueOrThrow({ where: { id: batchId }, select: { workspaceId: true } });
   const input: BatchWorkflowInput = { batchId, jobIds: children.map((c) => c.id), jobs: children };
-  let outcome: StartOutcome = 'started';
-  try {
-    await starter.temporal.workflow.start(BATCH_WORKFLOW, {
-      taskQueue: starter.taskQueue,
-      workflowId: workflowIds.batch(batchId),
-      args: [input],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      ...batchStartMetadata({ batchId, workspaceId, jobs: children.length }),
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    outcome = 'already_started';
-  }
+  const outcome = await startOnce(starter, BATCH_WORKFLOW, {
+    workflowId: workflowIds.batch(batchId),
+    args: [input],
+    ...batchStartMetadata({ batchId, workspaceId, jobs: children.length }),
+  });
   await db.batch.updateMany({ where: { id: batchId, workflowStartedAt: null }, data: { workflowStartedAt: new Date() } });
   return outcome;
 }
@@ -164,19 +166,11 @@ export async function startDiscoveryWorkflow(
 ): Promise<StartOutcome> {
   const discoveryId = discovery.id;
   const input: DiscoveryWorkflowInput = { type, discoveryId };
-  try {
-    await starter.temporal.workflow.start(DISCOVERY_WORKFLOW, {
-      taskQueue: starter.taskQueue,
-      workflowId: type === 'video' ? workflowIds.videoDiscovery(discoveryId) : workflowIds.languageDiscovery(discoveryId),
-      args: [input],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      ...discoveryStartMetadata(discovery),
-    });
-    return 'started';
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
-    throw err;
-  }
+  return startOnce(starter, DISCOVERY_WORKFLOW, {
+    workflowId: type === 'video' ? workflowIds.videoDiscovery(discoveryId) : workflowIds.languageDiscovery(discoveryId),
+    args: [input],
+    ...discoveryStartMetadata(discovery),
+  });
 }
 
 /**
@@ -186,34 +180,21 @@ export async function startDiscoveryWorkflow(
  */
 export async function startEventDelivery(starter: WorkflowStarter, eventId: string, facts: WebhookFacts): Promise<StartOutcome> {
   const input: WebhookDeliveryInput = { eventId, startAttempt: 1 };
-  try {
-    await starter.temporal.workflow.start(WEBHOOK_WORKFLOW, {
-      taskQueue: starter.taskQueue,
-      workflowId: workflowIds.webhook(eventId),
-      args: [input],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      ...webhookStartMetadata(facts, { startAttempt: 1 }),
-    });
-    return 'started';
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
-    throw err;
-  }
+  return startOnce(starter, WEBHOOK_WORKFLOW, {
+    workflowId: workflowIds.webhook(eventId),
+    args: [input],
+    ...webhookStartMetadata(facts, { startAttempt: 1 }),
+  });
 }
 
 /** Starts an upload's verification (the upload is already `verifying`); joins one that runs. */
 export async function startUploadVerification(starter: WorkflowStarter, uploadId: string): Promise<StartOutcome> {
-  try {
-    await starter.temporal.workflow.start(UPLOAD_VERIFY_WORKFLOW, {
-      taskQueue: starter.taskQueue,
-      workflowId: workflowIds.uploadVerify(uploadId),
-      args: [uploadId],
-    });
-    return 'started';
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
-    throw err;
-  }
+  return startOnce(starter, UPLOAD_VERIFY_WORKFLOW, {
+    workflowId: workflowIds.uploadVerify(uploadId),
+    args: [uploadId],
+    // A verification may run again once the last one closed (the upload is still `verifying` after a crash).
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+  });
 }
 
 /**
