@@ -180,6 +180,8 @@ describe('a start lost after the commit is made up by the starter', () => {
     expect(jobs.map((j) => j.status)).toEqual(jobs.map(() => 'succeeded'));
     // Exactly one workflow per job: a second start is refused.
     const handle = healthy.deps.temporal.workflow.getHandle(workflowIds.job(jobs[0]!.id));
+    // The row is final one step before the workflow is (its last workflow task): wait for the workflow's end.
+    await handle.result();
     expect((await handle.describe()).status.name).toBe('COMPLETED');
     await expect(
       healthy.deps.temporal.workflow.start('jobWorkflow', {
