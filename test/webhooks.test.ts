@@ -51,6 +51,20 @@ async function registerEndpoint(ws: TestWorkspace, url = receiver.url) {
   return { res, session: s };
 }
 
+/**
+ * A workspace with an endpoint that the receiver verifies, and a caption transcript of VIDEO_URL in `language`
+ * retained: a repeat of `body` is answered by it at once.
+ */
+async function withRetainedTranscript(language: string) {
+  const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+  const { res: ep } = await registerEndpoint(ws);
+  receiver.configure({ secret: ep.body.secret, failFirst: 0 });
+  const body = { source: { url: VIDEO_URL }, mode: 'captions_only' as const, caption_languages: [language] };
+  const done = await waitFinal(stack.api, ws.apiKey, (await submit(stack.api, ws.apiKey, body)).body.id);
+  expect(done.body.status).toBe('succeeded');
+  return { ws, endpointId: ep.body.id as string, body, resultId: done.body.result_id as string };
+}
+
 describe('webhook endpoints', () => {
   it('registers with an owner session only, shows the secret once, lists without it', async () => {
     const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
@@ -180,18 +194,12 @@ describe('event delivery', () => {
   }, 40_000);
 
   it('delivers job.succeeded for a repeat a retained transcript answers, once, with the transcript as its result', async () => {
-    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
-    const { res: ep } = await registerEndpoint(ws);
-    receiver.configure({ secret: ep.body.secret, failFirst: 0 });
-    const body = { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['fr'] };
-    const first = await submit(stack.api, ws.apiKey, body);
-    const done = await waitFinal(stack.api, ws.apiKey, first.body.id);
-    expect(done.body.status).toBe('succeeded');
+    const { ws, endpointId, body, resultId } = await withRetainedTranscript('fr');
     // The repeat finishes as it is accepted: no job workflow runs for it, and its subscriber still hears.
     const key = randomUUID();
-    const repeat = await submit(stack.api, ws.apiKey, { ...body, webhook_endpoint_id: ep.body.id, metadata: { order: '8' } }, key);
+    const repeat = await submit(stack.api, ws.apiKey, { ...body, webhook_endpoint_id: endpointId, metadata: { order: '8' } }, key);
     expect(repeat.status).toBe(200);
-    expect(repeat.body).toMatchObject({ status: 'succeeded', result_id: done.body.result_id, billing: { kind: 'cached' } });
+    expect(repeat.body).toMatchObject({ status: 'succeeded', result_id: resultId, billing: { kind: 'cached' } });
     const all = await receiver.waitFor((xs) => xs.some((r) => r.body?.job_id === repeat.body.id && r.status === 200), 20_000);
     const event = all.find((r) => r.body?.job_id === repeat.body.id)!;
     expect(event.signature_ok && event.timestamp_ok).toBe(true);
@@ -201,12 +209,12 @@ describe('event delivery', () => {
       created_at: expect.any(String),
       job_id: repeat.body.id,
       batch_id: null,
-      result_id: done.body.result_id,
+      result_id: resultId,
       metadata: { order: '8' },
       error: null,
     });
     // A replay of the submit answers the same job and records no second event.
-    const replay = await submit(stack.api, ws.apiKey, { ...body, webhook_endpoint_id: ep.body.id, metadata: { order: '8' } }, key);
+    const replay = await submit(stack.api, ws.apiKey, { ...body, webhook_endpoint_id: endpointId, metadata: { order: '8' } }, key);
     expect(replay.body.id).toBe(repeat.body.id);
     expect(await stack.api.deps.db.webhookEvent.count({ where: { subjectKey: `job:${repeat.body.id}` } })).toBe(1);
     // Its delivery is a workflow of its own, as an operator finds it in the Temporal UI.
@@ -215,17 +223,12 @@ describe('event delivery', () => {
   }, 40_000);
 
   it("delivers a batch item's event when a retained transcript answers it, beside the batch's own", async () => {
-    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
-    const { res: ep } = await registerEndpoint(ws);
-    receiver.configure({ secret: ep.body.secret, failFirst: 0 });
-    const item = { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['es'] };
-    const first = await submit(stack.api, ws.apiKey, item);
-    expect((await waitFinal(stack.api, ws.apiKey, first.body.id)).body.status).toBe('succeeded');
+    const { ws, endpointId, body: item, resultId } = await withRetainedTranscript('es');
     const batch = await request(app())
       .post('/v1/batches')
       .set(bearer(ws.apiKey))
       .set('Idempotency-Key', randomUUID())
-      .send({ items: [{ ...item, webhook_endpoint_id: ep.body.id }], webhook_endpoint_id: ep.body.id });
+      .send({ items: [{ ...item, webhook_endpoint_id: endpointId }], webhook_endpoint_id: endpointId });
     expect(batch.status).toBe(202);
     const child = batch.body.items[0].job_id as string;
     await receiver.waitFor(
@@ -235,23 +238,18 @@ describe('event delivery', () => {
       20_000,
     );
     const itemEvent = receiver.received.find((r) => r.body?.job_id === child)!;
-    expect(itemEvent.body).toMatchObject({ batch_id: batch.body.id, result_id: expect.any(String), error: null });
+    expect(itemEvent.body).toMatchObject({ batch_id: batch.body.id, result_id: resultId, error: null });
   }, 40_000);
 
   it("delivers a repeat's event whose delivery start was lost (the process died after the commit) from the starter", async () => {
-    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
-    const { res: ep } = await registerEndpoint(ws);
-    receiver.configure({ secret: ep.body.secret, failFirst: 0 });
-    const body = { source: { url: VIDEO_URL }, mode: 'captions_only' as const, caption_languages: ['de'] };
-    const first = await submit(stack.api, ws.apiKey, body);
-    expect((await waitFinal(stack.api, ws.apiKey, first.body.id)).body.status).toBe('succeeded');
+    const { ws, endpointId, body } = await withRetainedTranscript('de');
     // The accepting commit happens; the start after it never does.
     const dropped = { dispatch: () => undefined, drain: async () => undefined } as unknown as StartDispatcher;
     const principal: Principal = { kind: 'api_key', workspaceId: ws.workspaceId, plan: 'pro', scopes: SCOPES, emailVerified: true };
     const repeat = await submitJob(
       { ...jobServiceDeps(stack.api.deps), starts: dropped },
       principal,
-      JobRequestSchema.parse({ ...body, webhook_endpoint_id: ep.body.id }),
+      JobRequestSchema.parse({ ...body, webhook_endpoint_id: endpointId }),
       {
         operation: 'POST /v1/jobs',
         key: randomUUID(),
@@ -269,19 +267,13 @@ describe('event delivery', () => {
     await receiver.waitFor((xs) => xs.some((r) => r.event_id === eventId && r.status === 200), 20_000);
     // Attempted now: the next pass does not find it again.
     const after = await startPendingWorkflows(stack.api.deps.db, starter, new Date(Date.now() + 60_000));
-    const stillFound = await stack.api.deps.db.webhookDelivery.count({ where: { eventId } });
-    expect(stillFound).toBe(1);
+    expect(await stack.api.deps.db.webhookDelivery.count({ where: { eventId } })).toBe(1);
     expect(after.started).toBe(0);
   }, 40_000);
 
   it("the starter's look for such events reads the undelivered ones only, not thousands delivered", async () => {
-    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
-    const { res: ep } = await registerEndpoint(ws);
-    receiver.configure({ secret: ep.body.secret, failFirst: 0 });
-    const body = { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['en'] };
-    const first = await submit(stack.api, ws.apiKey, body);
-    expect((await waitFinal(stack.api, ws.apiKey, first.body.id)).body.status).toBe('succeeded');
-    const repeat = await submit(stack.api, ws.apiKey, { ...body, webhook_endpoint_id: ep.body.id });
+    const { ws, endpointId, body } = await withRetainedTranscript('en');
+    const repeat = await submit(stack.api, ws.apiKey, { ...body, webhook_endpoint_id: endpointId });
     await receiver.waitFor((xs) => xs.some((r) => r.body?.job_id === repeat.body.id && r.status === 200), 20_000);
     const db = stack.api.deps.db;
     const { id: eventId } = await db.webhookEvent.findUniqueOrThrow({ where: { subjectKey: `job:${repeat.body.id}` } });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { JobRequest } from '../schemas/jobs';
 import { workflowIds } from '../../workflows/definitions';
 import { startBatchWorkflow, startEventDelivery } from '../workflow-starts';
+import { recordJobEvent } from '../webhooks/events';
 import type { Principal } from '../accounts/principal';
 import type { Db } from '../db';
 import { ServiceError } from '../../core/errors';
@@ -13,7 +14,6 @@ import {
   initialHold,
   jobRowData,
   jobTextRows,
-  recordReusedJobEvent,
   resolveJobSource,
   type JobServiceDeps,
   type NewJobRow,
@@ -118,8 +118,11 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
       // An item a retained transcript answers is final now, and no job workflow runs for it: its own endpoint's
       // event is recorded here and delivered after the commit (as for a single job, domain/jobs/submit.ts).
       const events: { eventId: string; jobId: string }[] = [];
-      for (const job of jobs.filter((j) => j.status === 'succeeded' && j.webhookEndpointId)) {
-        const eventId = await recordReusedJobEvent(tx, job);
+      for (const [i, job] of jobs.entries()) {
+        const answer = cached[i];
+        if (!answer || !job.webhookEndpointId) continue;
+        const outcome = { type: 'job.succeeded', resultId: answer.id } as const;
+        const eventId = await recordJobEvent(tx, { ...job, endpointId: job.webhookEndpointId }, outcome);
         if (eventId) events.push({ eventId, jobId: job.id });
       }
       return { batchId, events };

@@ -7,7 +7,7 @@ import { renderTranscriptBody, type TranscriptAlignment } from '../transcripts/v
 import type { JobOutcome, JobStage } from '../../workflows/definitions';
 import { chargeHoldIn, increaseHold, releaseHoldIn } from '../credits/ledger';
 import { jsonColumn, type Db, type Tx } from '../db';
-import { recordEvent } from '../webhooks/events';
+import { jobEventSubject, recordJobEvent } from '../webhooks/events';
 import { reuseKey } from './reuse';
 import { recognitionOptionsOfJob } from './recognition';
 import { ACTIVE_STATUSES, isFinal } from './view';
@@ -303,17 +303,7 @@ export async function completeJob(
         WHERE id = ${result.transcriptId}::uuid),
       notified AS (SELECT pg_notify(${JOB_FINAL_CHANNEL}, ${jobId}))
       UPDATE jobs SET credits_charged = ${settled.charged} FROM notified WHERE id = ${jobId}::uuid`;
-    const eventId = await recordEvent(tx, {
-      workspaceId: job.workspaceId,
-      endpointId: job.endpointId,
-      type: 'job.succeeded',
-      subjectKey: `job:${jobId}`,
-      jobId,
-      batchId: job.batchId,
-      resultId: result.transcriptId,
-      metadata: job.metadata,
-      error: null,
-    });
+    const eventId = await recordJobEvent(tx, { ...job, id: jobId }, { type: 'job.succeeded', resultId: result.transcriptId });
     return { status: 'succeeded', eventId };
   });
 }
@@ -353,24 +343,12 @@ async function finish(db: Db, jobId: string, status: 'failed' | 'cancelled', err
     await tx.transcript.deleteMany({ where: { jobId, publishedAt: null } });
     // Cancelled jobs emit no event (the spec names job.succeeded and job.failed only).
     const eventId =
-      status === 'failed'
-        ? await recordEvent(tx, {
-            workspaceId: job.workspaceId,
-            endpointId: job.webhookEndpointId,
-            type: 'job.failed',
-            subjectKey: `job:${jobId}`,
-            jobId,
-            batchId: job.batchId,
-            resultId: null,
-            metadata: job.metadata as Record<string, string>,
-            error,
-          })
-        : null;
+      status === 'failed' ? await recordJobEvent(tx, { ...job, endpointId: job.webhookEndpointId }, { type: 'job.failed', error }) : null;
     await notifyFinal(tx, jobId);
     return { status, eventId };
   });
 }
 
 async function existingEventId(tx: Tx, jobId: string): Promise<string | null> {
-  return (await tx.webhookEvent.findUnique({ where: { subjectKey: `job:${jobId}` }, select: { id: true } }))?.id ?? null;
+  return (await tx.webhookEvent.findUnique({ where: { subjectKey: jobEventSubject(jobId) }, select: { id: true } }))?.id ?? null;
 }

@@ -4,7 +4,7 @@ import type { JobRequest, PLATFORMS } from '../schemas/jobs';
 import type { Principal } from '../accounts/principal';
 import { rowByColumn, type Db, type Tx } from '../db';
 import { startEventDelivery, startJobWorkflow, type StartDispatcher } from '../workflow-starts';
-import { recordEvent } from '../webhooks/events';
+import { recordJobEvent } from '../webhooks/events';
 import { ServiceError } from '../../core/errors';
 import { requestHash, type IdempotencyScope } from '../idempotency';
 import { acceptRow, acceptWork } from '../accept-work';
@@ -364,7 +364,8 @@ async function acceptReusingJobWithEvent(
     holdReason: `job ${row.id}`,
     create: async (tx) => {
       const job = await tx.job.create({ data: jobRowData(principal, row, null, { transcriptId: cached.id, title: cached.title }) });
-      return { job, eventId: await recordReusedJobEvent(tx, job) };
+      const outcome = { type: 'job.succeeded', resultId: cached.id } as const;
+      return { job, eventId: await recordJobEvent(tx, { ...job, endpointId: job.webhookEndpointId }, outcome) };
     },
     start: {
       label: `webhook event of job ${row.id}`,
@@ -376,25 +377,6 @@ async function acceptReusingJobWithEvent(
   });
   if (outcome.kind === 'existing') return answerReplay(deps.db, outcome.id);
   return { status: 200, job: toJobView(outcome.created.job) };
-}
-
-/** The job.succeeded event of a job a retained transcript answered; null when its endpoint is not enabled (any more). */
-export function recordReusedJobEvent(
-  tx: Tx,
-  job: Pick<Job, 'id' | 'workspaceId' | 'webhookEndpointId' | 'batchId' | 'resultId' | 'metadata'>,
-): Promise<string | null> {
-  return recordEvent(tx, {
-    workspaceId: job.workspaceId,
-    endpointId: job.webhookEndpointId,
-    type: 'job.succeeded',
-    // The subject key a job's workflow would use: one event per job outcome, whoever records it.
-    subjectKey: `job:${job.id}`,
-    jobId: job.id,
-    batchId: job.batchId,
-    resultId: job.resultId,
-    metadata: (job.metadata ?? {}) as Record<string, string>,
-    error: null,
-  });
 }
 
 /** The answer to a replayed Idempotency-Key: the job it made, as it is now. */

@@ -68,6 +68,32 @@ export async function recordEvent(
   return existing?.id ?? null;
 }
 
+/** The subject key of a job's outcome event: one event per job, whichever step records it. */
+export const jobEventSubject = (jobId: string) => `job:${jobId}`;
+
+/**
+ * A job's outcome event (job.succeeded or job.failed) to the endpoint the job names, in the caller's
+ * transaction: recorded by the job's completion or failure, or at acceptance for a job a retained transcript
+ * answers. Null when the job names no enabled endpoint.
+ */
+export function recordJobEvent(
+  tx: Tx,
+  job: { id: string; workspaceId: string; endpointId: string | null; batchId: string | null; metadata: unknown },
+  outcome: { type: 'job.succeeded'; resultId: string } | { type: 'job.failed'; error: ErrorObject | null },
+): Promise<string | null> {
+  return recordEvent(tx, {
+    workspaceId: job.workspaceId,
+    endpointId: job.endpointId,
+    type: outcome.type,
+    subjectKey: jobEventSubject(job.id),
+    jobId: job.id,
+    batchId: job.batchId,
+    resultId: outcome.type === 'job.succeeded' ? outcome.resultId : null,
+    metadata: (job.metadata ?? {}) as Record<string, string>,
+    error: outcome.type === 'job.failed' ? outcome.error : null,
+  });
+}
+
 /** What one delivery attempt needs: the event and the endpoint it goes to. */
 export interface EventToDeliver {
   id: string;
