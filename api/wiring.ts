@@ -4,7 +4,7 @@ import { addressPolicy, objectStoreSettings, recognizerSettings, stripeSettings,
 import { createDb } from '../domain/db';
 import { JobWakeups } from '../domain/jobs/wakeups';
 import { resolveSecretsKey } from '../domain/secrets-key';
-import { StartDispatcher } from '../domain/workflow-starts';
+import { markWorkflowsStarted, StartDispatcher } from '../domain/workflow-starts';
 import { connectTemporal } from '../integrations/temporal-connection';
 import { selectRecognizers } from '../integrations/recognizers/select';
 import { createObjectStore } from '../integrations/storage';
@@ -84,8 +84,10 @@ export async function connectAppDeps(
   // Built from the final Temporal client and logger (a test may pass its own client).
   const starts =
     deps.starts ??
-    new StartDispatcher({ temporal: deps.temporal, taskQueue: cfg.TEMPORAL_TASK_QUEUE }, (err, what) =>
-      deps.logger.warn({ err, what }, 'workflow start after commit failed; the starter will make it up'),
+    new StartDispatcher(
+      { temporal: deps.temporal, taskQueue: cfg.TEMPORAL_TASK_QUEUE },
+      (err, what) => deps.logger.warn({ err, what }, 'workflow start after commit failed; the starter will make it up'),
+      { markStarted: (table, ids) => markWorkflowsStarted(deps.db, table, ids) },
     );
   return {
     deps: { ...deps, starts },

@@ -197,6 +197,29 @@ export async function startUploadVerification(starter: WorkflowStarter, uploadId
   });
 }
 
+/** The rows whose workflow's start the API records; a closed list, as the name goes into the statement's text. */
+const STARTED_TABLES = {
+  jobs: Prisma.raw('jobs'),
+  video_discoveries: Prisma.raw('video_discoveries'),
+  language_discoveries: Prisma.raw('language_discoveries'),
+} as const;
+export type StartedTable = keyof typeof STARTED_TABLES;
+
+/** Records that the workflows of these rows exist, so that the starter never asks Temporal about them. */
+export async function markWorkflowsStarted(db: Db, table: StartedTable, ids: string[]): Promise<void> {
+  await db.$executeRaw`UPDATE ${STARTED_TABLES[table]} SET workflow_started_at = now()
+    WHERE id = ANY(${ids}::uuid[]) AND workflow_started_at IS NULL`;
+}
+
+export interface StartDispatcherOptions {
+  /** Starts in flight at once (default 16). */
+  concurrency?: number;
+  /** Starts waiting beyond which the rest are left to the starter (default 2,000). */
+  maxPending?: number;
+  /** Writes the records of `started` (markWorkflowsStarted); without it they are not kept. */
+  markStarted?: (table: StartedTable, ids: string[]) => Promise<void>;
+}
+
 /**
  * Starts workflows right after their accepting commits, without holding up the
  * response: a request commits, hands the start here and answers 202, so
@@ -205,17 +228,29 @@ export async function startUploadVerification(starter: WorkflowStarter, uploadId
  * `maxPending` wait (Temporal slow or down), the rest are left to the starter,
  * which finds them by their null workflow_started_at. Nothing here must
  * survive the process: the committed rows are the record.
+ *
+ * A start that succeeded is recorded (`started`), many rows per statement: one flush at a time, and what
+ * arrives meanwhile goes into the next. Without it every job still queued behind others when the starter
+ * looked cost one more start RPC (answered "already started"): under a backlog the starter's passes were
+ * spent confirming hundreds of running workflows, a job whose start was really lost waited behind them, and
+ * Temporal, already the bottleneck, answered three starts per job (the scale test, test/scale/scale.ts). A
+ * record lost with the process costs only that confirmation.
  */
 export class StartDispatcher {
   private inFlight = 0;
   private readonly waiting: { what: string; start: () => Promise<unknown> }[] = [];
   private idle: (() => void)[] = [];
+  private readonly startedRows = new Map<StartedTable, Set<string>>();
+  private marking: Promise<void> | null = null;
+  private readonly opts: Required<Omit<StartDispatcherOptions, 'markStarted'>> & Pick<StartDispatcherOptions, 'markStarted'>;
 
   constructor(
     private readonly starter: WorkflowStarter,
     private readonly onError: (err: unknown, what: string) => void,
-    private readonly opts: { concurrency: number; maxPending: number } = { concurrency: 16, maxPending: 2_000 },
-  ) {}
+    opts: StartDispatcherOptions = {},
+  ) {
+    this.opts = { concurrency: 16, maxPending: 2_000, ...opts };
+  }
 
   dispatch(what: string, start: () => Promise<unknown>): void {
     if (this.waiting.length >= this.opts.maxPending) {
@@ -230,10 +265,29 @@ export class StartDispatcher {
     setImmediate(() => this.pump());
   }
 
-  /** Resolves once nothing is waiting or in flight (shutdown, tests). */
+  /** Records that the workflow of this row exists (called by a start that succeeded). */
+  started(table: StartedTable, id: string): void {
+    if (!this.opts.markStarted) return;
+    const ids = this.startedRows.get(table) ?? new Set<string>();
+    this.startedRows.set(table, ids.add(id));
+    this.marking ??= this.writeStarted();
+  }
+
+  /** Resolves once nothing is waiting or in flight, and the starts made are recorded (shutdown, tests). */
   async drain(): Promise<void> {
-    if (this.inFlight === 0 && this.waiting.length === 0) return;
-    await new Promise<void>((resolve) => this.idle.push(resolve));
+    if (this.inFlight > 0 || this.waiting.length > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+    await this.marking;
+  }
+
+  private async writeStarted(): Promise<void> {
+    // Let the starts that end in this turn join the first statement.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.startedRows.size > 0) {
+      const [table, ids] = this.startedRows.entries().next().value!;
+      this.startedRows.delete(table);
+      await this.opts.markStarted!(table, [...ids]).catch((err) => this.onError(err, `recording ${ids.size} started ${table}`));
+    }
+    this.marking = null;
   }
 
   private pump(): void {
@@ -262,7 +316,7 @@ export interface StarterPass {
   events: number;
   /**
    * Of those, the workflows it started: starts that were lost. The rest were running already (the API's start
-   * after the commit succeeded; a job still queued behind others is not marked started until it runs).
+   * after the commit succeeded, but its record of that did not: the process ended first).
    */
   started: number;
 }

@@ -174,7 +174,10 @@ export async function submitVideoDiscovery(
           },
         }),
       find: (id) => deps.db.videoDiscovery.findUniqueOrThrow({ where: { id } }),
-      start: (created) => startDiscoveryWorkflow(deps, 'video', videoDiscoveryFacts(created)),
+      start: async (created) => {
+        await startDiscoveryWorkflow(deps, 'video', videoDiscoveryFacts(created));
+        deps.starts.started('video_discoveries', created.id);
+      },
     },
   );
   return { status, discovery: videoDiscoveryView(row) };
@@ -198,7 +201,10 @@ export async function submitLanguageDiscovery(
         data: { id, workspaceId: principal.workspaceId, sourceUrl: link.canonicalUrl, mediaId: link.mediaId, cacheKey, holdId, ...times },
       }),
     find: (id) => deps.db.languageDiscovery.findUniqueOrThrow({ where: { id } }),
-    start: (created) => startDiscoveryWorkflow(deps, 'language', languageDiscoveryFacts(created)),
+    start: async (created) => {
+      await startDiscoveryWorkflow(deps, 'language', languageDiscoveryFacts(created));
+      deps.starts.started('language_discoveries', created.id);
+    },
   });
   return { status, discovery: languageDiscoveryView(row) };
 }

@@ -44,6 +44,41 @@ describe('StartDispatcher', () => {
     expect(errors).toEqual(['job c']);
   });
 
+  it('records the starts that succeeded, many rows per statement, and keeps recording after a failed write', async () => {
+    const writes: { table: string; ids: string[] }[] = [];
+    const errors: string[] = [];
+    let failNext = true;
+    const dispatcher = new StartDispatcher(starter, (_err, what) => errors.push(what), {
+      concurrency: 4,
+      markStarted: async (table, ids) => {
+        await new Promise((r) => setTimeout(r, 30));
+        if (failNext) {
+          failNext = false;
+          throw new Error('database unavailable');
+        }
+        writes.push({ table, ids });
+      },
+    });
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    for (const id of ids) {
+      dispatcher.dispatch(`job ${id}`, async () => {
+        // The first four end together; the next four start after them and end while the first record is written.
+        await new Promise((r) => setTimeout(r, ids.indexOf(id) < 4 ? 0 : 10));
+        if (id === 'c') throw new Error('Temporal unavailable');
+        dispatcher.started('jobs', id);
+      });
+    }
+    await dispatcher.drain();
+    // The first four ended in one turn: one statement, which failed (reported, the starter confirms those).
+    expect(errors).toEqual(['job c', 'recording 3 started jobs']);
+    // The next four ended while it was written: one statement for all of them, the failed start not among them.
+    expect(writes).toEqual([{ table: 'jobs', ids: ['e', 'f', 'g', 'h'] }]);
+    // Nothing left over, and a later start is recorded again.
+    dispatcher.dispatch('job i', async () => dispatcher.started('video_discoveries', 'i'));
+    await dispatcher.drain();
+    expect(writes[1]).toEqual({ table: 'video_discoveries', ids: ['i'] });
+  });
+
   it('leaves starts beyond maxPending to the starter, reported', async () => {
     const errors: string[] = [];
     const dispatcher = new StartDispatcher(starter, (_err, what) => errors.push(what), { concurrency: 1, maxPending: 1 });
