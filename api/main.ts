@@ -1,3 +1,5 @@
+// First, so that every module after it is compiled once and reused at the next start.
+import '../integrations/compile-cache';
 import { config } from '../domain/config';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';

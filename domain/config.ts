@@ -79,6 +79,9 @@ const ConfigSchema = z.object({
   ASSEMBLYAI_BASE_URL: z.string().url().optional(),
   ASSEMBLYAI_WEBHOOK_SECRET: z.string().optional(),
   ASSEMBLYAI_SPEECH_MODEL: z.string().optional(),
+  // The workflows bundled ahead of time (`npm run build:workflows <dir>`, worker/workflow-bundle.ts); absent:
+  // each worker bundles them as it starts.
+  WORKFLOW_BUNDLE_DIR: z.string().min(1).optional(),
   // The worker's Prometheus endpoint (Temporal SDK metrics).
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   DATA_DIR: z.string().default('.data'),

@@ -1,3 +1,5 @@
+// First, so that every module after it is compiled once and reused at the next start.
+import '../integrations/compile-cache';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import pino from 'pino';
 import { createActivities } from '../activities';
@@ -7,6 +9,7 @@ import { Client } from '@temporalio/client';
 import { connectTemporal } from '../integrations/temporal-connection';
 import { ensureSchedules } from './schedules';
 import { runWorkflowStarter } from './workflow-starter';
+import { workflowCodeOptions } from './workflow-bundle';
 import { missingSearchAttributes } from '../domain/workflow-starts';
 import { config, objectStoreSettings, outboundSettings } from '../domain/config';
 import { createDb } from '../domain/db';
@@ -50,22 +53,27 @@ async function main() {
   }
   await ensureSchedules(client, taskQueue);
   const activityDeps = activityDepsFromConfig(cfg, { db: prisma, store, outbound });
+  const { interceptors, sinks } = temporalWorkerOptions();
+  const { prebuilt, ...workflowCode } = workflowCodeOptions(cfg.WORKFLOW_BUNDLE_DIR, interceptors?.workflowModules ?? [], logger);
   const worker = await Worker.create({
     connection,
     namespace: cfg.TEMPORAL_NAMESPACE,
     taskQueue,
-    workflowsPath: require.resolve('../workflows'),
+    ...workflowCode,
     activities: createActivities(activityDeps),
     // SIGTERM: the worker stops polling at once, lets running activities finish for this long, then cancels
     // them (heartbeating ones see the cancellation; Temporal retries them on another worker) and exits.
     shutdownGraceTime: WORKER_SHUTDOWN_GRACE,
-    ...temporalWorkerOptions(),
+    // A prebuilt bundle has the workflow interceptors in it already.
+    ...(interceptors ? { interceptors: prebuilt ? { ...interceptors, workflowModules: [] } : interceptors } : {}),
+    ...(sinks ? { sinks } : {}),
   });
   // Starts the workflows of committed work whose start after the commit was lost (domain/workflow-starts.ts).
   const stopStarter = runWorkflowStarter(prisma, { temporal: client, taskQueue }, logger);
   logger.info(
     {
       task_queue: taskQueue,
+      workflow_bundle: prebuilt ? workflowCode.workflowBundle : 'bundled at start',
       metrics_port: metricsPort,
       recognizer: cfg.RECOGNIZER,
       recognition_task_queue: activityDeps.transcription.cloud ? null : cfg.RECOGNITION_TASK_QUEUE,

@@ -36,6 +36,7 @@ import { testTls } from '../support/tls';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { FailoverClient, sleep } from './client';
 import { ProcessSet, treeCpuSeconds, type ServiceProcess } from './processes';
+import { buildWorkflowBundles } from '../../worker/workflow-bundle';
 
 const WORKSPACES = 4;
 const CAPTION_JOBS = 720;
@@ -123,6 +124,9 @@ async function main(): Promise<void> {
     clip,
   ]);
   const clipBytes = fs.readFileSync(clip);
+  // The deploy's artifact: the workflows bundled once, so that no worker start (first, restarted, rolling) bundles them.
+  const bundleDir = path.join(runDir, 'workflow-bundle');
+  await buildWorkflowBundles(bundleDir);
 
   const procs = new ProcessSet({
     env: {
@@ -133,6 +137,7 @@ async function main(): Promise<void> {
       PLATFORM_ORIGIN_OVERRIDE: origin.url,
       NODE_EXTRA_CA_CERTS: caFile,
       SECRETS_KEY,
+      WORKFLOW_BUNDLE_DIR: bundleDir,
     },
     logDir: path.join(runDir, 'logs'),
     temporalAddress: stack.temporal.address,
@@ -370,6 +375,18 @@ async function main(): Promise<void> {
     );
     check(outsideWindows.length === 0, `503s only while PostgreSQL restarted or a process drained (${outsideWindows.length} outside)`);
 
+    const workerLogs = fs.readdirSync(path.join(runDir, 'logs')).filter((f) => f.startsWith('worker-'));
+    const bundledAtStart = workerLogs.filter(
+      (f) =>
+        !fs
+          .readFileSync(path.join(runDir, 'logs', f), 'utf8')
+          .split('\n')
+          .some((line) => line.includes('"msg":"worker running"') && line.includes('"workflow_bundle":{"codePath"')),
+    );
+    check(
+      workerLogs.length > 0 && bundledAtStart.length === 0,
+      `every worker ran the prebuilt workflow bundle (${workerLogs.length} workers; bundled at start: ${JSON.stringify(bundledAtStart)})`,
+    );
     const crashes = procs.unexpectedExits();
     check(crashes.length === 0, `no process exited unless told to (${JSON.stringify(crashes)}; logs in .data/scale-run/logs)`);
     for (const e of stopExits) {
