@@ -1,4 +1,12 @@
+import * as tinyld from 'tinyld';
 import { checkCaptionLanguage } from '../../../domain/transcripts/caption-language';
+
+// The identifier, counted: the check asks it about as few pieces as the answer needs.
+jest.mock('tinyld', () => {
+  const actual = jest.requireActual('tinyld');
+  return { ...actual, detectAll: jest.fn(actual.detectAll) };
+});
+const detectAll = tinyld.detectAll as jest.MockedFunction<typeof tinyld.detectAll>;
 
 // The platform's caption label checked against the text (issue 25, item 4).
 
@@ -31,6 +39,22 @@ describe('checkCaptionLanguage', () => {
   test('platform codes that name the same language agree', () => {
     const tagalog = ['Magandang umaga sa inyong lahat, maraming salamat sa pagpunta ninyo dito ngayong araw na ito.'];
     expect(checkCaptionLanguage('fil', tagalog)).toMatchObject({ detected: 'tl', matches: true });
+  });
+
+  test('stops asking once a language has more than half the letters: the same answer from about half the pieces', () => {
+    // About 5,500 characters of English: 19 pieces of about 300.
+    const long = Array.from({ length: 60 }, (_, i) => english[i % 2]!);
+    detectAll.mockClear();
+    expect(checkCaptionLanguage('en', long)).toMatchObject({ detected: 'en', matches: true });
+    const uniformCalls = detectAll.mock.calls.length;
+    expect(uniformCalls).toBeGreaterThanOrEqual(7);
+    expect(uniformCalls).toBeLessThanOrEqual(11);
+    // English for its first 18 cues, then Spanish (which has a little more than half the letters): the
+    // majority is known only near the end.
+    const mixed = Array.from({ length: 60 }, (_, i) => (i < 18 ? english[i % 2]! : spanish[i % 2]!));
+    detectAll.mockClear();
+    expect(checkCaptionLanguage('es', mixed)).toMatchObject({ detected: 'es', matches: true });
+    expect(detectAll.mock.calls.length).toBeGreaterThan(uniformCalls);
   });
 
   test('a long track is sampled across its whole length, not only its start', () => {
