@@ -45,33 +45,51 @@ describe('StartDispatcher', () => {
   });
 
   it('records the starts that succeeded, many rows per statement, and keeps recording after a failed write', async () => {
+    // Every step is released by the test (no timers): the same order on any host.
+    const gate = () => {
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      return { opened, open };
+    };
+    const firstFour = gate();
+    const lastFour = gate();
+    const firstWriteMay = gate();
+    const firstWriteBegun = gate();
     const writes: { table: string; ids: string[] }[] = [];
     const errors: string[] = [];
-    let failNext = true;
+    let writesBegun = 0;
     const dispatcher = new StartDispatcher(starter, (_err, what) => errors.push(what), {
       concurrency: 4,
       markStarted: async (table, ids) => {
-        await new Promise((r) => setTimeout(r, 30));
-        if (failNext) {
-          failNext = false;
+        if (++writesBegun === 1) {
+          firstWriteBegun.open();
+          await firstWriteMay.opened;
           throw new Error('database unavailable');
         }
         writes.push({ table, ids });
       },
     });
     const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
-    for (const id of ids) {
+    for (const [i, id] of ids.entries()) {
       dispatcher.dispatch(`job ${id}`, async () => {
-        // The first four end together; the next four start after them and end while the first record is written.
-        await new Promise((r) => setTimeout(r, ids.indexOf(id) < 4 ? 0 : 10));
+        await (i < 4 ? firstFour : lastFour).opened;
         if (id === 'c') throw new Error('Temporal unavailable');
         dispatcher.started('jobs', id);
       });
     }
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    await turn();
+    // The first four end together: one statement for the three that started (it will fail).
+    firstFour.open();
+    await firstWriteBegun.opened;
+    // The next four end while it is written.
+    lastFour.open();
+    await turn();
+    firstWriteMay.open();
     await dispatcher.drain();
-    // The first four ended in one turn: one statement, which failed (reported, the starter confirms those).
+    // The failed write is reported (the starter confirms those three); the failed start is not recorded.
     expect(errors).toEqual(['job c', 'recording 3 started jobs']);
-    // The next four ended while it was written: one statement for all of them, the failed start not among them.
+    // One statement for all four that ended meanwhile.
     expect(writes).toEqual([{ table: 'jobs', ids: ['e', 'f', 'g', 'h'] }]);
     // Nothing left over, and a later start is recorded again.
     dispatcher.dispatch('job i', async () => dispatcher.started('video_discoveries', 'i'));
