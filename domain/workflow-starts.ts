@@ -328,12 +328,7 @@ export interface StarterPass {
  */
 export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, now = new Date()): Promise<StarterPass> {
   const before = new Date(now.getTime() - START_GRACE_MS);
-  const jobs = await db.job.findMany({
-    where: { workflowStartedAt: null, batchId: null, status: 'queued', createdAt: { lt: before } },
-    select: JOB_FACTS,
-    orderBy: { createdAt: 'asc' },
-    take: BATCH_SIZE,
-  });
+  const jobs = await db.$queryRaw<JobFacts[]>(jobsToStart(before));
   const bounded = <T>(fn: () => Promise<T>) => starter.temporal.withDeadline(Date.now() + STARTER_DEADLINE_MS, fn);
   let started = 0;
   const count = (outcome: StartOutcome) => {
@@ -400,6 +395,20 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
     events: events.length,
     started,
   };
+}
+
+/**
+ * The starter's query for jobs whose workflow is not known to exist, committed before `before`: queued
+ * single jobs (batch children are started by their batch's workflow). jobs_start_pending_idx holds exactly
+ * these rows, so the scan reads the few it returns, however many jobs there are.
+ */
+export function jobsToStart(before: Date): Prisma.Sql {
+  return Prisma.sql`
+    SELECT id::text AS id, workspace_id::text AS "workspaceId", platform::text AS platform, media_id AS "mediaId", mode::text AS mode, batch_id::text AS "batchId"
+    FROM jobs
+    WHERE workflow_started_at IS NULL AND batch_id IS NULL AND status = 'queued' AND created_at < ${before}
+    ORDER BY created_at
+    LIMIT ${BATCH_SIZE}`;
 }
 
 /**
