@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
+// Installs the quiet (warnings only) runtime logger the other tests use: a replay worker logs each state change.
+import './support/worker';
 import pino from 'pino';
 import { buildWorkflowBundles, staleBundleReason, workflowCodeOptions, WORKFLOWS_PATH } from '../worker/workflow-bundle';
 
