@@ -30,7 +30,7 @@ RUN bash stack/prisma-generate.sh
 
 COPY . .
 # The workflows bundled once, in the image (worker/workflow-bundle.ts): a worker container starts without
-# bundling them (1.5 s of CPU per start), and refuses a bundle whose sources differ from the image's.
+# bundling them (1.5 s of CPU per start); a bundle whose sources differ from the image's is not used.
 RUN npx tsx worker/build-workflow-bundle.ts /app/workflow-bundle
 ENV WORKFLOW_BUNDLE_DIR=/app/workflow-bundle
 # Test and build tools are not needed at run time.

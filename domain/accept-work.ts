@@ -4,7 +4,7 @@ import { reserveCredits, writeHolds } from './credits/ledger';
 import type { Db, Tx } from './db';
 import { claimIdempotencyKey, claimStatement, replayOf, type IdempotencyScope, type KeyClaim } from './idempotency';
 import { Prisma } from '../prisma/generated/client';
-import type { StartDispatcher } from './workflow-starts';
+import type { StartDispatcher, StartedTable } from './workflow-starts';
 
 // The one accepting transaction of jobs, batches and discoveries (README,
 // "Accepting work"): the idempotency key is claimed, the credits are held,
@@ -37,8 +37,11 @@ export interface WorkToAccept<Created> {
   shortfallDetail?: string;
   /** Writes the new rows, given the ids of the holds (in the order of `holds`). */
   create(tx: Tx, holdIds: string[]): Promise<Created>;
-  /** Starts the work's workflow after the commit; absent when there is nothing to run. */
-  start?: { label: string; run(created: Created): Promise<unknown> };
+  /**
+   * Starts the work's workflow after the commit; absent when there is nothing to run. `records`: the table of
+   * the row the workflow is for (its id is `resource.id`), recorded as started once the start succeeded.
+   */
+  start?: { label: string; run(created: Created): Promise<unknown>; records?: StartedTable };
   /** The transaction's own bound (a batch writes more rows). */
   timeoutMs?: number;
 }
@@ -76,8 +79,8 @@ export async function acceptWork<Created>(db: Db, starts: StartDispatcher, work:
     { timeout: work.timeoutMs ?? 15_000, maxWait: 10_000 },
   );
   if (outcome.kind === 'created' && work.start) {
-    const { label, run } = work.start;
-    starts.dispatch(label, () => run(outcome.created));
+    const { label, run, records } = work.start;
+    starts.dispatch(label, () => run(outcome.created), records && { table: records, id: work.resource.id });
   }
   return outcome;
 }

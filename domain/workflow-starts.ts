@@ -204,6 +204,11 @@ const STARTED_TABLES = {
   language_discoveries: Prisma.raw('language_discoveries'),
 } as const;
 export type StartedTable = keyof typeof STARTED_TABLES;
+/** A row whose workflow a start creates. */
+export interface StartedRow {
+  table: StartedTable;
+  id: string;
+}
 
 /** Records that the workflows of these rows exist, so that the starter never asks Temporal about them. */
 export async function markWorkflowsStarted(db: Db, table: StartedTable, ids: string[]): Promise<void> {
@@ -229,16 +234,16 @@ export interface StartDispatcherOptions {
  * which finds them by their null workflow_started_at. Nothing here must
  * survive the process: the committed rows are the record.
  *
- * A start that succeeded is recorded (`started`), many rows per statement: one flush at a time, and what
- * arrives meanwhile goes into the next. Without it every job still queued behind others when the starter
- * looked cost one more start RPC (answered "already started"): under a backlog the starter's passes were
- * spent confirming hundreds of running workflows, a job whose start was really lost waited behind them, and
- * Temporal, already the bottleneck, answered three starts per job (the scale test, test/scale/scale.ts). A
- * record lost with the process costs only that confirmation.
+ * A start dispatched with the row it starts (`record`) is recorded once it succeeded, many rows per
+ * statement: one flush at a time, and what arrives meanwhile goes into the next. Without it every job still
+ * queued behind others when the starter looked cost one more start RPC (answered "already started"): under
+ * a backlog the starter's passes were spent confirming hundreds of running workflows, a job whose start was
+ * really lost waited behind them, and Temporal, already the bottleneck, answered three starts per job (the
+ * scale test, test/scale/scale.ts). A record lost with the process costs only that confirmation.
  */
 export class StartDispatcher {
   private inFlight = 0;
-  private readonly waiting: { what: string; start: () => Promise<unknown> }[] = [];
+  private readonly waiting: { what: string; start: () => Promise<unknown>; record?: StartedRow }[] = [];
   private idle: (() => void)[] = [];
   private readonly startedRows = new Map<StartedTable, Set<string>>();
   private marking: Promise<void> | null = null;
@@ -252,21 +257,22 @@ export class StartDispatcher {
     this.opts = { concurrency: 16, maxPending: 2_000, ...opts };
   }
 
-  dispatch(what: string, start: () => Promise<unknown>): void {
+  /** Queues `start`; once it succeeded, `record` (when given) is written as started (markWorkflowsStarted). */
+  dispatch(what: string, start: () => Promise<unknown>, record?: StartedRow): void {
     if (this.waiting.length >= this.opts.maxPending) {
       this.onError(new Error(`more than ${this.opts.maxPending} starts waiting`), what);
       return;
     }
     // The start runs later, outside the request: it keeps the request's trace context (no-op when tracing is off).
     const requestContext = context.active();
-    this.waiting.push({ what, start: () => context.with(requestContext, start) });
+    this.waiting.push({ what, start: () => context.with(requestContext, start), record });
     // After the current I/O turn: the accepting request's answer is written
     // first, not after the start's synchronous encoding work.
     setImmediate(() => this.pump());
   }
 
-  /** Records that the workflow of this row exists (called by a start that succeeded). */
-  started(table: StartedTable, id: string): void {
+  /** Records that the workflow of this row exists (its start succeeded). */
+  private started({ table, id }: StartedRow): void {
     if (!this.opts.markStarted) return;
     const ids = this.startedRows.get(table) ?? new Set<string>();
     this.startedRows.set(table, ids.add(id));
@@ -296,7 +302,10 @@ export class StartDispatcher {
       this.inFlight++;
       void this.starter.temporal
         .withDeadline(Date.now() + START_AFTER_COMMIT_DEADLINE_MS, next.start)
-        .catch((err) => this.onError(err, next.what))
+        .then(
+          () => next.record && this.started(next.record),
+          (err) => this.onError(err, next.what),
+        )
         .finally(() => {
           this.inFlight--;
           this.pump();
@@ -338,7 +347,7 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
     const { id } = job;
     count(await bounded(() => startJobWorkflow(starter, job)));
     // Known to exist now (started here, or by the API, or still waiting for a worker).
-    await db.job.updateMany({ where: { id, workflowStartedAt: null }, data: { workflowStartedAt: new Date() } });
+    await markWorkflowsStarted(db, 'jobs', [id]);
   });
   const batches = await db.batch.findMany({
     where: { workflowStartedAt: null, createdAt: { lt: before } },
@@ -373,9 +382,7 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
   await eachSideBySide(discoveries, async ({ type, facts }) => {
     const { id } = facts;
     count(await bounded(() => startDiscoveryWorkflow(starter, type, facts)));
-    const known = { where: { id, workflowStartedAt: null }, data: { workflowStartedAt: new Date() } };
-    if (type === 'video') await db.videoDiscovery.updateMany(known);
-    else await db.languageDiscovery.updateMany(known);
+    await markWorkflowsStarted(db, type === 'video' ? 'video_discoveries' : 'language_discoveries', [id]);
   });
   const events = await db.$queryRaw<{ id: string; workspaceId: string; type: string; jobId: string; batchId: string | null }[]>(
     reusedJobEventsToStart(now),

@@ -22,6 +22,20 @@ const VARIANTS = {
 };
 type Variant = keyof typeof VARIANTS;
 
+const fromRoot = (modules: string[]) => modules.map((m) => path.relative(ROOT, m));
+
+/** The variant bundled with exactly these interceptor modules, if any. */
+function variantOf(workflowInterceptorModules: string[]): Variant | undefined {
+  const wanted = fromRoot(workflowInterceptorModules).join(',');
+  return (Object.keys(VARIANTS) as Variant[]).find((v) => fromRoot(VARIANTS[v]).join(',') === wanted);
+}
+
+/** Written aside and renamed: a worker starting meanwhile reads the old file or the new one, never half of one. */
+function writeWhole(file: string, content: string): void {
+  fs.writeFileSync(`${file}.tmp`, content);
+  fs.renameSync(`${file}.tmp`, file);
+}
+
 interface Manifest {
   workflowInterceptorModules: string[];
   /** Every file the bundle was made from (paths from the repository's root) and its sha256. */
@@ -47,13 +61,10 @@ export async function buildWorkflowBundles(dir: string): Promise<{ file: string;
     const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules, logger: quiet as never });
     const sources: Record<string, string> = {};
     for (const file of bundleSources(code)) sources[path.relative(ROOT, file)] = sha256(fs.readFileSync(file));
-    const manifest: Manifest = { workflowInterceptorModules: workflowInterceptorModules.map((m) => path.relative(ROOT, m)), sources };
-    // Written aside and renamed: a worker starting meanwhile reads the old pair or the new one, never half of one.
+    const manifest: Manifest = { workflowInterceptorModules: fromRoot(workflowInterceptorModules), sources };
     const file = path.join(dir, `${variant}.js`);
-    fs.writeFileSync(`${file}.tmp`, code);
-    fs.writeFileSync(path.join(dir, `${variant}.manifest.json.tmp`), JSON.stringify(manifest, null, 1));
-    fs.renameSync(`${file}.tmp`, file);
-    fs.renameSync(path.join(dir, `${variant}.manifest.json.tmp`), path.join(dir, `${variant}.manifest.json`));
+    writeWhole(file, code);
+    writeWhole(path.join(dir, `${variant}.manifest.json`), JSON.stringify(manifest, null, 1));
     built.push({ file, bytes: code.length, sources: Object.keys(sources).length });
   }
   return built;
@@ -61,9 +72,8 @@ export async function buildWorkflowBundles(dir: string): Promise<{ file: string;
 
 /** Why the prebuilt bundle in `dir` for these interceptor modules cannot be used, or null when it can. */
 export function staleBundleReason(dir: string, workflowInterceptorModules: string[]): string | null {
-  const wanted = workflowInterceptorModules.map((m) => path.relative(ROOT, m)).join(',');
-  const variant = (Object.keys(VARIANTS) as Variant[]).find((v) => VARIANTS[v].map((m) => path.relative(ROOT, m)).join(',') === wanted);
-  if (!variant) return `no prebuilt bundle has the interceptor modules ${wanted}`;
+  const variant = variantOf(workflowInterceptorModules);
+  if (!variant) return `no prebuilt bundle has the interceptor modules ${fromRoot(workflowInterceptorModules).join(',')}`;
   const manifestFile = path.join(dir, `${variant}.manifest.json`);
   if (!fs.existsSync(manifestFile) || !fs.existsSync(path.join(dir, `${variant}.js`))) return `${dir} has no ${variant} bundle`;
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Manifest;
@@ -86,10 +96,8 @@ export function workflowCodeOptions(
 ): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> & { prebuilt: boolean } {
   if (dir) {
     const stale = staleBundleReason(dir, workflowInterceptorModules);
-    if (stale === null) {
-      const variant = workflowInterceptorModules.length ? 'traced' : 'plain';
-      return { workflowBundle: { codePath: path.join(dir, `${variant}.js`) }, prebuilt: true };
-    }
+    if (stale === null)
+      return { workflowBundle: { codePath: path.join(dir, `${variantOf(workflowInterceptorModules)}.js`) }, prebuilt: true };
     logger.warn({ dir, reason: stale }, 'prebuilt workflow bundle not used; bundling the current workflow code (npm run build:workflows)');
   }
   return { workflowsPath: WORKFLOWS_PATH, prebuilt: false };

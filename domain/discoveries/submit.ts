@@ -78,6 +78,9 @@ const lifetime = () => {
 };
 const cacheSince = () => new Date(Date.now() - DISCOVERY_CACHE_SECONDS * 1000);
 
+/** The table of each kind of discovery, whose rows record that their workflow started. */
+const STARTED_TABLE = { video_discovery: 'video_discoveries', language_discovery: 'language_discoveries' } as const;
+
 /** What differs between the two kinds of discovery on the accepting path; acceptDiscovery does the rest. */
 interface DiscoveryKindOps<Row extends { id: string; status: string }> {
   resourceType: 'video_discovery' | 'language_discovery';
@@ -122,7 +125,7 @@ async function acceptDiscovery<Row extends { id: string; status: string }>(
     holds: [DISCOVERY_CREDITS],
     holdReason: `${ops.resourceType.replace('_', ' ')} ${id}`,
     create: (tx, [holdId]) => ops.create(tx, id, holdId!, lifetime()),
-    start: { label: `${ops.resourceType} ${id}`, run: (created) => ops.start(created) },
+    start: { label: `${ops.resourceType} ${id}`, run: (created) => ops.start(created), records: STARTED_TABLE[ops.resourceType] },
   });
   if (outcome.kind === 'created') return { status: 202, row: outcome.created };
   const row = await ops.find(outcome.id);
@@ -174,10 +177,7 @@ export async function submitVideoDiscovery(
           },
         }),
       find: (id) => deps.db.videoDiscovery.findUniqueOrThrow({ where: { id } }),
-      start: async (created) => {
-        await startDiscoveryWorkflow(deps, 'video', videoDiscoveryFacts(created));
-        deps.starts.started('video_discoveries', created.id);
-      },
+      start: (created) => startDiscoveryWorkflow(deps, 'video', videoDiscoveryFacts(created)),
     },
   );
   return { status, discovery: videoDiscoveryView(row) };
@@ -201,10 +201,7 @@ export async function submitLanguageDiscovery(
         data: { id, workspaceId: principal.workspaceId, sourceUrl: link.canonicalUrl, mediaId: link.mediaId, cacheKey, holdId, ...times },
       }),
     find: (id) => deps.db.languageDiscovery.findUniqueOrThrow({ where: { id } }),
-    start: async (created) => {
-      await startDiscoveryWorkflow(deps, 'language', languageDiscoveryFacts(created));
-      deps.starts.started('language_discoveries', created.id);
-    },
+    start: (created) => startDiscoveryWorkflow(deps, 'language', languageDiscoveryFacts(created)),
   });
   return { status, discovery: languageDiscoveryView(row) };
 }

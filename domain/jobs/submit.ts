@@ -299,13 +299,7 @@ export async function submitJob(
       await tx.jobText.createMany({ data: jobTextRows([row]) });
       return job;
     },
-    start: {
-      label: `job ${id}`,
-      run: async (job: Job) => {
-        await startJobWorkflow(deps, job);
-        deps.starts.started('jobs', job.id);
-      },
-    },
+    start: { label: `job ${id}`, run: (job: Job) => startJobWorkflow(deps, job), records: 'jobs' },
   });
   if (outcome.kind === 'existing') return answerReplay(deps.db, outcome.id);
   return { status: 202, job: toJobView(outcome.created) };

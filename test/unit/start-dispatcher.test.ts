@@ -71,11 +71,14 @@ describe('StartDispatcher', () => {
     });
     const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
     for (const [i, id] of ids.entries()) {
-      dispatcher.dispatch(`job ${id}`, async () => {
-        await (i < 4 ? firstFour : lastFour).opened;
-        if (id === 'c') throw new Error('Temporal unavailable');
-        dispatcher.started('jobs', id);
-      });
+      dispatcher.dispatch(
+        `job ${id}`,
+        async () => {
+          await (i < 4 ? firstFour : lastFour).opened;
+          if (id === 'c') throw new Error('Temporal unavailable');
+        },
+        { table: 'jobs', id },
+      );
     }
     const turn = () => new Promise((resolve) => setImmediate(resolve));
     await turn();
@@ -92,7 +95,7 @@ describe('StartDispatcher', () => {
     // One statement for all four that ended meanwhile.
     expect(writes).toEqual([{ table: 'jobs', ids: ['e', 'f', 'g', 'h'] }]);
     // Nothing left over, and a later start is recorded again.
-    dispatcher.dispatch('job i', async () => dispatcher.started('video_discoveries', 'i'));
+    dispatcher.dispatch('discovery i', async () => undefined, { table: 'video_discoveries', id: 'i' });
     await dispatcher.drain();
     expect(writes[1]).toEqual({ table: 'video_discoveries', ids: ['i'] });
   });
