@@ -39,7 +39,7 @@ from typing import Callable
 import numpy as np
 
 from .audio import SAMPLE_RATE, even_level, read_audio, steady_gain
-from .decoding import DEFAULT_PROFILE, PROFILES, Decoded, Decoder, Profile, Word
+from .decoding import DEFAULT_PROFILE, PROFILES, BatchItem, Decoded, Decoder, Profile, Word
 from .errors import ServiceError
 from .languages import SUPPORTED, choose_detected, primary_language
 from .model import ModelSpec, verify_model
@@ -472,7 +472,7 @@ class Engine:
             for k in range(0, len(units), profile.batch):
                 check_stop()
                 batch = units[k : k + profile.batch]
-                decoded = self.decoder.decode_batch([(u.audio, u.language, u.encoding) for u in batch], profile, hotwords)
+                decoded = self.decoder.decode_batch([self._batch_item(u) for u in batch], profile, hotwords)
                 out += [self._by_region(u, profile, hotwords, speech, check_stop) if d.failed else d for u, d in zip(batch, decoded)]
                 progress(batch[-1])
             return out
@@ -496,6 +496,18 @@ class Engine:
             out.append(self._by_region(unit, profile, hotwords, speech, check_stop) if d.failed else d)
             progress(unit)
         return out
+
+    @staticmethod
+    def _batch_item(unit: _Unit) -> BatchItem:
+        return BatchItem(
+            audio=unit.audio,
+            language=unit.language,
+            features=unit.features,
+            encoding=unit.encoding,
+            speech=[(c.joined_start, c.joined_end) for c in unit.chunks],
+            # As one by one: a window of several regions that fails is decoded in halves (_by_region) instead.
+            fallback=len(unit.regions) <= 1,
+        )
 
     def _by_region(self, unit: _Unit, profile: Profile, hotwords: str | None, speech: SpeechMap, check_stop: Callable[[], None]) -> Decoded:
         """The unit's regions decoded in halves, and halves of halves while a part still fails at temperature 0,

@@ -390,46 +390,53 @@ class Evaluation:
             if audio is not None:
                 by_language.setdefault(txt.parent.name, []).append((audio, txt.read_text(encoding="utf-8")))
         out: dict = {}
-        # The baseline of the same run: faster-whisper's own transcribe on the same joined audio, word times on,
-        # no VAD (what the engine adds on top: levelling, VAD, per-region language, repair).
-        joined_by_language = {}
-        for lang, items in sorted(by_language.items()):
-            gap = np.zeros(SAMPLE_RATE, np.float32)
-            joined_by_language[lang] = np.concatenate([p for a, _r in items for p in (read_audio(str(a)), gap)])
+        # Speed on long speech, as customers' files are: each language's clips one after another with 1 s pauses,
+        # four rounds (1.5 to 2.3 minutes of speech). One round (20 to 43 s) is mostly a single window, whose fixed
+        # cost no batching shares: reported beside it. A clip alone is mostly the padding of a 30 s window.
+        gap = np.zeros(SAMPLE_RATE, np.float32)
+        clips_by_language = {lang: [read_audio(str(a)) for a, _r in items] for lang, items in sorted(by_language.items())}
+        recordings = {
+            rounds: {lang: np.concatenate([p for _round in range(rounds) for x in clips for p in (x, gap)]) for lang, clips in clips_by_language.items()}
+            for rounds in (1, 4)
+        }
+        label = {1: "one_round_", 4: ""}
+        # The baseline of the same run: faster-whisper's own transcribe on the same audio, word times on, no VAD
+        # (what the engine adds on top: levelling, VAD, per-region language, repair, windows decoded in batches).
         for name, beam in (("direct_beam5", 5), ("direct_greedy", 1)):
-            compute = audio_s = 0.0
-            for lang, joined in joined_by_language.items():
-                t0 = time.monotonic()
-                segments, _info = self.engine.model.transcribe(
-                    joined, language=lang, beam_size=beam, word_timestamps=True, condition_on_previous_text=False
-                )
-                for _s in segments:
-                    pass
-                compute += time.monotonic() - t0
-                audio_s += len(joined) / SAMPLE_RATE
-            out[f"baseline_{name}_rtf"] = round(compute / audio_s, 4)
-            log(f"[profiles] baseline {name}: rtf {out[f'baseline_{name}_rtf']}")
+            for rounds, joined_by_language in recordings.items():
+                compute = audio_s = 0.0
+                for lang, joined in joined_by_language.items():
+                    t0 = time.monotonic()
+                    segments, _info = self.engine.model.transcribe(
+                        joined, language=lang, beam_size=beam, word_timestamps=True, condition_on_previous_text=False
+                    )
+                    for _s in segments:
+                        pass
+                    compute += time.monotonic() - t0
+                    audio_s += len(joined) / SAMPLE_RATE
+                key = f"baseline_{name}_{label[rounds]}rtf"
+                out[key] = round(compute / audio_s, 4)
+                log(f"[profiles] {key}: {out[key]}")
         for profile in ("standard", "fast"):
-            languages, compute, audio_s = {}, 0.0, 0.0
+            languages = {}
             for lang, items in sorted(by_language.items()):
                 e = n = 0
-                clips = []
-                for audio_path, reference in items:
-                    x = read_audio(str(audio_path))
-                    clips.append(x)
+                for (_a, reference), x in zip(items, clips_by_language[lang]):
                     r = self.recognize(x, language=lang, profile=profile)[0]
                     ref = units(reference, lang)
                     e += edits(ref, units(r["text"], lang))[0]
                     n += len(ref)
                 languages[lang] = {"metric": metric(lang), "error_rate": round(e / n, 4), "reference_units": n, "clips": len(items)}
-                # Speed on long speech: the language's clips one after another (a clip alone is mostly padding).
-                gap = np.zeros(SAMPLE_RATE, np.float32)
-                joined = np.concatenate([p for x in clips for p in (x, gap)])
-                _r, secs = self.recognize(joined, language=lang, profile=profile)
-                compute += secs
-                audio_s += len(joined) / SAMPLE_RATE
-            out[profile] = {"real_time_factor": round(compute / audio_s, 4), "audio_seconds": round(audio_s, 1), "languages": languages}
-            log(f"[profiles] {profile}: rtf {out[profile]['real_time_factor']} {languages}")
+            out[profile] = {"languages": languages}
+            for rounds, joined_by_language in recordings.items():
+                compute = audio_s = 0.0
+                for lang, joined in joined_by_language.items():
+                    _r, secs = self.recognize(joined, language=lang, profile=profile)
+                    compute += secs
+                    audio_s += len(joined) / SAMPLE_RATE
+                out[profile][f"{label[rounds]}real_time_factor"] = round(compute / audio_s, 4)
+                out[profile][f"{label[rounds]}audio_seconds"] = round(audio_s, 1)
+            log(f"[profiles] {profile}: rtf {out[profile]['real_time_factor']} (one round {out[profile]['one_round_real_time_factor']}) {languages}")
         return out
 
 
@@ -511,8 +518,8 @@ def verdicts(r: dict) -> list[dict]:
          (v["recall_with"] - v["recall_without"]) * 100 >= TARGETS["vocabulary_recall_gain_points"]),
         ("vocabulary: control WER with all terms over without", "≤ 0 points", (v["control_wer_with_all_terms"] - v["control_wer_without"]) * 100,
          v["control_wer_with_all_terms"] <= v["control_wer_without"]),
-        ("profile standard: real-time factor", "≤ 0.12", p["standard"]["real_time_factor"], p["standard"]["real_time_factor"] <= TARGETS["standard_rtf"]),
-        ("profile fast: real-time factor", "≤ 0.08", p["fast"]["real_time_factor"], p["fast"]["real_time_factor"] <= TARGETS["fast_rtf"]),
+        ("profile standard: real-time factor on long speech", "≤ 0.12", p["standard"]["real_time_factor"], p["standard"]["real_time_factor"] <= TARGETS["standard_rtf"]),
+        ("profile fast: real-time factor on long speech", "≤ 0.08", p["fast"]["real_time_factor"], p["fast"]["real_time_factor"] <= TARGETS["fast_rtf"]),
         ("profile fast: worst language's error rate over standard", "≤ +3 points", fast_gap, fast_gap <= TARGETS["fast_wer_over_standard_points"]),
     ]
     return [{"what": w, "target": t, "measured": round(float(x), 4), "met": bool(ok)} for w, t, x, ok in rows]

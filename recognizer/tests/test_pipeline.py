@@ -232,6 +232,20 @@ class AlignmentPlanning(unittest.TestCase):
         self.assertTrue(all(c.end - c.start <= 20.0 for c in cues))
 
 
+class _CountingModel:
+    """The CTranslate2 model with its calls to generate counted (the batch size of each)."""
+
+    def __init__(self, inner, calls: list[int]):
+        self._inner, self._calls = inner, calls
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def generate(self, features, prompts, **kwargs):
+        self._calls.append(len(prompts))
+        return self._inner.generate(features, prompts, **kwargs)
+
+
 class EngineOnRealSpeech(unittest.TestCase):
     """The engine with the bundled model, once for the class (about 2 s to load)."""
 
@@ -328,6 +342,49 @@ class EngineOnRealSpeech(unittest.TestCase):
         self.assertLess(long[0]["match"], MATCH_FLAG_BELOW)
         # A cue past the end of the audio has no words and does not match.
         self.assertEqual(align_captions(self.engine, x, "en", [Cue(40.0, 44.0, "gone")])[0], {"words": [], "match": 0.0})
+
+    def test_windows_are_decoded_in_batches_with_the_words_one_by_one_gives(self):
+        from recognizer.decoding import PROFILES, BatchItem
+
+        decoder = self.engine.decoder
+        de = [self.clip(f"de/{n}") for n in ("fleurs-de-001.ogg", "fleurs-de-003.ogg", "leopard_test_de.wav")]
+        gap = np.zeros(SAMPLE_RATE // 2, np.float32)
+        # Three windows; the last holds 41 s of speech, so its decode goes on past the first 30 s.
+        items = [de[0], de[1], np.concatenate([p for _round in range(2) for c in de for p in (c, gap)])[: 41 * SAMPLE_RATE]]
+        for name in ("standard", "fast"):
+            profile = PROFILES[name]
+            calls = []
+            real = decoder.model.model
+            decoder.model.model = _CountingModel(real, calls)
+            try:
+                batched = decoder.decode_batch([BatchItem(x, "de", fallback=True) for x in items], profile)
+            finally:
+                decoder.model.model = real
+            self.assertEqual(calls[0], 3, name)  # the three first windows in one call
+            alone = [decoder.decode(x, "de", profile, fallback=False) for x in items]
+            for b, a in zip(batched, alone):
+                self.assertFalse(a.failed or b.failed or a.no_speech)
+                self.assertEqual([w.text for w in b.words], [w.text for w in a.words], name)
+                self.assertEqual([round(w.start, 2) for w in b.words], [round(w.start, 2) for w in a.words], name)
+            self.assertGreater(max(w.end for w in batched[2].words), 32.0)
+        self.assertGreater(PROFILES["standard"].batch, 1)
+
+    def test_a_batch_judges_no_speech_and_loops_as_one_by_one_does(self):
+        from recognizer.decoding import PROFILES, BatchItem
+
+        decoder = self.engine.decoder
+        rng = np.random.default_rng(1)
+        noises = {
+            "white noise": (rng.normal(size=10 * SAMPLE_RATE) * 0.05).astype(np.float32),
+            "tone": (0.1 * np.sin(2 * np.pi * 440 * np.arange(10 * SAMPLE_RATE) / SAMPLE_RATE)).astype(np.float32),
+            "silence": np.zeros(10 * SAMPLE_RATE, np.float32),
+            "brown noise": (np.cumsum(rng.normal(size=10 * SAMPLE_RATE)) / 3000).astype(np.float32),
+        }
+        for name in ("standard", "fast"):
+            batched = decoder.decode_batch([BatchItem(x, "en", fallback=False) for x in noises.values()], PROFILES[name])
+            for what, x, b in zip(noises, noises.values(), batched):
+                a = decoder.decode(x, "en", PROFILES[name], fallback=False)
+                self.assertEqual((b.no_speech, b.failed, len(b.words)), (a.no_speech, a.failed, len(a.words)), f"{what}, {name}")
 
     def test_a_text_longer_than_one_window_gets_word_times_close_to_the_recognizers(self):
         from recognizer.alignment import align_text
