@@ -807,7 +807,7 @@ export interface components {
       }[];
       /** @description The model AI transcription uses (recognition.model of its transcripts). */
       recognition_model: string | null;
-      /** @description The AI-transcription languages and the quality status each gets, from measurements. whisper-base, measured 2026-11-25 by `npm run eval:asr`: en 8.8 % WER (4 clips, validated); es 6.4 % WER (3 clips, validated); fr 35.6 % WER (3 clips, provider_supported); de 14.5 % WER (3 clips, validated); pt 30.0 % WER (3 clips, provider_supported); it 13.9 % WER (3 clips, validated); ja 10.0 % CER (1 clip, provider_supported); ko 21.1 % CER (1 clip, provider_supported); hi experimental. Rule: validated_language when at least 3 clips were measured and the error rate is at most 20 %. */
+      /** @description The AI-transcription languages and the quality status each gets, from measurements. whisper-base, measured 2026-11-26 by `npm run eval:asr`: en 8.8 % WER (4 clips, validated); es 6.4 % WER (3 clips, validated); fr 35.6 % WER (3 clips, provider_supported); de 14.5 % WER (3 clips, validated); pt 30.0 % WER (3 clips, provider_supported); it 13.9 % WER (3 clips, validated); ja 10.0 % CER (1 clip, provider_supported); ko 21.1 % CER (1 clip, provider_supported); hi experimental. Rule: validated_language when at least 3 clips were measured and the error rate is at most 20 %. */
       transcription_languages: {
         language: string;
         /** @enum {string} */
@@ -1245,7 +1245,7 @@ export interface components {
         /** @enum {string} */
         profile: 'standard' | 'fast';
         /**
-         * @description validated_language: quality measured on real speech of the language; provider_supported: the model lists the language, quality not measured or not good enough to validate; experimental_language: quality may vary. Measured table: whisper-base, measured 2026-11-25 by `npm run eval:asr`: en 8.8 % WER (4 clips, validated); es 6.4 % WER (3 clips, validated); fr 35.6 % WER (3 clips, provider_supported); de 14.5 % WER (3 clips, validated); pt 30.0 % WER (3 clips, provider_supported); it 13.9 % WER (3 clips, validated); ja 10.0 % CER (1 clip, provider_supported); ko 21.1 % CER (1 clip, provider_supported); hi experimental. Rule: validated_language when at least 3 clips were measured and the error rate is at most 20 %.
+         * @description validated_language: quality measured on real speech of the language; provider_supported: the model lists the language, quality not measured or not good enough to validate; experimental_language: quality may vary. Measured table: whisper-base, measured 2026-11-26 by `npm run eval:asr`: en 8.8 % WER (4 clips, validated); es 6.4 % WER (3 clips, validated); fr 35.6 % WER (3 clips, provider_supported); de 14.5 % WER (3 clips, validated); pt 30.0 % WER (3 clips, provider_supported); it 13.9 % WER (3 clips, validated); ja 10.0 % CER (1 clip, provider_supported); ko 21.1 % CER (1 clip, provider_supported); hi experimental. Rule: validated_language when at least 3 clips were measured and the error rate is at most 20 %.
          * @enum {string}
          */
         quality_status: 'validated_language' | 'provider_supported' | 'experimental_language';
