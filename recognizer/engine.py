@@ -467,34 +467,15 @@ class Engine:
             if on_progress is not None and unit.ranges:
                 on_progress(unit.ranges[-1][1])
 
-        if profile.batch > 1:
-            out: list[Decoded] = []
-            for k in range(0, len(units), profile.batch):
-                check_stop()
-                batch = units[k : k + profile.batch]
-                decoded = self.decoder.decode_batch([self._batch_item(u) for u in batch], profile, hotwords)
-                out += [self._by_region(u, profile, hotwords, speech, check_stop) if d.failed else d for u, d in zip(batch, decoded)]
-                progress(batch[-1])
-            return out
-        out = []
-        for unit in units:
+        # Windows in batches of the profile's size (Decoder.decode_batch); a batch of one decodes as one by one.
+        out: list[Decoded] = []
+        size = max(1, profile.batch)
+        for k in range(0, len(units), size):
             check_stop()
-            speech_in_unit = [(c.joined_start, c.joined_end) for c in unit.chunks]
-            # A window of several regions is decoded at temperature 0 first; when that fails (a loop), its regions
-            # are decoded in halves (_by_region) instead: sampling a looping 30 s window at the fallback
-            # temperatures took 16.8 s, and the English clips joined went from RTF 0.53 to 0.26 without it.
-            d = self.decoder.decode(
-                unit.audio,
-                unit.language,
-                profile,
-                hotwords,
-                features=unit.features,
-                encoding=unit.encoding,
-                speech=speech_in_unit,
-                fallback=len(unit.regions) <= 1,
-            )
-            out.append(self._by_region(unit, profile, hotwords, speech, check_stop) if d.failed else d)
-            progress(unit)
+            batch = units[k : k + size]
+            decoded = self.decoder.decode_batch([self._batch_item(u) for u in batch], profile, hotwords)
+            out += [self._by_region(u, profile, hotwords, speech, check_stop) if d.failed else d for u, d in zip(batch, decoded)]
+            progress(batch[-1])
         return out
 
     @staticmethod
@@ -505,7 +486,9 @@ class Engine:
             features=unit.features,
             encoding=unit.encoding,
             speech=[(c.joined_start, c.joined_end) for c in unit.chunks],
-            # As one by one: a window of several regions that fails is decoded in halves (_by_region) instead.
+            # A window of several regions that fails at temperature 0 (a loop) is decoded in halves (_by_region)
+            # instead of sampled: sampling a looping 30 s window at the fallback temperatures took 16.8 s, and the
+            # English clips joined went from RTF 0.53 to 0.26 without it.
             fallback=len(unit.regions) <= 1,
         )
 
