@@ -15,7 +15,7 @@ Profiles (the API's `profile`):
   repetitive, too improbable) is sampled at the fallback temperatures.
 - fast: greedy, no fallback.
 Both decode the windows of a piece in batches of 4 (`decode_batch`): the same
-words as one by one, in a quarter less time on long speech.
+words as one by one, in less time (bench/RESULTS.md, the profiles' table).
 """
 
 from __future__ import annotations
@@ -204,27 +204,37 @@ class Decoder:
             if not fallback and (ratio > options.compression_ratio_threshold or avg_logprob < options.log_prob_threshold):
                 return Decoded(words=[], failed=True)
             skipped_all = False
-            segments, next_seek, single_ending = self.model._split_segments_by_timestamps(
-                tokenizer=tokenizer,
-                tokens=result.sequences_ids[0],
-                time_offset=offset,
-                segment_size=size,
-                segment_duration=size / FRAMES_PER_SECOND,
-                seek=seek,
-            )
-            if segments:
-                last_speech = (
-                    self.model.add_word_timestamps([segments], tokenizer, enc, size, PREPEND_PUNCTUATION, APPEND_PUNCTUATION, last_speech)
-                    or last_speech
-                )
-            window_words = [w for s in segments for w in s.get("words", [])]
-            if not single_ending and window_words:
-                last_end = max(w["end"] for w in window_words)
-                if last_end > offset:
-                    next_seek = round(last_end * FRAMES_PER_SECOND)
-            words += [Word(float(w["start"]), float(w["end"]), w["word"], float(w["probability"])) for w in window_words if w["word"].strip()]
-            seek = next_seek if next_seek > seek else seek + size
+            window_words, seek, last_speech = self._window_words(tokenizer, result.sequences_ids[0], enc, seek, size, last_speech)
+            words += window_words
         return Decoded(words=words, no_speech=skipped_all and not words)
+
+    def _window_words(
+        self, tokenizer: Tokenizer, tokens: list[int], encoding: ctranslate2.StorageView, seek: int, size: int, last_speech: float
+    ) -> tuple[list[Word], int, float]:
+        """The tokens Whisper gave for the window at mel frame `seek` (`size` frames, `encoding` its encoder output)
+        as timed words (faster-whisper's segment split and word times), the frame to go on from, and the end of the
+        last speech. A window whose text stops on a lone timestamp goes on from its last word."""
+        offset = seek / FRAMES_PER_SECOND
+        segments, next_seek, single_ending = self.model._split_segments_by_timestamps(
+            tokenizer=tokenizer,
+            tokens=tokens,
+            time_offset=offset,
+            segment_size=size,
+            segment_duration=size / FRAMES_PER_SECOND,
+            seek=seek,
+        )
+        if segments:
+            last_speech = (
+                self.model.add_word_timestamps([segments], tokenizer, encoding, size, PREPEND_PUNCTUATION, APPEND_PUNCTUATION, last_speech)
+                or last_speech
+            )
+        timed = [w for s in segments for w in s.get("words", [])]
+        if not single_ending and timed:
+            last_end = max(w["end"] for w in timed)
+            if last_end > offset:
+                next_seek = round(last_end * FRAMES_PER_SECOND)
+        words = [Word(float(w["start"]), float(w["end"]), w["word"], float(w["probability"])) for w in timed if w["word"].strip()]
+        return words, (next_seek if next_seek > seek else seek + size), last_speech
 
     @staticmethod
     def attempt_scores(tokenizer: Tokenizer, options: TranscriptionOptions, result) -> tuple[float, float]:
@@ -242,7 +252,7 @@ class Decoder:
         about the same for one window as for four: the decoder reads all its weights for every token, so a batch
         shares that reading (measured: 7 windows decoded with the beam of 5 in 6.55 s one by one, 3.58 s four at
         a time). A window that fails Whisper's checks at temperature 0 comes back `failed`."""
-        out: list[Decoded | None] = [None] * len(items)
+        out: list[Decoded] = [Decoded(words=[], no_speech=True)] * len(items)
         by_language: dict[str, list[int]] = {}
         for i, item in enumerate(items):
             by_language.setdefault(item.language, []).append(i)
@@ -272,7 +282,7 @@ class Decoder:
                     return_no_speech_prob=True,
                     max_initial_timestamp_index=int(round(options.max_initial_timestamp / self.model.time_precision)),
                 )
-                batch_segments, kept = [], []
+                encoded = np.asarray(enc) if len(chunk) > 1 else None
                 next_seeks: dict[int, int] = {}
                 for j, (i, r) in enumerate(zip(chunk, results)):
                     avg_logprob, ratio = self.attempt_scores(tokenizer, options, r)
@@ -283,35 +293,14 @@ class Decoder:
                     if ratio > options.compression_ratio_threshold or avg_logprob < options.log_prob_threshold:
                         out[i] = Decoded(words=[], failed=True)
                         continue
-                    segments, next_seek, single_ending = self.model._split_segments_by_timestamps(
-                        tokenizer=tokenizer,
-                        tokens=r.sequences_ids[0],
-                        time_offset=0.0,
-                        segment_size=sizes[j],
-                        segment_duration=sizes[j] / FRAMES_PER_SECOND,
-                        seek=0,
-                    )
-                    next_seeks[i] = next_seek if next_seek > 0 else sizes[j]
-                    if not segments:
-                        out[i] = Decoded(words=[])
-                        continue
-                    batch_segments.append((segments, single_ending))
-                    kept.append((i, j))
-                if batch_segments:
                     # Word times item by item: faster-whisper carries the end of one item's speech into the next
                     # item's first-word rule when given several, and alignment is a small part of the time.
-                    encoded = np.asarray(enc)
-                    for (i, j), (segments, single_ending) in zip(kept, batch_segments):
-                        own = enc if len(chunk) == 1 else ctranslate2.StorageView.from_array(np.ascontiguousarray(encoded[j : j + 1]))
-                        self.model.add_word_timestamps([segments], tokenizer, own, sizes[j], PREPEND_PUNCTUATION, APPEND_PUNCTUATION, 0.0)
-                        ws = [w for s in segments for w in s.get("words", [])]
-                        out[i] = Decoded(words=[Word(float(w["start"]), float(w["end"]), w["word"], float(w["probability"])) for w in ws if w["word"].strip()])
-                        # As in `decode`: a window whose text stops on a lone timestamp goes on from its last word.
-                        if not single_ending and ws and max(w["end"] for w in ws) > 0:
-                            next_seeks[i] = round(max(w["end"] for w in ws) * FRAMES_PER_SECOND)
+                    own = enc if encoded is None else ctranslate2.StorageView.from_array(np.ascontiguousarray(encoded[j : j + 1]))
+                    words, next_seeks[i], _last = self._window_words(tokenizer, r.sequences_ids[0], own, 0, sizes[j], 0.0)
+                    out[i] = Decoded(words=words)
                 for j, i in enumerate(chunk):
                     d = out[i]
-                    if d is None or d.failed or i not in next_seeks:
+                    if d.failed:
                         continue
                     rest = self.decode(
                         items[i].audio,
@@ -327,7 +316,7 @@ class Decoder:
                         out[i] = rest
                     elif rest.words:
                         out[i] = Decoded(words=d.words + rest.words)
-        return [d if d is not None else Decoded(words=[], no_speech=True) for d in out]
+        return out
 
     def align(self, audio: np.ndarray, language: str, texts: list[str]) -> list[list[Word]]:
         """Forced alignment: the words of each text (in order, all of them said somewhere in `audio`, at most 30 s)

@@ -369,7 +369,7 @@ class EngineOnRealSpeech(unittest.TestCase):
             self.assertGreater(max(w.end for w in batched[2].words), 32.0)
         self.assertGreater(PROFILES["standard"].batch, 1)
 
-    def test_a_batch_judges_no_speech_and_loops_as_one_by_one_does(self):
+    def test_a_batch_judges_no_speech_and_failed_checks_as_one_by_one_does(self):
         from recognizer.decoding import PROFILES, BatchItem
 
         decoder = self.engine.decoder
