@@ -39,6 +39,10 @@ SAMPLE_RATE = 16_000
 FRAMES_PER_SECOND = 100  # mel frames
 ENCODER_FRAMES_PER_SECOND = 50  # encoder positions: 1500 per 30 s
 WINDOW_FRAMES = 3000
+# A window is decoded further only while its speech (regions padded by 0.2 s) goes on this far past where its text
+# stopped: a tail of padding and a breath is not worth a 30 s encoder pass, and Whisper given nearly nothing loops
+# (a 27.6 s Italian window: 0.4 s left, 224 tokens of beam search, the window failed and was decoded again).
+SPEECH_LEFT_S = 0.5
 PREPEND_PUNCTUATION = "\"'“¿([{-"
 APPEND_PUNCTUATION = "\"'.。,，!！?？:：”)]}、"
 
@@ -74,7 +78,8 @@ class BatchItem:
     language: str
     features: np.ndarray | None = None
     encoding: ctranslate2.StorageView | None = None
-    # Seconds of speech in `audio`: what remains after the first 30 s is decoded only while speech remains.
+    # Seconds of speech in `audio` (its regions): what follows the first 30 s, or where the text stopped, is decoded
+    # only while speech remains.
     speech: list[tuple[float, float]] | None = None
     # Whether a later window that fails at temperature 0 is sampled at the fallback temperatures.
     fallback: bool = True
@@ -89,6 +94,11 @@ class Decoded:
     # Temperature 0 failed Whisper's checks (a loop: "St. St. St. …", or a very unsure text) and no fallback was
     # asked for: the caller decodes the window's regions one by one instead.
     failed: bool = False
+
+
+def speech_left(speech: list[tuple[float, float]], offset: float) -> bool:
+    """Whether the regions (`speech`, seconds, padded by 0.2 s) go on SPEECH_LEFT_S or more past `offset`."""
+    return any(b >= offset + SPEECH_LEFT_S for _a, b in speech)
 
 
 def _options(tokenizer: Tokenizer, profile: Profile, hotwords: str | None) -> TranscriptionOptions:
@@ -192,7 +202,7 @@ class Decoder:
         skipped_all = True
         while seek < content:
             offset = seek / FRAMES_PER_SECOND
-            if speech is not None and not any(b > offset + 0.2 for _a, b in speech):
+            if speech is not None and not speech_left(speech, offset):
                 break
             size = min(WINDOW_FRAMES, content - seek)
             enc = encoding if (seek == 0 and encoding is not None) else self.encode(features, seek)

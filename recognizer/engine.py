@@ -20,7 +20,8 @@ the sets of bench/sets (RESULTS.md says by how much):
    English speech is written in Spanish, never translated.
 4. Each window is decoded (the profile's beam or greedy, the vocabulary as
    hotwords) with word times; a region of speech that came out with no
-   words is decoded again on its own (Whisper skips turns).
+   words, or far too few for its length, is decoded again on its own
+   (Whisper skips turns, and sentences inside long windows).
 5. With speaker labels asked for, the voice embedding of every 1.6 s of
    speech goes with the result (speakers.py); the job clusters them all.
 """
@@ -54,8 +55,11 @@ log = logging.getLogger("recognizer.engine")
 # evaluation sets: true switches came out at 0.97 to 1.0, Spanish heard as Portuguese at 0.64.
 SWITCH_MIN_PROBABILITY = 0.85
 ISLAND_MIN_S = 1.2
-# A region with at least this much speech and no word is decoded again on its own.
+# A region with at least this much speech and fewer words than REPAIR_WORDS_PER_S per second of it (none, or one
+# stray word of a neighbour: Whisper skipped the sentence) is decoded again on its own. Speech runs at 2 to 3
+# words a second; 0.4 is a region of 5 s holding at most 2 words.
 REPAIR_MIN_S = 0.8
+REPAIR_WORDS_PER_S = 0.4
 SPEAKER_WINDOW_HOP_S = 0.6
 MAX_VOCABULARY_TERMS = 100
 
@@ -366,7 +370,7 @@ class Engine:
         words = _inside_speech(words, speech)
         repaired = self._repair(x, speech, region_languages, words, profile, hotwords, check_stop)
         result["repaired_regions"] = repaired["regions"]
-        words = sorted(words + repaired["words"], key=lambda w: (w["start"], w["end"]))
+        words = repaired["words"]
 
         result["regions"] = [
             {"start": a, "end": b, "language": region_languages[i]} for i, (a, b) in enumerate(speech.regions)
@@ -387,8 +391,8 @@ class Engine:
         units: list[_Unit] = []
         for window in pack_windows(speech):
             check_stop()
-            ranges = [(speech.spans[k][0], speech.spans[k][1]) for k in window]
-            regions = [i for k in window for i in speech.spans[k][2]]
+            ranges = [(a, b) for a, b, _idx in window]
+            regions = [i for _a, _b, idx in window for i in idx]
             audio, chunks = join(x, ranges)
             unit = _Unit(language=hint or "", ranges=ranges, regions=regions, audio=audio, chunks=chunks)
             if hint is not None:
@@ -473,19 +477,19 @@ class Engine:
         for k in range(0, len(units), size):
             check_stop()
             batch = units[k : k + size]
-            decoded = self.decoder.decode_batch([self._batch_item(u) for u in batch], profile, hotwords)
+            decoded = self.decoder.decode_batch([self._batch_item(u, speech) for u in batch], profile, hotwords)
             out += [self._by_region(u, profile, hotwords, speech, check_stop) if d.failed else d for u, d in zip(batch, decoded)]
             progress(batch[-1])
         return out
 
     @staticmethod
-    def _batch_item(unit: _Unit) -> BatchItem:
+    def _batch_item(unit: _Unit, speech: SpeechMap) -> BatchItem:
         return BatchItem(
             audio=unit.audio,
             language=unit.language,
             features=unit.features,
             encoding=unit.encoding,
-            speech=[(c.joined_start, c.joined_end) for c in unit.chunks],
+            speech=[p for i in unit.regions for p in [joined_place(unit.chunks, *speech.regions[i])] if p is not None],
             # A window of several regions that fails at temperature 0 (a loop) is decoded in halves (_by_region)
             # instead of sampled: sampling a looping 30 s window at the fallback temperatures took 16.8 s, and the
             # English clips joined went from RTF 0.53 to 0.26 without it.
@@ -493,14 +497,22 @@ class Engine:
         )
 
     def _by_region(self, unit: _Unit, profile: Profile, hotwords: str | None, speech: SpeechMap, check_stop: Callable[[], None]) -> Decoded:
-        """The unit's regions decoded in halves, and halves of halves while a part still fails at temperature 0,
-        down to single regions (decoded with the fallback); the words in the unit's joined time. Every part costs
-        an encoder pass, so halving finds the failing region in a few passes instead of one per region."""
+        """The unit (which failed at temperature 0) decoded in halves, and halves of halves while a part still
+        fails, down to single regions (decoded with the fallback); the words in the unit's joined time. Every part
+        costs an encoder pass, so halving finds the failing region in a few passes instead of one per region. The
+        whole is not tried again: trimmed to its first and last region it failed again as often as not (a 25 s
+        French window, 2.7 s lost)."""
         places: list[tuple[float, float]] = []
         for i in unit.regions:
             place = joined_place(unit.chunks, *speech.regions[i])
             if place is not None:
                 places.append(place)
+
+        def halves(parts: list[tuple[float, float]]) -> list[Word]:
+            if len(parts) == 1:
+                return decode(parts)
+            half = len(parts) // 2
+            return decode(parts[:half]) + decode(parts[half:])
 
         def decode(parts: list[tuple[float, float]]) -> list[Word]:
             check_stop()
@@ -508,11 +520,10 @@ class Engine:
             piece = unit.audio[int(at * SAMPLE_RATE) : int(end * SAMPLE_RATE)]
             d = self.decoder.decode(piece, unit.language, profile, hotwords, fallback=len(parts) == 1)
             if d.failed:
-                half = len(parts) // 2
-                return decode(parts[:half]) + decode(parts[half:])
+                return halves(parts)
             return [Word(w.start + at, w.end + at, w.text, w.probability) for w in d.words]
 
-        words = decode(places) if places else []
+        words = halves(places) if places else []
         return Decoded(words=words, no_speech=not words)
 
     def _repair(
@@ -525,24 +536,39 @@ class Engine:
         hotwords: str | None,
         check_stop: Callable[[], None],
     ) -> dict:
-        """Regions of speech that came out with no word, decoded again on their own (with the standard beam)."""
+        """Regions of speech that came out with (almost) no word, decoded again on their own (with the standard
+        beam); what the repair finds replaces the region's words when it finds more. The words kept, in order."""
         mids = np.array([(w["start"] + w["end"]) / 2 for w in words]) if words else np.zeros(0)
-        found: list[dict] = []
-        count = 0
-        standard = self.profile("standard") if profile.name != "standard" else profile
+        sparse: list[tuple[int, np.ndarray]] = []
         for i, (a, b) in enumerate(speech.regions):
-            if b - a < REPAIR_MIN_S or np.any((mids >= a) & (mids < b)):
-                continue
+            inside = (mids >= a) & (mids < b)
+            if b - a >= REPAIR_MIN_S and inside.sum() < REPAIR_WORDS_PER_S * (b - a):
+                sparse.append((i, inside))
+        standard = self.profile("standard") if profile.name != "standard" else profile
+        dropped = np.zeros(len(words), dtype=bool)
+        found: list[dict] = []
+        # Decoded in batches like the windows (each region its own window): a decoding step costs about the same
+        # for four as for one.
+        for k in range(0, len(sparse), max(1, standard.batch)):
             check_stop()
-            count += 1
-            audio, chunks = join(x, [(a, b)])
-            d = self.decoder.decode(audio, region_languages[i], standard, hotwords)
-            found += [
-                {"start": s, "end": e, "text": w.text, "confidence": round(min(1.0, max(0.0, w.probability)), 4), "language": region_languages[i]}
-                for w in d.words
-                for s, e in [to_piece_time(chunks, w)]
-            ]
-        return {"regions": count, "words": found}
+            batch = sparse[k : k + max(1, standard.batch)]
+            joined = [join(x, [speech.regions[i]]) for i, _inside in batch]
+            items = [BatchItem(audio=audio, language=region_languages[i]) for (i, _inside), (audio, _c) in zip(batch, joined)]
+            decoded = self.decoder.decode_batch(items, standard, hotwords)
+            for (i, inside), (audio, chunks), d in zip(batch, joined, decoded):
+                if d.failed:
+                    d = self.decoder.decode(audio, region_languages[i], standard, hotwords)
+                if len(d.words) <= inside.sum():
+                    continue
+                dropped |= inside
+                found += [
+                    {"start": s, "end": e, "text": w.text, "confidence": round(min(1.0, max(0.0, w.probability)), 4), "language": region_languages[i]}
+                    for w in d.words
+                    for s, e in [to_piece_time(chunks, w)]
+                ]
+        count = len(sparse)
+        kept = [w for w, drop in zip(words, dropped) if not drop]
+        return {"regions": count, "words": sorted(kept + found, key=lambda w: (w["start"], w["end"]))}
 
 
 def _choose(probs: list[tuple[str, float]]) -> tuple[str, float]:
