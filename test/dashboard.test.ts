@@ -772,7 +772,8 @@ describe("the transcript page's player", () => {
       // the seek is recorded and the play call held, so what is checked is the click's own effect.
       await page.evaluate(HOLD_PLAYER, 'audio[data-player]');
       await word.click();
-      await until(page, 'window.__player.played');
+      // play() is called at once; the `seeking` event is queued as a task after the seek, so it can come later.
+      await until(page, 'window.__player.played && window.__player.seeks.length > 0');
       expect(await page.evaluate('window.__player.seeks')).toEqual([expect.closeTo(start, 2)]);
       await until(page, "document.querySelector('.w[aria-current]') !== null");
       expect(Number(await page.locator('.w[aria-current]').getAttribute('data-start'))).toBeCloseTo(start, 2);
