@@ -137,6 +137,18 @@ class _Unit:
     features: np.ndarray | None = None
     encoding: object | None = None
 
+    def places(self, speech: SpeechMap) -> list[tuple[float, float]]:
+        """Where the unit's regions lie in its joined audio."""
+        return [p for i in self.regions for p in [joined_place(self.chunks, *speech.regions[i])] if p is not None]
+
+    def words(self, decoded: Decoded) -> list[dict]:
+        """The decoded words in the piece's time, as the result carries them."""
+        return [
+            {"start": s, "end": e, "text": w.text, "confidence": round(min(1.0, max(0.0, w.probability)), 4), "language": self.language}
+            for w in decoded.words
+            for s, e in [to_piece_time(self.chunks, w)]
+        ]
+
 
 def join(audio: np.ndarray, ranges: list[tuple[float, float]]) -> tuple[np.ndarray, list[_Chunk]]:
     parts, chunks, pos = [], [], 0
@@ -361,12 +373,7 @@ class Engine:
         words: list[dict] = []
         decoded = self._decode_units(units, profile, hotwords, speech, check_stop, on_progress)
         for unit, d in zip(units, decoded):
-            unit_words = [
-                {"start": s, "end": e, "text": w.text, "confidence": round(min(1.0, max(0.0, w.probability)), 4), "language": unit.language}
-                for w in d.words
-                for s, e in [to_piece_time(unit.chunks, w)]
-            ]
-            words += collapse_loops(drop_echoed_vocabulary(unit_words, request.vocabulary))
+            words += collapse_loops(drop_echoed_vocabulary(unit.words(d), request.vocabulary))
         words = _inside_speech(words, speech)
         repaired = self._repair(x, speech, region_languages, words, profile, hotwords, check_stop)
         result["repaired_regions"] = repaired["regions"]
@@ -489,7 +496,7 @@ class Engine:
             language=unit.language,
             features=unit.features,
             encoding=unit.encoding,
-            speech=[p for i in unit.regions for p in [joined_place(unit.chunks, *speech.regions[i])] if p is not None],
+            speech=unit.places(speech),
             # A window of several regions that fails at temperature 0 (a loop) is decoded in halves (_by_region)
             # instead of sampled: sampling a looping 30 s window at the fallback temperatures took 16.8 s, and the
             # English clips joined went from RTF 0.53 to 0.26 without it.
@@ -502,11 +509,7 @@ class Engine:
         costs an encoder pass, so halving finds the failing region in a few passes instead of one per region. The
         whole is not tried again: trimmed to its first and last region it failed again as often as not (a 25 s
         French window, 2.7 s lost)."""
-        places: list[tuple[float, float]] = []
-        for i in unit.regions:
-            place = joined_place(unit.chunks, *speech.regions[i])
-            if place is not None:
-                places.append(place)
+        places = unit.places(speech)
 
         def halves(parts: list[tuple[float, float]]) -> list[Word]:
             if len(parts) == 1:
@@ -539,36 +542,23 @@ class Engine:
         """Regions of speech that came out with (almost) no word, decoded again on their own (with the standard
         beam); what the repair finds replaces the region's words when it finds more. The words kept, in order."""
         mids = np.array([(w["start"] + w["end"]) / 2 for w in words]) if words else np.zeros(0)
-        sparse: list[tuple[int, np.ndarray]] = []
+        sparse: list[tuple[_Unit, np.ndarray]] = []
         for i, (a, b) in enumerate(speech.regions):
             inside = (mids >= a) & (mids < b)
             if b - a >= REPAIR_MIN_S and inside.sum() < REPAIR_WORDS_PER_S * (b - a):
-                sparse.append((i, inside))
+                audio, chunks = join(x, [(a, b)])
+                sparse.append((_Unit(language=region_languages[i], ranges=[(a, b)], regions=[i], audio=audio, chunks=chunks), inside))
         standard = self.profile("standard") if profile.name != "standard" else profile
+        # Each region a window of its own, decoded as windows are (in batches; one that fails gets the fallback).
+        decoded = self._decode_units([u for u, _inside in sparse], standard, hotwords, speech, check_stop, None)
         dropped = np.zeros(len(words), dtype=bool)
         found: list[dict] = []
-        # Decoded in batches like the windows (each region its own window): a decoding step costs about the same
-        # for four as for one.
-        for k in range(0, len(sparse), max(1, standard.batch)):
-            check_stop()
-            batch = sparse[k : k + max(1, standard.batch)]
-            joined = [join(x, [speech.regions[i]]) for i, _inside in batch]
-            items = [BatchItem(audio=audio, language=region_languages[i]) for (i, _inside), (audio, _c) in zip(batch, joined)]
-            decoded = self.decoder.decode_batch(items, standard, hotwords)
-            for (i, inside), (audio, chunks), d in zip(batch, joined, decoded):
-                if d.failed:
-                    d = self.decoder.decode(audio, region_languages[i], standard, hotwords)
-                if len(d.words) <= inside.sum():
-                    continue
+        for (unit, inside), d in zip(sparse, decoded):
+            if len(d.words) > inside.sum():
                 dropped |= inside
-                found += [
-                    {"start": s, "end": e, "text": w.text, "confidence": round(min(1.0, max(0.0, w.probability)), 4), "language": region_languages[i]}
-                    for w in d.words
-                    for s, e in [to_piece_time(chunks, w)]
-                ]
-        count = len(sparse)
+                found += unit.words(d)
         kept = [w for w, drop in zip(words, dropped) if not drop]
-        return {"regions": count, "words": sorted(kept + found, key=lambda w: (w["start"], w["end"]))}
+        return {"regions": len(sparse), "words": sorted(kept + found, key=lambda w: (w["start"], w["end"]))}
 
 
 def _choose(probs: list[tuple[str, float]]) -> tuple[str, float]:

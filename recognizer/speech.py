@@ -133,8 +133,8 @@ def pack_windows(m: SpeechMap) -> list[list[tuple[float, float, list[int]]]]:
     """The decoding windows: each a list of (start, end, region indices) stretches, spans or parts of spans, of at
     most 30 s of audio in all; a long gap ends a window that has 5 s of speech. A span that does not fit whole
     gives the window its leading regions that fit (cut at a pause between regions, as a span longer than 30 s is)
-    and the next window the rest: packing whole spans left windows of 8 s beside spans of 30 s, 30 windows for
-    the 25 that the profile measurement's speech fills."""
+    and the next window the rest: packing whole spans left windows of 8 s beside spans of 30 s: 30 windows for
+    the profile measurement's long speech, where this packing makes 26 (25 would be the fewest)."""
     windows: list[list[tuple[float, float, list[int]]]] = []
     length = 0.0
     for a, b, idx in m.spans:

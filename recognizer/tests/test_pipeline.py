@@ -98,6 +98,14 @@ class SpeechMapping(unittest.TestCase):
         for w in windows:
             self.assertLessEqual(sum(b - a for a, b, _idx in w), 30.0)
 
+    def test_a_tail_of_padding_is_not_decoded_as_a_window_of_its_own(self):
+        from recognizer.decoding import speech_left
+
+        # The text stopped at 27.16 s; the last region (padded by 0.2 s) ends at 27.6 s: nothing is left to hear.
+        self.assertFalse(speech_left([(10.0, 27.6)], 27.16))
+        self.assertTrue(speech_left([(10.0, 27.6), (28.0, 29.5)], 27.16))
+        self.assertTrue(speech_left([(10.0, 29.0)], 27.16))
+
 
 class Cleaning(unittest.TestCase):
     def test_words_in_no_speech_region_go_and_stretched_words_are_cut_back(self):
@@ -415,7 +423,6 @@ class EngineOnRealSpeech(unittest.TestCase):
 
     def test_a_window_that_failed_is_decoded_in_halves_not_whole_again(self):
         from recognizer.decoding import PROFILES
-        from recognizer.engine import joined_place
         from recognizer.speech import map_speech
 
         de = [self.clip(f"de/{n}") for n in ("fleurs-de-001.ogg", "fleurs-de-003.ogg", "leopard_test_de.wav")]
@@ -424,7 +431,7 @@ class EngineOnRealSpeech(unittest.TestCase):
         units, _languages, _p = self.engine._plan_units(x, speech, "de", PROFILES["fast"], lambda: None)
         unit = max(units, key=lambda u: len(u.regions))
         self.assertGreater(len(unit.regions), 2)
-        places = [joined_place(unit.chunks, *speech.regions[i]) for i in unit.regions]
+        places = unit.places(speech)
         whole = places[-1][1] - places[0][0]
         decoder, pieces = self.engine.decoder, []
         real = decoder.decode
@@ -441,14 +448,6 @@ class EngineOnRealSpeech(unittest.TestCase):
         self.assertTrue(d.words)
         self.assertGreaterEqual(len(pieces), 2)
         self.assertLess(max(pieces), whole - 1.0, pieces)
-
-    def test_a_tail_of_padding_is_not_decoded_as_a_window_of_its_own(self):
-        from recognizer.decoding import speech_left
-
-        # The text stopped at 27.16 s; the last region (padded by 0.2 s) ends at 27.6 s: nothing is left to hear.
-        self.assertFalse(speech_left([(10.0, 27.6)], 27.16))
-        self.assertTrue(speech_left([(10.0, 27.6), (28.0, 29.5)], 27.16))
-        self.assertTrue(speech_left([(10.0, 29.0)], 27.16))
 
     def test_a_batch_judges_no_speech_and_failed_checks_as_one_by_one_does(self):
         from recognizer.decoding import PROFILES, BatchItem
