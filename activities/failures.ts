@@ -1,35 +1,84 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ServiceError } from '../core/errors';
-import { retryScheduledSignal } from '../workflows/definitions';
+import { unreachableDependency } from '../integrations/dependency-errors';
+import { retryDelayMs, retryScheduledSignal } from '../workflows/definitions';
 import { whileHeartbeating } from './heartbeat';
 
 /**
  * The one mapping from the error catalogue to Temporal: a ServiceError becomes
  * an ApplicationFailure whose type is the code, non-retryable unless the
- * catalogue says the code is retryable. Anything else stays an ordinary error
- * (retried by the activity's policy, then reported as INTERNAL_ERROR).
+ * catalogue says the code is retryable, and then carrying its own delay (the
+ * source's Retry-After, else 5 s, 10 s, 20 s … by attempt: retryDelayMs).
+ * Anything else stays an ordinary error (retried after the activity policy's
+ * shorter delays, then reported as INTERNAL_ERROR).
  */
-export function toTemporalFailure(err: unknown): unknown {
+export function toTemporalFailure(err: unknown, attempt = currentAttempt()): unknown {
   if (err instanceof ServiceError) {
     return ApplicationFailure.create({
       type: err.code,
       message: err.message,
       nonRetryable: !err.retryable,
       details: [err.detail ?? null],
-      ...(err.retryAfterSeconds ? { nextRetryDelay: `${err.retryAfterSeconds}s` } : {}),
+      ...(err.retryable ? { nextRetryDelay: retryDelayMs(attempt, err.retryAfterSeconds) } : {}),
     });
   }
   return err;
 }
 
-/** Runs an activity body (heartbeating while it works) and converts its failure once, at the boundary. */
+function currentAttempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1; // outside an activity (a unit test of the mapping)
+  }
+}
+
+/** Waits between two tries of an activity body whose dependency did not answer: 0.25 s doubling to 2 s. */
+const DEPENDENCY_RETRY_FIRST_MS = 250;
+const DEPENDENCY_RETRY_MAX_MS = 2_000;
+/** Ends the waiting this long before the attempt's start-to-close timeout, so the attempt fails with the real error. */
+const DEPENDENCY_WAIT_MARGIN_MS = 5_000;
+
+/**
+ * Runs an activity body again, in the same attempt, while it fails because the service's PostgreSQL or
+ * Temporal does not answer (integrations/dependency-errors.ts), until the attempt's timeout is near. A
+ * restart of the database is then a pause of the job, not a failed attempt: the attempt keeps its worker
+ * and heartbeats, no retry delay is added, and the job's seven attempts are kept for real failures. (Object
+ * storage errors are STORAGE_UNAVAILABLE, retried on the catalogue's schedule.) Safe
+ * because every activity body is idempotent (a retry runs it again anyway). Local activities are left to
+ * their own quick retry policy: they run inside a workflow task and cannot heartbeat.
+ */
+async function outlastingOutages<T>(fn: () => Promise<T>): Promise<T> {
+  let ctx: Context;
+  try {
+    ctx = Context.current();
+  } catch {
+    return fn();
+  }
+  if (ctx.info.isLocal) return fn();
+  const { currentAttemptScheduledTimestampMs, startToCloseTimeoutMs } = ctx.info;
+  const giveUpAt = currentAttemptScheduledTimestampMs + startToCloseTimeoutMs - DEPENDENCY_WAIT_MARGIN_MS;
+  for (let delay = DEPENDENCY_RETRY_FIRST_MS; ; delay = Math.min(delay * 2, DEPENDENCY_RETRY_MAX_MS)) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof ServiceError || unreachableDependency(err) === null || Date.now() + delay > giveUpAt) throw err;
+      await ctx.sleep(delay); // a cancel of the activity ends the wait (CancelledFailure)
+    }
+  }
+}
+
+/**
+ * Runs an activity body (heartbeating while it works, waiting out an unreachable dependency) and converts
+ * its failure once, at the boundary.
+ */
 export async function asActivity<T>(
   fn: () => Promise<T>,
   onRetryableFailure?: (err: ServiceError, attempt: number) => Promise<void>,
 ): Promise<T> {
   try {
-    return await whileHeartbeating(fn);
+    return await whileHeartbeating(() => outlastingOutages(fn));
   } catch (err) {
     if (err instanceof ServiceError && err.retryable && onRetryableFailure) {
       await onRetryableFailure(err, Context.current().info.attempt).catch(() => undefined);

@@ -34,6 +34,22 @@ export const DEFAULT_RETRY: RetrySettings = {
   maximumAttempts: 7,
 };
 
+/**
+ * The retry policy of a job's activities. Its delays apply to attempts that were lost, not refused: a worker
+ * or recognizer that died (heartbeat timeout), a result Temporal could not take while its database restarted,
+ * an error outside the catalogue. Those are retried at once, after 1 s, 2 s, 4 s …; waiting 5 s, 10 s and
+ * 20 s for them left a job idle 72 s in the scale test after a PostgreSQL restart. An error of the catalogue
+ * that the source, the provider or storage answered keeps DEFAULT_RETRY's waits: the failure carries its own
+ * delay (activities/failures.ts, retryDelayMs).
+ */
+export const LOST_ATTEMPT_RETRY: RetrySettings = { ...DEFAULT_RETRY, initialIntervalMs: 1_000 };
+
+/** How long Temporal waits after attempt `attempt` failed with a retryable error of the catalogue. */
+export function retryDelayMs(attempt: number, retryAfterSeconds?: number): number {
+  if (retryAfterSeconds !== undefined) return retryAfterSeconds * 1000;
+  return Math.min(DEFAULT_RETRY.initialIntervalMs * DEFAULT_RETRY.backoffCoefficient ** (attempt - 1), DEFAULT_RETRY.maximumIntervalMs);
+}
+
 export interface JobWorkflowInput {
   jobId: string;
 }

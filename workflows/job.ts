@@ -17,7 +17,7 @@ import {
   cancelUpdate,
   DEFAULT_PROVIDER_POLL_MS,
   DEFAULT_PROVIDER_TIMEOUT_MS,
-  DEFAULT_RETRY,
+  LOST_ATTEMPT_RETRY,
   HEARTBEAT_TIMEOUT,
   JOB_NOT_COMMITTED,
   providerCallbackSignal,
@@ -38,8 +38,8 @@ const CAPTIONS_MISSING = new Set(['NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE']);
 /**
  * One workflow per job. It decides the order of the steps; activities do the
  * work and are the only writers of the job's row. Retryable errors are retried
- * by Temporal with growing delays (DEFAULT_RETRY); the job shows the attempt
- * meanwhile. Credits: held by the API at acceptance, charged or released here
+ * by Temporal with growing delays (DEFAULT_RETRY; a lost attempt sooner,
+ * LOST_ATTEMPT_RETRY); the job shows the attempt meanwhile. Credits: held by the API at acceptance, charged or released here
  * exactly once (the settling activities are idempotent).
  */
 export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> {
@@ -51,12 +51,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' }, // no maximumAttempts: unlimited
   });
-  // Retryable source, provider and storage errors.
+  // Retryable source, provider and storage errors (their delays ride on the failure), and lost attempts.
   const retry = {
-    initialInterval: DEFAULT_RETRY.initialIntervalMs,
-    backoffCoefficient: DEFAULT_RETRY.backoffCoefficient,
-    maximumInterval: DEFAULT_RETRY.maximumIntervalMs,
-    maximumAttempts: DEFAULT_RETRY.maximumAttempts,
+    initialInterval: LOST_ATTEMPT_RETRY.initialIntervalMs,
+    backoffCoefficient: LOST_ATTEMPT_RETRY.backoffCoefficient,
+    maximumInterval: LOST_ATTEMPT_RETRY.maximumIntervalMs,
+    maximumAttempts: LOST_ATTEMPT_RETRY.maximumAttempts,
   };
   // Media work: fetching and converting long files, stitching pieces. Not
   // eagerly dispatched to this worker: heavy work spreads over all workers.

@@ -4,6 +4,7 @@ import type { ErrorObject } from '../core/errors';
 import {
   DEFAULT_RETRY,
   jobViewQuery,
+  retryDelayMs,
   retryScheduledSignal,
   searchAttributes as sa,
   type JobWorkflowView,
@@ -105,13 +106,7 @@ export class OperatorView {
   private retrying(notice: RetryNotice): void {
     // After the last attempt no retry follows: the workflow sees the failure itself.
     if (isFinal(this.view.status) || notice.attempt >= DEFAULT_RETRY.maximumAttempts) return;
-    const delayMs =
-      notice.error.retry_after_seconds !== undefined
-        ? notice.error.retry_after_seconds * 1000
-        : Math.min(
-            DEFAULT_RETRY.initialIntervalMs * DEFAULT_RETRY.backoffCoefficient ** (notice.attempt - 1),
-            DEFAULT_RETRY.maximumIntervalMs,
-          );
+    const delayMs = retryDelayMs(notice.attempt, notice.error.retry_after_seconds);
     Object.assign(this.view, {
       attempt: notice.attempt,
       lastError: notice.error,

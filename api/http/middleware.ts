@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import type { Logger } from 'pino';
 import client from 'prom-client';
 import { ServiceError, type ErrorCode } from '../../core/errors';
-import { unreachableDependency } from './dependency-errors';
+import { unreachableDependency } from '../../integrations/dependency-errors';
 import { sendError } from './envelope';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { logTraceFields, tracer, tracingOn } from '../../integrations/telemetry/tracing';

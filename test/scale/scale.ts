@@ -435,6 +435,7 @@ async function main(): Promise<void> {
       job_latency_ms: { p50: pct(latency, 50), p99: pct(latency, 99), max: Math.max(...latency) },
       longest_stall_s: Number((history.maxStallMs / 1000).toFixed(1)),
       stalls_over_20_s: history.stalls.length,
+      retried_activities: history.retried,
       longest_stalls: history.stalls
         .slice(0, 8)
         .map((x) => `${(x.ms / 1000).toFixed(1)} s at +${((x.at - t0) / 1000).toFixed(1)} s: ${x.from} → ${x.to} (job ${x.job})`),
@@ -527,12 +528,15 @@ function eventName(e: proto.api.history.v1.IHistoryEvent, detailed = false): str
   const queue = e.workflowTaskScheduledEventAttributes?.taskQueue ?? e.activityTaskScheduledEventAttributes?.taskQueue;
   const timeout = e.workflowTaskTimedOutEventAttributes?.timeoutType ?? e.activityTaskTimedOutEventAttributes?.retryState;
   const attempt = e.activityTaskStartedEventAttributes?.attempt;
+  // A retried activity's attempts before the last leave no event: the last one carries why the previous failed.
+  const lastFailure = e.activityTaskStartedEventAttributes?.lastFailure;
   return [
     name,
     queue ? `queue=${queue.name}${queue.kind === proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_STICKY ? ' (sticky)' : ''}` : '',
     started?.identity ? `by=${started.identity}` : '',
     attempt && attempt > 1 ? `attempt=${attempt}` : '',
     timeout !== undefined && timeout !== null ? `timeout=${String(timeout)}` : '',
+    lastFailure ? `after: ${(lastFailure.message ?? '').replace(/\s+/g, ' ').slice(0, 160)}` : '',
   ]
     .filter(Boolean)
     .join(' ');
@@ -596,6 +600,8 @@ async function histories(
   const timelines = new Map<string, { t: number; what: string; detail?: string }[]>();
   const events: Record<string, number[]> = { caption: [], upload: [] };
   const transitions: Record<string, number[]> = { caption: [], upload: [] };
+  /** Activities that needed more than one attempt, by type and why the attempt before the last failed. */
+  const retried = new Map<string, number>();
   const queue = [...jobs];
   await Promise.all(
     Array.from({ length: 8 }, async () => {
@@ -611,6 +617,16 @@ async function histories(
             detail: eventName(e, true),
           }));
           events[kinds.get(job.id) ?? 'caption']!.push(points.length);
+          const scheduled = new Map<string, string>();
+          for (const e of history.events ?? []) {
+            const s = e.activityTaskScheduledEventAttributes;
+            if (s) scheduled.set(String(e.eventId), s.activityType?.name ?? '?');
+            const started = e.activityTaskStartedEventAttributes;
+            if (started && (started.attempt ?? 1) > 1) {
+              const why = `${scheduled.get(String(started.scheduledEventId)) ?? '?'}: ${(started.lastFailure?.message ?? '?').replace(/\s+/g, ' ').slice(0, 100)}`;
+              retried.set(why, (retried.get(why) ?? 0) + 1);
+            }
+          }
           transitions[kinds.get(job.id) ?? 'caption']!.push(Number(description.raw.workflowExecutionInfo?.stateTransitionCount ?? 0));
         } catch (err) {
           if (!(err instanceof WorkflowNotFoundError)) throw err;
@@ -639,6 +655,7 @@ async function histories(
     timelines,
     eventsPerJob: { caption: mean(events.caption!), upload: mean(events.upload!) },
     transitionsPerJob: { caption: mean(transitions.caption!), upload: mean(transitions.upload!) },
+    retried: Object.fromEntries([...retried].sort((a, b) => b[1] - a[1])),
   };
 }
 

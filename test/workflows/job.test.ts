@@ -180,6 +180,22 @@ describe('automatic retries', () => {
     expect(acts.failJob.mock.invocationCallOrder[0]).toBeGreaterThan(acts.fetchCaptions.mock.invocationCallOrder[6]!);
   });
 
+  it('retries a lost attempt (an error outside the catalogue: a dead worker, a dropped connection) after 1 s, 2 s, 4 s', async () => {
+    const plan = planFor({ mode: 'transcribe' });
+    const attempts: number[] = [];
+    const acts = jobActivities(plan, {
+      acquireAudio: async () => {
+        attempts.push(await ts.now());
+        if (attempts.length < 4) throw new Error('socket hang up');
+        return { audioKey: `work/${plan.jobId}/audio.wav`, durationMs: 42_000 };
+      },
+    });
+    expect(await runJob(ts, plan, acts)).toMatchObject({ status: 'succeeded' });
+    expect(attempts).toHaveLength(4);
+    const delays = gaps(attempts);
+    [1_000, 2_000, 4_000].forEach((expected, i) => expectAbout(delays[i]!, expected));
+  });
+
   it('stops retrying at the first success', async () => {
     const plan = planFor();
     const acts = jobActivities(plan, {
