@@ -17,13 +17,14 @@ async function main() {
   // Before any client is built: the Temporal client takes its interceptors at construction.
   const tracing = installTracing('transcript-api');
   await applyMigrations(cfg.DATABASE_URL);
-  const { deps, close } = await connectAppDeps(cfg);
   const drain = createDrain();
+  const { deps, close } = await connectAppDeps(cfg, { overrides: { stopping: drain.signal } });
   const server = createHttpServer(createApp(deps, { drain })).listen(cfg.PORT, () =>
     deps.logger.info({ port: cfg.PORT, base_url: deps.baseUrl }, 'api listening'),
   );
-  // SIGTERM (a deploy, a scale-in): readiness false and new requests 503 with Retry-After at once, the
-  // requests in flight (a long poll holds up to 25 s) finish within the bound, then the process exits.
+  // SIGTERM (a deploy, a scale-in): readiness false and new requests 503 with Retry-After at once, waits in
+  // flight (long polls, upload verification) answer what they have (drain.signal), the requests in flight
+  // finish within the bound, then the process exits.
   const shutdown = async (signal: string) => {
     if (drain.draining) return;
     drain.begin();

@@ -39,6 +39,11 @@ export interface AppDeps {
   starts: StartDispatcher;
   /** stripe-node for billing (domain/billing); null without STRIPE_SECRET_KEY (checkout and portal answer 503). */
   stripe: Stripe | null;
+  /**
+   * Aborted when this process begins a graceful stop (api/http/drain.ts): waits that hold a request end at once
+   * and answer what they have. Absent where nothing stops the process that way (tests' in-process apps).
+   */
+  stopping?: AbortSignal;
   /** Tests only: CA (PEM) of the self-signed loopback https server serving OAuth client metadata documents. */
   caForTests?: string;
 }

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { AppDeps } from './context';
 import { ServiceError } from '../../core/errors';
 import { sendError } from './envelope';
 
@@ -9,10 +10,14 @@ export const DRAIN_RETRY_AFTER_SECONDS = 5;
  * A graceful stop of one API process (SIGTERM, api/main.ts): from `begin()` on, readiness answers 503 so the
  * load balancer takes the instance out, every new request answers 503 SERVICE_UNAVAILABLE with Retry-After and
  * `Connection: close`, liveness stays 200, and the requests already in flight finish; `settled()` resolves when
- * the last one has, or when the bound runs out.
+ * the last one has, or when the bound runs out. A request in flight that only waits (a long poll, an upload's
+ * verification) stops waiting at once and answers what it has (`signal`, AppDeps.stopping): the client asks
+ * again, of another instance, so a drain lasts as long as real work does, not up to 25 s of waiting.
  */
 export function createDrain() {
   let draining = false;
+  // Aborted by begin(): the waits that hold a request in flight (AppDeps.stopping) end and answer what they have.
+  const stopping = new AbortController();
   let inFlight = 0;
   let wake: (() => void) | null = null;
 
@@ -41,7 +46,10 @@ export function createDrain() {
     middleware,
     begin(): void {
       draining = true;
+      stopping.abort();
     },
+    /** Aborted once the stop begins. */
+    signal: stopping.signal,
     get draining(): boolean {
       return draining;
     },
@@ -63,3 +71,13 @@ export function createDrain() {
 }
 
 export type Drain = ReturnType<typeof createDrain>;
+
+/**
+ * What a request's wait listens to: the client going away, or this process beginning to stop (then the wait
+ * ends and the handler answers the state as it is, like a wait that ran out).
+ */
+export function requestWaitSignal(req: Request, deps: Pick<AppDeps, 'stopping'>): AbortSignal {
+  const gone = new AbortController();
+  req.on('close', () => gone.abort());
+  return deps.stopping ? AbortSignal.any([gone.signal, deps.stopping]) : gone.signal;
+}

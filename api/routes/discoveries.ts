@@ -15,6 +15,7 @@ import {
   VideoDiscoverySchema,
 } from '../../domain/schemas/discoveries';
 import type { AppDeps } from '../http/context';
+import { requestWaitSignal } from '../http/drain';
 import { defineRoute, type Reply, type RouteSpec } from '../http/route';
 import { discoveryDeps } from '../wiring';
 
@@ -102,10 +103,9 @@ function readRoute(
     responses: { 200: { description: 'The discovery (a failed one is still 200).', schema } },
     errors: ['NOT_FOUND'],
     handler: async ({ deps, principal, params, query, req }) => {
-      const abort = new AbortController();
-      req.on('close', () => abort.abort());
+      const signal = requestWaitSignal(req, deps);
       const read = (): Promise<{ status: string }> => get(deps.db, principal!.workspaceId, params.id);
-      return { status: 200, body: await waitForDiscovery(deps.wakeups, params.id, read, query.wait, abort.signal) };
+      return { status: 200, body: await waitForDiscovery(deps.wakeups, params.id, read, query.wait, signal) };
     },
   });
 }

@@ -3,6 +3,7 @@ import { listJobs, waitForJob } from '../../domain/jobs/read';
 import { prepareJob, submitJob } from '../../domain/jobs/submit';
 import type { JobRequest } from '../../domain/schemas/jobs';
 import { jobServiceDeps } from '../wiring';
+import { requestWaitSignal } from '../http/drain';
 import { defineRoute, type HandlerCtx, type Reply, type RouteSpec } from '../http/route';
 import {
   JobIdParams,
@@ -99,9 +100,8 @@ const getJobRoute = defineRoute({
   responses: { 200: { description: 'The job (a failed job is still 200).', schema: JobSchema } },
   errors: ['NOT_FOUND'],
   handler: async ({ deps, principal, params, query, req }) => {
-    const abort = new AbortController();
-    req.on('close', () => abort.abort());
-    return { status: 200, body: await waitForJob(deps.db, deps.wakeups, principal!.workspaceId, params.id, query.wait, abort.signal) };
+    const signal = requestWaitSignal(req, deps);
+    return { status: 200, body: await waitForJob(deps.db, deps.wakeups, principal!.workspaceId, params.id, query.wait, signal) };
   },
 });
 

@@ -1,4 +1,5 @@
 import { completeUpload, getUpload, reserveUpload } from '../../domain/uploads/uploads';
+import { requestWaitSignal } from '../http/drain';
 import { defineRoute, type RouteSpec } from '../http/route';
 import { IdParams } from '../../domain/schemas/common';
 import { UploadRequestSchema, UploadSchema } from '../../domain/schemas/resources';
@@ -53,7 +54,7 @@ const complete = defineRoute({
     'NO_AUDIO',
     'STORAGE_UNAVAILABLE',
   ],
-  handler: async ({ deps, principal, params }) => {
+  handler: async ({ deps, principal, params, req }) => {
     const result = await completeUpload(
       deps.db,
       deps.temporal,
@@ -61,6 +62,7 @@ const complete = defineRoute({
       principal!.workspaceId,
       params.id,
       deps.config.UPLOAD_VERIFY_WAIT_SECONDS * 1000,
+      requestWaitSignal(req, deps),
     );
     return {
       status: result.status,

@@ -63,7 +63,7 @@ export class JobWakeups {
     const wait = async (timeoutMs: number, signal?: AbortSignal) => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), timeoutMs);
+        timer = setTimeout(() => resolve(false), signal?.aborted ? 0 : timeoutMs);
         signal?.addEventListener('abort', () => resolve(false), { once: true });
       });
       try {

@@ -97,6 +97,8 @@ export async function completeUpload(
   workspaceId: string,
   id: string,
   waitMs: number,
+  /** Ends the wait early (the client went away, the process is stopping): 202 with the upload verifying. */
+  signal?: AbortSignal,
 ): Promise<CompletionResult> {
   const upload = await db.upload.findFirst({ where: { id, workspaceId } });
   if (!upload) throw new ServiceError('NOT_FOUND', 'id', { message: 'No upload with this id in this workspace.' });
@@ -113,7 +115,7 @@ export async function completeUpload(
   await db.upload.updateMany({ where: { id, status: 'pending' }, data: { status: 'verifying', verificationRequestedAt: new Date() } });
   await temporal.withDeadline(Date.now() + waitMs, () => startUploadVerification({ temporal, taskQueue }, id));
   const handle = temporal.workflow.getHandle(workflowIds.uploadVerify(id));
-  const verdict = await waitAtMost(handle.result(), waitMs);
+  const verdict = await waitAtMost(handle.result(), waitMs, signal);
   if (verdict.kind === 'timeout') return { status: 202, upload: toUploadView(await db.upload.findUniqueOrThrow({ where: { id } })) };
   if (verdict.kind === 'failed') {
     const err = verdict.error;
@@ -135,9 +137,12 @@ export async function completeUpload(
 
 type Verdict<T> = { kind: 'done'; value: T } | { kind: 'failed'; error: unknown } | { kind: 'timeout' };
 
-async function waitAtMost<T>(promise: Promise<T>, ms: number): Promise<Verdict<T>> {
+async function waitAtMost<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<Verdict<T>> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Verdict<T>>((resolve) => (timer = setTimeout(() => resolve({ kind: 'timeout' }), ms)));
+  const timeout = new Promise<Verdict<T>>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: 'timeout' }), signal?.aborted ? 0 : ms);
+    signal?.addEventListener('abort', () => resolve({ kind: 'timeout' }), { once: true });
+  });
   try {
     return await Promise.race([
       promise.then(

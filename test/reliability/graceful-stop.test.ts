@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import request from 'supertest';
 import { freePort, ROOT } from '../../stack/proc';
 import { bearer, createWorkspace, privateDatabase, startTestApi, type TestApi } from '../support/harness';
@@ -7,7 +8,8 @@ import { videositeCaptionRoutes } from '../support/job-stack';
 import { startReplayOrigin, type ReplayOrigin } from '../support/replay-origin';
 
 // Issue 27, item 5: SIGTERM stops a process without losing work. The API process answers new requests 503
-// with Retry-After (readiness false, liveness still ok) while the requests it holds finish, then exits 0; a
+// with Retry-After (readiness false, liveness still ok) while the requests it holds finish (a request that only
+// waits, a long poll or an upload's verification, answers at once what it has), then exits 0; a
 // worker stops polling, lets the activity it runs finish, and exits 0, and the job goes on with the next worker.
 
 const taskQueue = `graceful-${randomUUID()}`;
@@ -58,25 +60,66 @@ afterAll(async () => {
   await origin?.close();
 });
 
-test('the API drains on SIGTERM: 503 with Retry-After for new requests, the long poll in flight finishes, exit 0', async () => {
+test('the API drains on SIGTERM: 503 with Retry-After for new requests, the waits in flight answer at once, exit 0', async () => {
   const port = await freePort();
-  const proc = await start('api/main.ts', 'api listening', { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+  // A cancel waits this long for the job's workflow to decide (no worker runs it here): the request that holds
+  // the process while the test looks at it draining.
+  const cancelWaitSeconds = 4;
+  const proc = await start('api/main.ts', 'api listening', {
+    PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    CANCEL_WAIT_SECONDS: String(cancelWaitSeconds),
+  });
   try {
     const base = `http://127.0.0.1:${port}`;
     const ws = await createWorkspace(api.deps, { plan: 'pro' });
-    // A job no worker runs (none polls this queue yet): it stays queued, so a long poll on it is held its full 4 s.
-    const job = await request(base)
-      .post('/v1/jobs')
-      .set(bearer(ws.apiKey))
-      .set('Idempotency-Key', randomUUID())
-      .send({ source: { url: 'https://www.youtube.com/watch?v=drain000001' }, mode: 'captions_only' });
+    // Jobs no worker runs (none polls this queue yet): they stay queued, so a long poll on one would be held 20 s.
+    const submit = (n: number) =>
+      request(base)
+        .post('/v1/jobs')
+        .set(bearer(ws.apiKey))
+        .set('Idempotency-Key', randomUUID())
+        .send({ source: { url: `https://www.youtube.com/watch?v=drain00000${n}` }, mode: 'captions_only' });
+    const [job, cancelled] = [await submit(1), await submit(2)];
     expect(job.status).toBe(202);
+    expect(cancelled.status).toBe(202);
     const held = request(base)
       .get(`/v1/jobs/${job.body.id}`)
-      .query({ wait: 4 })
+      .query({ wait: 20 })
       .set(bearer(ws.apiKey))
       .then((r) => r);
-    await new Promise((r) => setTimeout(r, 500));
+    // An upload whose verification no worker runs: its completion would wait UPLOAD_VERIFY_WAIT_SECONDS (20).
+    const bytes = Buffer.alloc(4096, 1);
+    const slot = await request(base)
+      .post('/v1/uploads')
+      .set(bearer(ws.apiKey))
+      .send({ filename: 'clip.wav', content_type: 'audio/wav', bytes: bytes.length });
+    expect(slot.status).toBe(201);
+    const putUrl = new URL(slot.body.signed_upload_url);
+    expect(
+      (
+        await request(base)
+          .put(putUrl.pathname + putUrl.search)
+          .set('content-type', 'audio/wav')
+          .send(bytes)
+      ).status,
+    ).toBeLessThan(300);
+    const completing = request(base)
+      .post(`/v1/uploads/${slot.body.id}/complete`)
+      .set(bearer(ws.apiKey))
+      .then((r) => r);
+    // An agent's wait_for_job on the tool server (it would wait up to 30 s).
+    const agent = new McpClient({ name: 'graceful-stop', version: '1.0.0' });
+    await agent.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: bearer(ws.apiKey) } }));
+    const agentWaiting = agent.callTool(
+      { name: 'wait_for_job', arguments: { job_id: job.body.id, timeout_seconds: 30 } },
+      { timeout: 60_000 },
+    );
+    const cancelling = request(base)
+      .post(`/v1/jobs/${cancelled.body.id}/cancel`)
+      .set(bearer(ws.apiKey))
+      .then((r) => r);
+    await new Promise((r) => setTimeout(r, 1_000));
     const signalledAt = Date.now();
     proc.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 200));
@@ -90,14 +133,32 @@ test('the API drains on SIGTERM: 503 with Retry-After for new requests, the long
     expect((await request(base).get('/readyz')).status).toBe(503);
     expect((await request(base).get('/healthz')).status).toBe(200);
 
+    // Both waits ended when the stop began and answered what they had, as a wait that ran out does: the job
+    // as it is, and the upload still verifying with where to read it (the client asks another instance).
     const answered = await held;
+    const waitsEndedAt = Date.now();
     expect(answered.status).toBe(200);
     expect(answered.body).toMatchObject({ id: job.body.id, status: 'queued' });
+    const completion = await completing;
+    expect(completion.status).toBe(202);
+    expect(completion.body).toMatchObject({ id: slot.body.id, status: 'verifying' });
+    expect(completion.headers.location).toBe(`/v1/uploads/${slot.body.id}`);
+    const toolResult = (await agentWaiting) as { isError?: boolean; structuredContent?: Record<string, any> };
+    expect(toolResult.isError).toBeFalsy();
+    expect(toolResult.structuredContent).toMatchObject({
+      job: { id: job.body.id, status: 'queued' },
+      next: expect.stringContaining('wait_for_job'),
+    });
+    // Well before the 20 s (30 s for the tool) they asked for.
+    expect(Date.now() - signalledAt).toBeLessThan(10_000);
+    expect(waitsEndedAt - signalledAt).toBeLessThan(10_000);
+    // The cancel in flight finished as it does without a stop (202: the workflow decides when a worker runs it).
+    expect((await cancelling).status).toBe(202);
     const { code, at } = await proc.exited;
     expect(code).toBe(0);
-    // It waited for the long poll, and no longer.
-    expect(at - signalledAt).toBeGreaterThan(2500);
-    expect(at - signalledAt).toBeLessThan(15_000);
+    // It stayed for the cancel (about 3 s after the signal), and no longer: not the 20 s the waits asked for.
+    expect(at - signalledAt).toBeGreaterThan(1_500);
+    expect(at - signalledAt).toBeLessThan(12_000);
     expect(proc.output()).toMatch(/"finished_in_flight":true/);
   } finally {
     proc.child.kill('SIGKILL');

@@ -24,6 +24,7 @@ import {
   WAIT_STEP_SECONDS,
   z,
   type Ctx,
+  toolWaitSignal,
   type ToolRegistrar,
 } from './kit';
 
@@ -157,11 +158,12 @@ async function waitDiscovery(
   const report = progress(ctx, startedAt, Math.round((deadline - startedAt) / 1000));
   const read = () => getVideoDiscovery(deps.db, p.workspaceId, id);
   let d = await read();
-  while (d.status !== 'succeeded' && d.status !== 'failed' && !ctx.mcpReq.signal.aborted) {
+  const signal = toolWaitSignal(deps, ctx);
+  while (d.status !== 'succeeded' && d.status !== 'failed' && !signal.aborted) {
     const left = (deadline - Date.now()) / 1000;
     if (left < 0.2) break;
     await report(`discovery ${d.status}`);
-    d = await waitForDiscovery(deps.wakeups, id, read, Math.min(WAIT_STEP_SECONDS, left), ctx.mcpReq.signal);
+    d = await waitForDiscovery(deps.wakeups, id, read, Math.min(WAIT_STEP_SECONDS, left), signal);
   }
   return d;
 }

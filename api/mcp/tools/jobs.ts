@@ -37,6 +37,7 @@ import {
   WAIT_STEP_SECONDS,
   z,
   type Ctx,
+  toolWaitSignal,
   type ToolRegistrar,
 } from './kit';
 
@@ -58,11 +59,12 @@ export function nextForJob(job: JobView): string | null {
 export async function waitJob(deps: AppDeps, p: Principal, jobId: string, deadline: number, ctx: Ctx, startedAt: number): Promise<JobView> {
   const report = progress(ctx, startedAt, Math.round((deadline - startedAt) / 1000));
   let job = await waitForJob(deps.db, deps.wakeups, p.workspaceId, jobId, 0);
-  while (!isFinal(job.status) && !ctx.mcpReq.signal.aborted) {
+  const signal = toolWaitSignal(deps, ctx);
+  while (!isFinal(job.status) && !signal.aborted) {
     const left = (deadline - Date.now()) / 1000;
     if (left < 0.2) break;
     await report(`job ${job.status}${job.stage ? ` (${job.stage})` : ''}`);
-    job = await waitForJob(deps.db, deps.wakeups, p.workspaceId, jobId, Math.min(WAIT_STEP_SECONDS, left), ctx.mcpReq.signal);
+    job = await waitForJob(deps.db, deps.wakeups, p.workspaceId, jobId, Math.min(WAIT_STEP_SECONDS, left), signal);
   }
   return job;
 }

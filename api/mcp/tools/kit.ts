@@ -26,6 +26,14 @@ export const WAIT_STEP_SECONDS = 5;
 export const UNCONFIRMED_MAX_CREDITS = 2;
 
 export type Ctx = ServerContext;
+
+/**
+ * What a tool's wait listens to: the call cancelled or its connection gone, or this process beginning to stop
+ * (the tool then answers the state as it is, with what to call next).
+ */
+export function toolWaitSignal(deps: Pick<AppDeps, 'stopping'>, ctx: Ctx): AbortSignal {
+  return deps.stopping ? AbortSignal.any([ctx.mcpReq.signal, deps.stopping]) : ctx.mcpReq.signal;
+}
 export type ToolRegistrar = Pick<McpServer, 'registerTool'>;
 
 // ---------------------------------------------------------------------------
