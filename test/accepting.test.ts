@@ -278,9 +278,14 @@ describe('a start lost after the commit is made up by the starter', () => {
         Prisma.sql`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${jobsToStart(new Date(Date.now() + 10_000))}`,
       );
       const plan = Object.values(explained[0]!)[0]![0]!.Plan;
-      // Pages the whole plan touched (the top node counts its children's): a handful.
+      // Pages the whole plan touched (the top node counts its children's): a handful, plus about one per job it
+      // returns and per dead index entry it steps over (other tests' jobs share this database: 22 in one CI run,
+      // against a bound of 20 that had held for weeks). A scan through the 20,000 reads most of the table, so
+      // the bound is a tenth of the table's pages: far from both.
       const pages = Number(plan['Shared Hit Blocks']) + Number(plan['Shared Read Blocks']);
-      expect(pages).toBeLessThan(20);
+      const [{ relpages }] = await db.$queryRaw<{ relpages: number }[]>`SELECT relpages FROM pg_class WHERE oid = 'jobs'::regclass`;
+      expect(relpages).toBeGreaterThan(400);
+      expect(pages).toBeLessThan(relpages / 10);
       // And the index the starter keeps in use does not grow with jobs that never need a start: it held every
       // one of them (144 kB here for the 20,000, measured); now a page or two whatever their number.
       const [{ bytes }] = await db.$queryRaw<{ bytes: bigint }[]>`SELECT pg_relation_size('jobs_start_pending_idx') AS bytes`;
