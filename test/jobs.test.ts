@@ -542,10 +542,10 @@ describe('reading jobs', () => {
       expect(res.body.status).toBe('succeeded');
       expect(waited).toBeGreaterThanOrEqual(1000);
       expect(waited).toBeLessThan(15000);
-      // A final job answers at once.
+      // A final job answers at once, not after the 20 s asked for (the bound leaves room for a loaded CI host).
       const t0 = Date.now();
       await request(other.app).get(`/v1/jobs/${r.body.id}`).query({ wait: 20 }).set(bearer(pro.apiKey)).expect(200);
-      expect(Date.now() - t0).toBeLessThan(1000);
+      expect(Date.now() - t0).toBeLessThan(10_000);
     } finally {
       stack.origin.setRoutes(videositeCaptionRoutes());
       await other.close();
