@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ServiceError } from '../core/errors';
 import { unreachableDependency } from '../integrations/dependency-errors';
 import { retryDelayMs, retryScheduledSignal } from '../workflows/definitions';
-import { whileHeartbeating } from './heartbeat';
+import { currentActivity, whileHeartbeating } from './heartbeat';
 
 /**
  * The one mapping from the error catalogue to Temporal: a ServiceError becomes
@@ -50,13 +50,8 @@ const DEPENDENCY_WAIT_MARGIN_MS = 5_000;
  * their own quick retry policy: they run inside a workflow task and cannot heartbeat.
  */
 async function outlastingOutages<T>(fn: () => Promise<T>): Promise<T> {
-  let ctx: Context;
-  try {
-    ctx = Context.current();
-  } catch {
-    return fn();
-  }
-  if (ctx.info.isLocal) return fn();
+  const ctx = currentActivity();
+  if (!ctx) return fn();
   const { currentAttemptScheduledTimestampMs, startToCloseTimeoutMs } = ctx.info;
   const giveUpAt = currentAttemptScheduledTimestampMs + startToCloseTimeoutMs - DEPENDENCY_WAIT_MARGIN_MS;
   for (let delay = DEPENDENCY_RETRY_FIRST_MS; ; delay = Math.min(delay * 2, DEPENDENCY_RETRY_MAX_MS)) {

@@ -10,7 +10,8 @@ import { Context } from '@temporalio/activity';
 const HEARTBEAT_EVERY_MS = 2_000;
 const progress = new WeakMap<Context, unknown>();
 
-function currentActivity(): Context | null {
+/** The running activity's context; null outside an activity and in a local one (it cannot heartbeat). */
+export function currentActivity(): Context | null {
   try {
     const ctx = Context.current();
     return ctx.info.isLocal ? null : ctx; // local activities cannot heartbeat

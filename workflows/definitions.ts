@@ -44,6 +44,16 @@ export const DEFAULT_RETRY: RetrySettings = {
  */
 export const LOST_ATTEMPT_RETRY: RetrySettings = { ...DEFAULT_RETRY, initialIntervalMs: 1_000 };
 
+/** The settings as the retry policy of an activity proxy. */
+export function retryPolicy(s: RetrySettings) {
+  return {
+    initialInterval: s.initialIntervalMs,
+    backoffCoefficient: s.backoffCoefficient,
+    maximumInterval: s.maximumIntervalMs,
+    maximumAttempts: s.maximumAttempts,
+  };
+}
+
 /** How long Temporal waits after attempt `attempt` failed with a retryable error of the catalogue. */
 export function retryDelayMs(attempt: number, retryAfterSeconds?: number): number {
   if (retryAfterSeconds !== undefined) return retryAfterSeconds * 1000;

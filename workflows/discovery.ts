@@ -1,15 +1,10 @@
 import { isCancellation, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { DEFAULT_RETRY, type DiscoveryWorkflowInput } from './definitions';
+import { DEFAULT_RETRY, retryPolicy, type DiscoveryWorkflowInput } from './definitions';
 import { errorFromFailure } from './failures';
 import { OperatorView } from './operator-view';
 
-const retry = {
-  initialInterval: DEFAULT_RETRY.initialIntervalMs,
-  backoffCoefficient: DEFAULT_RETRY.backoffCoefficient,
-  maximumInterval: DEFAULT_RETRY.maximumIntervalMs,
-  maximumAttempts: DEFAULT_RETRY.maximumAttempts,
-};
+const retry = retryPolicy(DEFAULT_RETRY);
 // Platform calls: one page or one listing, a few requests each with a 15 s budget. Run as local
 // activities, so a discovery is one workflow task: no dispatch round trips through the server, which
 // were half of POST -> succeeded (bench/RESULTS.md). Retryable source errors are retried by this

@@ -21,6 +21,7 @@ import {
   HEARTBEAT_TIMEOUT,
   JOB_NOT_COMMITTED,
   providerCallbackSignal,
+  retryPolicy,
   RECOGNITION_QUEUE_TIMEOUT_MS,
   searchAttributes as sa,
   type JobOutcome,
@@ -39,8 +40,9 @@ const CAPTIONS_MISSING = new Set(['NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE']);
  * One workflow per job. It decides the order of the steps; activities do the
  * work and are the only writers of the job's row. Retryable errors are retried
  * by Temporal with growing delays (DEFAULT_RETRY; a lost attempt sooner,
- * LOST_ATTEMPT_RETRY); the job shows the attempt meanwhile. Credits: held by the API at acceptance, charged or released here
- * exactly once (the settling activities are idempotent).
+ * LOST_ATTEMPT_RETRY); the job shows the attempt meanwhile. Credits: held by
+ * the API at acceptance, charged or released here exactly once (the settling
+ * activities are idempotent).
  */
 export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> {
   const { jobId } = input;
@@ -52,12 +54,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' }, // no maximumAttempts: unlimited
   });
   // Retryable source, provider and storage errors (their delays ride on the failure), and lost attempts.
-  const retry = {
-    initialInterval: LOST_ATTEMPT_RETRY.initialIntervalMs,
-    backoffCoefficient: LOST_ATTEMPT_RETRY.backoffCoefficient,
-    maximumInterval: LOST_ATTEMPT_RETRY.maximumIntervalMs,
-    maximumAttempts: LOST_ATTEMPT_RETRY.maximumAttempts,
-  };
+  const retry = retryPolicy(LOST_ATTEMPT_RETRY);
   // Media work: fetching and converting long files, stitching pieces. Not
   // eagerly dispatched to this worker: heavy work spreads over all workers.
   // Heartbeats (activities/heartbeat.ts) find a killed worker in 10 s.

@@ -72,6 +72,11 @@ export function createDrain() {
 
 export type Drain = ReturnType<typeof createDrain>;
 
+/** `signal`, or the process beginning to stop (AppDeps.stopping): what a wait that holds a request listens to. */
+export function orStopping(signal: AbortSignal, deps: Pick<AppDeps, 'stopping'>): AbortSignal {
+  return deps.stopping ? AbortSignal.any([signal, deps.stopping]) : signal;
+}
+
 /**
  * What a request's wait listens to: the client going away, or this process beginning to stop (then the wait
  * ends and the handler answers the state as it is, like a wait that ran out).
@@ -79,5 +84,5 @@ export type Drain = ReturnType<typeof createDrain>;
 export function requestWaitSignal(req: Request, deps: Pick<AppDeps, 'stopping'>): AbortSignal {
   const gone = new AbortController();
   req.on('close', () => gone.abort());
-  return deps.stopping ? AbortSignal.any([gone.signal, deps.stopping]) : gone.signal;
+  return orStopping(gone.signal, deps);
 }

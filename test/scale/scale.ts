@@ -518,6 +518,9 @@ const round = (x: number) => Number(x.toFixed(1));
 const roundAll = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v)]));
 
 /** A history event as `ActivityTaskScheduled recognizePiece`: its type and, for activities, the activity's name. */
+/** A failure's message on one line, cut to `max` characters. */
+const oneLine = (message: string | null | undefined, max: number) => (message ?? '?').replace(/\s+/g, ' ').slice(0, max);
+
 function eventName(e: proto.api.history.v1.IHistoryEvent, detailed = false): string {
   const type = String(proto.api.enums.v1.EventType[e.eventType as number] ?? e.eventType).replace(/^EVENT_TYPE_/, '');
   const activity = e.activityTaskScheduledEventAttributes?.activityType?.name;
@@ -536,7 +539,7 @@ function eventName(e: proto.api.history.v1.IHistoryEvent, detailed = false): str
     started?.identity ? `by=${started.identity}` : '',
     attempt && attempt > 1 ? `attempt=${attempt}` : '',
     timeout !== undefined && timeout !== null ? `timeout=${String(timeout)}` : '',
-    lastFailure ? `after: ${(lastFailure.message ?? '').replace(/\s+/g, ' ').slice(0, 160)}` : '',
+    lastFailure ? `after: ${oneLine(lastFailure.message, 160)}` : '',
   ]
     .filter(Boolean)
     .join(' ');
@@ -623,7 +626,7 @@ async function histories(
             if (s) scheduled.set(String(e.eventId), s.activityType?.name ?? '?');
             const started = e.activityTaskStartedEventAttributes;
             if (started && (started.attempt ?? 1) > 1) {
-              const why = `${scheduled.get(String(started.scheduledEventId)) ?? '?'}: ${(started.lastFailure?.message ?? '?').replace(/\s+/g, ' ').slice(0, 100)}`;
+              const why = `${scheduled.get(String(started.scheduledEventId)) ?? '?'}: ${oneLine(started.lastFailure?.message, 100)}`;
               retried.set(why, (retried.get(why) ?? 0) + 1);
             }
           }

@@ -6,6 +6,7 @@ import type { Principal, Scope } from '../../../domain/accounts/principal';
 import type { IdempotencyScope } from '../../../domain/idempotency';
 import { countCall, readBesideLimit } from '../../http/accounting';
 import { authorisePrincipal } from '../../http/auth';
+import { orStopping } from '../../http/drain';
 import type { AppDeps } from '../../http/context';
 import { zodToServiceError } from '../../http/envelope';
 import { toServiceError } from '../../http/middleware';
@@ -32,7 +33,7 @@ export type Ctx = ServerContext;
  * (the tool then answers the state as it is, with what to call next).
  */
 export function toolWaitSignal(deps: Pick<AppDeps, 'stopping'>, ctx: Ctx): AbortSignal {
-  return deps.stopping ? AbortSignal.any([ctx.mcpReq.signal, deps.stopping]) : ctx.mcpReq.signal;
+  return orStopping(ctx.mcpReq.signal, deps);
 }
 export type ToolRegistrar = Pick<McpServer, 'registerTool'>;
 
