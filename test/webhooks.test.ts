@@ -265,6 +265,8 @@ describe('event delivery', () => {
     const later = await startPendingWorkflows(stack.api.deps.db, starter, new Date(Date.now() + 60_000));
     expect(later.events).toBeGreaterThanOrEqual(1);
     await receiver.waitFor((xs) => xs.some((r) => r.event_id === eventId && r.status === 200), 20_000);
+    // The attempt is recorded a moment after the receiver's 200: the delivery workflow's end is after it.
+    await stack.api.deps.temporal.workflow.getHandle(workflowIds.webhook(eventId)).result();
     // Attempted now: the next pass does not find it again.
     const after = await startPendingWorkflows(stack.api.deps.db, starter, new Date(Date.now() + 60_000));
     expect(await stack.api.deps.db.webhookDelivery.count({ where: { eventId } })).toBe(1);
@@ -277,12 +279,14 @@ describe('event delivery', () => {
     await receiver.waitFor((xs) => xs.some((r) => r.body?.job_id === repeat.body.id && r.status === 200), 20_000);
     const db = stack.api.deps.db;
     const { id: eventId } = await db.webhookEvent.findUniqueOrThrow({ where: { subjectKey: `job:${repeat.body.id}` } });
-    // 3,000 delivered events from the last hour, as a busy day leaves them.
+    // 3,000 delivered events from the last hour, as a busy day leaves them. Delivered by construction: the
+    // receiver has the 200 a moment before the delivery activity records it, so the original may not be yet.
     const copies = 3_000;
     await db.$executeRaw`
       INSERT INTO webhook_events
       SELECT (jsonb_populate_record(NULL::webhook_events, to_jsonb(e) || jsonb_build_object(
-        'id', n.id, 'subject_key', 'job:' || n.id, 'created_at', now() - interval '1 hour'))).*
+        'id', n.id, 'subject_key', 'job:' || n.id, 'created_at', now() - interval '1 hour',
+        'delivered_at', now() - interval '1 hour'))).*
       FROM webhook_events e, (SELECT gen_random_uuid() AS id FROM generate_series(1, ${copies})) n
       WHERE e.id = ${eventId}::uuid`;
     try {
