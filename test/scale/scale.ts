@@ -44,10 +44,18 @@ const BATCHES = 25;
 const BATCH_SIZE = 10;
 const UPLOAD_JOBS = 30;
 /** One unit of work (a job, a batch, an upload and its job) is due every PACE_MS from the start. */
-const PACE_MS = 100;
+const PACE_MS = 160;
 const SUBMITTERS = 6;
 /** The disruptions, in ms from the start of the submits. */
 const AT = { killWorker: 8_000, killApi: 16_000, killRecognizer: 24_000, stopPostgres: 34_000, pgOutageMs: 6_000, rolling: 52_000 };
+/**
+ * A disruption also waits this long after the one before it has recovered (its replacement ready, PostgreSQL
+ * accepting again). On a loaded host a restart can take 15–20 s and would otherwise push the next disruptions
+ * onto it: one CI run stopped PostgreSQL 0.4 s after a killed recognizer's replacement came up, and one piece met
+ * the kill, the restart and the deploy in a row. By the time a replacement is ready the killed process's work
+ * has been retried (heartbeat timeout 10 s), so 5 s is enough: each crash is recovered from before the next.
+ */
+const SETTLE_MS = 5_000;
 /** A killed process is started again after this long (a supervisor's restart delay). */
 const RESTART_DELAY_MS = 3_000;
 const STALL_LIMIT_MS = 60_000;
@@ -235,8 +243,11 @@ async function main(): Promise<void> {
       events.push({ at: Date.now() - t0, what });
       console.log(`[scale] +${((Date.now() - t0) / 1000).toFixed(1)} s ${what}`);
     };
+    /** When the last disruption had recovered, in ms from the start. */
+    let recoveredAt = 0;
     const until = async (ms: number) => {
-      if (t0 + ms > Date.now()) await sleep(t0 + ms - Date.now());
+      const due = t0 + Math.max(ms, recoveredAt + SETTLE_MS);
+      if (due > Date.now()) await sleep(due - Date.now());
     };
     const crash = async (kind: ServiceProcess['kind']) => {
       const victim = procs.live(kind)[0]!;
@@ -245,7 +256,13 @@ async function main(): Promise<void> {
       await sleep(RESTART_DELAY_MS);
       const fresh = await procs.start(kind);
       mark(`started ${fresh.name}`);
+      recoveredAt = Date.now() - t0;
     };
+    /** Jobs of this run not yet final: what a deploy's stop has in flight. */
+    const openJobs = () =>
+      db.job.count({
+        where: { workspaceId: { in: workspaces.map((w) => w.id) }, status: { notIn: ['succeeded', 'failed', 'cancelled'] } },
+      });
     const pgOutage = { from: 0, to: 0 };
     let pgCpuBeforeRestart = 0;
     const stopExits: { name: string; kind: ServiceProcess['kind']; code: number | null; signal: string | null; tookMs: number }[] = [];
@@ -271,15 +288,21 @@ async function main(): Promise<void> {
       });
       pgOutage.to = Date.now();
       mark('PostgreSQL started again');
+      recoveredAt = Date.now() - t0;
       await until(AT.rolling);
       // The deploy: every process replaced, one at a time, the new one up before the old one is told to stop.
-      // Recognizers first, while uploads still arrive: a stopping recognizer has recognition in flight.
-      for (const kind of ['recognizer', 'recognizer', 'api', 'api', 'worker', 'worker'] as const) {
+      // Workers first, which hold the running jobs' activities; then the recognizers while uploads still arrive (a
+      // stopping recognizer has recognition in flight); the API processes last. Each stop's line says how many
+      // jobs were open: a deploy after the work would prove nothing.
+      for (const kind of ['worker', 'worker', 'recognizer', 'recognizer', 'api', 'api'] as const) {
         const old = procs.live(kind)[0]!;
         const fresh = await procs.start(kind);
+        const inFlight = await openJobs();
         const exit = await procs.terminate(old);
         stopExits.push({ name: old.name, kind, code: exit.code, signal: exit.signal, tookMs: exit.tookMs });
-        mark(`rolling: ${fresh.name} up, ${old.name} stopped by SIGTERM (exit ${exit.code ?? exit.signal} after ${exit.tookMs} ms)`);
+        mark(
+          `rolling: ${fresh.name} up, ${old.name} stopped by SIGTERM with ${inFlight} jobs open (exit ${exit.code ?? exit.signal} after ${exit.tookMs} ms)`,
+        );
       }
     })();
     await Promise.all([...submitters, disruptions]);
