@@ -28,9 +28,11 @@ export async function connectAppDeps(
 ): Promise<{ deps: AppDeps; close: () => Promise<void> }> {
   // The logger is built below; a connection lost before then (none can be) would go unlogged.
   let logger: Logger | undefined;
-  const { prisma, pool } = createDb(cfg.DATABASE_URL, opts.poolSize, (err) =>
-    logger?.warn({ err: err.message }, 'database connection lost'),
-  );
+  const {
+    prisma,
+    pool,
+    close: closeDb,
+  } = createDb(cfg.DATABASE_URL, opts.poolSize, (err) => logger?.warn({ err: err.message }, 'database connection lost'));
   const connection = await connectTemporal(cfg.TEMPORAL_ADDRESS);
   const temporal = new Client({
     connection: connection.connection,
@@ -96,8 +98,7 @@ export async function connectAppDeps(
       await starts.drain();
       await wakeups.close();
       await connection.close();
-      await prisma.$disconnect();
-      await pool.end().catch(() => undefined);
+      await closeDb();
     },
   };
 }

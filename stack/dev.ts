@@ -96,12 +96,11 @@ type Seed = Awaited<ReturnType<typeof seedDevWorkspace>>;
 
 /** The dev account (domain/accounts/seed.ts): its key and password go into the banner. */
 async function runSeed(databaseUrl: string): Promise<Seed> {
-  const { prisma, pool } = createDb(databaseUrl, 2);
+  const { prisma, close } = createDb(databaseUrl, 2);
   try {
     return await seedDevWorkspace(prisma, BASE);
   } finally {
-    await prisma.$disconnect();
-    await pool.end().catch(() => {});
+    await close();
   }
 }
 

@@ -30,7 +30,9 @@ async function main() {
   // Temporal's own Prometheus metrics (workflow/activity counts and latencies).
   Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `0.0.0.0:${metricsPort}` } } } });
   await applyMigrations(cfg.DATABASE_URL);
-  const { prisma, pool } = createDb(cfg.DATABASE_URL, undefined, (err) => logger.warn({ err: err.message }, 'database connection lost'));
+  const { prisma, close: closeDb } = createDb(cfg.DATABASE_URL, undefined, (err) =>
+    logger.warn({ err: err.message }, 'database connection lost'),
+  );
   const outbound = createOutbound(outboundSettings(cfg));
   const store = createObjectStore(objectStoreSettings(cfg));
   await store.ensureBucket();
@@ -84,9 +86,7 @@ async function main() {
   await stopStarter();
   await clientConnection.close();
   await outbound.close();
-  await prisma.$disconnect();
-  // Prisma does not end a pool it was given: its idle connections would hold the process 10 s (pg's idle timeout).
-  await pool.end();
+  await closeDb();
   await connection.close();
   await tracing?.shutdown();
 }

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { timeoutOrAbort } from '../../core/waiting';
 
 // Long-poll wake-ups. The activity that finalises a job runs
 // `NOTIFY job_final, '<job id>'` in the same transaction as the final write, so
@@ -61,15 +62,11 @@ export class JobWakeups {
       if (set!.size === 0) this.waiters.delete(jobId);
     };
     const wait = async (timeoutMs: number, signal?: AbortSignal) => {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), signal?.aborted ? 0 : timeoutMs);
-        signal?.addEventListener('abort', () => resolve(false), { once: true });
-      });
+      const limit = timeoutOrAbort(timeoutMs, signal);
       try {
-        return await Promise.race([woken, timeout]);
+        return await Promise.race([woken, limit.ended.then(() => false)]);
       } finally {
-        clearTimeout(timer);
+        limit.stop();
         cancel();
       }
     };

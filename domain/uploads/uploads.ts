@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { ObjectStore } from '../../integrations/storage';
 import { UPLOAD_URL_TTL_SECONDS } from '../../integrations/storage';
 import { transcriptionCredits } from '../../core/plans';
+import { timeoutOrAbort } from '../../core/waiting';
 import type { Upload } from '../../prisma/generated/client';
 import { workflowIds } from '../../workflows/definitions';
 import { startUploadVerification } from '../workflow-starts';
@@ -138,21 +139,17 @@ export async function completeUpload(
 type Verdict<T> = { kind: 'done'; value: T } | { kind: 'failed'; error: unknown } | { kind: 'timeout' };
 
 async function waitAtMost<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<Verdict<T>> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Verdict<T>>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'timeout' }), signal?.aborted ? 0 : ms);
-    signal?.addEventListener('abort', () => resolve({ kind: 'timeout' }), { once: true });
-  });
+  const limit = timeoutOrAbort(ms, signal);
   try {
     return await Promise.race([
       promise.then(
         (value) => ({ kind: 'done', value }) as const,
         (error) => ({ kind: 'failed', error }) as const,
       ),
-      timeout,
+      limit.ended.then(() => ({ kind: 'timeout' }) as const),
     ]);
   } finally {
-    clearTimeout(timer);
+    limit.stop();
   }
 }
 

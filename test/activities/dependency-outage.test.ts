@@ -21,8 +21,7 @@ beforeAll(async () => {
 });
 afterEach(() => proxy.restore());
 afterAll(async () => {
-  await db.prisma.$disconnect();
-  await db.pool.end().catch(() => undefined);
+  await db.close();
   await proxy.close();
 });
 

@@ -11,7 +11,7 @@ import { privateDatabase } from '../support/harness';
 test('connections ended by the server, one in use and one idle, are dropped; the process lives and the next query works', async () => {
   const url = await privateDatabase('connlost');
   const heard: string[] = [];
-  const { prisma, pool } = createDb(url, 3, (err) => heard.push(err.message));
+  const { prisma, pool, close } = createDb(url, 3, (err) => heard.push(err.message));
   const admin = new Client({ connectionString: url });
   await admin.connect();
   try {
@@ -40,7 +40,6 @@ test('connections ended by the server, one in use and one idle, are dropped; the
     expect(pids).not.toContain((await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid);
   } finally {
     await admin.end();
-    await prisma.$disconnect();
-    await pool.end().catch(() => undefined);
+    await close();
   }
 });

@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   });
   const receivers: WebhookReceiver[] = [];
   // createDb drops a connection the PostgreSQL restart ends (domain/db.ts), for this client as for the service.
-  const { prisma: db } = createDb(stack.dbUrl, 4);
+  const { prisma: db, close: closeDb } = createDb(stack.dbUrl, 4);
   const temporal = new TemporalClient({ connection: await Connection.connect({ address: stack.temporal.address }) });
   try {
     await Promise.all([procs.start('api'), procs.start('api'), procs.start('worker'), procs.start('worker')]);
@@ -501,7 +501,7 @@ async function main(): Promise<void> {
     await procs.stopAll();
     await Promise.all(receivers.map((r) => r.close()));
     await temporal.connection.close().catch(() => undefined);
-    await db.$disconnect();
+    await closeDb();
     await origin.close();
     await stack.stop();
     if (pg !== stack.pg) await pg.stop().catch(() => undefined);

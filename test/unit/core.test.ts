@@ -1,5 +1,6 @@
 import { addMonths } from '../../core/dates';
 import { ERROR_CATALOGUE, ERROR_CODES, isErrorCode, ServiceError, toErrorObject } from '../../core/errors';
+import { getEventListeners } from 'node:events';
 import { PLAN_IDS, PLANS } from '../../core/plans';
 import {
   CLEAN_RANGES,
@@ -10,6 +11,7 @@ import {
   ZERO_WIDTH_RANGES,
   type Ranges,
 } from '../../core/unicode';
+import { timeoutOrAbort } from '../../core/waiting';
 
 // The kernel (core/) on its own: no server, no other layer.
 
@@ -87,5 +89,35 @@ describe('the Unicode range tables (core/unicode.ts)', () => {
     expect(inRanges(0x4e2d, WIDE_RANGES)).toBe(true); // 中
     expect(inRanges(0x200d, ZERO_WIDTH_RANGES)).toBe(true); // zero-width joiner
     expect(inRanges(0x41, WIDE_RANGES)).toBe(false);
+  });
+});
+
+describe('a wait that ends at its time or when its signal aborts (core/waiting.ts)', () => {
+  it('ends at its time when nothing aborts it', async () => {
+    const started = Date.now();
+    const limit = timeoutOrAbort(50, new AbortController().signal);
+    await limit.ended;
+    limit.stop();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+  });
+
+  it('ends at the abort, and at once when the signal has already aborted', async () => {
+    const stopping = new AbortController();
+    const limit = timeoutOrAbort(60_000, stopping.signal);
+    const ended = limit.ended.then(() => 'ended');
+    stopping.abort();
+    await expect(Promise.race([ended, new Promise((r) => setTimeout(() => r('still waiting'), 1_000))])).resolves.toBe('ended');
+    limit.stop();
+    const late = timeoutOrAbort(60_000, stopping.signal);
+    await expect(
+      Promise.race([late.ended.then(() => 'ended'), new Promise((r) => setTimeout(() => r('still waiting'), 1_000))]),
+    ).resolves.toBe('ended');
+    late.stop();
+  });
+
+  it('leaves no listener on the signal once stopped: a loop of waits on one signal does not pile them up', () => {
+    const call = new AbortController();
+    for (let step = 0; step < 20; step++) timeoutOrAbort(60_000, call.signal).stop();
+    expect(getEventListeners(call.signal, 'abort')).toHaveLength(0);
   });
 });
