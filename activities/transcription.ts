@@ -1,5 +1,4 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { Db } from '../domain/db';
 import { ServiceError } from '../core/errors';
@@ -25,6 +24,7 @@ import { qualityStatus, type RecognitionResult, type Recognizer } from '../integ
 import { speakerSummary, spokenSeconds } from '../integrations/recognizers/result';
 import { finishWhisperPiece, pieceResult, SpeakerLabelsSchema, WhisperRecognizer, withSpeakers } from '../integrations/recognizers/whisper';
 import type { ObjectStore } from '../integrations/storage';
+import { withScratchDir } from '../integrations/scratch';
 
 // AI transcription, one small activity per step. Audio and per-piece results
 // travel through object storage (never through workflow history), so every
@@ -60,14 +60,8 @@ export interface TranscriptionDeps {
 
 export const workKey = (jobId: string, name: string) => `work/${jobId}/${name}`;
 
-export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'job-'));
-  try {
-    return await fn(dir);
-  } finally {
-    await fs.rm(dir, { recursive: true, force: true });
-  }
-}
+/** A job's local files: in this process's scratch space, so that a crash's leftovers are swept at the next start. */
+export const withTempDir = <T>(fn: (dir: string) => Promise<T>): Promise<T> => withScratchDir('job-', fn);
 
 export function createTranscriptionActivities(deps: TranscriptionDeps) {
   const { db, store } = deps;

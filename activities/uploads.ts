@@ -1,11 +1,10 @@
-import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { jsonColumn, type Db } from '../domain/db';
 import { ServiceError } from '../core/errors';
 import { asActivity } from './failures';
 import { probeMedia } from '../integrations/media/probe';
 import { verifyStoredUpload, type ObjectStore } from '../integrations/storage';
+import { withScratchDir } from '../integrations/scratch';
 
 export function createUploadActivities(db: Db, store: ObjectStore) {
   return {
@@ -17,9 +16,8 @@ export function createUploadActivities(db: Db, store: ObjectStore) {
     async verifyUpload(uploadId: string): Promise<{ status: string }> {
       const upload = await db.upload.findUniqueOrThrow({ where: { id: uploadId } });
       if (upload.status !== 'verifying' && upload.status !== 'pending') return { status: upload.status };
-      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'upload-'));
-      try {
-        return await asActivity(async () => {
+      return withScratchDir('upload-', (dir) =>
+        asActivity(async () => {
           try {
             await verifyStoredUpload(store, upload.objectKey, { bytes: upload.bytes, contentType: upload.contentType });
             const file = path.join(dir, 'media');
@@ -43,10 +41,8 @@ export function createUploadActivities(db: Db, store: ObjectStore) {
             }
             throw err;
           }
-        });
-      } finally {
-        await fs.rm(dir, { recursive: true, force: true });
-      }
+        }),
+      );
     },
 
     /** A verification that could not finish (storage down past its retries) leaves the slot completable again. */

@@ -31,7 +31,6 @@ import logging
 import os
 import signal
 import sys
-import tempfile
 import threading
 import time
 from datetime import timedelta
@@ -46,6 +45,7 @@ from .audio import SAMPLE_RATE, read_audio
 from .engine import Engine, EngineSettings, RecognitionRequest
 from .errors import ServiceError
 from .model import ModelError, model_spec
+from .scratch import clear_scratch_at_start, scratch_dir
 from .speakers import SpeakerWindows, cluster, concatenate, label_times, speaker_names
 from .storage import LocalStore, S3Store, assert_valid_key, store_from_env
 from .tracing import TraceIdFilter, install_tracing, shutdown_tracing, stage
@@ -88,7 +88,7 @@ class RecognitionActivities:
         # A previous attempt that wrote the result and then lost its worker did the work already.
         if self.store.exists(key):
             return key
-        with tempfile.TemporaryDirectory(prefix="piece-") as tmp:
+        with scratch_dir("piece-") as tmp:
             wav = os.path.join(tmp, "piece.wav")
             with stage("load piece", key=piece_key):
                 self.store.download(piece_key, wav)
@@ -156,7 +156,7 @@ class RecognitionActivities:
             progress["alignedSeconds"] = round(end, 1)
 
         t0 = time.monotonic()
-        with tempfile.TemporaryDirectory(prefix="align-") as tmp:
+        with scratch_dir("align-") as tmp:
             wav = os.path.join(tmp, "audio.wav")
             self.store.download(audio_key, wav)
             audio = read_audio(wav)
@@ -252,6 +252,8 @@ async def run_worker() -> int:
     except ModelError as err:
         print(f"recognizer: {err}", file=sys.stderr, flush=True)
         return 2
+    # What killed processes left on this host's disk (scratch.py), before this one takes any work.
+    swept = clear_scratch_at_start()
     t_warm = time.monotonic()
     engine.warm_up()
     warm_seconds = time.monotonic() - t_warm
@@ -284,7 +286,7 @@ async def run_worker() -> int:
         f"threads={settings.threads} concurrency={settings.workers} beam_size={settings.beam_size} "
         f"task_queue={task_queue} namespace={namespace} store={store.describe()} "
         f"verify_s={engine.verify_seconds:.2f} load_s={engine.load_seconds:.2f} warm_s={warm_seconds:.2f} "
-        f"start_s={time.monotonic() - t_start:.2f} pid={os.getpid()}",
+        f"start_s={time.monotonic() - t_start:.2f} pid={os.getpid()} scratch_swept={len(swept)}",
         flush=True,
     )
     stopper = asyncio.create_task(stop.wait())

@@ -15,6 +15,7 @@ import { config, objectStoreSettings, outboundSettings } from '../domain/config'
 import { createDb } from '../domain/db';
 import { createObjectStore } from '../integrations/storage';
 import { applyMigrations } from '../prisma/migrate';
+import { clearScratchAtStart } from '../integrations/scratch';
 import { installTracing, logTraceFields, temporalClientInterceptors, temporalWorkerOptions } from '../integrations/telemetry/tracing';
 
 // The worker process: runs workflows and activities from the task queue. Scale
@@ -30,6 +31,8 @@ async function main() {
   // Temporal's own Prometheus metrics (workflow/activity counts and latencies).
   Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `0.0.0.0:${metricsPort}` } } } });
   await applyMigrations(cfg.DATABASE_URL);
+  // What killed workers left on this host's disk (integrations/scratch.ts), before this one takes any work.
+  const sweptScratch = await clearScratchAtStart();
   const { prisma, close: closeDb } = createDb(cfg.DATABASE_URL, undefined, (err) =>
     logger.warn({ err: err.message }, 'database connection lost'),
   );
@@ -79,6 +82,7 @@ async function main() {
       metrics_port: metricsPort,
       recognizer: cfg.RECOGNIZER,
       recognition_task_queue: activityDeps.transcription.cloud ? null : cfg.RECOGNITION_TASK_QUEUE,
+      scratch_swept: sweptScratch,
     },
     'worker running',
   );

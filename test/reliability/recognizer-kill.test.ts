@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import request from 'supertest';
 import { getBalance } from '../../domain/credits/ledger';
 import { toRecognizerWav } from '../../integrations/media/convert';
-import { startRecognizer, type RecognizerHandle } from '../../stack/recognizer';
+import { scratchRoot } from '../../integrations/scratch';
+import { readyFields, startRecognizer, type RecognizerHandle } from '../../stack/recognizer';
 import { workflowIds } from '../../workflows/definitions';
 import { evalClips } from '../support/asr-eval';
 import { bearer, createWorkspace } from '../support/harness';
@@ -25,6 +27,8 @@ let stack: JobStack;
 let dir: { dir: string; cleanup: () => Promise<void> };
 let wav: string;
 let mp3: string;
+// The recognizers' TMPDIR: their scratch space (recognizer/scratch.py) is this test's to inspect.
+const scratchBase = fs.mkdtempSync(path.join(os.tmpdir(), 'rec-kill-scratch-'));
 const clips = evalClips();
 const FILES = ['en/jfk_inaugural.flac', 'en/leopard_librispeech_1272-128104-0000.wav', 'en/fleurs-en-000.ogg', 'en/fleurs-en-002.ogg'];
 
@@ -33,6 +37,7 @@ const newRecognizer = async () => {
     temporalAddress: process.env.TEMPORAL_ADDRESS!,
     taskQueue: queue,
     dataDir: process.env.DATA_DIR ?? '.data',
+    env: { TMPDIR: scratchBase },
   });
   recognizers.push(r);
   return r;
@@ -62,6 +67,7 @@ afterAll(async () => {
   await Promise.all(recognizers.map((r) => r.stop().catch(() => undefined)));
   await stack?.close();
   await dir?.cleanup();
+  fs.rmSync(scratchBase, { recursive: true, force: true });
 });
 
 /** The recognition activities a job's workflow has started and not finished, with the worker that took each. */
@@ -113,7 +119,14 @@ test('a SIGKILLed recognizer loses no job: each succeeds once on the next recogn
     process.kill(victim.pid, 'SIGKILL');
     expect((await victim.exited).signal).toBe('SIGKILL');
     felt = (await Promise.all(ids.map(startedRecognitionActivities))).flat().some((a) => a.worker.startsWith(`${victim.pid}@`));
-    await newRecognizer();
+    // A piece's audio as the killed process left it (or would have, had it been downloading): the next
+    // recognizer removes it at its start.
+    const killedScratch = path.join(scratchRoot(scratchBase), `recognizer-${victim.pid}`);
+    fs.mkdirSync(path.join(killedScratch, 'piece-left'), { recursive: true });
+    fs.writeFileSync(path.join(killedScratch, 'piece-left', 'piece.wav'), Buffer.alloc(64 * 1024));
+    const next = await newRecognizer();
+    expect(fs.existsSync(killedScratch)).toBe(false);
+    expect(Number(readyFields(next.readyLine).scratch_swept)).toBeGreaterThanOrEqual(1);
   }
   expect(felt).toBe(true);
 
@@ -152,4 +165,7 @@ test('a SIGKILLed recognizer loses no job: each succeeds once on the next recogn
     }),
   );
   expect(Math.max(...attempts)).toBeGreaterThanOrEqual(2);
+  // The recognizer still running removed each piece's folder from its scratch space.
+  const last = path.join(scratchRoot(scratchBase), `recognizer-${recognizers.at(-1)!.pid}`);
+  expect(fs.existsSync(last) ? fs.readdirSync(last) : []).toEqual([]);
 }, 420_000);

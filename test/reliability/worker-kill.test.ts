@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
+import { scratchRoot } from '../../integrations/scratch';
 import { LocalDiskObjectStore } from '../../integrations/storage';
 import { freePort, ROOT } from '../../stack/proc';
 import { bearer, createWorkspace, privateDatabase, startTestApi, type TestApi } from '../support/harness';
@@ -30,6 +31,8 @@ let api: TestApi;
 let dataDir: string;
 let ownDataDir = false;
 let databaseUrl: string;
+// The worker processes' TMPDIR: their scratch space (integrations/scratch.ts) is this test's to inspect.
+let scratchBase: string;
 const workers: ChildProcess[] = [];
 const taskQueue = `kill-${randomUUID()}`;
 const signingSecret = 'worker-kill-test-upload-signing-secret-0123456789';
@@ -49,6 +52,7 @@ async function startWorkerProcess(): Promise<ChildProcess> {
       WORKER_METRICS_PORT: String(await freePort()),
       DATA_DIR: dataDir,
       UPLOAD_SIGNING_SECRET: signingSecret,
+      TMPDIR: scratchBase,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -71,6 +75,7 @@ async function startWorkerProcess(): Promise<ChildProcess> {
 
 beforeAll(async () => {
   origin = await startReplayOrigin(videositeCaptionRoutes({ captionDelayMs: 4000 }));
+  scratchBase = fs.mkdtempSync(path.join(os.tmpdir(), 'worker-kill-scratch-'));
   // The API, the worker process and the recognition worker of the test stack
   // (which reads the pieces) share the local object store of the run's DATA_DIR.
   ownDataDir = !process.env.DATA_DIR;
@@ -94,6 +99,7 @@ afterAll(async () => {
   await api.close();
   await origin.close();
   if (ownDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(scratchBase, { recursive: true, force: true });
 });
 
 test(`after a SIGKILLed worker every job is final once, credits exact, within ${RECOVERY_BOUND_MS / 1000} s of the kill`, async () => {
@@ -139,8 +145,15 @@ test(`after a SIGKILLed worker every job is final once, credits exact, within ${
   const stagesAtKill = await api.deps.db.job.findMany({ where: { id: { in: jobIds } }, select: { status: true, stage: true } });
   expect(stagesAtKill.filter((j) => j.stage === 'captions').length).toBeGreaterThanOrEqual(CAPTION_JOBS / 2);
 
-  await startWorkerProcess();
+  // What the killed worker left on disk (a job's media, as an acquisition in flight leaves it) is the
+  // replacement's to remove at its start.
+  const killedScratch = path.join(scratchRoot(scratchBase), `worker-${first.pid}`);
+  fs.mkdirSync(path.join(killedScratch, 'job-left'), { recursive: true });
+  fs.writeFileSync(path.join(killedScratch, 'job-left', 'audio.wav'), Buffer.alloc(64 * 1024));
+
+  const replacement = await startWorkerProcess();
   const replacementReady = Date.now();
+  expect(fs.existsSync(killedScratch)).toBe(false);
   let final = 0;
   while (Date.now() - killedAt < RECOVERY_BOUND_MS + 15_000) {
     final = await api.deps.db.job.count({ where: { id: { in: jobIds }, status: { in: ['succeeded', 'failed', 'cancelled'] } } });
@@ -172,4 +185,8 @@ test(`after a SIGKILLed worker every job is final once, credits exact, within ${
   expect(before.credits_remaining - after.credits_remaining).toBe(charged);
   expect(charged).toBe(CAPTION_JOBS * 1 + AI_JOBS * 2);
   expect(await api.deps.db.creditHold.count({ where: { workspaceId: ws.workspaceId, status: 'held' } })).toBe(0);
+
+  // Whatever media steps the replacement ran, it removed each one's folder from its scratch space.
+  const ownScratch = path.join(scratchRoot(scratchBase), `worker-${replacement.pid}`);
+  expect(fs.existsSync(ownScratch) ? fs.readdirSync(ownScratch) : []).toEqual([]);
 }, 240_000);

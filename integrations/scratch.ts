@@ -1,0 +1,68 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Scratch space for media on local disk: `<tmpdir>/transcript-scratch/<role>-<pid>/`, one directory per process.
+ *
+ * An activity removes its own files when it ends, but a process that is SIGKILLed or runs out of memory in the
+ * middle of one cannot: its downloads and converted audio (megabytes per job) stayed in /tmp for good, one set per
+ * crash. Naming the directory for the process lets the next process to start on the host remove what dead ones
+ * left (`clearScratchAtStart`). The recognizer (recognizer/scratch.py) keeps to the same layout, so either sweeps both.
+ * The root must belong to one host's process table: two containers sharing it would each see the other's pids as
+ * dead.
+ */
+export const SCRATCH_DIR_NAME = 'transcript-scratch';
+
+export const scratchRoot = (base = os.tmpdir()) => path.join(base, SCRATCH_DIR_NAME);
+
+const OWNER = /^[a-z]+-(\d+)$/;
+
+/** Whether a process of that id runs on this host (one of another user counts: it is not ours to judge). */
+export function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * At a process's start, before it takes any work: removes the scratch directories of processes that no longer
+ * run, and the one named for this process's pid (a previous holder's: in a restarted container the new process
+ * often gets the same pid). Returns the directories removed. Entries not named `<role>-<pid>` are left alone.
+ */
+export async function clearScratchAtStart(base = os.tmpdir(), self = process.pid): Promise<string[]> {
+  const root = scratchRoot(base);
+  const entries = await fs.readdir(root).catch(() => [] as string[]);
+  const removed: string[] = [];
+  for (const name of entries) {
+    const owner = OWNER.exec(name);
+    if (!owner) continue;
+    const pid = Number(owner[1]);
+    if (pid !== self && processRuns(pid)) continue;
+    await fs.rm(path.join(root, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+/**
+ * A fresh directory under this process's scratch space for `fn`, removed when `fn` ends (either way). `role`
+ * names the process kind in the directory.
+ */
+export async function withScratchDir<T>(
+  prefix: string,
+  fn: (dir: string) => Promise<T>,
+  { role = 'worker', base = os.tmpdir() }: { role?: string; base?: string } = {},
+): Promise<T> {
+  const own = path.join(scratchRoot(base), `${role}-${process.pid}`);
+  await fs.mkdir(own, { recursive: true });
+  const dir = await fs.mkdtemp(path.join(own, prefix));
+  try {
+    return await fn(dir);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
