@@ -20,9 +20,14 @@ describe('Temporal dynamic config', () => {
   });
 
   it('refuses a key with only constrained values (the dev server takes no constraints)', () => {
-    const file = path.join(fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'dc-')), 'dc.yaml');
+    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'dc-'));
+    const file = path.join(dir, 'dc.yaml');
     fs.writeFileSync(file, 'limit.x:\n  - value: 3\n    constraints: { namespace: a }\n');
-    expect(() => dynamicConfigArgs(file)).toThrow(/constrained/);
+    try {
+      expect(() => dynamicConfigArgs(file)).toThrow(/constrained/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('is the file docker-compose mounts into its Temporal server', () => {
