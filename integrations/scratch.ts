@@ -8,7 +8,7 @@ import path from 'node:path';
  * An activity removes its own files when it ends, but a process that is SIGKILLed or runs out of memory in the
  * middle of one cannot: its downloads and converted audio (megabytes per job) stayed in /tmp for good, one set per
  * crash. Naming the directory for the process lets the next process to start on the host remove what dead ones
- * left (`clearScratchAtStart`). The recognizer (recognizer/scratch.py) keeps to the same layout, so either sweeps both.
+ * left (`clearIdleScratch`). The recognizer (recognizer/scratch.py) keeps to the same layout, so either sweeps both.
  * The root must belong to one host's process table: two containers sharing it would each see the other's pids as
  * dead.
  */
@@ -29,11 +29,12 @@ export function processRuns(pid: number): boolean {
 }
 
 /**
- * At a process's start, before it takes any work: removes the scratch directories of processes that no longer
- * run, and the one named for this process's pid (a previous holder's: in a restarted container the new process
- * often gets the same pid). Returns the directories removed. Entries not named `<role>-<pid>` are left alone.
+ * While this process runs no work (at its start, before it takes any; at its stop, after the last activity):
+ * removes the scratch directories of processes that no longer run, and the one named for this process's pid (at
+ * start a previous holder's: in a restarted container the new process often gets the same pid). Returns the
+ * directories removed. Entries not named `<role>-<pid>` are left alone.
  */
-export async function clearScratchAtStart(base = os.tmpdir(), self = process.pid): Promise<string[]> {
+export async function clearIdleScratch(base = os.tmpdir(), self = process.pid): Promise<string[]> {
   const root = scratchRoot(base);
   const entries = await fs.readdir(root).catch(() => [] as string[]);
   const removed: string[] = [];

@@ -45,7 +45,7 @@ from .audio import SAMPLE_RATE, read_audio
 from .engine import Engine, EngineSettings, RecognitionRequest
 from .errors import ServiceError
 from .model import ModelError, model_spec
-from .scratch import clear_scratch_at_start, scratch_dir
+from .scratch import clear_idle_scratch, scratch_dir
 from .speakers import SpeakerWindows, cluster, concatenate, label_times, speaker_names
 from .storage import LocalStore, S3Store, assert_valid_key, store_from_env
 from .tracing import TraceIdFilter, install_tracing, shutdown_tracing, stage
@@ -253,7 +253,7 @@ async def run_worker() -> int:
         print(f"recognizer: {err}", file=sys.stderr, flush=True)
         return 2
     # What killed processes left on this host's disk (scratch.py), before this one takes any work.
-    swept = clear_scratch_at_start()
+    swept = clear_idle_scratch()
     t_warm = time.monotonic()
     engine.warm_up()
     warm_seconds = time.monotonic() - t_warm
@@ -295,8 +295,10 @@ async def run_worker() -> int:
         log.error("worker stopped: %s", running.exception())
         return 1
     await worker.shutdown()
+    executor.shutdown(wait=True, cancel_futures=True)
+    # No piece is recognised any more: this process's own scratch folder goes too.
+    clear_idle_scratch()
     if watcher:
         watcher.cancel()
-    executor.shutdown(wait=False, cancel_futures=True)
     shutdown_tracing()
     return 0

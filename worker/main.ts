@@ -15,7 +15,7 @@ import { config, objectStoreSettings, outboundSettings } from '../domain/config'
 import { createDb } from '../domain/db';
 import { createObjectStore } from '../integrations/storage';
 import { applyMigrations } from '../prisma/migrate';
-import { clearScratchAtStart } from '../integrations/scratch';
+import { clearIdleScratch } from '../integrations/scratch';
 import { installTracing, logTraceFields, temporalClientInterceptors, temporalWorkerOptions } from '../integrations/telemetry/tracing';
 
 // The worker process: runs workflows and activities from the task queue. Scale
@@ -32,7 +32,7 @@ async function main() {
   Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `0.0.0.0:${metricsPort}` } } } });
   await applyMigrations(cfg.DATABASE_URL);
   // What killed workers left on this host's disk (integrations/scratch.ts), before this one takes any work.
-  const sweptScratch = await clearScratchAtStart();
+  const sweptScratch = await clearIdleScratch();
   const { prisma, close: closeDb } = createDb(cfg.DATABASE_URL, undefined, (err) =>
     logger.warn({ err: err.message }, 'database connection lost'),
   );
@@ -87,6 +87,8 @@ async function main() {
     'worker running',
   );
   await worker.run();
+  // No activity runs any more: this process's own scratch folder goes too.
+  await clearIdleScratch();
   await stopStarter();
   await clientConnection.close();
   await outbound.close();

@@ -7,7 +7,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from recognizer.scratch import SCRATCH_DIR_NAME, clear_scratch_at_start, scratch_dir
+from recognizer.scratch import SCRATCH_DIR_NAME, clear_idle_scratch, scratch_dir
 
 
 def dead_pid() -> int:
@@ -37,13 +37,13 @@ class ScratchTest(unittest.TestCase):
         living = self.make(f"worker-{os.getppid()}")
         own = self.make(f"recognizer-{os.getpid()}")
         other = self.make("notes")
-        removed = clear_scratch_at_start(self.base.name)
+        removed = clear_idle_scratch(self.base.name)
         self.assertEqual(sorted(removed), sorted([dead.name, dead_recognizer.name, own.name]))
         self.assertFalse(dead.exists() or dead_recognizer.exists() or own.exists())
         self.assertTrue(living.exists() and other.exists())
 
     def test_nothing_there_is_nothing_removed(self):
-        self.assertEqual(clear_scratch_at_start(self.base.name), [])
+        self.assertEqual(clear_idle_scratch(self.base.name), [])
 
     def test_scratch_dir_is_under_this_process_and_gone_after_the_block(self):
         with scratch_dir("piece-", self.base.name) as tmp:

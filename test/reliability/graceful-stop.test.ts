@@ -1,7 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Client as McpClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import request from 'supertest';
+import { scratchRoot } from '../../integrations/scratch';
 import { freePort, ROOT } from '../../stack/proc';
 import { bearer, createWorkspace, privateDatabase, startTestApi, type TestApi } from '../support/harness';
 import { videositeCaptionRoutes } from '../support/job-stack';
@@ -166,8 +170,12 @@ test('the API drains on SIGTERM: 503 with Retry-After for new requests, the wait
 }, 90_000);
 
 test('a worker told to stop finishes the activity it runs, exits 0, and the job goes on with the next worker', async () => {
-  const worker = () => start('worker/main.ts', 'worker running', { PLATFORM_ORIGIN_OVERRIDE: origin.url, WORKER_METRICS_PORT: '0' });
+  // The workers' TMPDIR: their scratch space (integrations/scratch.ts) is this test's to inspect.
+  const scratchBase = fs.mkdtempSync(path.join(os.tmpdir(), 'graceful-scratch-'));
+  const worker = () =>
+    start('worker/main.ts', 'worker running', { PLATFORM_ORIGIN_OVERRIDE: origin.url, WORKER_METRICS_PORT: '0', TMPDIR: scratchBase });
   const first = await worker();
+  const firstScratch = path.join(scratchRoot(scratchBase), `worker-${first.child.pid}`);
   let second: Proc | undefined;
   try {
     const ws = await createWorkspace(api.deps, { plan: 'pro' });
@@ -182,10 +190,13 @@ test('a worker told to stop finishes the activity it runs, exits 0, and the job 
     const deadline = Date.now() + 20_000;
     while (!origin.requests.some((r) => /\/api\/timedtext/.test(r.url)) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
+    fs.mkdirSync(path.join(firstScratch, 'job-done'), { recursive: true });
     const signalledAt = Date.now();
     first.child.kill('SIGTERM');
     const { code, at } = await first.exited;
     expect(code).toBe(0);
+    // Its scratch folder went with it (nothing for the next start to sweep).
+    expect(fs.existsSync(firstScratch)).toBe(false);
     // It stayed for the running fetch (about 4 s), and left soon after it: a worker that left its database pool
     // open lingered 10 s more (pg's idle timeout), 14 s in all, and a deploy waited on every such stop.
     expect(at - signalledAt).toBeGreaterThan(1500);
@@ -219,5 +230,6 @@ test('a worker told to stop finishes the activity it runs, exits 0, and the job 
     first.child.kill('SIGKILL');
     second?.child.kill('SIGKILL');
     await second?.exited;
+    fs.rmSync(scratchBase, { recursive: true, force: true });
   }
 }, 120_000);

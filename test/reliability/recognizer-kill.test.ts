@@ -165,7 +165,10 @@ test('a SIGKILLed recognizer loses no job: each succeeds once on the next recogn
     }),
   );
   expect(Math.max(...attempts)).toBeGreaterThanOrEqual(2);
-  // The recognizer still running removed each piece's folder from its scratch space.
+  // The recognizer still running removed each piece's folder from its scratch space, and its own folder at its stop.
   const last = path.join(scratchRoot(scratchBase), `recognizer-${recognizers.at(-1)!.pid}`);
   expect(fs.existsSync(last) ? fs.readdirSync(last) : []).toEqual([]);
+  fs.mkdirSync(last, { recursive: true });
+  await recognizers.at(-1)!.stop();
+  expect(fs.existsSync(last)).toBe(false);
 }, 420_000);

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { clearScratchAtStart, scratchRoot, withScratchDir } from '../../integrations/scratch';
+import { clearIdleScratch, scratchRoot, withScratchDir } from '../../integrations/scratch';
 
 // A process killed in the middle of an activity cannot remove its media files: the next process to start on the
 // host does (integrations/scratch.ts; the recognizer's recognizer/scratch.py keeps the same layout).
@@ -27,14 +27,14 @@ test("removes dead processes' scratch and the one named for its own pid; keeps a
   const own = leftover(`worker-${process.pid}`);
   const running = leftover(`recognizer-${process.ppid}`);
   const unknown = leftover('notes');
-  const removed = await clearScratchAtStart(base);
+  const removed = await clearIdleScratch(base);
   expect(removed.sort()).toEqual([...dead, own].map((d) => path.basename(d)).sort());
   for (const d of [...dead, own]) expect(fs.existsSync(d)).toBe(false);
   for (const d of [running, unknown]) expect(fs.existsSync(path.join(d, 'job-x', 'audio.wav'))).toBe(true);
 });
 
 test('a host with no scratch yet: nothing removed, nothing thrown', async () => {
-  expect(await clearScratchAtStart(base)).toEqual([]);
+  expect(await clearIdleScratch(base)).toEqual([]);
 });
 
 test("withScratchDir works in this process's directory and removes its folder after a result and after a failure", async () => {
