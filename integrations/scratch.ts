@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { isAlive } from '../core/processes';
 
 /**
  * Scratch space for media on local disk: `<tmpdir>/transcript-scratch/<role>-<pid>/`, one directory per process.
@@ -18,16 +19,6 @@ export const scratchRoot = (base = os.tmpdir()) => path.join(base, SCRATCH_DIR_N
 
 const OWNER = /^[a-z]+-(\d+)$/;
 
-/** Whether a process of that id runs on this host (one of another user counts: it is not ours to judge). */
-export function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * While this process runs no work (at its start, before it takes any; at its stop, after the last activity):
  * removes the scratch directories of processes that no longer run, and the one named for this process's pid (at
@@ -42,7 +33,7 @@ export async function clearIdleScratch(base = os.tmpdir(), self = process.pid): 
     const owner = OWNER.exec(name);
     if (!owner) continue;
     const pid = Number(owner[1]);
-    if (pid !== self && processRuns(pid)) continue;
+    if (pid !== self && isAlive(pid)) continue;
     await fs.rm(path.join(root, name), { recursive: true, force: true });
     removed.push(name);
   }

@@ -11,17 +11,11 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { isAlive } from '../core/processes';
+
+export { isAlive };
 
 export const ROOT = path.resolve(__dirname, '..');
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Parent pid and the parent's command name, from /proc (Linux only). */
 function parentOf(pid: number): { ppid: number; comm: string } | undefined {
