@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { ServiceError } from '../../core/errors';
 
 // One way to run the media command-line tools (ffmpeg, ffprobe, yt-dlp):
 // no shell (file names are never interpreted), output
@@ -71,4 +72,23 @@ export function lastLine(text: string): string {
     .map((l) => l.trim())
     .filter((l) => l !== '');
   return (lines[lines.length - 1] ?? '').slice(0, 300);
+}
+
+// What a tool prints when the host failed its output, not the input: the disk full or read-only, file handles
+// short. ffmpeg 5 even exits 0 after "Error writing trailer of out.wav: No space left on device", leaving a cut-off
+// file that would have been recognised as if it were the whole recording. (Not "Input/output error" or "Cannot
+// allocate memory": ffmpeg also prints those for a damaged or hostile input, which is the media's fault.)
+const HOST_FAULT =
+  /No space left on device|Disk quota exceeded|Read-only file system|Too many open files|Error writing trailer|Error closing file/i;
+
+/**
+ * The run's failure as the host's own (a retryable INTERNAL_ERROR naming the tool and its line), whatever its exit
+ * code; null when the tool reported nothing of the kind. Checked before a failure is blamed on the media.
+ */
+export function hostFault(tool: string, run: ToolRun): ServiceError | null {
+  const line = run.stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => HOST_FAULT.test(l));
+  return line ? new ServiceError('INTERNAL_ERROR', `${tool} on this worker: ${line.slice(0, 300)}`) : null;
 }

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { probeMedia, toRecognizerWav } from '../../integrations/media/probe';
 import { readWavInfo } from '../../integrations/media/wav';
 import { audioDir, ffmpeg } from '../support/speech';
-import { codeOf } from '../support/service-errors';
+import { caughtServiceError, codeOf } from '../support/service-errors';
 
 // Real files made with ffmpeg's generated sources (a tone, a test picture,
 // silence); every check runs the real ffprobe/ffmpeg.
@@ -117,5 +117,14 @@ describe('toRecognizerWav', () => {
 
   test('undecodable input is INVALID_MEDIA', async () => {
     expect((await codeOf(toRecognizerWav(f('broken.mp3'), f('x.wav')))).code).toBe('INVALID_MEDIA');
+  });
+
+  // /dev/full fails every write with ENOSPC, as a full scratch disk does. ffmpeg 5 exits 0 all the same: the job
+  // would have gone on with a cut-off file (or failed NO_SPEECH, blaming the user's media). It is the worker's fault:
+  // retryable, so Temporal tries again (on another worker, or once space is freed).
+  test("a full disk is the worker's retryable INTERNAL_ERROR, not a success and not the media's fault", async () => {
+    const err = await caughtServiceError(toRecognizerWav(f('tone.mp3'), '/dev/full'));
+    expect(err).toMatchObject({ code: 'INTERNAL_ERROR', retryable: true });
+    expect(err.detail).toMatch(/^ffmpeg on this worker: .*No space left on device/);
   });
 });
