@@ -24,7 +24,7 @@ export async function toRecognizerWav(input: string, output: string, cut: WavCut
   // A plain 44-byte header (no LIST/INFO chunk): readers that skip exactly 44 bytes would otherwise hear the rest as samples.
   args.push('-map_metadata', '-1', '-fflags', '+bitexact', '-flags:a', '+bitexact', '-f', 'wav', output);
   const run = await runTool('ffmpeg', args, { signal: cut.signal, timeoutMs: 30 * 60_000 });
-  const fault = hostFault('ffmpeg', run);
+  const fault = hostFault('ffmpeg', run.stderr);
   if (fault) throw fault;
   if (run.code !== 0)
     throw new ServiceError('INVALID_MEDIA', `audio could not be decoded: ${lastLine(run.stderr) || `ffmpeg exit ${run.code}`}`);

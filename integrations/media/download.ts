@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { ServiceError } from '../../core/errors';
 import { DEFAULT_USER_AGENT } from '../outbound/http';
 import { applyOriginOverride, assertLoopbackTarget, parseOriginOverride } from '../outbound/origin-override';
-import { ToolMissingError, lastLine, runTool } from './run-tool';
+import { ToolMissingError, hostFault, lastLine, runTool } from './run-tool';
 
 // Audio of a platform video, fetched by yt-dlp (the pinned one that
 // stack/ytdlp-setup.sh puts in .tools/venv). yt-dlp's traffic obeys the same
@@ -121,7 +121,8 @@ export function classifyYtdlpFailure(output: string, platform: DownloadPlatform 
   const text = errors.length > 0 ? errors.join('\n') : output;
   const line = (errors[errors.length - 1] ?? lastLine(output.replace(/\r/g, '\n'))).slice(0, 300);
   const code = FAILURES.find(([re]) => re.test(text))?.[1] ?? 'SOURCE_CHANGED';
-  return new ServiceError(code, `${platform}: ${line || 'yt-dlp failed without a message'}`);
+  // A full or read-only disk here is not the platform changing: it is this worker's (retried all the same).
+  return hostFault('yt-dlp', text) ?? new ServiceError(code, `${platform}: ${line || 'yt-dlp failed without a message'}`);
 }
 
 /** Downloads the best audio-only format (else the best format) of `url` into `opts.toDir`. */

@@ -82,11 +82,12 @@ const HOST_FAULT =
   /No space left on device|Disk quota exceeded|Read-only file system|Too many open files|Error writing trailer|Error closing file/i;
 
 /**
- * The run's failure as the host's own (a retryable INTERNAL_ERROR naming the tool and its line), whatever its exit
- * code; null when the tool reported nothing of the kind. Checked before a failure is blamed on the media.
+ * A tool's failure as the host's own (a retryable INTERNAL_ERROR naming the tool and its line), whatever its exit
+ * code; null when its output (stderr) tells of nothing of the kind. Checked before a failure is blamed on the media
+ * or the source.
  */
-export function hostFault(tool: string, run: ToolRun): ServiceError | null {
-  const line = run.stderr
+export function hostFault(tool: string, output: string): ServiceError | null {
+  const line = output
     .split('\n')
     .map((l) => l.trim())
     .find((l) => HOST_FAULT.test(l));

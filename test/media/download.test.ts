@@ -270,6 +270,18 @@ describe('classifyYtdlpFailure', () => {
     expect(err.detail).toBe("videosite: ERROR: [youtube] abc: Private video. Sign in if you've been granted access");
   });
 
+  test("this worker's disk full while yt-dlp writes is its retryable INTERNAL_ERROR, not the source changing", () => {
+    const err = classifyYtdlpFailure(
+      `[download] Destination: /tmp/transcript-scratch/worker-1/job-x/audio-1.webm\nERROR: unable to write data: [Errno 28] No space left on device\n`,
+      'videosite',
+    );
+    expect(err).toMatchObject({
+      code: 'INTERNAL_ERROR',
+      retryable: true,
+      detail: 'yt-dlp on this worker: ERROR: unable to write data: [Errno 28] No space left on device',
+    });
+  });
+
   test('anything unknown is SOURCE_CHANGED (retryable) with the last line', () => {
     const err = classifyYtdlpFailure("Traceback (most recent call last):\n  ...\nKeyError: 'streamingData'\n", 'shortvideo');
     expect(err).toMatchObject({ code: 'SOURCE_CHANGED', retryable: true, detail: "shortvideo: KeyError: 'streamingData'" });
