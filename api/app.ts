@@ -18,6 +18,7 @@ import { mount } from './http/route';
 import { mountDocs } from './docs';
 import { buildOpenApiDocument } from './openapi';
 import { allRoutes } from './routes';
+import { JOB_BODY_LIMIT_BYTES } from '../domain/schemas/jobs';
 import { dashboardRouter } from './dashboard/router';
 import { createLocalUploadHandler } from '../integrations/storage';
 import { POLLER_FRESH_SECONDS, queuePollers } from '../integrations/temporal-pollers';
@@ -92,6 +93,9 @@ export function createApp(deps: AppDeps, opts: { drain?: Drain } = {}): Express 
 
   // API bodies are JSON (api/http/json-body.ts): size and nesting limits documented in the OpenAPI description;
   // a JSON route refuses any other body with 415.
+  // The requests that create jobs carry align_text, which may be long (domain/schemas/jobs.ts JOB_BODY_LIMIT_BYTES);
+  // the parser that reads a body first is the one that counts.
+  app.post(['/v1/jobs', '/v1/batches'], jsonBodyParser(Math.max(JOB_BODY_LIMIT_BYTES, deps.config.BODY_LIMIT_BYTES)));
   app.use(jsonBodyParser(deps.config.BODY_LIMIT_BYTES));
 
   const router = express.Router();

@@ -294,6 +294,29 @@ describe('align_text: a given text timed against an upload', () => {
     expect(ok.status).toBe(202);
     expect(ok.body.options.align_text_chars).toBe(200_000);
     await request(app()).post(`/v1/jobs/${ok.body.id}/cancel`).set(bearer(ws.apiKey));
+
+    // However the client's JSON encoder writes it: Python's json.dumps escapes every non-ASCII character, an emoji as
+    // 12 bytes, so the longest text without spaces is a body of 2.4 MB (refused with 413 under a 1 MiB limit).
+    const asciiJson = (body: object) =>
+      JSON.stringify(body).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const item = { source: { url: `${VIDEO_URL}&x=2` }, mode: 'transcribe', align_text: '😀'.repeat(200_000) };
+    const post = (path: string, body: string) =>
+      request(app()).post(path).set(bearer(ws.apiKey)).set('Idempotency-Key', newKey()).set('Content-Type', 'application/json').send(body);
+    const job = await post('/v1/jobs', asciiJson(item));
+    expect(Buffer.byteLength(asciiJson(item))).toBeGreaterThan(2_400_000);
+    expect(job.status).toBe(202);
+    expect(job.body.options.align_text_chars).toBe(200_000);
+    await request(app()).post(`/v1/jobs/${job.body.id}/cancel`).set(bearer(ws.apiKey));
+    const batch = await post('/v1/batches', asciiJson({ items: [{ ...item, source: { url: `${VIDEO_URL}&x=3` } }] }));
+    expect(batch.status).toBe(202);
+    await request(app()).post(`/v1/jobs/${batch.body.items[0].job_id}/cancel`).set(bearer(ws.apiKey));
+    // Past the 4 MiB of these routes: 413 naming their limit (the other routes keep 1 MiB: test/http-contract.test.ts).
+    const over = await post('/v1/batches', asciiJson({ items: [item, item] }));
+    expect({ status: over.status, code: over.body.error?.code, detail: over.body.error?.details?.detail }).toEqual({
+      status: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+      detail: 'body_limit_bytes=4194304',
+    });
   }, 60_000);
 });
 

@@ -64,6 +64,14 @@ describe('OpenAPI document', () => {
         expect(op.responses[status]).toBeDefined();
       }
     }
+    // What any operation can answer (found by the schema fuzzer's long random run, where the documents lacked them):
+    // 503 while the process stops or its database is away; 413 for a body over the limit on any that takes one.
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, { responses: object }>>)) {
+      for (const [method, op] of Object.entries(methods)) {
+        expect({ path, method, has503: '503' in op.responses }).toEqual({ path, method, has503: true });
+        if (method !== 'get') expect({ path, method, has413: '413' in op.responses }).toEqual({ path, method, has413: true });
+      }
+    }
     expect(doc.paths['/v1/jobs'].post['x-required-scope']).toBe('jobs:write');
     expect(doc.paths['/v1/webhook-endpoints'].post['x-required-scope']).toBe('owner-session');
     expect(doc.paths['/v1/capabilities'].get['x-required-scope']).toBe('none');

@@ -73,11 +73,13 @@ export function registerOpenApi(registry: OpenAPIRegistry, specs: RouteSpec<any,
       };
     }
     const errorsByStatus = new Map<number, ErrorCode[]>();
-    const allErrors = new Set<ErrorCode>([...spec.errors, 'INTERNAL_ERROR']);
+    // Any operation may answer 503 SERVICE_UNAVAILABLE: a process that is stopping (with Retry-After), or the
+    // database or Temporal unreachable (the document's description says both).
+    const allErrors = new Set<ErrorCode>([...spec.errors, 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
     if (spec.auth.kind === 'required') ['UNAUTHENTICATED', 'FORBIDDEN', 'EMAIL_UNVERIFIED'].forEach((c) => allErrors.add(c as ErrorCode));
     if (spec.rateLimit) allErrors.add('RATE_LIMITED');
     if (spec.params || spec.query || spec.body || spec.idempotencyKey) allErrors.add('INVALID_REQUEST');
-    if (spec.method !== 'get') allErrors.add('UNSUPPORTED_MEDIA_TYPE');
+    if (spec.method !== 'get') ['UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'].forEach((c) => allErrors.add(c as ErrorCode));
     for (const code of allErrors) {
       const status = ERROR_CATALOGUE[code].status;
       errorsByStatus.set(status, [...(errorsByStatus.get(status) ?? []), code]);

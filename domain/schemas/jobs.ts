@@ -13,6 +13,13 @@ export const MAX_VOCABULARY_TERM_CHARS = 50;
 export const MAX_SPEAKERS_EXPECTED = 10;
 /** `align_text`: at most this many characters (Unicode code points, as JSON Schema's maxLength counts). */
 export const MAX_ALIGN_TEXT_CHARS = 200_000;
+/**
+ * The body limit of the requests that create jobs (POST /v1/jobs, POST /v1/batches), above the 1 MiB of the rest:
+ * the longest `align_text` must fit however the client's JSON encoder writes it. Python's json.dumps (and
+ * requests' `json=`) escapes every non-ASCII character by default, an emoji as a surrogate pair of 12 bytes:
+ * 200,000 of them are 2.4 MB, which a 1 MiB limit refused with 413 although the text is within its stated limit.
+ */
+export const JOB_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 /** The request fields that shape AI transcription only: refused with mode captions_only. */
 export const RECOGNITION_FIELDS = ['profile', 'vocabulary', 'speaker_labels', 'speakers_expected'] as const;
 /** The request fields of forced alignment: `word_timing` (caption modes) and `align_text` (transcribe). */

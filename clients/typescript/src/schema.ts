@@ -1738,6 +1738,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   getUsage: {
@@ -2034,6 +2103,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   signUp: {
@@ -2063,6 +2201,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: FORBIDDEN. */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
         headers: {
           [name: string]: unknown;
         };
@@ -2406,6 +2613,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   verifyEmailPage: {
@@ -2566,6 +2842,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   verifyEmail: {
@@ -2587,6 +2932,75 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
@@ -2728,6 +3142,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2957,6 +3440,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -3233,6 +3785,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   signOut: {
@@ -3389,6 +4010,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -3460,6 +4150,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -3687,6 +4446,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -3985,6 +4813,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -4125,6 +5022,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -4419,6 +5385,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -4559,6 +5594,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -4853,6 +5957,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   updateProfile: {
@@ -4948,6 +6121,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
         headers: {
           [name: string]: unknown;
         };
@@ -5155,6 +6397,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -5382,6 +6693,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -5522,6 +6902,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -5887,6 +7336,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   createCheckout: {
@@ -6120,6 +7638,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: CONFLICT. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
         headers: {
           [name: string]: unknown;
         };
@@ -6554,6 +8141,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
         headers: {
           [name: string]: unknown;
         };
@@ -7207,6 +8863,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   createJob: {
@@ -7592,6 +9317,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -7801,6 +9595,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -8307,6 +10170,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   cancelJob: {
@@ -8549,6 +10481,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: CANCELLATION_NOT_ALLOWED. */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
         headers: {
           [name: string]: unknown;
         };
@@ -9275,6 +11276,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -9484,6 +11554,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -9987,6 +12126,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   deleteTranscript: {
@@ -10216,6 +12424,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -10356,6 +12633,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -10870,6 +13216,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   createBatch: {
@@ -11251,6 +13666,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -11460,6 +13944,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -11963,6 +14516,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   listWebhookEndpoints: {
@@ -12192,6 +14814,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -12490,6 +15181,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -12630,6 +15390,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -12924,6 +15753,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -13064,6 +15962,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -13364,6 +16331,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -13733,6 +16769,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -13940,6 +17045,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   createUpload: {
@@ -14035,6 +17209,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
         headers: {
           [name: string]: unknown;
         };
@@ -14378,7 +17621,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error envelope. Codes: STORAGE_UNAVAILABLE. */
+      /** @description Error envelope. Codes: STORAGE_UNAVAILABLE, SERVICE_UNAVAILABLE. */
       503: {
         headers: {
           [name: string]: unknown;
@@ -14758,7 +18001,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error envelope. Codes: FILE_TOO_LARGE, DURATION_LIMIT_EXCEEDED. */
+      /** @description Error envelope. Codes: FILE_TOO_LARGE, DURATION_LIMIT_EXCEEDED, PAYLOAD_TOO_LARGE. */
       413: {
         headers: {
           [name: string]: unknown;
@@ -15034,7 +18277,7 @@ export interface operations {
           };
         };
       };
-      /** @description Error envelope. Codes: STORAGE_UNAVAILABLE. */
+      /** @description Error envelope. Codes: STORAGE_UNAVAILABLE, SERVICE_UNAVAILABLE. */
       503: {
         headers: {
           [name: string]: unknown;
@@ -15539,6 +18782,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   createVideoDiscovery: {
@@ -15855,6 +19167,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -16064,6 +19445,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -16570,6 +20020,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   createLanguageDiscovery: {
@@ -16886,6 +20405,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -17095,6 +20683,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -17601,6 +21258,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
     };
   };
   listOAuthAuthorizations: {
@@ -17761,6 +21487,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -18055,6 +21850,75 @@ export interface operations {
           };
         };
       };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
       415: {
         headers: {
@@ -18195,6 +22059,75 @@ export interface operations {
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              code:
+                | 'INVALID_REQUEST'
+                | 'INVALID_URL'
+                | 'UNSUPPORTED_SOURCE'
+                | 'UNSAFE_URL'
+                | 'INVALID_CURSOR'
+                | 'CAPABILITY_UNAVAILABLE'
+                | 'IDEMPOTENCY_CONFLICT'
+                | 'UNAUTHENTICATED'
+                | 'FORBIDDEN'
+                | 'EMAIL_UNVERIFIED'
+                | 'NOT_FOUND'
+                | 'INSUFFICIENT_BALANCE'
+                | 'PLAN_REQUIRED'
+                | 'BUDGET_EXCEEDED'
+                | 'JOB_NOT_RETRYABLE'
+                | 'CANCELLATION_NOT_ALLOWED'
+                | 'CONFLICT'
+                | 'BAD_REQUEST'
+                | 'HEADERS_TOO_LARGE'
+                | 'METHOD_NOT_ALLOWED'
+                | 'UNSUPPORTED_ENCODING'
+                | 'UNSUPPORTED_MEDIA_TYPE'
+                | 'PAYLOAD_TOO_LARGE'
+                | 'RATE_LIMITED'
+                | 'SOURCE_NOT_FOUND'
+                | 'SOURCE_PRIVATE'
+                | 'SOURCE_AUTH_REQUIRED'
+                | 'SOURCE_REGION_RESTRICTED'
+                | 'NO_CAPTIONS'
+                | 'LANGUAGE_UNAVAILABLE'
+                | 'LANGUAGE_UNSUPPORTED'
+                | 'NO_SPEECH'
+                | 'NO_AUDIO'
+                | 'INVALID_MEDIA'
+                | 'UNSUPPORTED_MEDIA'
+                | 'DURATION_LIMIT_EXCEEDED'
+                | 'FILE_TOO_LARGE'
+                | 'TIMESTAMPS_UNAVAILABLE'
+                | 'PROVIDER_REJECTED'
+                | 'SOURCE_RATE_LIMITED'
+                | 'SOURCE_BLOCKED'
+                | 'SOURCE_TIMEOUT'
+                | 'SOURCE_CHANGED'
+                | 'PROVIDER_UNAVAILABLE'
+                | 'STORAGE_UNAVAILABLE'
+                | 'SERVICE_UNAVAILABLE'
+                | 'INTERNAL_ERROR';
+              message: string;
+              retryable: boolean;
+              retry_after_seconds?: number;
+              details?: {
+                detail: string;
+              };
+              doc_url: string;
+            };
+            request_id: string;
+          };
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
         headers: {
           [name: string]: unknown;
         };
