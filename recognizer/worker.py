@@ -45,7 +45,7 @@ from .audio import SAMPLE_RATE, read_audio
 from .engine import Engine, EngineSettings, RecognitionRequest
 from .errors import ServiceError
 from .model import ModelError, model_spec
-from .scratch import clear_idle_scratch, scratch_dir
+from .scratch import clear_idle_scratch, process_runs, scratch_dir
 from .speakers import SpeakerWindows, cluster, concatenate, label_times, speaker_names
 from .storage import LocalStore, S3Store, assert_valid_key, store_from_env
 from .tracing import TraceIdFilter, install_tracing, shutdown_tracing, stage
@@ -230,14 +230,10 @@ def _configure_logging() -> None:
 async def _watch_parent(parent_pid: int, stop: asyncio.Event) -> None:
     """Ends the worker when the process that started it (npm run dev, npm test) is gone, even after a SIGKILL."""
     while not stop.is_set():
-        try:
-            os.kill(parent_pid, 0)
-        except ProcessLookupError:
+        if not process_runs(parent_pid):
             log.warning("parent process %d is gone: stopping", parent_pid)
             stop.set()
             return
-        except PermissionError:
-            pass
         await asyncio.sleep(2)
 
 

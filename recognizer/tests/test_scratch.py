@@ -1,4 +1,5 @@
-"""The recognizer's scratch space: what a killed process left is removed at the next start, and nothing else."""
+"""Whether a pid runs, as the recognizer asks it: its scratch space (what a killed process left is removed at the
+next start, and nothing else) and its watch on the process that started it."""
 
 import os
 import subprocess
@@ -50,6 +51,38 @@ class ScratchTest(unittest.TestCase):
             self.assertEqual(Path(tmp).parent, self.root / f"recognizer-{os.getpid()}")
             Path(tmp, "piece.wav").write_bytes(b"x")
         self.assertFalse(Path(tmp).exists())
+
+
+class ParentWatchTest(unittest.TestCase):
+    """The recognizer started by `npm run dev` or `npm test` stops when that process is gone, even after a SIGKILL."""
+
+    def test_a_gone_parent_sets_stop(self):
+        import asyncio
+
+        from recognizer.worker import _watch_parent
+
+        async def watch() -> bool:
+            stop = asyncio.Event()
+            await asyncio.wait_for(_watch_parent(dead_pid(), stop), timeout=5)
+            return stop.is_set()
+
+        self.assertTrue(asyncio.run(watch()))
+
+    def test_a_running_parent_is_watched_on(self):
+        import asyncio
+
+        from recognizer.worker import _watch_parent
+
+        async def watch() -> bool:
+            stop = asyncio.Event()
+            task = asyncio.create_task(_watch_parent(os.getpid(), stop))
+            await asyncio.sleep(0.1)
+            running = not task.done() and not stop.is_set()
+            stop.set()
+            await asyncio.wait_for(task, timeout=5)
+            return running
+
+        self.assertTrue(asyncio.run(watch()))
 
 
 if __name__ == "__main__":
