@@ -101,6 +101,15 @@ describe('OpenAPI document', () => {
     expect(job.properties.caption_languages.maxItems).toBe(5);
     // Issue 25's fields and their bounds, as the API checks them.
     expect(job.properties.vocabulary).toMatchObject({ maxItems: 100, items: { minLength: 1, maxLength: 50 } });
+    // A pattern is what a client validates with: the vocabulary's takes a real term and refuses a control
+    // character (zod-to-openapi wrote "^[^\\p{Cc}]*$/u", which matched no term; the long fuzz run flagged it).
+    const vocabulary = new RegExp(job.properties.vocabulary.items.pattern, 'u');
+    expect(['Quilter', 'São Paulo', '東京'].map((t) => vocabulary.test(t))).toEqual([true, true, true]);
+    expect(vocabulary.test('a\u0001b')).toBe(false);
+    // And every pattern of the document is one (no regex-literal flags glued on).
+    const patterns: string[] = [];
+    JSON.stringify(doc, (key, value) => (key === 'pattern' && typeof value === 'string' && patterns.push(value), value));
+    for (const pattern of patterns) expect({ pattern, flagged: /\/[a-z]+$/.test(pattern) }).toEqual({ pattern, flagged: false });
     expect(job.properties.speakers_expected).toMatchObject({ minimum: 1, maximum: 10 });
     expect(job.properties.profile.enum).toEqual(['standard', 'fast']);
     // Forced alignment: the text's limit in characters, as JSON Schema counts them; the transcript's additions.

@@ -82,7 +82,10 @@ export const JobRequestSchema = z
           .trim()
           .min(1, 'vocabulary terms are not empty')
           .max(MAX_VOCABULARY_TERM_CHARS, `vocabulary terms are at most ${MAX_VOCABULARY_TERM_CHARS} characters`)
-          .regex(/^[^\p{Cc}]*$/u, 'vocabulary terms have no control characters'),
+          .regex(/^[^\p{Cc}]*$/u, 'vocabulary terms have no control characters')
+          // The document's pattern without the flag that zod-to-openapi appends ("…$/u" matched no term at all):
+          // JSON Schema patterns are read as Unicode already.
+          .openapi({ pattern: '^[^\\p{Cc}]*$' }),
       )
       .max(MAX_VOCABULARY_TERMS, `at most ${MAX_VOCABULARY_TERMS} vocabulary terms`)
       .optional()
