@@ -106,6 +106,14 @@ describe('OpenAPI document', () => {
     const vocabulary = new RegExp(job.properties.vocabulary.items.pattern, 'u');
     expect(['Quilter', 'São Paulo', '東京'].map((t) => vocabulary.test(t))).toEqual([true, true, true]);
     expect(vocabulary.test('a\u0001b')).toBe(false);
+    // The same characters as the API's own rule (/^[^\p{Cc}]*$/u), every code point, in ranges any dialect reads.
+    const disagree: number[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const c = String.fromCodePoint(cp);
+      if (vocabulary.test(c) !== /^[^\p{Cc}]*$/u.test(c)) disagree.push(cp);
+    }
+    expect(disagree).toEqual([]);
     // And every pattern of the document is one (no regex-literal flags glued on).
     const patterns: string[] = [];
     JSON.stringify(doc, (key, value) => (key === 'pattern' && typeof value === 'string' && patterns.push(value), value));

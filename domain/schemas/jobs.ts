@@ -83,9 +83,10 @@ export const JobRequestSchema = z
           .min(1, 'vocabulary terms are not empty')
           .max(MAX_VOCABULARY_TERM_CHARS, `vocabulary terms are at most ${MAX_VOCABULARY_TERM_CHARS} characters`)
           .regex(/^[^\p{Cc}]*$/u, 'vocabulary terms have no control characters')
-          // The document's pattern without the flag that zod-to-openapi appends ("…$/u" matched no term at all):
-          // JSON Schema patterns are read as Unicode already.
-          .openapi({ pattern: '^[^\\p{Cc}]*$' }),
+          // The document's pattern is written out: zod-to-openapi appended the flag ("…$/u" matched no term at all),
+          // and the control characters (Cc) as code point ranges are read alike by every regex dialect a client
+          // may validate with (Python's re has no \p{…}).
+          .openapi({ pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$' }),
       )
       .max(MAX_VOCABULARY_TERMS, `at most ${MAX_VOCABULARY_TERMS} vocabulary terms`)
       .optional()
