@@ -17,7 +17,8 @@ import { resolveLanguage, type Recognizer } from '../integrations/recognizers/ty
 import type { ObjectStore } from '../integrations/storage';
 import type { JobPlan } from '../workflows/definitions';
 import { asActivity } from './failures';
-import { cleanupWork, withTempDir, workKey } from './transcription';
+import { cleanupWork, workKey } from './transcription';
+import { withScratchDir } from '../integrations/scratch';
 
 // Forced alignment, around the recognition worker's `alignAudio`
 // (recognizer/worker.py): these write what it is asked and store what it
@@ -35,7 +36,7 @@ export interface AlignmentDeps {
 const requestKey = (jobId: string) => workKey(jobId, 'align-request.json');
 
 async function readResult(store: ObjectStore, key: string): Promise<AlignmentResult> {
-  return withTempDir(async (dir) => {
+  return withScratchDir('job-', async (dir) => {
     const file = path.join(dir, 'alignment.json');
     await store.download(key, file);
     return AlignmentResultSchema.parse(JSON.parse(await fs.readFile(file, 'utf8')));

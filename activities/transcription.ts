@@ -60,9 +60,6 @@ export interface TranscriptionDeps {
 
 export const workKey = (jobId: string, name: string) => `work/${jobId}/${name}`;
 
-/** A job's local files: in this process's scratch space, so that a crash's leftovers are swept at the next start. */
-export const withTempDir = <T>(fn: (dir: string) => Promise<T>): Promise<T> => withScratchDir('job-', fn);
-
 export function createTranscriptionActivities(deps: TranscriptionDeps) {
   const { db, store } = deps;
   // A retry shows on the job's row (the API's `retry`) and in the workflow (the Temporal UI).
@@ -75,7 +72,7 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
     async acquireAudio(plan: JobPlan): Promise<{ audioKey: string; durationMs: number }> {
       return asActivity(
         () =>
-          withTempDir(async (dir) => {
+          withScratchDir('job-', async (dir) => {
             const audioKey = workKey(plan.jobId, 'audio.wav');
             // A previous attempt that stored the audio and its length (then lost its worker) did the work already.
             const measured = await measuredDuration(db, plan.jobId);
@@ -124,7 +121,7 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
     /** Cuts long audio at pauses into pieces stored separately, so each is recognised by its own activity. */
     async cutAudio(plan: JobPlan, audioKey: string, durationMs: number): Promise<{ pieces: Piece[]; keys: string[] }> {
       return asActivity(() =>
-        withTempDir(async (dir) => {
+        withScratchDir('job-', async (dir) => {
           const wav = path.join(dir, 'audio.wav');
           await store.download(audioKey, wav);
           const pieces = await splitAtSilences(wav, { durationMs, maxPieceMs: deps.maxPieceMs });
@@ -160,7 +157,7 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
       speakersKey?: string | null,
     ): Promise<{ transcriptId: string }> {
       return asActivity(() =>
-        withTempDir(async (dir) => {
+        withScratchDir('job-', async (dir) => {
           // An attempt that stored the transcript and removed the work files, then lost its answer (a worker
           // killed, Temporal unreachable while PostgreSQL restarted), did the work: the next attempt finds it.
           const stored = await db.transcript.findUnique({ where: { jobId: plan.jobId }, select: { id: true, sourceOrigin: true } });
@@ -202,7 +199,7 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
       if (!cloud) throw new Error('no cloud recognizer configured');
       return asActivity(
         () =>
-          withTempDir(async (dir) => {
+          withScratchDir('job-', async (dir) => {
             const existing = await providerJobIdOf(db, plan.jobId);
             if (existing) return existing;
             const wav = path.join(dir, 'audio.wav');

@@ -25,7 +25,7 @@ const OWNER = /^[a-z]+-(\d+)$/;
  * start a previous holder's: in a restarted container the new process often gets the same pid). Returns the
  * directories removed. Entries not named `<role>-<pid>` are left alone.
  */
-export async function clearIdleScratch(base = os.tmpdir(), self = process.pid): Promise<string[]> {
+export async function clearIdleScratch(base = os.tmpdir()): Promise<string[]> {
   const root = scratchRoot(base);
   const entries = await fs.readdir(root).catch(() => [] as string[]);
   const removed: string[] = [];
@@ -33,7 +33,7 @@ export async function clearIdleScratch(base = os.tmpdir(), self = process.pid): 
     const owner = OWNER.exec(name);
     if (!owner) continue;
     const pid = Number(owner[1]);
-    if (pid !== self && isAlive(pid)) continue;
+    if (pid !== process.pid && isAlive(pid)) continue;
     await fs.rm(path.join(root, name), { recursive: true, force: true });
     removed.push(name);
   }
@@ -41,15 +41,11 @@ export async function clearIdleScratch(base = os.tmpdir(), self = process.pid): 
 }
 
 /**
- * A fresh directory under this process's scratch space for `fn`, removed when `fn` ends (either way). `role`
- * names the process kind in the directory.
+ * A fresh directory under this process's scratch space (`worker-<pid>`) for `fn`, removed when `fn` ends (either
+ * way). Every local file of an activity (a job's media and audio, an upload's copy) is made in one.
  */
-export async function withScratchDir<T>(
-  prefix: string,
-  fn: (dir: string) => Promise<T>,
-  { role = 'worker', base = os.tmpdir() }: { role?: string; base?: string } = {},
-): Promise<T> {
-  const own = path.join(scratchRoot(base), `${role}-${process.pid}`);
+export async function withScratchDir<T>(prefix: string, fn: (dir: string) => Promise<T>, base = os.tmpdir()): Promise<T> {
+  const own = path.join(scratchRoot(base), `worker-${process.pid}`);
   await fs.mkdir(own, { recursive: true });
   const dir = await fs.mkdtemp(path.join(own, prefix));
   try {

@@ -32,12 +32,12 @@ def process_runs(pid: int) -> bool:
         return True
 
 
-def clear_idle_scratch(base: str | None = None, self_pid: int | None = None) -> list[str]:
+def clear_idle_scratch(base: str | None = None) -> list[str]:
     """While this process runs no work (at start, at stop): removes the scratch directories of processes that no
     longer run, and the one named for this pid (at start a previous holder's). Returns the names removed; entries
     not named `<role>-<pid>` stay."""
     root = scratch_root(base)
-    me = os.getpid() if self_pid is None else self_pid
+    me = os.getpid()
     removed: list[str] = []
     try:
         names = sorted(os.listdir(root))

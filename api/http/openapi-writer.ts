@@ -79,7 +79,7 @@ export function registerOpenApi(registry: OpenAPIRegistry, specs: RouteSpec<any,
     if (spec.auth.kind === 'required') ['UNAUTHENTICATED', 'FORBIDDEN', 'EMAIL_UNVERIFIED'].forEach((c) => allErrors.add(c as ErrorCode));
     if (spec.rateLimit) allErrors.add('RATE_LIMITED');
     if (spec.params || spec.query || spec.body || spec.idempotencyKey) allErrors.add('INVALID_REQUEST');
-    if (spec.method !== 'get') ['UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'].forEach((c) => allErrors.add(c as ErrorCode));
+    if (spec.method !== 'get') for (const code of ['UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'] as const) allErrors.add(code);
     for (const code of allErrors) {
       const status = ERROR_CATALOGUE[code].status;
       errorsByStatus.set(status, [...(errorsByStatus.get(status) ?? []), code]);

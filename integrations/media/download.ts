@@ -120,9 +120,11 @@ export function classifyYtdlpFailure(output: string, platform: DownloadPlatform 
     .filter((l) => l.startsWith('ERROR:'));
   const text = errors.length > 0 ? errors.join('\n') : output;
   const line = (errors[errors.length - 1] ?? lastLine(output.replace(/\r/g, '\n'))).slice(0, 300);
-  const code = FAILURES.find(([re]) => re.test(text))?.[1] ?? 'SOURCE_CHANGED';
   // A full or read-only disk here is not the platform changing: it is this worker's (retried all the same).
-  return hostFault('yt-dlp', text) ?? new ServiceError(code, `${platform}: ${line || 'yt-dlp failed without a message'}`);
+  const fault = hostFault('yt-dlp', text);
+  if (fault) return fault;
+  const code = FAILURES.find(([re]) => re.test(text))?.[1] ?? 'SOURCE_CHANGED';
+  return new ServiceError(code, `${platform}: ${line || 'yt-dlp failed without a message'}`);
 }
 
 /** Downloads the best audio-only format (else the best format) of `url` into `opts.toDir`. */

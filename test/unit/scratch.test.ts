@@ -46,7 +46,7 @@ test("withScratchDir works in this process's directory and removes its folder af
       expect(path.dirname(dir)).toBe(path.join(base, 'transcript-scratch', `worker-${process.pid}`));
       fs.writeFileSync(path.join(dir, 'audio.wav'), 'x');
     },
-    { base },
+    base,
   );
   expect(fs.existsSync(seen)).toBe(false);
   await expect(
@@ -56,7 +56,7 @@ test("withScratchDir works in this process's directory and removes its folder af
         seen = dir;
         throw new Error('probe failed');
       },
-      { base },
+      base,
     ),
   ).rejects.toThrow('probe failed');
   expect(fs.existsSync(seen)).toBe(false);
