@@ -2,7 +2,7 @@ import { decryptSecret } from '../domain/accounts/secrets';
 import type { Db } from '../domain/db';
 import { ServiceError } from '../core/errors';
 import { webhookHeaders } from '../domain/webhooks/signing';
-import { eventToDeliver } from '../domain/webhooks/events';
+import { eventToDeliver, recordDeliveryAttempt } from '../domain/webhooks/events';
 import { assertSafeUrl, type AddressPolicy } from '../integrations/fetch';
 import type { Outbound } from '../integrations/outbound/http';
 
@@ -51,21 +51,16 @@ export function createWebhookActivities(deps: WebhookDeps) {
         if (!(err instanceof ServiceError)) throw err;
         answer = { status: null, error: `${err.code}: ${err.detail ?? err.message}` };
       }
-      const statusCode = answer.status;
-      const errorMessage = answer.error;
-      const succeeded = statusCode !== null && statusCode >= 200 && statusCode < 300;
-      await deps.db.webhookDelivery.create({
-        data: {
-          eventId,
-          workspaceId: event.workspaceId,
-          attempt,
-          statusCode,
-          errorMessage: errorMessage?.slice(0, 500) ?? null,
-          durationMs: Date.now() - started,
-          succeeded,
-        },
+      const succeeded = answer.status !== null && answer.status >= 200 && answer.status < 300;
+      await recordDeliveryAttempt(deps.db, {
+        eventId,
+        workspaceId: event.workspaceId,
+        attempt,
+        statusCode: answer.status,
+        errorMessage: answer.error,
+        durationMs: Date.now() - started,
+        succeeded,
       });
-      if (succeeded) await deps.db.webhookEvent.update({ where: { id: eventId }, data: { deliveredAt: new Date() } });
       return succeeded ? 'delivered' : 'failed';
     },
   };

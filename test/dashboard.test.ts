@@ -32,7 +32,7 @@ import {
 import type { ReplayRoute } from './support/replay-origin';
 import { twoVoiceWav } from './support/voices';
 import { uploadReady } from './support/uploads';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
+import { loggedDelivery, startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
 
 // The web dashboard (api/dashboard/) in Debian's Chromium: one journey through
 // every page from sign-up to account deletion, asserting what a person sees,
@@ -312,11 +312,12 @@ describe('the dashboard in a browser', () => {
 
     // The delivery log (job.succeeded reached the receiver), resend, disable.
     await receiver.waitFor((all) => all.some((r) => r.body?.job_id === job.body.id && r.status === 200), 20_000);
+    const eventId = receiver.received.find((r) => r.body?.job_id === job.body.id)!.event_id;
+    await loggedDelivery(stack.api.deps.db, { eventId, succeeded: true });
     await nav('Webhooks');
     const delivered = page.getByRole('row', { name: /job\.succeeded/ });
     await expect(delivered.count()).resolves.toBe(1);
     await expect(textOf(delivered)).resolves.toContain('delivered');
-    const eventId = receiver.received.find((r) => r.body?.job_id === job.body.id)!.event_id;
     await page.getByRole('button', { name: `Resend event ${eventId}` }).click();
     await expect(textOf(notice())).resolves.toBe('The event is being sent again (same event id).');
     await receiver.waitFor((all) => all.filter((r) => r.event_id === eventId).length >= 2, 20_000);
@@ -480,13 +481,7 @@ describe('dashboard security', () => {
     const done = await waitFinal(stack.api, a.apiKey, job.body.id);
     expect(done.body.status).toBe('succeeded');
     await receiver.waitFor((all) => all.some((r) => r.body?.job_id === job.body.id && r.status === 200), 20_000);
-    // The delivery is recorded once the receiver's answer is back: a moment after the receiver saw the request.
-    let delivery = await stack.api.deps.db.webhookDelivery.findFirst({ where: { workspaceId: a.workspaceId } });
-    for (let i = 0; i < 200 && !delivery; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      delivery = await stack.api.deps.db.webhookDelivery.findFirst({ where: { workspaceId: a.workspaceId } });
-    }
-    if (!delivery) throw new Error('the webhook delivery was never recorded');
+    const delivery = await loggedDelivery(stack.api.deps.db, { workspaceId: a.workspaceId });
     const key = await stack.api.deps.db.apiKey.findFirstOrThrow({ where: { workspaceId: a.workspaceId } });
     const failedJob = await retryableFailure(a.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['pt'] });
     ids = { job: job.body.id, transcript: done.body.result_id, key: key.id, endpoint: endpoint.id, delivery: delivery.id, failedJob };

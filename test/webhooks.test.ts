@@ -3,6 +3,7 @@ import { SCOPES, type Principal } from '../domain/accounts/principal';
 import { submitJob } from '../domain/jobs/submit';
 import { jobServiceDeps } from '../api/wiring';
 import { JobRequestSchema } from '../domain/schemas/jobs';
+import { DELIVERY_ERROR_CHARS, recordDeliveryAttempt } from '../domain/webhooks/events';
 import { reusedJobEventsToStart, startPendingWorkflows, type StartDispatcher } from '../domain/workflow-starts';
 import { Prisma } from '../prisma/generated/client';
 import { workflowIds } from '../workflows/definitions';
@@ -11,7 +12,7 @@ import request from 'supertest';
 import { bearer, createWorkspace, signInSession, type TestWorkspace } from './support/harness';
 import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from './support/job-stack';
 import { testTls } from './support/tls';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
+import { loggedDelivery, startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
 
 let stack: JobStack;
 
@@ -155,6 +156,7 @@ describe('event delivery', () => {
     });
     expect(ok.headers['x-service-event-id']).toBe(ok.event_id);
 
+    await loggedDelivery(stack.api.deps.db, { eventId: ok.event_id, succeeded: true });
     const log = await request(app()).get('/app/webhooks/deliveries').query({ limit: 10 }).set(bearer(ws.apiKey)).expect(200);
     expect(log.body.deliveries.map((d: { attempt: number; succeeded: boolean }) => [d.attempt, d.succeeded])).toEqual([
       [2, true],
@@ -171,6 +173,29 @@ describe('event delivery', () => {
       .expect(202);
     await receiver.waitFor((all) => all.filter((r) => r.event_id === ok.event_id && r.duplicate).length === 1);
   }, 40_000);
+
+  it('logs an attempt without an answer (no status, the error cut to its stated length); only a success marks the event delivered', async () => {
+    const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const { res: ep } = await registerEndpoint(ws);
+    receiver.configure({ secret: ep.body.secret, failFirst: 0 });
+    const job = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', webhook_endpoint_id: ep.body.id });
+    const db = stack.api.deps.db;
+    await receiver.waitFor((xs) => xs.some((r) => r.body?.job_id === job.body.id && r.status === 200), 20_000);
+    await loggedDelivery(db, { workspaceId: ws.workspaceId, succeeded: true });
+    const event = await db.webhookEvent.update({ where: { subjectKey: `job:${job.body.id}` }, data: { deliveredAt: null } });
+    const attempt = { eventId: event.id, workspaceId: ws.workspaceId, durationMs: 5000 };
+    await recordDeliveryAttempt(db, { ...attempt, attempt: 2, statusCode: null, errorMessage: 'x'.repeat(2_000), succeeded: false });
+    const failed = await db.webhookDelivery.findFirstOrThrow({ where: { eventId: event.id, attempt: 2 } });
+    expect(failed).toMatchObject({ statusCode: null, succeeded: false, durationMs: 5000 });
+    expect(failed.errorMessage).toHaveLength(DELIVERY_ERROR_CHARS);
+    expect((await db.webhookEvent.findUniqueOrThrow({ where: { id: event.id } })).deliveredAt).toBeNull();
+    await recordDeliveryAttempt(db, { ...attempt, attempt: 3, statusCode: 204, errorMessage: null, succeeded: true });
+    expect(await db.webhookDelivery.findFirstOrThrow({ where: { eventId: event.id, attempt: 3 } })).toMatchObject({
+      statusCode: 204,
+      succeeded: true,
+    });
+    expect((await db.webhookEvent.findUniqueOrThrow({ where: { id: event.id } })).deliveredAt).toBeInstanceOf(Date);
+  });
 
   it("keeps an endpoint's connection for its next event, a few seconds", async () => {
     const ws = await createWorkspace(stack.api.deps, { plan: 'pro' });

@@ -118,3 +118,32 @@ export async function eventToDeliver(db: Db, eventId: string): Promise<EventToDe
   const { url, enabled, secretCiphertext, ...event } = row;
   return { ...event, endpoint: { url, enabled, secretCiphertext } };
 }
+
+/** What one delivery attempt found: the endpoint's answer, or why there was none. */
+export interface DeliveryAttempt {
+  eventId: string;
+  workspaceId: string;
+  attempt: number;
+  statusCode: number | null;
+  errorMessage: string | null;
+  durationMs: number;
+  succeeded: boolean;
+}
+
+/** The longest error message the delivery log keeps (the endpoint's answer can be any size). */
+export const DELIVERY_ERROR_CHARS = 500;
+
+/**
+ * Logs an attempt and, when it succeeded, marks its event delivered, in one statement: a worker that dies
+ * between two would leave a delivered event looking undelivered, and the starter's sweep would send it again.
+ * One round trip, too, on the path from a job's end to its subscriber.
+ */
+export async function recordDeliveryAttempt(db: Db, a: DeliveryAttempt): Promise<void> {
+  await db.$executeRaw`
+    WITH logged AS (
+      INSERT INTO webhook_deliveries (id, event_id, workspace_id, attempt, status_code, error_message, duration_ms, succeeded)
+      VALUES (gen_random_uuid(), ${a.eventId}::uuid, ${a.workspaceId}::uuid, ${a.attempt}, ${a.statusCode}::int,
+              ${a.errorMessage?.slice(0, DELIVERY_ERROR_CHARS) ?? null}::text, ${a.durationMs}, ${a.succeeded})
+    )
+    UPDATE webhook_events SET delivered_at = now() WHERE id = ${a.eventId}::uuid AND ${a.succeeded}`;
+}

@@ -12,7 +12,7 @@ import { bearer, createWorkspace, type TestWorkspace } from '../support/harness'
 import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitUntilFinal, type JobStack } from '../support/job-stack';
 import type { ReplayRoute } from '../support/replay-origin';
 import { uploadReady } from '../support/uploads';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { loggedDelivery, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 // Records one history of each workflow type into test/histories/, which test/replay/histories.test.ts
 // replays against the current workflow code on every run. Not part of the suite: run it when a workflow
@@ -94,12 +94,8 @@ record('recording workflow histories', () => {
     // The first attempt runs inside the job's workflow; a resend (as from the dashboard) is the delivery workflow.
     const all = await receiver.waitFor((got) => got.some((d) => d.body?.job_id === captions.id), 20_000);
     const eventId = all.find((d) => d.body?.job_id === captions.id)!.event_id;
-    let row = await stack.api.deps.db.webhookDelivery.findFirst({ where: { eventId } });
-    for (let i = 0; i < 100 && !row; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      row = await stack.api.deps.db.webhookDelivery.findFirst({ where: { eventId } });
-    }
-    await resendDelivery(stack.api.deps.db, stack.api.deps.temporal, stack.api.deps.config.TEMPORAL_TASK_QUEUE, ws.workspaceId, row!.id);
+    const row = await loggedDelivery(stack.api.deps.db, { eventId });
+    await resendDelivery(stack.api.deps.db, stack.api.deps.temporal, stack.api.deps.config.TEMPORAL_TASK_QUEUE, ws.workspaceId, row.id);
     let resendId: string | undefined;
     for (let i = 0; i < 100 && !resendId; i++) {
       for await (const wf of stack.api.deps.temporal.workflow.list({ query: `WorkflowType = 'webhookDeliveryWorkflow'` }))

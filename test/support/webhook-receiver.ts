@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { testTls } from './tls';
+import type { Db } from '../../domain/db';
 
 export interface ReceivedDelivery {
   /** The receiver process's wall clock (ms since the epoch, with a fraction) when the request was complete. */
@@ -58,4 +59,18 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       child.kill();
     },
   };
+}
+
+/**
+ * The service logs an attempt once the endpoint's answer is back, a moment
+ * after the receiver saw the request: waits for the log row the attempt wrote.
+ */
+export async function loggedDelivery(db: Db, where: { eventId?: string; workspaceId?: string; succeeded?: boolean }, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await db.webhookDelivery.findFirst({ where, orderBy: { attempt: 'desc' } });
+    if (row) return row;
+    if (Date.now() > deadline) throw new Error(`no webhook delivery was logged for ${JSON.stringify(where)} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

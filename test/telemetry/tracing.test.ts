@@ -161,6 +161,9 @@ describe('a caption job is one trace', () => {
     // Before the POST, one statement reads the event and its endpoint together.
     const readsBeforePost = t.childrenOf(deliver).filter((s) => s.attributes['db.system'] && hr(s.startTime) < hr(post.startTime));
     expect(readsBeforePost.map((s) => s.name)).toEqual(['SELECT webhook_events']);
+    // After it, one statement logs the attempt and marks the event delivered (two could be half-done).
+    const writesAfterPost = t.childrenOf(deliver).filter((s) => s.attributes['db.system'] && hr(s.startTime) >= hr(post.endTime));
+    expect(writesAfterPost.map((s) => s.name)).toEqual(['WITH webhook_deliveries']);
     expect(delivery!.headers.traceparent).toBe(`00-${server.spanContext().traceId}-${post.spanContext().spanId}-01`);
 
     // The operator's view: the trace id on the workflow's page in the Temporal UI (details and memo).
