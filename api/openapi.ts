@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { ERROR_CATALOGUE } from '../core/errors';
-import { applyQueryDependencies, registerOpenApi } from './http/openapi-writer';
+import { applyQueryDependencies, nullableRefsAsAnyOf, registerOpenApi } from './http/openapi-writer';
 import type { RouteSpec } from './http/route';
 import { JSON_DEPTH_LIMIT, UNSTORABLE_TEXT_RULE } from './http/storable-text';
 import { allRoutes } from './routes';
@@ -50,5 +50,6 @@ export function buildOpenApiDocument(specs: RouteSpec<any, any, any, any>[] = al
     servers: [{ url: serverUrl }],
   });
   applyQueryDependencies(doc as Parameters<typeof applyQueryDependencies>[0], specs);
+  nullableRefsAsAnyOf(doc.components);
   return doc;
 }

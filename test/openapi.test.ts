@@ -1,3 +1,4 @@
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import request from 'supertest';
 import { ERROR_CATALOGUE } from '../core/errors';
 import { bearer, createWorkspace, startTestApi, type TestApi } from './support/harness';
@@ -234,5 +235,53 @@ describe('the document states every rule the server enforces', () => {
     expect(doc.info.description).toMatch(/U\+0000/);
     expect(doc.info.description).toMatch(/503 SERVICE_UNAVAILABLE/);
     expect(doc.info.description).toMatch(/405 METHOD_NOT_ALLOWED/);
+  });
+});
+
+describe('what the document says a response is, a JSON Schema validator reads the same way', () => {
+  let doc: any;
+  let schemaOf: (name: string) => ValidateFunction;
+  beforeAll(async () => {
+    doc = (await request(api.app).get('/openapi.json')).body;
+    // The document as one schema resource, so that its `#/components/...` references resolve; formats are not the point here.
+    const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
+    ajv.addSchema({ ...doc, $id: 'openapi' });
+    schemaOf = (name) => ajv.getSchema(`openapi#/components/schemas/${name}`)!;
+  });
+
+  const anError = { code: 'NO_SPEECH', message: 'No speech was found.', retryable: false, details: { detail: 'audio' } };
+
+  it('every error response is the one ErrorEnvelope, and a real one validates against it', async () => {
+    for (const ops of Object.values<Record<string, any>>(doc.paths))
+      for (const op of Object.values<any>(ops))
+        for (const [status, response] of Object.entries<any>(op.responses))
+          if (Number(status) >= 400)
+            expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
+    const ws = await createWorkspace(api.deps, { plan: 'pro' });
+    const unauthenticated = await request(api.app).get('/v1/jobs');
+    const invalid = await request(api.app).get('/v1/jobs/not-a-uuid').set(bearer(ws.apiKey));
+    for (const res of [unauthenticated, invalid]) {
+      expect([401, 422]).toContain(res.status);
+      const valid = schemaOf('ErrorEnvelope');
+      expect(valid(res.body)).toBe(true);
+    }
+    expect(schemaOf('ErrorEnvelope')({ error: anError, request_id: 'r' })).toBe(false); // doc_url is required
+  });
+
+  it('a nullable error field takes null and an error; a required one takes no null (no `allOf` with a null type)', () => {
+    const job = schemaOf('Job');
+    const { error: _e, ...jobProperties } = doc.components.schemas.Job.properties;
+    expect(Object.keys(jobProperties).length).toBeGreaterThan(5);
+    // Only the field under test is checked: the other properties' errors are filtered out by their path.
+    const errorsAt = (value: unknown) => (job({ error: value }), (job.errors ?? []).filter((e) => e.instancePath.startsWith('/error')));
+    expect(errorsAt(null)).toEqual([]);
+    expect(errorsAt(anError)).toEqual([]);
+    expect(errorsAt('no')).not.toEqual([]);
+    expect(schemaOf('ErrorObject')(null)).toBe(false);
+    expect(schemaOf('ErrorObject')(anError)).toBe(true);
+    const retry = doc.components.schemas.Job.properties.retry;
+    expect(retry.properties.last_error).toEqual({ $ref: '#/components/schemas/ErrorObject' });
+    const withNullType = JSON.stringify(doc).match(/"allOf":\[[^\]]*"type":\[[^\]]*"null"/g);
+    expect(withNullType).toBeNull();
   });
 });

@@ -130,3 +130,25 @@ export function registerOpenApi(registry: OpenAPIRegistry, specs: RouteSpec<any,
     } as any);
   }
 }
+
+/**
+ * zod-to-openapi 9.1 writes `.nullable()` of a registered schema as `allOf: [{ $ref }, { type: [..., 'null'] }]`,
+ * which no null satisfies: allOf needs the referenced object too (upstream asteasolutions/zod-to-openapi#387, open).
+ * Rewritten in place as `anyOf: [{ $ref }, { type: 'null' }]`, which is what `.nullable()` means.
+ */
+export function nullableRefsAsAnyOf(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(nullableRefsAsAnyOf);
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as Record<string, unknown>;
+  const allOf = schema.allOf;
+  if (Array.isArray(allOf) && allOf.length === 2) {
+    const ref = allOf.find((m: Record<string, unknown>) => typeof m.$ref === 'string') as Record<string, unknown> | undefined;
+    const other = allOf.find((m) => m !== ref) as Record<string, unknown> | undefined;
+    const onlyNullable = other && Object.keys(other).length === 1 && Array.isArray(other.type) && other.type.includes('null');
+    if (ref && onlyNullable) {
+      delete schema.allOf;
+      schema.anyOf = [ref, { type: 'null' }];
+    }
+  }
+  Object.values(schema).forEach(nullableRefsAsAnyOf);
+}

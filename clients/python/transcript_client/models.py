@@ -91,6 +91,18 @@ class Capabilities(TypedDict):
     plan: Literal['trial', 'starter', 'pro', 'scale'] | None
 
 
+class ErrorObjectDetails(TypedDict):
+    detail: str
+
+
+class ErrorObject(TypedDict):
+    code: Literal['INVALID_REQUEST', 'INVALID_URL', 'UNSUPPORTED_SOURCE', 'UNSAFE_URL', 'INVALID_CURSOR', 'CAPABILITY_UNAVAILABLE', 'IDEMPOTENCY_CONFLICT', 'UNAUTHENTICATED', 'FORBIDDEN', 'EMAIL_UNVERIFIED', 'NOT_FOUND', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED', 'BUDGET_EXCEEDED', 'JOB_NOT_RETRYABLE', 'CANCELLATION_NOT_ALLOWED', 'CONFLICT', 'BAD_REQUEST', 'HEADERS_TOO_LARGE', 'METHOD_NOT_ALLOWED', 'UNSUPPORTED_ENCODING', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'SOURCE_NOT_FOUND', 'SOURCE_PRIVATE', 'SOURCE_AUTH_REQUIRED', 'SOURCE_REGION_RESTRICTED', 'NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE', 'LANGUAGE_UNSUPPORTED', 'NO_SPEECH', 'NO_AUDIO', 'INVALID_MEDIA', 'UNSUPPORTED_MEDIA', 'DURATION_LIMIT_EXCEEDED', 'FILE_TOO_LARGE', 'TIMESTAMPS_UNAVAILABLE', 'PROVIDER_REJECTED', 'SOURCE_RATE_LIMITED', 'SOURCE_BLOCKED', 'SOURCE_TIMEOUT', 'SOURCE_CHANGED', 'PROVIDER_UNAVAILABLE', 'STORAGE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR']
+    message: str
+    retryable: bool
+    retry_after_seconds: NotRequired[int]
+    details: NotRequired[ErrorObjectDetails]
+
+
 class UsageSubscription(TypedDict):
     status: str
     interval: Literal['monthly', 'yearly']
@@ -259,16 +271,25 @@ class JobOptions(TypedDict):
     align_text_chars: int | None
 
 
-class ErrorObjectDetails(TypedDict):
-    detail: str
+class JobRetry(TypedDict):
+    attempt: int
+    last_error: ErrorObject
 
 
-class ErrorObject(TypedDict):
-    code: Literal['INVALID_REQUEST', 'INVALID_URL', 'UNSUPPORTED_SOURCE', 'UNSAFE_URL', 'INVALID_CURSOR', 'CAPABILITY_UNAVAILABLE', 'IDEMPOTENCY_CONFLICT', 'UNAUTHENTICATED', 'FORBIDDEN', 'EMAIL_UNVERIFIED', 'NOT_FOUND', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED', 'BUDGET_EXCEEDED', 'JOB_NOT_RETRYABLE', 'CANCELLATION_NOT_ALLOWED', 'CONFLICT', 'BAD_REQUEST', 'HEADERS_TOO_LARGE', 'METHOD_NOT_ALLOWED', 'UNSUPPORTED_ENCODING', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'SOURCE_NOT_FOUND', 'SOURCE_PRIVATE', 'SOURCE_AUTH_REQUIRED', 'SOURCE_REGION_RESTRICTED', 'NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE', 'LANGUAGE_UNSUPPORTED', 'NO_SPEECH', 'NO_AUDIO', 'INVALID_MEDIA', 'UNSUPPORTED_MEDIA', 'DURATION_LIMIT_EXCEEDED', 'FILE_TOO_LARGE', 'TIMESTAMPS_UNAVAILABLE', 'PROVIDER_REJECTED', 'SOURCE_RATE_LIMITED', 'SOURCE_BLOCKED', 'SOURCE_TIMEOUT', 'SOURCE_CHANGED', 'PROVIDER_UNAVAILABLE', 'STORAGE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR']
-    message: str
-    retryable: bool
-    retry_after_seconds: NotRequired[int]
-    details: NotRequired[ErrorObjectDetails]
+class Job(TypedDict):
+    id: str
+    status: Literal['queued', 'processing', 'awaiting_provider', 'succeeded', 'failed', 'cancelled']
+    stage: Literal['resolve', 'captions', 'acquire_audio', 'submit_asr', 'wait_asr', 'finalize'] | None
+    result_id: str | None
+    error: ErrorObject | None
+    billing: JobBilling
+    source: JobSource
+    options: JobOptions
+    metadata: dict[str, str]
+    batch_id: str | None
+    retry: JobRetry | None
+    created_at: str
+    updated_at: str
 
 
 JobRequestCaptionLanguage: TypeAlias = str
@@ -291,6 +312,11 @@ JobSourceRequest: TypeAlias = JobSourceRequestJobSourceRequest | JobSourceReques
 
 
 Metadata: TypeAlias = dict[str, str]
+
+
+class JobList(TypedDict):
+    jobs: list[Job]
+    next_cursor: str | None
 
 
 class RetryRequest(TypedDict, closed=True):
@@ -499,29 +525,12 @@ class OAuthAuthorization(TypedDict):
     last_token_issued_at: str | None
 
 
+class EnvelopeError(ErrorObject):
+    doc_url: str
+
+
 class ApiKeyList(TypedDict):
     keys: list[ApiKey]
-
-
-class JobRetry(TypedDict):
-    attempt: int
-    last_error: ErrorObject | None
-
-
-class Job(TypedDict):
-    id: str
-    status: Literal['queued', 'processing', 'awaiting_provider', 'succeeded', 'failed', 'cancelled']
-    stage: Literal['resolve', 'captions', 'acquire_audio', 'submit_asr', 'wait_asr', 'finalize'] | None
-    result_id: str | None
-    error: ErrorObject | None
-    billing: JobBilling
-    source: JobSource
-    options: JobOptions
-    metadata: dict[str, str]
-    batch_id: str | None
-    retry: JobRetry | None
-    created_at: str
-    updated_at: str
 
 
 class JobRequest(TypedDict, closed=True):
@@ -539,11 +548,6 @@ class JobRequest(TypedDict, closed=True):
     align_text: NotRequired[str]
     webhook_endpoint_id: NotRequired[str]
     metadata: NotRequired[Metadata]
-
-
-class JobList(TypedDict):
-    jobs: list[Job]
-    next_cursor: str | None
 
 
 class Transcript(TypedDict):
@@ -606,6 +610,11 @@ class LanguageDiscovery(TypedDict):
 
 class OAuthAuthorizationList(TypedDict):
     authorizations: list[OAuthAuthorization]
+
+
+class ErrorEnvelope(TypedDict):
+    error: EnvelopeError
+    request_id: str
 
 
 class VideoDiscovery(TypedDict):

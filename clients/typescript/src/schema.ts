@@ -837,6 +837,71 @@ export interface components {
        */
       plan: 'trial' | 'starter' | 'pro' | 'scale' | null;
     };
+    ErrorEnvelope: {
+      error: components['schemas']['EnvelopeError'];
+      request_id: string;
+    };
+    /** @description An ErrorObject and the link to its code's documentation. */
+    EnvelopeError: components['schemas']['ErrorObject'] & {
+      doc_url: string;
+    };
+    ErrorObject: {
+      /** @enum {string} */
+      code:
+        | 'INVALID_REQUEST'
+        | 'INVALID_URL'
+        | 'UNSUPPORTED_SOURCE'
+        | 'UNSAFE_URL'
+        | 'INVALID_CURSOR'
+        | 'CAPABILITY_UNAVAILABLE'
+        | 'IDEMPOTENCY_CONFLICT'
+        | 'UNAUTHENTICATED'
+        | 'FORBIDDEN'
+        | 'EMAIL_UNVERIFIED'
+        | 'NOT_FOUND'
+        | 'INSUFFICIENT_BALANCE'
+        | 'PLAN_REQUIRED'
+        | 'BUDGET_EXCEEDED'
+        | 'JOB_NOT_RETRYABLE'
+        | 'CANCELLATION_NOT_ALLOWED'
+        | 'CONFLICT'
+        | 'BAD_REQUEST'
+        | 'HEADERS_TOO_LARGE'
+        | 'METHOD_NOT_ALLOWED'
+        | 'UNSUPPORTED_ENCODING'
+        | 'UNSUPPORTED_MEDIA_TYPE'
+        | 'PAYLOAD_TOO_LARGE'
+        | 'RATE_LIMITED'
+        | 'SOURCE_NOT_FOUND'
+        | 'SOURCE_PRIVATE'
+        | 'SOURCE_AUTH_REQUIRED'
+        | 'SOURCE_REGION_RESTRICTED'
+        | 'NO_CAPTIONS'
+        | 'LANGUAGE_UNAVAILABLE'
+        | 'LANGUAGE_UNSUPPORTED'
+        | 'NO_SPEECH'
+        | 'NO_AUDIO'
+        | 'INVALID_MEDIA'
+        | 'UNSUPPORTED_MEDIA'
+        | 'DURATION_LIMIT_EXCEEDED'
+        | 'FILE_TOO_LARGE'
+        | 'TIMESTAMPS_UNAVAILABLE'
+        | 'PROVIDER_REJECTED'
+        | 'SOURCE_RATE_LIMITED'
+        | 'SOURCE_BLOCKED'
+        | 'SOURCE_TIMEOUT'
+        | 'SOURCE_CHANGED'
+        | 'PROVIDER_UNAVAILABLE'
+        | 'STORAGE_UNAVAILABLE'
+        | 'SERVICE_UNAVAILABLE'
+        | 'INTERNAL_ERROR';
+      message: string;
+      retryable: boolean;
+      retry_after_seconds?: number;
+      details?: {
+        detail: string;
+      };
+    };
     Usage: {
       /** @enum {string} */
       plan: 'trial' | 'starter' | 'pro' | 'scale';
@@ -1033,7 +1098,7 @@ export interface components {
       stage: 'resolve' | 'captions' | 'acquire_audio' | 'submit_asr' | 'wait_asr' | 'finalize' | null;
       /** Format: uuid */
       result_id: string | null;
-      error: components['schemas']['ErrorObject'];
+      error: components['schemas']['ErrorObject'] | null;
       billing: {
         credits_reserved: number;
         credits_charged: number;
@@ -1086,63 +1151,6 @@ export interface components {
        */
       updated_at: string;
     };
-    ErrorObject: {
-      /** @enum {string} */
-      code:
-        | 'INVALID_REQUEST'
-        | 'INVALID_URL'
-        | 'UNSUPPORTED_SOURCE'
-        | 'UNSAFE_URL'
-        | 'INVALID_CURSOR'
-        | 'CAPABILITY_UNAVAILABLE'
-        | 'IDEMPOTENCY_CONFLICT'
-        | 'UNAUTHENTICATED'
-        | 'FORBIDDEN'
-        | 'EMAIL_UNVERIFIED'
-        | 'NOT_FOUND'
-        | 'INSUFFICIENT_BALANCE'
-        | 'PLAN_REQUIRED'
-        | 'BUDGET_EXCEEDED'
-        | 'JOB_NOT_RETRYABLE'
-        | 'CANCELLATION_NOT_ALLOWED'
-        | 'CONFLICT'
-        | 'BAD_REQUEST'
-        | 'HEADERS_TOO_LARGE'
-        | 'METHOD_NOT_ALLOWED'
-        | 'UNSUPPORTED_ENCODING'
-        | 'UNSUPPORTED_MEDIA_TYPE'
-        | 'PAYLOAD_TOO_LARGE'
-        | 'RATE_LIMITED'
-        | 'SOURCE_NOT_FOUND'
-        | 'SOURCE_PRIVATE'
-        | 'SOURCE_AUTH_REQUIRED'
-        | 'SOURCE_REGION_RESTRICTED'
-        | 'NO_CAPTIONS'
-        | 'LANGUAGE_UNAVAILABLE'
-        | 'LANGUAGE_UNSUPPORTED'
-        | 'NO_SPEECH'
-        | 'NO_AUDIO'
-        | 'INVALID_MEDIA'
-        | 'UNSUPPORTED_MEDIA'
-        | 'DURATION_LIMIT_EXCEEDED'
-        | 'FILE_TOO_LARGE'
-        | 'TIMESTAMPS_UNAVAILABLE'
-        | 'PROVIDER_REJECTED'
-        | 'SOURCE_RATE_LIMITED'
-        | 'SOURCE_BLOCKED'
-        | 'SOURCE_TIMEOUT'
-        | 'SOURCE_CHANGED'
-        | 'PROVIDER_UNAVAILABLE'
-        | 'STORAGE_UNAVAILABLE'
-        | 'SERVICE_UNAVAILABLE'
-        | 'INTERNAL_ERROR';
-      message: string;
-      retryable: boolean;
-      retry_after_seconds?: number;
-      details?: {
-        detail: string;
-      };
-    } | null;
     JobRequest: {
       source: components['schemas']['JobSourceRequest'];
       /** @enum {string} */
@@ -1419,7 +1427,7 @@ export interface components {
        */
       expires_at: string;
       duration_ms: number | null;
-      error: components['schemas']['ErrorObject'];
+      error: components['schemas']['ErrorObject'] | null;
       /**
        * Format: date-time
        * @description UTC ISO 8601
@@ -1474,7 +1482,7 @@ export interface components {
       profile: components['schemas']['DiscoveryProfile'];
       /** @description Opaque and signed; bound to the workspace, the kind and the request fields; valid 24 h. Null on the last page. */
       next_cursor: string | null;
-      error: components['schemas']['ErrorObject'];
+      error: components['schemas']['ErrorObject'] | null;
       /**
        * Format: date-time
        * @description UTC ISO 8601
@@ -1579,7 +1587,7 @@ export interface components {
         duration_s: number | null;
       } | null;
       tracks: components['schemas']['CaptionTrack'][];
-      error: components['schemas']['ErrorObject'];
+      error: components['schemas']['ErrorObject'] | null;
       /**
        * Format: date-time
        * @description UTC ISO 8601
@@ -1675,67 +1683,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -1744,67 +1692,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -1833,67 +1721,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -1902,67 +1730,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -1971,67 +1739,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -2040,67 +1748,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -2109,67 +1757,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -2205,67 +1793,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -2274,67 +1802,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -2343,67 +1811,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -2412,67 +1820,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -2481,67 +1829,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -2550,67 +1838,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -2619,67 +1847,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -2710,67 +1878,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -2779,67 +1887,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -2848,67 +1896,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -2939,67 +1927,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -3008,67 +1936,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -3077,67 +1945,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -3146,67 +1954,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -3215,67 +1963,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -3308,67 +1996,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN. */
@@ -3377,67 +2005,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -3446,67 +2014,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -3515,67 +2023,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -3584,67 +2032,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -3653,67 +2041,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -3722,67 +2050,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -3791,67 +2059,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -3878,67 +2086,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -3947,67 +2095,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -4016,67 +2104,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -4085,67 +2113,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -4154,67 +2122,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -4223,67 +2131,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -4312,67 +2160,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -4381,67 +2169,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -4450,67 +2178,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -4519,67 +2187,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -4612,67 +2220,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -4681,67 +2229,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: CONFLICT. */
@@ -4750,67 +2238,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -4819,67 +2247,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -4888,67 +2256,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -4957,67 +2265,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -5026,67 +2274,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -5095,67 +2283,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -5184,67 +2312,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -5253,67 +2321,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -5322,67 +2330,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -5391,67 +2339,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -5460,67 +2348,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -5529,67 +2357,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -5598,67 +2366,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -5667,67 +2375,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -5756,67 +2404,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -5825,67 +2413,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -5894,67 +2422,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -5963,67 +2431,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -6056,67 +2464,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -6125,67 +2473,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -6194,67 +2482,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -6263,67 +2491,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -6332,67 +2500,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -6401,67 +2509,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -6470,67 +2518,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -6561,67 +2549,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -6630,67 +2558,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -6699,67 +2567,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -6768,67 +2576,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -6837,67 +2585,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -6906,67 +2594,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -6975,67 +2603,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -7066,67 +2634,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -7135,67 +2643,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -7204,67 +2652,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -7273,67 +2661,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -7342,67 +2670,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -7435,67 +2703,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PLAN_REQUIRED. */
@@ -7504,67 +2712,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -7573,67 +2721,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: CONFLICT. */
@@ -7642,67 +2730,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -7711,67 +2739,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -7780,67 +2748,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -7849,67 +2757,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -7918,67 +2766,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -7987,67 +2775,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -8076,67 +2804,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -8145,67 +2813,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -8214,67 +2822,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -8283,67 +2831,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -8352,67 +2840,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -8421,67 +2849,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -8524,67 +2892,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -8593,67 +2901,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -8662,67 +2910,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -8731,67 +2919,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -8800,67 +2928,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -8869,67 +2937,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -8978,67 +2986,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INSUFFICIENT_BALANCE, PLAN_REQUIRED. */
@@ -9047,67 +2995,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -9116,67 +3004,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -9185,67 +3013,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: IDEMPOTENCY_CONFLICT. */
@@ -9254,67 +3022,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -9323,67 +3031,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -9392,67 +3040,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_URL, UNSUPPORTED_SOURCE, CAPABILITY_UNAVAILABLE, INVALID_REQUEST. */
@@ -9461,67 +3049,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -9530,67 +3058,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -9599,67 +3067,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -9668,67 +3076,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -9762,67 +3110,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -9831,67 +3119,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -9900,67 +3128,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -9969,67 +3137,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -10038,67 +3146,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -10107,67 +3155,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -10176,67 +3164,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -10278,67 +3206,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -10347,67 +3215,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -10416,67 +3224,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: CANCELLATION_NOT_ALLOWED. */
@@ -10485,67 +3233,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -10554,67 +3242,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -10623,67 +3251,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -10692,67 +3260,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -10761,67 +3269,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -10830,67 +3278,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -10937,67 +3325,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INSUFFICIENT_BALANCE, PLAN_REQUIRED. */
@@ -11006,67 +3334,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -11075,67 +3343,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -11144,67 +3352,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: JOB_NOT_RETRYABLE, IDEMPOTENCY_CONFLICT. */
@@ -11213,67 +3361,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -11282,67 +3370,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -11351,67 +3379,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -11420,67 +3388,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -11489,67 +3397,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -11558,67 +3406,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -11627,67 +3415,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -11718,67 +3446,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -11787,67 +3455,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -11856,67 +3464,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -11925,67 +3473,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -11994,67 +3482,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -12063,67 +3491,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -12132,67 +3500,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -12223,67 +3531,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -12292,67 +3540,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -12361,67 +3549,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -12430,67 +3558,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -12499,67 +3567,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -12568,67 +3576,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -12637,67 +3585,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -12706,67 +3594,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -12808,67 +3636,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -12877,67 +3645,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -12946,67 +3654,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: TIMESTAMPS_UNAVAILABLE, INVALID_REQUEST. */
@@ -13015,67 +3663,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -13084,67 +3672,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -13153,67 +3681,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -13222,67 +3690,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -13327,67 +3735,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INSUFFICIENT_BALANCE, PLAN_REQUIRED. */
@@ -13396,67 +3744,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -13465,67 +3753,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -13534,67 +3762,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: IDEMPOTENCY_CONFLICT. */
@@ -13603,67 +3771,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -13672,67 +3780,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -13741,67 +3789,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_URL, UNSUPPORTED_SOURCE, CAPABILITY_UNAVAILABLE, INVALID_REQUEST. */
@@ -13810,67 +3798,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -13879,67 +3807,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -13948,67 +3816,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -14017,67 +3825,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -14108,67 +3856,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -14177,67 +3865,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -14246,67 +3874,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -14315,67 +3883,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -14384,67 +3892,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -14453,67 +3901,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -14522,67 +3910,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -14611,67 +3939,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -14680,67 +3948,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -14749,67 +3957,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -14818,67 +3966,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -14887,67 +3975,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -14980,67 +4008,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -15049,67 +4017,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: CONFLICT. */
@@ -15118,67 +4026,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -15187,67 +4035,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -15256,67 +4044,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_URL, UNSAFE_URL, INVALID_REQUEST. */
@@ -15325,67 +4053,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -15394,67 +4062,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -15463,67 +4071,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -15552,67 +4100,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -15621,67 +4109,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -15690,67 +4118,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -15759,67 +4127,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -15828,67 +4136,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -15897,67 +4145,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -15966,67 +4154,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -16035,67 +4163,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -16128,67 +4196,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -16197,67 +4205,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -16266,67 +4214,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -16335,67 +4223,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -16404,67 +4232,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -16499,67 +4267,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -16568,67 +4276,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -16637,67 +4285,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: CONFLICT. */
@@ -16706,67 +4294,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -16775,67 +4303,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -16844,67 +4312,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -16913,67 +4321,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -16982,67 +4330,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -17051,67 +4339,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -17144,67 +4372,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -17213,67 +4381,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -17282,67 +4390,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -17351,67 +4399,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -17420,67 +4408,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -17489,67 +4417,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -17558,67 +4426,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: STORAGE_UNAVAILABLE, SERVICE_UNAVAILABLE. */
@@ -17627,67 +4435,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -17731,67 +4479,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -17800,67 +4488,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -17869,67 +4497,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: CONFLICT. */
@@ -17938,67 +4506,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FILE_TOO_LARGE, DURATION_LIMIT_EXCEEDED, PAYLOAD_TOO_LARGE. */
@@ -18007,67 +4515,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -18076,67 +4524,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_MEDIA, UNSUPPORTED_MEDIA, NO_AUDIO, INVALID_REQUEST. */
@@ -18145,67 +4533,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -18214,67 +4542,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: STORAGE_UNAVAILABLE, SERVICE_UNAVAILABLE. */
@@ -18283,67 +4551,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -18374,67 +4582,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -18443,67 +4591,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -18512,67 +4600,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -18581,67 +4609,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -18650,67 +4618,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -18719,67 +4627,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -18788,67 +4636,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -18897,67 +4685,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INSUFFICIENT_BALANCE, PLAN_REQUIRED. */
@@ -18966,67 +4694,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -19035,67 +4703,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: IDEMPOTENCY_CONFLICT. */
@@ -19104,67 +4712,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -19173,67 +4721,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -19242,67 +4730,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_CURSOR, INVALID_REQUEST. */
@@ -19311,67 +4739,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -19380,67 +4748,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -19449,67 +4757,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -19518,67 +4766,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -19612,67 +4800,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -19681,67 +4809,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -19750,67 +4818,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -19819,67 +4827,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -19888,67 +4836,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -19957,67 +4845,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -20026,67 +4854,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -20135,67 +4903,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INSUFFICIENT_BALANCE, PLAN_REQUIRED. */
@@ -20204,67 +4912,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -20273,67 +4921,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: IDEMPOTENCY_CONFLICT. */
@@ -20342,67 +4930,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -20411,67 +4939,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -20480,67 +4948,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_URL, UNSUPPORTED_SOURCE, INVALID_REQUEST. */
@@ -20549,67 +4957,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -20618,67 +4966,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -20687,67 +4975,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -20756,67 +4984,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -20850,67 +5018,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -20919,67 +5027,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -20988,67 +5036,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -21057,67 +5045,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
@@ -21126,67 +5054,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -21195,67 +5063,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -21264,67 +5072,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -21353,67 +5101,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -21422,67 +5110,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -21491,67 +5119,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -21560,67 +5128,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
@@ -21649,67 +5157,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
@@ -21718,67 +5166,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: NOT_FOUND. */
@@ -21787,67 +5175,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
@@ -21856,67 +5184,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
@@ -21925,67 +5193,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INVALID_REQUEST. */
@@ -21994,67 +5202,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: INTERNAL_ERROR. */
@@ -22063,67 +5211,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
@@ -22132,67 +5220,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @enum {string} */
-              code:
-                | 'INVALID_REQUEST'
-                | 'INVALID_URL'
-                | 'UNSUPPORTED_SOURCE'
-                | 'UNSAFE_URL'
-                | 'INVALID_CURSOR'
-                | 'CAPABILITY_UNAVAILABLE'
-                | 'IDEMPOTENCY_CONFLICT'
-                | 'UNAUTHENTICATED'
-                | 'FORBIDDEN'
-                | 'EMAIL_UNVERIFIED'
-                | 'NOT_FOUND'
-                | 'INSUFFICIENT_BALANCE'
-                | 'PLAN_REQUIRED'
-                | 'BUDGET_EXCEEDED'
-                | 'JOB_NOT_RETRYABLE'
-                | 'CANCELLATION_NOT_ALLOWED'
-                | 'CONFLICT'
-                | 'BAD_REQUEST'
-                | 'HEADERS_TOO_LARGE'
-                | 'METHOD_NOT_ALLOWED'
-                | 'UNSUPPORTED_ENCODING'
-                | 'UNSUPPORTED_MEDIA_TYPE'
-                | 'PAYLOAD_TOO_LARGE'
-                | 'RATE_LIMITED'
-                | 'SOURCE_NOT_FOUND'
-                | 'SOURCE_PRIVATE'
-                | 'SOURCE_AUTH_REQUIRED'
-                | 'SOURCE_REGION_RESTRICTED'
-                | 'NO_CAPTIONS'
-                | 'LANGUAGE_UNAVAILABLE'
-                | 'LANGUAGE_UNSUPPORTED'
-                | 'NO_SPEECH'
-                | 'NO_AUDIO'
-                | 'INVALID_MEDIA'
-                | 'UNSUPPORTED_MEDIA'
-                | 'DURATION_LIMIT_EXCEEDED'
-                | 'FILE_TOO_LARGE'
-                | 'TIMESTAMPS_UNAVAILABLE'
-                | 'PROVIDER_REJECTED'
-                | 'SOURCE_RATE_LIMITED'
-                | 'SOURCE_BLOCKED'
-                | 'SOURCE_TIMEOUT'
-                | 'SOURCE_CHANGED'
-                | 'PROVIDER_UNAVAILABLE'
-                | 'STORAGE_UNAVAILABLE'
-                | 'SERVICE_UNAVAILABLE'
-                | 'INTERNAL_ERROR';
-              message: string;
-              retryable: boolean;
-              retry_after_seconds?: number;
-              details?: {
-                detail: string;
-              };
-              doc_url: string;
-            };
-            request_id: string;
-          };
+          'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
     };
