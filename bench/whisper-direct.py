@@ -14,10 +14,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from faster_whisper import WhisperModel  # noqa: E402
+from faster_whisper import WhisperModel
 
-from recognizer.engine import EngineSettings, read_audio  # noqa: E402
-from recognizer.model import model_spec  # noqa: E402
+from recognizer.engine import EngineSettings, read_audio
+from recognizer.model import model_spec
 
 
 def main() -> None:

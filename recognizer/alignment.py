@@ -24,11 +24,12 @@ text (bench/RESULTS.md, block `alignment`, has both measured).
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 import threading
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -193,12 +194,12 @@ def align_cues(
         if b - a < 0.05:
             continue
         piece = audio[int(a * SAMPLE_RATE) : int(b * SAMPLE_RATE)]
-        for i, aligned in zip(idx, decoder.align(piece, language, [parts[i].text for i in idx])):
+        for i, aligned in zip(idx, decoder.align(piece, language, [parts[i].text for i in idx]), strict=True):
             words[parts[i].owner] += [Word(round(w.start + a, 3), round(w.end + a, 3), w.text, w.probability) for w in aligned]
         if on_progress:
             on_progress(b)
     out = []
-    for c, ws in zip(cues, words):
+    for c, ws in zip(cues, words, strict=True):
         has_text = any(u.key for u in units_of(c.text))
         out.append(
             {
@@ -317,7 +318,7 @@ def _fill(at: list[tuple[float, float] | None], duration: float) -> list[tuple[f
     for k in range(known[-1] + 1, n):
         start = out[k - 1][1]
         out[k] = (start, min(duration, start + UNANCHORED_WORD_S))
-    for lo, hi in zip(known, known[1:]):
+    for lo, hi in itertools.pairwise(known):
         gap = hi - lo - 1
         if gap <= 0:
             continue
@@ -331,7 +332,7 @@ def _fill(at: list[tuple[float, float] | None], duration: float) -> list[tuple[f
 def text_segments(cues: list[Cue], aligned: list[dict]) -> list[dict]:
     """Segments of an aligned text: one per placed sentence (or its cut parts), timed by its words."""
     out = []
-    for c, r in zip(cues, aligned):
+    for c, r in zip(cues, aligned, strict=True):
         ws = r["words"]
         start = ws[0]["start"] if ws else c.start
         end = ws[-1]["end"] if ws else c.end

@@ -294,7 +294,7 @@ class Decoder:
                 )
                 encoded = np.asarray(enc) if len(chunk) > 1 else None
                 next_seeks: dict[int, int] = {}
-                for j, (i, r) in enumerate(zip(chunk, results)):
+                for j, (i, r) in enumerate(zip(chunk, results, strict=True)):
                     avg_logprob, ratio = self.attempt_scores(tokenizer, options, r)
                     if r.no_speech_prob > options.no_speech_threshold and avg_logprob < options.log_prob_threshold:
                         out[i] = Decoded(words=[], no_speech=True)

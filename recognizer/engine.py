@@ -34,8 +34,8 @@ import re
 import threading
 import time
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -76,7 +76,7 @@ class EngineSettings:
     beam_size: int = 5
 
     @staticmethod
-    def from_env(env: dict[str, str] | None = None) -> "EngineSettings":
+    def from_env(env: dict[str, str] | None = None) -> EngineSettings:
         env = dict(os.environ) if env is None else env
         device = env.get("WHISPER_DEVICE", "cpu").strip() or "cpu"
         workers = max(1, int(env.get("RECOGNIZER_CONCURRENCY", "1") or 1))
@@ -97,7 +97,7 @@ class RecognitionRequest:
     speaker_windows: bool = False
 
     @staticmethod
-    def from_plan(plan: dict) -> "RecognitionRequest":
+    def from_plan(plan: dict) -> RecognitionRequest:
         vocabulary = plan.get("vocabulary") or []
         if not isinstance(vocabulary, list) or not all(isinstance(t, str) for t in vocabulary):
             raise ServiceError("INVALID_REQUEST", "vocabulary must be a list of strings")
@@ -372,7 +372,7 @@ class Engine:
 
         words: list[dict] = []
         decoded = self._decode_units(units, profile, hotwords, speech, check_stop, on_progress)
-        for unit, d in zip(units, decoded):
+        for unit, d in zip(units, decoded, strict=True):
             words += collapse_loops(drop_echoed_vocabulary(unit.words(d), request.vocabulary))
         words = _inside_speech(words, speech)
         repaired = self._repair(x, speech, region_languages, words, profile, hotwords, check_stop)
@@ -485,7 +485,7 @@ class Engine:
             check_stop()
             batch = units[k : k + size]
             decoded = self.decoder.decode_batch([self._batch_item(u, speech) for u in batch], profile, hotwords)
-            out += [self._by_region(u, profile, hotwords, speech, check_stop) if d.failed else d for u, d in zip(batch, decoded)]
+            out += [self._by_region(u, profile, hotwords, speech, check_stop) if d.failed else d for u, d in zip(batch, decoded, strict=True)]
             progress(batch[-1])
         return out
 
@@ -553,11 +553,11 @@ class Engine:
         decoded = self._decode_units([u for u, _inside in sparse], standard, hotwords, speech, check_stop, None)
         dropped = np.zeros(len(words), dtype=bool)
         found: list[dict] = []
-        for (unit, inside), d in zip(sparse, decoded):
+        for (unit, inside), d in zip(sparse, decoded, strict=True):
             if len(d.words) > inside.sum():
                 dropped |= inside
                 found += unit.words(d)
-        kept = [w for w, drop in zip(words, dropped) if not drop]
+        kept = [w for w, drop in zip(words, dropped, strict=True) if not drop]
         return {"regions": len(sparse), "words": sorted(kept + found, key=lambda w: (w["start"], w["end"]))}
 
 
@@ -589,7 +589,7 @@ def _merge_adjacent(ranges: list[tuple[float, float]], gap: float = 0.05) -> lis
 
 def _language_seconds(speech: SpeechMap, languages: list[str]) -> list[dict]:
     seconds: dict[str, float] = {}
-    for (a, b), lang in zip(speech.regions, languages):
+    for (a, b), lang in zip(speech.regions, languages, strict=True):
         if lang:
             seconds[lang] = seconds.get(lang, 0.0) + (b - a)
     return [{"language": k, "seconds": round(v, 3)} for k, v in sorted(seconds.items(), key=lambda kv: -kv[1])]

@@ -212,7 +212,7 @@ class SpeakerWindows:
         }
 
     @staticmethod
-    def from_json(d: dict, offset: float = 0.0) -> "SpeakerWindows":
+    def from_json(d: dict, offset: float = 0.0) -> SpeakerWindows:
         starts = np.asarray(d["starts"], dtype=np.float64) + offset
         ends = np.asarray(d["ends"], dtype=np.float64) + offset
         emb = np.frombuffer(base64.b64decode(d["embeddings"]), dtype="<f2").astype(np.float32)

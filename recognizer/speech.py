@@ -116,7 +116,7 @@ def map_speech(audio: np.ndarray, probs: np.ndarray | None = None) -> SpeechMap:
             spans.append((a, b, [i]))
     # Spans are padded further into the silence around them (not into a neighbour).
     padded = _pad([(a, b) for a, b, _ in spans], SPAN_PAD_S - REGION_PAD_S, duration)
-    spans = [(pa, pb, idx) for (pa, pb), (_, _, idx) in zip(padded, spans)]
+    spans = [(pa, pb, idx) for (pa, pb), (_, _, idx) in zip(padded, spans, strict=True)]
     return SpeechMap(duration=duration, regions=regions, spans=spans)
 
 

@@ -125,11 +125,11 @@ class RecognitionActivities:
             assert_valid_key(k)
             results.append(json.loads(self.store.read(k).decode("utf-8")))
         windows = concatenate(
-            [SpeakerWindows.from_json(r["speaker_windows"], offset) for r, offset in zip(results, offsets) if r.get("speaker_windows")]
+            [SpeakerWindows.from_json(r["speaker_windows"], offset) for r, offset in zip(results, offsets, strict=True) if r.get("speaker_windows")]
         )
         expected = plan.get("speakersExpected")
         labels = cluster(windows.embeddings, int(expected) if expected else None)
-        times = [(w["start"] + offset, w["end"] + offset) for r, offset in zip(results, offsets) for w in r["words"]]
+        times = [(w["start"] + offset, w["end"] + offset) for r, offset in zip(results, offsets, strict=True) for w in r["words"]]
         names = speaker_names(label_times(windows, labels, times))
         pieces, at = [], 0
         for r in results:

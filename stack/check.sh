@@ -22,6 +22,10 @@ node_modules/.bin/eslint --max-warnings 0 .
 step "prettier --check"
 node_modules/.bin/prettier --check --log-level warn .
 
+step "ruff check (the project's Python: recognizer, Python client, speech sets; ruff.toml)"
+bash stack/test-tools-setup.sh
+.tools/venv-test/bin/ruff check --quiet .
+
 step "docker-compose.yml (compose-go)"
 CHECKER=.tools/bin/compose-check
 if [ ! -x "$CHECKER" ] || [ -n "$(find stack/compose-check -newer "$CHECKER" -type f 2>/dev/null)" ]; then

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import os
 import sys
@@ -111,7 +112,7 @@ def split_at_pauses(x: np.ndarray, parts: int) -> list[np.ndarray]:
         smooth = np.convolve(db, np.ones(3) / 3, mode="same")
         cuts.append((lo + int(np.argmin(smooth[lo:hi]))) * 0.02 + 0.01)
     bounds = [0] + [int(c * SR) for c in sorted(cuts)] + [len(x)]
-    return [x[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [x[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def rng_for(recipe: str, index: int) -> np.random.Generator:

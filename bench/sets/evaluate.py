@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 
 import compose  # noqa: E402  (beside this file)
+
 from recognizer.alignment import MATCH_FLAG_BELOW, Cue, align_cues, align_text, hear, heard_units  # noqa: E402
 from recognizer.audio import SAMPLE_RATE, read_audio  # noqa: E402
 from recognizer.engine import Engine, EngineSettings, RecognitionRequest  # noqa: E402
@@ -421,7 +422,7 @@ class Evaluation:
             languages = {}
             for lang, items in sorted(by_language.items()):
                 e = n = 0
-                for (_a, reference), x in zip(items, clips_by_language[lang]):
+                for (_a, reference), x in zip(items, clips_by_language[lang], strict=True):
                     r = self.recognize(x, language=lang, profile=profile)[0]
                     ref = units(reference, lang)
                     e += edits(ref, units(r["text"], lang))[0]
@@ -481,7 +482,7 @@ def best_mapping_share(truth: list[str], predicted: list[int]) -> float:
     best = 0
     for perm in itertools.permutations(range(max(len(t_ids), len(p_ids)))):
         mapping = {p: (t_ids[perm[i]] if perm[i] < len(t_ids) else None) for i, p in enumerate(p_ids)}
-        best = max(best, sum(mapping[p] == t for t, p in zip(truth, predicted)))
+        best = max(best, sum(mapping[p] == t for t, p in zip(truth, predicted, strict=True)))
     return best / len(truth)
 
 

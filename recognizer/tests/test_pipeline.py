@@ -157,7 +157,7 @@ class Speakers(unittest.TestCase):
             labels = cluster(x, expected)
             self.assertEqual(len(set(labels.tolist())), 3)
             mapping = {}
-            for v, lab in zip(voices, labels.tolist()):
+            for v, lab in zip(voices, labels.tolist(), strict=True):
                 mapping.setdefault(v, lab)
                 self.assertEqual(mapping[v], lab)
 
@@ -209,7 +209,7 @@ class AlignmentPlanning(unittest.TestCase):
         self.assertEqual([i for _a, _b, idx in ws for i in idx], list(range(20)))  # every cue once, in order
         self.assertGreater(len(ws), 2)
         # A window ends after a cue's end (plus the margin), never inside a cue.
-        for a, b, idx in ws:
+        for _a, b, idx in ws:
             self.assertAlmostEqual(b, min(80.0, cues[idx[-1]].end + 0.5))
 
     def test_a_cue_longer_than_a_window_is_cut_into_parts_by_words(self):
@@ -334,7 +334,7 @@ class EngineOnRealSpeech(unittest.TestCase):
         labels = cluster(sw.embeddings, None)
         names = speaker_names(label_times(sw, labels, [(w["start"], w["end"]) for w in r["words"]]))
         t1, t2 = len(a) / SAMPLE_RATE, (len(a) + len(gap) + len(b)) / SAMPLE_RATE
-        by_turn = [{n for w, n in zip(r["words"], names) if lo < (w["start"] + w["end"]) / 2 < hi} for lo, hi in ((0, t1), (t1, t2), (t2, 1e9))]
+        by_turn = [{n for w, n in zip(r["words"], names, strict=True) if lo < (w["start"] + w["end"]) / 2 < hi} for lo, hi in ((0, t1), (t1, t2), (t2, 1e9))]
         self.assertEqual(by_turn, [{"A"}, {"B"}, {"A"}])
 
     def test_vocabulary_brings_rare_names(self):
@@ -386,7 +386,7 @@ class EngineOnRealSpeech(unittest.TestCase):
                 decoder.model.model = real
             self.assertEqual(calls[0], 3, name)  # the three first windows in one call
             alone = [decoder.decode(x, "de", profile, fallback=False) for x in items]
-            for b, a in zip(batched, alone):
+            for b, a in zip(batched, alone, strict=True):
                 self.assertFalse(a.failed or b.failed or a.no_speech)
                 self.assertEqual([w.text for w in b.words], [w.text for w in a.words], name)
                 self.assertEqual([round(w.start, 2) for w in b.words], [round(w.start, 2) for w in a.words], name)
@@ -462,7 +462,7 @@ class EngineOnRealSpeech(unittest.TestCase):
         }
         for name in ("standard", "fast"):
             batched = decoder.decode_batch([BatchItem(x, "en", fallback=False) for x in noises.values()], PROFILES[name])
-            for what, x, b in zip(noises, noises.values(), batched):
+            for what, x, b in zip(noises, noises.values(), batched, strict=True):
                 a = decoder.decode(x, "en", PROFILES[name], fallback=False)
                 self.assertEqual((b.no_speech, b.failed, len(b.words)), (a.no_speech, a.failed, len(a.words)), f"{what}, {name}")
 

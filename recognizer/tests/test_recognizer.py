@@ -5,8 +5,8 @@ Run: .tools/venv-recognizer/bin/python -m unittest discover -s recognizer/tests 
 """
 
 import json
-import sys
 import shutil
+import sys
 import tempfile
 import unittest
 from pathlib import Path

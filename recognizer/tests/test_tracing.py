@@ -11,8 +11,8 @@ import os
 import shutil
 import tempfile
 import unittest
-from unittest import mock
 from pathlib import Path
+from unittest import mock
 
 from opentelemetry import trace
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
