@@ -113,41 +113,27 @@ class PlaceHolds implements Command {
   toString = () => `placeHolds(${this.amounts.join(', ')})`;
 }
 
-class Charge implements Command {
+/** Charges `charging` credits of a hold (at most the hold), or releases it (`charging` null). */
+class Settle implements Command {
   constructor(
     readonly pick: number,
-    readonly amount: number,
+    readonly charging: number | null,
   ) {}
   check = (m: Readonly<LedgerModel>) => m.holds.length > 0;
   async run(m: LedgerModel, r: Real) {
     const h = m.holds[this.pick % m.holds.length]!;
     const expected = h.status === 'held' ? null : existing(h);
-    const outcome = await chargeHold(api.deps.db, h.id, this.amount);
+    const db = api.deps.db;
+    const outcome = this.charging === null ? await releaseHold(db, h.id) : await chargeHold(db, h.id, this.charging);
     if (expected) expect(outcome).toEqual(expected);
     else {
-      charge(m, h, this.amount);
-      expect(outcome).toEqual({ settled: true, status: 'charged', charged: h.charged });
+      if (this.charging === null) release(m, h);
+      else charge(m, h, this.charging);
+      expect(outcome).toEqual({ settled: true, status: h.status, charged: h.charged });
     }
     await agree(m, r);
   }
-  toString = () => `charge(#${this.pick}, ${this.amount})`;
-}
-
-class Release implements Command {
-  constructor(readonly pick: number) {}
-  check = (m: Readonly<LedgerModel>) => m.holds.length > 0;
-  async run(m: LedgerModel, r: Real) {
-    const h = m.holds[this.pick % m.holds.length]!;
-    const expected = h.status === 'held' ? null : existing(h);
-    const outcome = await releaseHold(api.deps.db, h.id);
-    if (expected) expect(outcome).toEqual(expected);
-    else {
-      release(m, h);
-      expect(outcome).toEqual({ settled: true, status: 'released', charged: 0 });
-    }
-    await agree(m, r);
-  }
-  toString = () => `release(#${this.pick})`;
+  toString = () => (this.charging === null ? `release(#${this.pick})` : `charge(#${this.pick}, ${this.charging})`);
 }
 
 /** Two charges and a release of one hold at once, as a retried activity and a cancel can: one settles it. */
@@ -222,8 +208,8 @@ const pick = fc.nat({ max: 1_000 });
 const commands = fc.commands(
   [
     fc.array(amount, { minLength: 1, maxLength: 3 }).map((a) => new PlaceHolds(a)),
-    fc.tuple(pick, fc.integer({ min: 0, max: 40 })).map(([p, a]) => new Charge(p, a)),
-    pick.map((p) => new Release(p)),
+    fc.tuple(pick, fc.integer({ min: 0, max: 40 })).map(([p, a]) => new Settle(p, a)),
+    pick.map((p) => new Settle(p, null)),
     fc.tuple(pick, fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 40 })).map(([p, a, b]) => new RaceToSettle(p, [a, b])),
     fc.tuple(pick, fc.integer({ min: 1, max: 20 })).map(([p, e]) => new RaiseHold(p, e)),
     fc.constant(new Renew()),
