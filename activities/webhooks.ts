@@ -51,15 +51,13 @@ export function createWebhookActivities(deps: WebhookDeps) {
         if (!(err instanceof ServiceError)) throw err;
         answer = { status: null, error: `${err.code}: ${err.detail ?? err.message}` };
       }
-      const succeeded = answer.status !== null && answer.status >= 200 && answer.status < 300;
-      await recordDeliveryAttempt(deps.db, {
+      const succeeded = await recordDeliveryAttempt(deps.db, {
         eventId,
         workspaceId: event.workspaceId,
         attempt,
         statusCode: answer.status,
         errorMessage: answer.error,
         durationMs: Date.now() - started,
-        succeeded,
       });
       return succeeded ? 'delivered' : 'failed';
     },

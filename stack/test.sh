@@ -12,9 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source stack/setup.sh
-# The tooling gate first: a type error or a lint fault fails before any server starts.
+# The tooling gate first: a type error or a lint fault fails before any server starts. It also installs the
+# test tools (stack/test-tools-setup.sh: ruff, which it runs, and schemathesis).
 bash stack/check.sh
-bash stack/test-tools-setup.sh
 bash stack/browser-setup.sh  # Debian's chromium for the dashboard browser tests (playwright-core drives it)
 bash stack/temporal-test-server-setup.sh  # the time-skipping server of test/workflows/
 

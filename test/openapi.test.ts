@@ -260,18 +260,13 @@ describe('what the document says a response is, a JSON Schema validator reads th
     const ws = await createWorkspace(api.deps, { plan: 'pro' });
     const unauthenticated = await request(api.app).get('/v1/jobs');
     const invalid = await request(api.app).get('/v1/jobs/not-a-uuid').set(bearer(ws.apiKey));
-    for (const res of [unauthenticated, invalid]) {
-      expect([401, 422]).toContain(res.status);
-      const valid = schemaOf('ErrorEnvelope');
-      expect(valid(res.body)).toBe(true);
-    }
+    expect([unauthenticated.status, invalid.status]).toEqual([401, 422]);
+    for (const res of [unauthenticated, invalid]) expect(schemaOf('ErrorEnvelope')(res.body)).toBe(true);
     expect(schemaOf('ErrorEnvelope')({ error: anError, request_id: 'r' })).toBe(false); // doc_url is required
   });
 
   it('a nullable error field takes null and an error; a required one takes no null (no `allOf` with a null type)', () => {
     const job = schemaOf('Job');
-    const { error: _e, ...jobProperties } = doc.components.schemas.Job.properties;
-    expect(Object.keys(jobProperties).length).toBeGreaterThan(5);
     // Only the field under test is checked: the other properties' errors are filtered out by their path.
     const errorsAt = (value: unknown) => (job({ error: value }), (job.errors ?? []).filter((e) => e.instancePath.startsWith('/error')));
     expect(errorsAt(null)).toEqual([]);

@@ -184,12 +184,12 @@ describe('event delivery', () => {
     await loggedDelivery(db, { workspaceId: ws.workspaceId, succeeded: true });
     const event = await db.webhookEvent.update({ where: { subjectKey: `job:${job.body.id}` }, data: { deliveredAt: null } });
     const attempt = { eventId: event.id, workspaceId: ws.workspaceId, durationMs: 5000 };
-    await recordDeliveryAttempt(db, { ...attempt, attempt: 2, statusCode: null, errorMessage: 'x'.repeat(2_000), succeeded: false });
+    expect(await recordDeliveryAttempt(db, { ...attempt, attempt: 2, statusCode: null, errorMessage: 'x'.repeat(2_000) })).toBe(false);
     const failed = await db.webhookDelivery.findFirstOrThrow({ where: { eventId: event.id, attempt: 2 } });
     expect(failed).toMatchObject({ statusCode: null, succeeded: false, durationMs: 5000 });
     expect(failed.errorMessage).toHaveLength(DELIVERY_ERROR_CHARS);
     expect((await db.webhookEvent.findUniqueOrThrow({ where: { id: event.id } })).deliveredAt).toBeNull();
-    await recordDeliveryAttempt(db, { ...attempt, attempt: 3, statusCode: 204, errorMessage: null, succeeded: true });
+    expect(await recordDeliveryAttempt(db, { ...attempt, attempt: 3, statusCode: 204, errorMessage: null })).toBe(true);
     expect(await db.webhookDelivery.findFirstOrThrow({ where: { eventId: event.id, attempt: 3 } })).toMatchObject({
       statusCode: 204,
       succeeded: true,

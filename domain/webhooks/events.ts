@@ -119,7 +119,7 @@ export async function eventToDeliver(db: Db, eventId: string): Promise<EventToDe
   return { ...event, endpoint: { url, enabled, secretCiphertext } };
 }
 
-/** What one delivery attempt found: the endpoint's answer, or why there was none. */
+/** What one delivery attempt found: the endpoint's answer (its status), or why there was none. */
 export interface DeliveryAttempt {
   eventId: string;
   workspaceId: string;
@@ -127,7 +127,6 @@ export interface DeliveryAttempt {
   statusCode: number | null;
   errorMessage: string | null;
   durationMs: number;
-  succeeded: boolean;
 }
 
 /** The longest error message the delivery log keeps (the endpoint's answer can be any size). */
@@ -136,14 +135,17 @@ export const DELIVERY_ERROR_CHARS = 500;
 /**
  * Logs an attempt and, when it succeeded, marks its event delivered, in one statement: a worker that dies
  * between two would leave a delivered event looking undelivered, and the starter's sweep would send it again.
- * One round trip, too, on the path from a job's end to its subscriber.
+ * One round trip, too, on the path from a job's end to its subscriber. Only a 2xx answer is a delivery; returns
+ * whether this was one.
  */
-export async function recordDeliveryAttempt(db: Db, a: DeliveryAttempt): Promise<void> {
+export async function recordDeliveryAttempt(db: Db, a: DeliveryAttempt): Promise<boolean> {
+  const succeeded = a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300;
   await db.$executeRaw`
     WITH logged AS (
       INSERT INTO webhook_deliveries (id, event_id, workspace_id, attempt, status_code, error_message, duration_ms, succeeded)
       VALUES (gen_random_uuid(), ${a.eventId}::uuid, ${a.workspaceId}::uuid, ${a.attempt}, ${a.statusCode}::int,
-              ${a.errorMessage?.slice(0, DELIVERY_ERROR_CHARS) ?? null}::text, ${a.durationMs}, ${a.succeeded})
+              ${a.errorMessage?.slice(0, DELIVERY_ERROR_CHARS) ?? null}::text, ${a.durationMs}, ${succeeded})
     )
-    UPDATE webhook_events SET delivered_at = now() WHERE id = ${a.eventId}::uuid AND ${a.succeeded}`;
+    UPDATE webhook_events SET delivered_at = now() WHERE id = ${a.eventId}::uuid AND ${succeeded}`;
+  return succeeded;
 }

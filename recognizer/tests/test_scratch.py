@@ -1,6 +1,7 @@
 """Whether a pid runs, as the recognizer asks it: its scratch space (what a killed process left is removed at the
 next start, and nothing else) and its watch on the process that started it."""
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import unittest
 from pathlib import Path
 
 from recognizer.scratch import SCRATCH_DIR_NAME, clear_idle_scratch, scratch_dir
+from recognizer.worker import _watch_parent
 
 
 def dead_pid() -> int:
@@ -57,10 +59,6 @@ class ParentWatchTest(unittest.TestCase):
     """The recognizer started by `npm run dev` or `npm test` stops when that process is gone, even after a SIGKILL."""
 
     def test_a_gone_parent_sets_stop(self):
-        import asyncio
-
-        from recognizer.worker import _watch_parent
-
         async def watch() -> bool:
             stop = asyncio.Event()
             await asyncio.wait_for(_watch_parent(dead_pid(), stop), timeout=5)
@@ -69,10 +67,6 @@ class ParentWatchTest(unittest.TestCase):
         self.assertTrue(asyncio.run(watch()))
 
     def test_a_running_parent_is_watched_on(self):
-        import asyncio
-
-        from recognizer.worker import _watch_parent
-
         async def watch() -> bool:
             stop = asyncio.Event()
             task = asyncio.create_task(_watch_parent(os.getpid(), stop))
