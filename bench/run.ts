@@ -60,6 +60,7 @@ async function main() {
 
   // --- the stack
   const stack = await startThrowawayStack({ name: 'bench', pgPort: 54359, temporalPort: 7293 });
+  stopStackOnFailure = () => stack.stop();
   Object.assign(process.env, { ...stack.env, LOG_LEVEL: 'silent' });
 
   // Imported after the environment is set: they read it.
@@ -168,10 +169,17 @@ async function main() {
   await stack.stop();
 }
 
+/**
+ * The stack's servers run in process groups of their own (a Ctrl-C reaches only us), so a section that throws
+ * must stop them before the exit: otherwise its Temporal server outlives the run and holds the bench's port.
+ */
+let stopStackOnFailure: (() => Promise<void>) | undefined;
+
 main().then(
   () => process.exit(0),
-  (e) => {
+  async (e) => {
     console.error(e);
+    await stopStackOnFailure?.().catch((err) => console.error('[bench] stopping the stack failed', err));
     process.exit(1);
   },
 );

@@ -1,6 +1,7 @@
 import { PLANS } from '../core/plans';
 import type { Principal } from './accounts/principal';
-import { reserveCredits, writeHolds } from './credits/ledger';
+import type { PlanId } from '../core/plans';
+import { holdsPart, reservationRefusal, reserveCredits, reserveStatement, writeHolds, type JobSlots } from './credits/ledger';
 import type { Db, Tx } from './db';
 import { claimIdempotencyKey, claimStatement, replayOf, type IdempotencyScope, type KeyClaim } from './idempotency';
 import { Prisma } from '../prisma/generated/client';
@@ -13,7 +14,9 @@ import type { StartDispatcher, StartedTable } from './workflow-starts';
 // until the commit). Nothing in it waits on the network. The workflow is
 // started after the commit through the StartDispatcher, outside the
 // transaction and without holding up the answer; a start that fails or is
-// lost is made up by the workflow starter.
+// lost is made up by the workflow starter. Two single-row accepts, the
+// hottest, do the same in one statement: acceptRow (nothing held) and
+// acceptHeldRow (a job's hold).
 
 export interface WorkToAccept<Created> {
   principal: Principal;
@@ -86,7 +89,7 @@ export async function acceptWork<Created>(db: Db, starts: StartDispatcher, work:
 }
 
 /** The tables whose rows acceptRow writes; a closed list, as the name goes into the statement's text. */
-const ROW_TABLES = { jobs: Prisma.raw('jobs') } as const;
+const ROW_TABLES = { jobs: Prisma.raw('jobs'), job_texts: Prisma.raw('job_texts') } as const;
 
 /** Columns acceptRow sets to the database's clock (the time of the accepting statement). */
 export type StatementTimeColumn = 'created_at' | 'updated_at' | 'finished_at';
@@ -112,4 +115,75 @@ export async function acceptRow(
     RETURNING ${Prisma.join(args.now.map((column) => Prisma.raw(column)))}`;
   if (inserted[0]) return { kind: 'created', times: inserted[0] };
   return { kind: 'existing', id: (await replayOf(db, args.claim)).resourceId };
+}
+
+/** What acceptHeldRow's statement raises (refuse_statement) when the key was claimed and the credits had no room. */
+const NO_ROOM = 'accept-held-row: no room to reserve';
+
+/**
+ * acceptRow for work that holds credits: a single job's accept (domain/jobs/submit.ts), the API's hottest
+ * write. One statement claims the key, reserves the credits and the job slot, writes the hold with its
+ * ledger entry, the row and its `children`: acceptWork's BEGIN, claim, hold, row, reserve and COMMIT (seven
+ * round trips through an interactive transaction) in one, atomic without a transaction. Every write is gated
+ * on the reservation, the reservation on the claim; when the claim succeeded but the reservation found no
+ * room, the statement ends in refuse_statement (the migration of that name), which undoes the claim with it,
+ * and the reason is read afterwards (reservationRefusal), as reserveCredits does. The reserving UPDATE is
+ * the same conditional statement as acceptWork's, re-checked under the account row's lock.
+ */
+export async function acceptHeldRow(
+  db: Db,
+  args: {
+    claim: KeyClaim;
+    table: keyof typeof ROW_TABLES;
+    row: Record<string, unknown>;
+    now: StatementTimeColumn[];
+    /** Rows of another table that name the row (each written whole, like `row`). */
+    children?: { table: keyof typeof ROW_TABLES; rows: Record<string, unknown>[] };
+    hold: { id: string; amount: number; reason: string };
+    reserve: { plan: PlanId; jobs?: JobSlots; detail?: string };
+  },
+): Promise<{ kind: 'created'; times: Partial<Record<StatementTimeColumn, Date>> } | { kind: 'existing'; id: string }> {
+  const { workspaceId } = args.claim;
+  const table = ROW_TABLES[args.table];
+  const reserved = Prisma.sql`EXISTS (SELECT 1 FROM reserved)`;
+  const stamped = Prisma.sql`jsonb_build_object(${Prisma.join(args.now.map((column) => Prisma.sql`${column}::text, now()`))})`;
+  const children = args.children?.rows.length
+    ? Prisma.sql`, children AS (
+        INSERT INTO ${ROW_TABLES[args.children.table]}
+        SELECT * FROM jsonb_populate_recordset(NULL::${ROW_TABLES[args.children.table]}, ${JSON.stringify(args.children.rows)}::jsonb)
+        WHERE ${reserved})`
+    : Prisma.empty;
+  let outcome: ({ claimed: boolean; refused: null } & Partial<Record<StatementTimeColumn, Date>>)[];
+  try {
+    outcome = await db.$queryRaw`
+      WITH claim AS (${claimStatement(args.claim)}),
+      reserved AS (${reserveStatement({ workspaceId, total: args.hold.amount, jobs: args.reserve.jobs, when: Prisma.sql`EXISTS (SELECT 1 FROM claim)` })} RETURNING 1),
+      ${holdsPart({ workspaceId, ids: [args.hold.id], amounts: [args.hold.amount], reason: args.hold.reason, when: reserved })},
+      inserted AS (
+        INSERT INTO ${table}
+        SELECT * FROM jsonb_populate_record(NULL::${table}, ${JSON.stringify(args.row)}::jsonb || ${stamped})
+        WHERE ${reserved}
+        RETURNING ${Prisma.join(args.now.map((column) => Prisma.raw(column)))})
+      ${children}
+      SELECT EXISTS (SELECT 1 FROM claim) AS claimed, inserted.*,
+        CASE WHEN EXISTS (SELECT 1 FROM claim) AND NOT ${reserved} THEN refuse_statement(${NO_ROOM}) END AS refused
+      FROM (VALUES (1)) AS one LEFT JOIN inserted ON true`;
+  } catch (err) {
+    if (!raisedByRefusal(err)) throw err;
+    throw await reservationRefusal(db, workspaceId, args.hold.amount, args.reserve);
+  }
+  const [{ claimed, refused: _, ...times }] = outcome as [(typeof outcome)[number]];
+  if (claimed) return { kind: 'created', times };
+  return { kind: 'existing', id: (await replayOf(db, args.claim)).resourceId };
+}
+
+/** True when `err` (or an error it wraps: Prisma, then its pg adapter) is acceptHeldRow's refuse_statement. */
+function raisedByRefusal(err: unknown): boolean {
+  let current: unknown = err;
+  for (let depth = 0; current && typeof current === 'object' && depth < 8; depth++) {
+    const e = current as { message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+    if (typeof e.message === 'string' && e.message.includes(NO_ROOM)) return true;
+    current = e.cause ?? e.meta?.driverAdapterError;
+  }
+  return false;
 }

@@ -84,6 +84,9 @@ describe('the jobs-in-progress limit is exact under concurrent submits', () => {
     // Nothing half-written by the refused ones: no job, no hold.
     expect(await api.deps.db.job.count({ where: { workspaceId: ws.workspaceId } })).toBe(10);
     expect(await api.deps.db.creditHold.count({ where: { workspaceId: ws.workspaceId } })).toBe(10);
+    expect(await api.deps.db.creditLedgerEntry.count({ where: { workspaceId: ws.workspaceId, kind: 'hold' } })).toBe(10);
+    // The refused requests' keys are not taken (the claim is undone with the rest), so a retry can be accepted.
+    expect(await api.deps.db.idempotencyRecord.count({ where: { workspaceId: ws.workspaceId } })).toBe(10);
   });
 
   it('credits are exact too: 40 parallel auto submits on 50 credits hold 2 each, 25 fit', async () => {
@@ -103,6 +106,44 @@ describe('the jobs-in-progress limit is exact under concurrent submits', () => {
     expect(results.filter((r) => r.status === 402).every((r) => r.body.error.code === 'INSUFFICIENT_BALANCE')).toBe(true);
     const account = await api.deps.db.creditAccount.findUniqueOrThrow({ where: { workspaceId: ws.workspaceId } });
     expect({ reserved: account.reserved, activeJobs: account.activeJobs }).toEqual({ reserved: 50, activeJobs: 25 });
+  });
+
+  it('a refused submit leaves nothing behind: the same key is accepted once there is room, and answered as a replay after', async () => {
+    const ws = await createWorkspace(api.deps, { plan: 'starter' });
+    await api.deps.db
+      .$executeRaw`UPDATE credit_accounts SET period_credits = 1, period_total = 1 WHERE workspace_id = ${ws.workspaceId}::uuid`;
+    const key = randomUUID();
+    const send = () =>
+      request(api.app)
+        .post('/v1/jobs')
+        .set(bearer(ws.apiKey))
+        .set('Idempotency-Key', key)
+        .send({ source: { url: video(200) }, mode: 'auto' });
+    const refused = await send();
+    expect(refused.status).toBe(402);
+    expect(refused.body.error).toMatchObject({ code: 'INSUFFICIENT_BALANCE', details: { detail: 'credits_remaining' } });
+    const none = { where: { workspaceId: ws.workspaceId } };
+    expect(
+      await Promise.all([
+        api.deps.db.idempotencyRecord.count(none),
+        api.deps.db.job.count(none),
+        api.deps.db.creditHold.count(none),
+        api.deps.db.creditLedgerEntry.count({ where: { workspaceId: ws.workspaceId, kind: 'hold' } }),
+      ]),
+    ).toEqual([0, 0, 0, 0]);
+
+    await api.deps.db
+      .$executeRaw`UPDATE credit_accounts SET period_credits = 2, period_total = 2 WHERE workspace_id = ${ws.workspaceId}::uuid`;
+    const accepted = await send();
+    expect(accepted.status).toBe(202);
+    const job = await api.deps.db.job.findUniqueOrThrow({ where: { id: accepted.body.id }, include: { hold: true } });
+    expect(job).toMatchObject({ status: 'queued', creditsReserved: 2, hold: { amount: 2, status: 'held' } });
+    // Times are the database's, as the row has them.
+    expect(new Date(accepted.body.created_at).getTime()).toBe(job.createdAt.getTime());
+    const replay = await send();
+    expect({ status: replay.status, id: replay.body.id }).toEqual({ status: 200, id: accepted.body.id });
+    const account = await api.deps.db.creditAccount.findUniqueOrThrow({ where: { workspaceId: ws.workspaceId } });
+    expect({ reserved: account.reserved, activeJobs: account.activeJobs }).toEqual({ reserved: 2, activeJobs: 1 });
   });
 });
 

@@ -58,7 +58,7 @@ export const acceptSection: BenchSection = {
     out(`## Jobs accepted per second (POST /v1/jobs, one workspace, new video each, 16 connections, 3 s)`);
     out();
     out(
-      `An accepted job commits its idempotency record, hold and row in one short transaction (credits reserved last, in one conditional UPDATE) and starts its workflow after the commit. Goal: ≥ 400/s, ≥ 50 % of the baseline, p99 ≤ 100 ms.`,
+      `An accepted job writes its idempotency record, credit reservation, hold and row in one statement (acceptHeldRow) and starts its workflow after it, without the answer waiting for the start. Goal: ≥ 400/s, ≥ 50 % of the baseline, p99 ≤ 100 ms.`,
     );
     out();
     out(`| | requests/s | p50 | p99 | statuses |`);

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Tx } from '../db';
 import { ServiceError } from '../../core/errors';
 import { PLANS, type PlanId } from '../../core/plans';
+import { Prisma } from '../../prisma/generated/client';
 
 // The credits ledger. Balances live in one row per workspace; every movement is
 // a conditional UPDATE of that row plus an append-only ledger row, in one
@@ -130,16 +131,27 @@ export async function placeHolds(
 
 /** The hold and ledger rows (one statement, new rows only: no lock anyone waits on). */
 export async function writeHolds(tx: Tx, workspaceId: string, amounts: number[], reason: string): Promise<string[]> {
-  if (amounts.some((a) => !Number.isInteger(a) || a <= 0)) throw new Error('hold amounts must be positive integers');
   const ids = amounts.map(() => randomUUID());
-  await tx.$executeRaw`
-    WITH holds AS (
+  await tx.$executeRaw`WITH ${holdsPart({ workspaceId, ids, amounts, reason })} SELECT 1`;
+  return ids;
+}
+
+/**
+ * The hold rows and their ledger entries as two parts of a WITH clause (`holds`, `hold_entries`), written
+ * only when `when` holds: writeHolds' statement, or a part of a larger one (accept-work.ts acceptHeldRow).
+ */
+export function holdsPart(args: { workspaceId: string; ids: string[]; amounts: number[]; reason: string; when?: Prisma.Sql }): Prisma.Sql {
+  const { workspaceId, ids, amounts, reason } = args;
+  if (amounts.some((a) => !Number.isInteger(a) || a <= 0)) throw new Error('hold amounts must be positive integers');
+  return Prisma.sql`
+    holds AS (
       INSERT INTO credit_holds (id, workspace_id, amount, status, charged, reason, created_at)
       SELECT id, ${workspaceId}::uuid, amount, 'held', 0, ${reason}, now() FROM unnest(${ids}::uuid[], ${amounts}::int[]) AS h(id, amount)
-      RETURNING id, amount)
-    INSERT INTO credit_ledger_entries (workspace_id, kind, amount, hold_id, note, created_at)
-    SELECT ${workspaceId}::uuid, 'hold'::"LedgerEntryKind", amount, id, ${reason}, now() FROM holds`;
-  return ids;
+      WHERE ${args.when ?? Prisma.sql`true`}
+      RETURNING id, amount),
+    hold_entries AS (
+      INSERT INTO credit_ledger_entries (workspace_id, kind, amount, hold_id, note, created_at)
+      SELECT ${workspaceId}::uuid, 'hold'::"LedgerEntryKind", amount, id, ${reason}, now() FROM holds)`;
 }
 
 /**
@@ -155,25 +167,46 @@ export async function reserveCredits(
   opts: { plan: PlanId; detail?: string; jobs?: JobSlots },
 ): Promise<void> {
   const total = amounts.reduce((a, b) => a + b, 0);
-  const adding = opts.jobs?.adding ?? 0;
+  const updated = await tx.$executeRaw(reserveStatement({ workspaceId, total, jobs: opts.jobs }));
+  if (updated === 0) throw await reservationRefusal(tx, workspaceId, total, opts);
+}
+
+/**
+ * The reserving UPDATE (reserveCredits), only when `when` holds: a statement of its own, or a part of a larger
+ * one (accept-work.ts acceptHeldRow). It updates no row when the room is not there.
+ */
+export function reserveStatement(args: { workspaceId: string; total: number; jobs?: JobSlots; when?: Prisma.Sql }): Prisma.Sql {
+  const adding = args.jobs?.adding ?? 0;
+  const limit = args.jobs?.limit ?? 2_147_483_647;
+  return Prisma.sql`
+    UPDATE credit_accounts SET reserved = reserved + ${args.total}, active_jobs = active_jobs + ${adding}, updated_at = now()
+    WHERE workspace_id = ${args.workspaceId}::uuid
+      AND period_credits + prepaid_credits - reserved >= ${args.total}
+      AND active_jobs + ${adding} <= ${limit}
+      AND ${args.when ?? Prisma.sql`true`}`;
+}
+
+/**
+ * Why a reservation of `total` credits (and `opts.jobs` job slots) found no room: read after the refused
+ * statement, as the answer to give. Credits short is CREDITS_EXHAUSTED naming `opts.detail`; otherwise the
+ * plan's jobs-in-progress limit, RATE_LIMITED.
+ */
+export async function reservationRefusal(
+  db: Client,
+  workspaceId: string,
+  total: number,
+  opts: { plan: PlanId; detail?: string; jobs?: JobSlots },
+): Promise<ServiceError> {
   const limit = opts.jobs?.limit ?? 2_147_483_647;
-  const updated = await tx.$executeRaw`
-    UPDATE credit_accounts SET reserved = reserved + ${total}, active_jobs = active_jobs + ${adding}, updated_at = now()
-    WHERE workspace_id = ${workspaceId}::uuid
-      AND period_credits + prepaid_credits - reserved >= ${total}
-      AND active_jobs + ${adding} <= ${limit}`;
-  if (updated === 0) {
-    // Which condition failed (read after the fact; the transaction rolls back either way).
-    const rows = await tx.$queryRaw<{ available: number; active: number }[]>`
-      SELECT period_credits + prepaid_credits - reserved AS available, active_jobs AS active FROM credit_accounts WHERE workspace_id = ${workspaceId}::uuid`;
-    const available = Number(rows[0]?.available ?? 0);
-    const active = Number(rows[0]?.active ?? 0);
-    if (available < total) throw shortfallError(opts.plan, total, available, opts.detail ?? 'credits_remaining');
-    throw new ServiceError('RATE_LIMITED', `jobs_in_progress=${limit}`, {
-      message: `The plan allows ${limit} jobs in progress; ${active} are running.`,
-      retryAfterSeconds: 10,
-    });
-  }
+  const rows = await db.$queryRaw<{ available: number; active: number }[]>`
+    SELECT period_credits + prepaid_credits - reserved AS available, active_jobs AS active FROM credit_accounts WHERE workspace_id = ${workspaceId}::uuid`;
+  const available = Number(rows[0]?.available ?? 0);
+  const active = Number(rows[0]?.active ?? 0);
+  if (available < total) return shortfallError(opts.plan, total, available, opts.detail ?? 'credits_remaining');
+  return new ServiceError('RATE_LIMITED', `jobs_in_progress=${limit}`, {
+    message: `The plan allows ${limit} jobs in progress; ${active} are running.`,
+    retryAfterSeconds: 10,
+  });
 }
 
 export type SettleOutcome = { settled: boolean; status: 'charged' | 'released'; charged: number };

@@ -7,7 +7,7 @@ import { startEventDelivery, startJobWorkflow, type StartDispatcher } from '../w
 import { recordJobEvent } from '../webhooks/events';
 import { ServiceError } from '../../core/errors';
 import { requestHash, type IdempotencyScope } from '../idempotency';
-import { acceptRow, acceptWork } from '../accept-work';
+import { acceptHeldRow, acceptRow, acceptWork } from '../accept-work';
 import type { Job } from '../../prisma/generated/client';
 import { CAPTION_CREDITS, PLANS, transcriptionCredits, wordTimedCaptionCredits } from '../../core/plans';
 import { recognizeLink, type RecognizedLink } from '../../integrations/platforms/links';
@@ -264,9 +264,9 @@ export async function prepareJob(
 
 /**
  * POST /v1/jobs: the request checked (prepareJob, or `prepared` when the
- * caller ran it already), then accepted in the one accepting transaction
- * (domain/accept-work.ts): key, hold, job, credits; the workflow started
- * after the commit, so an accepted job is never lost.
+ * caller ran it already), then accepted in one statement (acceptHeldRow,
+ * domain/accept-work.ts): key, credits, hold, job; the workflow started
+ * after it, so an accepted job is never lost.
  */
 export async function submitJob(
   deps: JobServiceDeps,
@@ -286,23 +286,40 @@ export async function submitJob(
       : acceptReusingJob(deps.db, principal, claim, row, cached);
   }
 
-  const outcome = await acceptWork(deps.db, deps.starts, {
-    principal,
-    idempotency,
-    hash,
-    resource: { type: 'job', id },
-    holds: [initialHold(req)],
-    holdReason: `job ${id}`,
-    jobsAdded: 1,
-    create: async (tx, [holdId]) => {
-      const job = await tx.job.create({ data: jobRowData(principal, row, holdId ?? null, null) });
-      await tx.jobText.createMany({ data: jobTextRows([row]) });
-      return job;
-    },
-    start: { label: `job ${id}`, run: (job: Job) => startJobWorkflow(deps, job), records: 'jobs' },
+  const holdId = randomUUID();
+  const job = newJobRow(jobRowData(principal, row, holdId, null));
+  const outcome = await acceptHeldRow(deps.db, {
+    claim: { ...idempotency, workspaceId: principal.workspaceId, hash, resource: { type: 'job', id } },
+    table: 'jobs',
+    row: rowByColumn(job),
+    now: ['created_at', 'updated_at'],
+    children: { table: 'job_texts', rows: jobTextRows([row]).map(rowByColumn) },
+    hold: { id: holdId, amount: job.creditsReserved, reason: `job ${id}` },
+    reserve: { plan: principal.plan, jobs: { adding: 1, limit: PLANS[principal.plan].jobsInProgress } },
   });
   if (outcome.kind === 'existing') return answerReplay(deps.db, outcome.id);
-  return { status: 202, job: toJobView(outcome.created) };
+  const created: Job = { ...job, createdAt: outcome.times.created_at!, updatedAt: outcome.times.updated_at! };
+  deps.starts.dispatch(`job ${id}`, () => startJobWorkflow(deps, created), { table: 'jobs', id });
+  return { status: 202, job: toJobView(created) };
+}
+
+/**
+ * A new job's whole row (acceptRow and acceptHeldRow write every column: one left out would be NULL, not its
+ * default). The times the statement sets are placeholders until it answers them.
+ */
+function newJobRow(data: ReturnType<typeof jobRowData>): Job {
+  return {
+    ...data,
+    error: null,
+    asrStartedAt: null,
+    providerJobId: null,
+    mediaDurationMs: null,
+    retryAttempt: 0,
+    lastRetryError: null,
+    workflowStartedAt: null,
+    createdAt: new Date(0),
+    updatedAt: new Date(0),
+  };
 }
 
 /**
@@ -316,21 +333,8 @@ async function acceptReusingJob(
   row: NewJobRow,
   cached: NonNullable<PreparedJob['cached']>,
 ): Promise<SubmitResult> {
-  const data = jobRowData(principal, row, null, { transcriptId: cached.id, title: cached.title });
-  const job: Job = {
-    ...data,
-    error: null,
-    asrStartedAt: null,
-    providerJobId: null,
-    mediaDurationMs: null,
-    retryAttempt: 0,
-    lastRetryError: null,
-    workflowStartedAt: null,
-    // Set by the statement to the database's time (acceptRow's `now`), as the column defaults would be.
-    createdAt: new Date(0),
-    updatedAt: new Date(0),
-    finishedAt: new Date(0),
-  };
+  // finished_at too is set by the statement, to the database's time (acceptRow's `now`).
+  const job = newJobRow(jobRowData(principal, row, null, { transcriptId: cached.id, title: cached.title }));
   const outcome = await acceptRow(db, {
     claim: { ...claim, workspaceId: principal.workspaceId },
     table: 'jobs',

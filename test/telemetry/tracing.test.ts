@@ -122,10 +122,14 @@ describe('a caption job is one trace', () => {
     const t = traceOf(server.spanContext().traceId);
     expect(t.roots).toEqual([server]);
 
-    // Its SQL: the job row inserted inside the request, as a CLIENT span with the statement.
-    const insert = t.one('INSERT jobs', server);
-    expect(insert.kind).toBe(SpanKind.CLIENT);
-    expect(insert.attributes['db.statement']).toMatch(/^INSERT INTO "public"\."jobs"/);
+    // Its SQL: the job accepted inside the request by one statement (key, credits, hold, row: acceptHeldRow),
+    // no transaction around it, as a CLIENT span with the statement.
+    const accept = t.one('WITH idempotency_records', server);
+    expect(accept.kind).toBe(SpanKind.CLIENT);
+    expect(accept.attributes['db.statement']).toMatch(/INSERT INTO jobs\s+SELECT \* FROM jsonb_populate_record/);
+    expect(accept.attributes['db.statement']).toMatch(/UPDATE credit_accounts SET reserved = reserved \+/);
+    const names = t.childrenOf(server).map((s) => s.name);
+    for (const unwanted of ['BEGIN', 'COMMIT', 'INSERT jobs', 'INSERT credit_holds']) expect(names).not.toContain(unwanted);
 
     // The submit's reads ran beside its rate-limit statement (the route's prepare), not after it.
     const count = t.one('INSERT rate_limits', server);
