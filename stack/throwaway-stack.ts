@@ -43,31 +43,72 @@ export async function startThrowawayStack(opts: {
   recognizerEnv?: Record<string, string>;
 }): Promise<ThrowawayStack> {
   const dataDir = path.join(ROOT, '.data', `${opts.name}-data-${process.pid}`);
-  const pg = await startPostgres({ dataDir: `.data/${opts.name}-postgres`, port: opts.pgPort, database: 'postgres', fast: true });
-  const dbUrl = withDatabase(pg.url, opts.databaseName ?? `${opts.name}_${Date.now()}`);
-  await createDatabase(dbUrl);
-  const sqliteFile = path.join(ROOT, '.data', `temporal-${opts.name}-${process.pid}.sqlite`);
-  const temporalPort = !(await portOpen(opts.temporalPort))
-    ? opts.temporalPort
-    : useTemporalOnPostgres()
-      ? await freePortBelowSmallint()
-      : await freePort();
-  // TEMPORAL_SERVER=postgres: the production server on this stack's PostgreSQL instead of the dev server (stack/temporal-server.ts).
-  const temporal = useTemporalOnPostgres()
-    ? await startTemporalOnPostgres({ pgUrl: pg.url, name: `${opts.name}_${process.pid}`, port: temporalPort, dropOnStop: true })
-    : await startTemporal({ dbFile: sqliteFile, port: temporalPort });
-  const stripeMock = await startStripeMock({ port: await freePort() }).catch(async (err: unknown) => {
-    // Nothing of the stack is handed out yet: stop what already runs, or a failed start leaves servers behind.
-    await temporal.stop().catch(() => undefined);
-    await dropDatabase(dbUrl).catch(() => undefined);
-    await pg.stop().catch(() => undefined);
+  // Nothing of the stack is handed out until it is whole: a step that fails stops what already runs (last
+  // started, first stopped), or a failed start (a migration that does not apply) leaves servers behind.
+  const started: (() => Promise<unknown>)[] = [];
+  const undoStarted = async () => {
+    for (const stop of started.reverse()) await stop().catch(() => undefined);
+  };
+  try {
+    const pg = await startPostgres({ dataDir: `.data/${opts.name}-postgres`, port: opts.pgPort, database: 'postgres', fast: true });
+    started.push(() => pg.stop());
+    const dbUrl = withDatabase(pg.url, opts.databaseName ?? `${opts.name}_${Date.now()}`);
+    await createDatabase(dbUrl);
+    started.push(() => dropDatabase(dbUrl));
+    const sqliteFile = path.join(ROOT, '.data', `temporal-${opts.name}-${process.pid}.sqlite`);
+    const temporalPort = !(await portOpen(opts.temporalPort))
+      ? opts.temporalPort
+      : useTemporalOnPostgres()
+        ? await freePortBelowSmallint()
+        : await freePort();
+    // TEMPORAL_SERVER=postgres: the production server on this stack's PostgreSQL instead of the dev server (stack/temporal-server.ts).
+    const temporal = useTemporalOnPostgres()
+      ? await startTemporalOnPostgres({ pgUrl: pg.url, name: `${opts.name}_${process.pid}`, port: temporalPort, dropOnStop: true })
+      : await startTemporal({ dbFile: sqliteFile, port: temporalPort });
+    started.push(() => temporal.stop());
+    const stripeMock = await startStripeMock({ port: await freePort() });
+    started.push(() => stripeMock.stop());
+    const startRec = (env: Record<string, string> = {}) =>
+      startRecognizer({ temporalAddress: temporal.address, dataDir, env: { LOG_LEVEL: 'warn', ...opts.recognizerEnv, ...env } });
+    // The recognizer loads its model while the migrations run; both settle before a failure of either is answered.
+    const [migrating, recognizing] = await Promise.allSettled([
+      applyMigrations(dbUrl),
+      opts.recognizer ? startRec() : Promise.resolve(null),
+    ]);
+    if (recognizing.status === 'fulfilled' && recognizing.value) started.push(() => recognizing.value!.stop());
+    if (migrating.status === 'rejected') throw migrating.reason;
+    if (recognizing.status === 'rejected') throw recognizing.reason;
+    return stackOf({
+      opts,
+      pg,
+      dbUrl,
+      dataDir,
+      sqliteFile,
+      temporal,
+      stripeMock,
+      migrations: migrating.value,
+      recognizer: recognizing.value,
+      startRec,
+    });
+  } catch (err) {
+    await undoStarted();
     throw err;
-  });
-  const startRec = (env: Record<string, string> = {}) =>
-    startRecognizer({ temporalAddress: temporal.address, dataDir, env: { LOG_LEVEL: 'warn', ...opts.recognizerEnv, ...env } });
-  // The recognizer loads its model while the migrations run.
-  const [migrations, recognizer] = await Promise.all([applyMigrations(dbUrl), opts.recognizer ? startRec() : Promise.resolve(null)]);
+  }
+}
 
+function stackOf(parts: {
+  opts: { name: string };
+  pg: PostgresHandle;
+  dbUrl: string;
+  dataDir: string;
+  sqliteFile: string;
+  temporal: TemporalHandle;
+  stripeMock: StripeMockHandle;
+  migrations: string[];
+  recognizer: RecognizerHandle | null;
+  startRec: (env?: Record<string, string>) => Promise<RecognizerHandle>;
+}): ThrowawayStack {
+  const { opts, pg, dbUrl, dataDir, sqliteFile, temporal, stripeMock, migrations, recognizer, startRec } = parts;
   let stopping: Promise<void> | undefined;
   const stack: ThrowawayStack = {
     pg,

@@ -16,6 +16,8 @@ import { PLATFORMS } from '../domain/schemas/jobs';
 import { UPLOAD_STATUSES } from '../domain/uploads/uploads';
 import { JOB_STAGES } from '../workflows/definitions';
 import { ensureStripeMock, STRIPE_MOCK_VERSION } from '../stack/stripe-mock';
+import { spawnSync } from 'node:child_process';
+import { freePort, portOpen, ROOT } from '../stack/proc';
 
 describe('test stack', () => {
   let db: Client;
@@ -157,6 +159,25 @@ describe('test stack', () => {
       await connection.close();
     }
   });
+});
+
+describe('a stack whose start fails part way (stack/throwaway-stack.ts)', () => {
+  it('stops what it started: PostgreSQL, Temporal, stripe-mock and the recognizer, none left behind', async () => {
+    const [pgPort, temporalPort] = [await freePort(), await freePort()];
+    // Servers of its own: without these a stack uses the ones they name (this suite's).
+    const env = { ...process.env };
+    for (const k of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'STRIPE_API_BASE', 'TEMPORAL_SERVER']) delete env[k];
+    const run = spawnSync(
+      path.join(ROOT, 'node_modules/.bin/tsx'),
+      [path.join(ROOT, 'test/support/failing-stack.ts'), String(pgPort), String(temporalPort)],
+      { env, encoding: 'utf8', timeout: 150_000 },
+    );
+    const outcome = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { error: string | null; left: string[] };
+    // It failed where it should (the recognizer, the last step, after every server was up) and left nothing.
+    expect(outcome.error).toMatch(/recognizer/);
+    expect(outcome.left).toEqual([]);
+    expect({ postgres: await portOpen(pgPort), temporal: await portOpen(temporalPort) }).toEqual({ postgres: false, temporal: false });
+  }, 180_000);
 });
 
 describe('the Go-built servers (stack/go-tool.ts)', () => {
