@@ -56,6 +56,11 @@ export async function startThrowawayStack(opts: {
     await createDatabase(dbUrl);
     started.push(() => dropDatabase(dbUrl));
     const sqliteFile = path.join(ROOT, '.data', `temporal-${opts.name}-${process.pid}.sqlite`);
+    // Undone after the dev server that writes it stops, as stop() does.
+    started.push(async () => {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      for (const f of [sqliteFile, `${sqliteFile}-wal`, `${sqliteFile}-shm`]) fs.rmSync(f, { force: true });
+    });
     const temporalPort = !(await portOpen(opts.temporalPort))
       ? opts.temporalPort
       : useTemporalOnPostgres()

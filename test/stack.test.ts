@@ -172,10 +172,11 @@ describe('a stack whose start fails part way (stack/throwaway-stack.ts)', () => 
       [path.join(ROOT, 'test/support/failing-stack.ts'), String(pgPort), String(temporalPort)],
       { env, encoding: 'utf8', timeout: 150_000 },
     );
-    const outcome = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { error: string | null; left: string[] };
+    const outcome = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { error: string | null; left: string[]; files: string[] };
     // It failed where it should (the recognizer, the last step, after every server was up) and left nothing.
     expect(outcome.error).toMatch(/recognizer/);
     expect(outcome.left).toEqual([]);
+    expect(outcome.files).toEqual([]);
     expect({ postgres: await portOpen(pgPort), temporal: await portOpen(temporalPort) }).toEqual({ postgres: false, temporal: false });
   }, 180_000);
 });

@@ -35,13 +35,13 @@ export class FailoverClient {
     method: string,
     path: string,
     opts: { key?: string; body?: unknown; idempotencyKey?: string; giveUpAfterMs?: number } = {},
-  ): Promise<{ status: number; body: Record<string, unknown> }> {
+  ): Promise<{ status: number; body: Record<string, unknown>; retried: boolean }> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
     if (opts.idempotencyKey) headers['idempotency-key'] = opts.idempotencyKey;
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const res = await this.send(method, path, headers, body, opts.giveUpAfterMs);
-    return { status: res.status, body: res.json };
+    return { status: res.status, body: res.json, retried: res.retried };
   }
 
   /** Raw bytes (an upload's signed PUT). */
@@ -56,9 +56,12 @@ export class FailoverClient {
     headers: Record<string, string>,
     body: string | Buffer | undefined,
     giveUpAfterMs = 180_000,
-  ): Promise<{ status: number; json: Record<string, unknown> }> {
+  ): Promise<{ status: number; json: Record<string, unknown>; retried: boolean }> {
     const until = Date.now() + giveUpAfterMs;
-    for (;;) {
+    // Sent before without an answer that counts (a connection lost, a 503 or 429): the earlier attempt may
+    // have done the work, and a POST's answer is then the replay of its Idempotency-Key.
+    let retried = false;
+    for (; ; retried = true) {
       const live = this.apis();
       if (live.length === 0) {
         if (Date.now() > until) throw new Error(`${method} ${path}: no API process for ${giveUpAfterMs} ms`);
@@ -101,7 +104,7 @@ export class FailoverClient {
       };
       this.log.answers.push(answer);
       const transient = res.status === 503 || res.status === 429;
-      if (!transient || Date.now() > until) return { status: res.status, json };
+      if (!transient || Date.now() > until) return { status: res.status, json, retried };
       // A draining process: the next one, now (a load balancer has taken it out on its readiness).
       if (answer.detail === 'shutting_down') continue;
       await sleep(Math.min(Number(answer.retryAfter ?? 1), 5) * 1000);

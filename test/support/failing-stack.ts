@@ -4,6 +4,8 @@
 // of this process while they run (they are detached into process groups of their own, not from us), so
 // anything listed there is a server the failed start left behind.
 import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../../stack/proc';
 import { startThrowawayStack } from '../../stack/throwaway-stack';
 
 function liveChildren(): string[] {
@@ -39,7 +41,11 @@ async function main() {
   } catch (err) {
     error = err instanceof Error ? err.message : String(err);
   }
-  console.log(JSON.stringify({ error, left: liveChildren() }));
+  // Its files too: the dev server's SQLite file and the recognizer's folder.
+  const files = fs
+    .readdirSync(path.join(ROOT, '.data'))
+    .filter((f) => f.includes(`failing-${process.pid}`) || f === `failing-data-${process.pid}`);
+  console.log(JSON.stringify({ error, left: liveChildren(), files }));
 }
 
 void main().then(() => process.exit(0));
