@@ -1,10 +1,10 @@
-import { PLANS } from '../core/plans';
+import { PLANS, type PlanId } from '../core/plans';
 import type { Principal } from './accounts/principal';
-import type { PlanId } from '../core/plans';
 import { holdsPart, reservationRefusal, reserveCredits, reserveStatement, writeHolds, type JobSlots } from './credits/ledger';
 import type { Db, Tx } from './db';
 import { claimIdempotencyKey, claimStatement, replayOf, type IdempotencyScope, type KeyClaim } from './idempotency';
 import { Prisma } from '../prisma/generated/client';
+import { errorCauses } from '../integrations/dependency-errors';
 import type { StartDispatcher, StartedTable } from './workflow-starts';
 
 // The one accepting transaction of jobs, batches and discoveries (README,
@@ -123,8 +123,8 @@ const NO_ROOM = 'accept-held-row: no room to reserve';
 /**
  * acceptRow for work that holds credits: a single job's accept (domain/jobs/submit.ts), the API's hottest
  * write. One statement claims the key, reserves the credits and the job slot, writes the hold with its
- * ledger entry, the row and its `children`: acceptWork's BEGIN, claim, hold, row, reserve and COMMIT (seven
- * round trips through an interactive transaction) in one, atomic without a transaction. Every write is gated
+ * ledger entry, the row and its `children`: acceptWork's BEGIN, claim, hold, row, children, reserve and COMMIT
+ * (up to seven round trips through an interactive transaction) in one, atomic without a transaction. Every write is gated
  * on the reservation, the reservation on the claim; when the claim succeeded but the reservation found no
  * room, the statement ends in refuse_statement (the migration of that name), which undoes the claim with it,
  * and the reason is read afterwards (reservationRefusal), as reserveCredits does. The reserving UPDATE is
@@ -179,11 +179,6 @@ export async function acceptHeldRow(
 
 /** True when `err` (or an error it wraps: Prisma, then its pg adapter) is acceptHeldRow's refuse_statement. */
 function raisedByRefusal(err: unknown): boolean {
-  let current: unknown = err;
-  for (let depth = 0; current && typeof current === 'object' && depth < 8; depth++) {
-    const e = current as { message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
-    if (typeof e.message === 'string' && e.message.includes(NO_ROOM)) return true;
-    current = e.cause ?? e.meta?.driverAdapterError;
-  }
+  for (const e of errorCauses(err)) if (typeof e.message === 'string' && e.message.includes(NO_ROOM)) return true;
   return false;
 }

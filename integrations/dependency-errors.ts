@@ -19,7 +19,8 @@ const PG_CONNECTION_MESSAGES =
 // gRPC status codes the Temporal client reports for an unreachable server.
 const GRPC_UNAVAILABLE = new Set([4 /* DEADLINE_EXCEEDED */, 14 /* UNAVAILABLE */]);
 
-function* causes(err: unknown): Generator<Record<string, unknown>> {
+/** `err` and the errors it wraps, outermost first (Prisma's, then its pg adapter's; the Temporal client's). */
+export function* errorCauses(err: unknown): Generator<Record<string, unknown>> {
   let current: unknown = err;
   for (let depth = 0; current && typeof current === 'object' && depth < 8; depth++) {
     yield current as Record<string, unknown>;
@@ -33,9 +34,9 @@ function* causes(err: unknown): Generator<Record<string, unknown>> {
 
 /** Which dependency an error says is unreachable, or null for any other error. */
 export function unreachableDependency(err: unknown): Dependency | null {
-  for (const e of causes(err)) {
+  for (const e of errorCauses(err)) {
     if (e instanceof TemporalServiceError || e instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
-      for (const inner of causes(e.cause)) if (typeof inner.code === 'number' && GRPC_UNAVAILABLE.has(inner.code)) return 'temporal';
+      for (const inner of errorCauses(e.cause)) if (typeof inner.code === 'number' && GRPC_UNAVAILABLE.has(inner.code)) return 'temporal';
       if (e instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return 'temporal';
       if (/UNAVAILABLE|DEADLINE_EXCEEDED|Connection refused|transport/i.test(String(e.message))) return 'temporal';
     }
