@@ -45,21 +45,25 @@ export async function startThrowawayStack(opts: {
   const dataDir = path.join(ROOT, '.data', `${opts.name}-data-${process.pid}`);
   // Nothing of the stack is handed out until it is whole: a step that fails stops what already runs (last
   // started, first stopped), or a failed start (a migration that does not apply) leaves servers behind.
-  const started: (() => Promise<unknown>)[] = [];
+  // stop() undoes the same list once the stack is whole.
+  const started: { what: string; undo: () => Promise<unknown> }[] = [];
   const undoStarted = async () => {
-    for (const stop of started.reverse()) await stop().catch(() => undefined);
+    for (const { what, undo } of started.reverse()) await undo().catch((e) => console.error(`[${opts.name}] ${what}: ${e.message}`));
   };
   try {
     const pg = await startPostgres({ dataDir: `.data/${opts.name}-postgres`, port: opts.pgPort, database: 'postgres', fast: true });
-    started.push(() => pg.stop());
+    started.push({ what: 'stopping PostgreSQL', undo: () => pg.stop() });
     const dbUrl = withDatabase(pg.url, opts.databaseName ?? `${opts.name}_${Date.now()}`);
     await createDatabase(dbUrl);
-    started.push(() => dropDatabase(dbUrl));
+    started.push({ what: 'database not dropped now', undo: () => dropDatabase(dbUrl) });
     const sqliteFile = path.join(ROOT, '.data', `temporal-${opts.name}-${process.pid}.sqlite`);
     // Undone after the dev server that writes it stops, as stop() does.
-    started.push(async () => {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-      for (const f of [sqliteFile, `${sqliteFile}-wal`, `${sqliteFile}-shm`]) fs.rmSync(f, { force: true });
+    started.push({
+      what: 'removing its files',
+      undo: async () => {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        for (const f of [sqliteFile, `${sqliteFile}-wal`, `${sqliteFile}-shm`]) fs.rmSync(f, { force: true });
+      },
     });
     const temporalPort = !(await portOpen(opts.temporalPort))
       ? opts.temporalPort
@@ -70,9 +74,9 @@ export async function startThrowawayStack(opts: {
     const temporal = useTemporalOnPostgres()
       ? await startTemporalOnPostgres({ pgUrl: pg.url, name: `${opts.name}_${process.pid}`, port: temporalPort, dropOnStop: true })
       : await startTemporal({ dbFile: sqliteFile, port: temporalPort });
-    started.push(() => temporal.stop());
+    started.push({ what: 'stopping Temporal', undo: () => temporal.stop() });
     const stripeMock = await startStripeMock({ port: await freePort() });
-    started.push(() => stripeMock.stop());
+    started.push({ what: 'stopping stripe-mock', undo: () => stripeMock.stop() });
     const startRec = (env: Record<string, string> = {}) =>
       startRecognizer({ temporalAddress: temporal.address, dataDir, env: { LOG_LEVEL: 'warn', ...opts.recognizerEnv, ...env } });
     // The recognizer loads its model while the migrations run; both settle before a failure of either is answered.
@@ -80,8 +84,11 @@ export async function startThrowawayStack(opts: {
       applyMigrations(dbUrl),
       opts.recognizer ? startRec() : Promise.resolve(null),
     ]);
-    if (recognizing.status === 'fulfilled' && recognizing.value) started.push(() => recognizing.value!.stop());
-    if (migrating.status === 'rejected') throw migrating.reason;
+    // The recognizer is not on the list: stop() stops the current one (startRecognizer replaces it).
+    if (migrating.status === 'rejected') {
+      if (recognizing.status === 'fulfilled') await recognizing.value?.stop().catch(() => undefined);
+      throw migrating.reason;
+    }
     if (recognizing.status === 'rejected') throw recognizing.reason;
     return stackOf({
       opts,
@@ -94,6 +101,7 @@ export async function startThrowawayStack(opts: {
       migrations: migrating.value,
       recognizer: recognizing.value,
       startRec,
+      undoStarted,
     });
   } catch (err) {
     await undoStarted();
@@ -112,8 +120,10 @@ function stackOf(parts: {
   migrations: string[];
   recognizer: RecognizerHandle | null;
   startRec: (env?: Record<string, string>) => Promise<RecognizerHandle>;
+  /** Stops the servers and removes the files, last started first (the recognizer aside). */
+  undoStarted: () => Promise<void>;
 }): ThrowawayStack {
-  const { opts, pg, dbUrl, dataDir, sqliteFile, temporal, stripeMock, migrations, recognizer, startRec } = parts;
+  const { opts, pg, dbUrl, dataDir, sqliteFile, temporal, stripeMock, migrations, recognizer, startRec, undoStarted } = parts;
   let stopping: Promise<void> | undefined;
   const stack: ThrowawayStack = {
     pg,
@@ -146,12 +156,7 @@ function stackOf(parts: {
     stop() {
       stopping ??= (async () => {
         await stack.recognizer?.stop().catch((e) => console.error(`[${opts.name}] stopping the recognizer: ${e.message}`));
-        fs.rmSync(dataDir, { recursive: true, force: true });
-        await dropDatabase(dbUrl).catch((e) => console.error(`[${opts.name}] database not dropped now: ${e.message}`));
-        await temporal.stop().catch((e) => console.error(`[${opts.name}] stopping Temporal: ${e.message}`));
-        await stripeMock.stop().catch((e) => console.error(`[${opts.name}] stopping stripe-mock: ${e.message}`));
-        await pg.stop().catch((e) => console.error(`[${opts.name}] stopping PostgreSQL: ${e.message}`));
-        for (const f of [sqliteFile, `${sqliteFile}-wal`, `${sqliteFile}-shm`]) fs.rmSync(f, { force: true });
+        await undoStarted();
       })();
       return stopping;
     },

@@ -103,6 +103,9 @@ function shortfallError(plan: PlanId, needed: number, available: number, detail:
     : new ServiceError('INSUFFICIENT_BALANCE', detail, { message });
 }
 
+/** The jobs-in-progress limit of a reservation that adds no job (the column is an int4). */
+const NO_JOBS_LIMIT = 2_147_483_647;
+
 /** Jobs-in-progress accounting for holds that back jobs (not discoveries). */
 export interface JobSlots {
   /** Jobs this acceptance adds. */
@@ -177,7 +180,7 @@ export async function reserveCredits(
  */
 export function reserveStatement(args: { workspaceId: string; total: number; jobs?: JobSlots; when?: Prisma.Sql }): Prisma.Sql {
   const adding = args.jobs?.adding ?? 0;
-  const limit = args.jobs?.limit ?? 2_147_483_647;
+  const limit = args.jobs?.limit ?? NO_JOBS_LIMIT;
   return Prisma.sql`
     UPDATE credit_accounts SET reserved = reserved + ${args.total}, active_jobs = active_jobs + ${adding}, updated_at = now()
     WHERE workspace_id = ${args.workspaceId}::uuid
@@ -197,7 +200,7 @@ export async function reservationRefusal(
   total: number,
   opts: { plan: PlanId; detail?: string; jobs?: JobSlots },
 ): Promise<ServiceError> {
-  const limit = opts.jobs?.limit ?? 2_147_483_647;
+  const limit = opts.jobs?.limit ?? NO_JOBS_LIMIT;
   const rows = await db.$queryRaw<{ available: number; active: number }[]>`
     SELECT period_credits + prepaid_credits - reserved AS available, active_jobs AS active FROM credit_accounts WHERE workspace_id = ${workspaceId}::uuid`;
   const available = Number(rows[0]?.available ?? 0);
