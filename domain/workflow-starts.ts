@@ -63,7 +63,9 @@ const UPLOAD_VERIFY_GRACE_MS = 30_000;
 // (longer than an attempt takes, so a delivery under way is not started twice) and for a day.
 const EVENT_DELIVERY_GRACE_MS = 30_000;
 const EVENT_DELIVERY_WINDOW_MS = 24 * 3600_000;
-const BATCH_SIZE = 200;
+/** Rows of each kind one starter pass reads; a pass that reads a full page runs again at once (runWorkflowStarter). */
+export const STARTER_PAGE_SIZE = 200;
+const BATCH_SIZE = STARTER_PAGE_SIZE;
 
 export interface WorkflowStarter {
   temporal: Client;
@@ -328,6 +330,8 @@ export interface StarterPass {
    * after the commit succeeded, but its record of that did not: the process ended first).
    */
   started: number;
+  /** A kind filled its page: more may be waiting behind it (a backlog after an outage or a burst). */
+  backlog: boolean;
 }
 
 /**
@@ -363,21 +367,19 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
   });
   await eachSideBySide(uploads, async ({ id }) => count(await bounded(() => startUploadVerification(starter, id))));
   const pendingDiscovery = { workflowStartedAt: null, status: 'queued' as const, createdAt: { lt: before } };
+  const videoDiscoveries = await db.videoDiscovery.findMany({
+    where: pendingDiscovery,
+    select: { id: true, workspaceId: true, kind: true, request: true },
+    take: BATCH_SIZE,
+  });
+  const languageDiscoveries = await db.languageDiscovery.findMany({
+    where: pendingDiscovery,
+    select: { id: true, workspaceId: true, mediaId: true },
+    take: BATCH_SIZE,
+  });
   const discoveries = [
-    ...(
-      await db.videoDiscovery.findMany({
-        where: pendingDiscovery,
-        select: { id: true, workspaceId: true, kind: true, request: true },
-        take: BATCH_SIZE,
-      })
-    ).map((d) => ({ type: 'video' as const, facts: videoDiscoveryFacts(d) })),
-    ...(
-      await db.languageDiscovery.findMany({
-        where: pendingDiscovery,
-        select: { id: true, workspaceId: true, mediaId: true },
-        take: BATCH_SIZE,
-      })
-    ).map((d) => ({ type: 'language' as const, facts: languageDiscoveryFacts(d) })),
+    ...videoDiscoveries.map((d) => ({ type: 'video' as const, facts: videoDiscoveryFacts(d) })),
+    ...languageDiscoveries.map((d) => ({ type: 'language' as const, facts: languageDiscoveryFacts(d) })),
   ];
   await eachSideBySide(discoveries, async ({ type, facts }) => {
     const { id } = facts;
@@ -394,6 +396,7 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
       ),
     ),
   );
+  const pages = [jobs.length, batches.length, uploads.length, videoDiscoveries.length, languageDiscoveries.length, events.length];
   return {
     jobs: jobs.length,
     batches: batches.length,
@@ -401,6 +404,7 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
     discoveries: discoveries.length,
     events: events.length,
     started,
+    backlog: pages.some((n) => n >= BATCH_SIZE),
   };
 }
 

@@ -8,7 +8,14 @@ import { createOutbound } from '../integrations/outbound/http';
 import { connectTemporal, type TemporalConnection } from '../integrations/temporal-connection';
 import { workflowIds } from '../workflows/definitions';
 import { runWorkflowStarter } from '../worker/workflow-starter';
-import { jobsToStart, STARTER_CONCURRENCY, startPendingWorkflows } from '../domain/workflow-starts';
+import {
+  jobsToStart,
+  START_GRACE_MS,
+  STARTER_CONCURRENCY,
+  STARTER_PAGE_SIZE,
+  startPendingWorkflows,
+  type StartDispatcher,
+} from '../domain/workflow-starts';
 import { Prisma } from '../prisma/generated/client';
 import { audioDir, makeSpeech, PARAGRAPHS } from './support/speech';
 import { reserveAndPut } from './support/uploads';
@@ -265,6 +272,8 @@ describe('a start lost after the commit is made up by the starter', () => {
     const pass = await startPendingWorkflows(healthy.deps.db, { temporal: counting, taskQueue }, new Date(Date.now() + 10_000));
     expect(pass.jobs).toBeGreaterThanOrEqual(20);
     expect(pass.started).toBeGreaterThanOrEqual(20);
+    // Less than a page: no backlog, so the loop waits its interval before the next pass.
+    expect(pass.backlog).toBe(false);
     // Side by side (one after another would never pass 1), and bounded.
     expect(most).toBeGreaterThanOrEqual(4);
     expect(most).toBeLessThanOrEqual(STARTER_CONCURRENCY);
@@ -411,5 +420,56 @@ describe('a start lost after the commit is made up by the starter', () => {
     expect(cancel.body.status).toBe('cancelled');
     await expectCreditsExact(healthy, ws, [res.body.id]);
     origin.setRoutes(videositeCaptionRoutes());
+  });
+
+  // Last in this block: until the starter below has run, its jobs are lost starts every pass above would find.
+  it('a backlog of more than a page of lost starts is drained by one starter without waiting out its interval', async () => {
+    const ws = await createWorkspace(healthy.deps, { plan: 'scale' });
+    await healthy.deps.db.$executeRaw`UPDATE credit_accounts SET prepaid_credits = 100000 WHERE workspace_id = ${ws.workspaceId}::uuid`;
+    // An API that commits and never starts (as if every start after a commit had been lost in a burst or an outage).
+    const neverStarts = { dispatch: () => undefined, drain: async () => undefined } as unknown as StartDispatcher;
+    const silent = await startTestApi({ DATABASE_URL: privateUrl, TEMPORAL_TASK_QUEUE: taskQueue }, { starts: neverStarts });
+    silent.deps.rateLimits = unlimitedSubmits(silent);
+    const jobIds: string[] = [];
+    try {
+      for (let chunk = 0; jobIds.length < STARTER_PAGE_SIZE + 50; chunk++) {
+        const answers = await Promise.all(
+          Array.from({ length: 25 }, (_, i) =>
+            submit(silent, ws.apiKey, { source: { url: video(10_000 + chunk * 25 + i) }, mode: 'captions_only' }),
+          ),
+        );
+        jobIds.push(...answers.map((r) => r.body.id as string));
+      }
+    } finally {
+      await silent.close();
+    }
+    // Started on a queue no worker polls: the starts are what is measured, not the jobs.
+    const idleQueue = `accept-backlog-${randomUUID()}`;
+    const started = () => healthy.deps.db.job.count({ where: { id: { in: jobIds }, workflowStartedAt: { not: null } } });
+    expect(await started()).toBe(0);
+    // The starter leaves a commit younger than its grace to the API's own start.
+    await new Promise((r) => setTimeout(r, START_GRACE_MS + 500));
+    // Passes ten minutes apart: the page after the first is started only if a full page is followed at once.
+    const tenMinutes = 10 * 60_000;
+    const stopStarter = runWorkflowStarter(
+      healthy.deps.db,
+      { temporal: healthy.deps.temporal, taskQueue: idleQueue },
+      pino({ level: 'silent' }),
+      tenMinutes,
+    );
+    try {
+      const deadline = Date.now() + 40_000;
+      while ((await started()) < jobIds.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      await stopStarter();
+    }
+    expect(await started()).toBe(jobIds.length);
+    // Nothing is left for a next pass, which reads no full page: it would wait the interval.
+    const after = await startPendingWorkflows(
+      healthy.deps.db,
+      { temporal: healthy.deps.temporal, taskQueue: idleQueue },
+      new Date(Date.now() + 10_000),
+    );
+    expect(after).toMatchObject({ jobs: 0, backlog: false });
   });
 });
