@@ -56,7 +56,7 @@ export async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
 
 export interface Load {
   rps: number;
-  /** How long the load ran (with `amount`, until the last answer). */
+  /** How long the load ran (with `amount`, from the first request to the last answer). */
   seconds: number;
   total: number;
   p50: number;

@@ -13,6 +13,7 @@ import { startThrowawayStack, type ThrowawayStack } from '../../stack/throwaway-
 import { sleep } from '../../test/scale/client';
 import { cpuSeconds, ProcessSet } from '../../test/scale/processes';
 import type { TestApi, TestWorkspace } from '../../test/support/harness';
+import { runWorkflowStarter } from '../../worker/workflow-starter';
 import { type BenchContext, type BenchSection, type Load, ms, ratio, runLoad, timed, videoId } from '../harness';
 
 // Issue 27, item 6: the same figures on both Temporal servers in one run: the dev server (SQLite, the
@@ -32,6 +33,8 @@ interface ServerFigures {
   accept: Load;
   burst: Load;
   burstStartedMs: number;
+  /** Of the burst's accepted jobs, the workflows listed when the wait for them ended (all, unless it gave up). */
+  burstListed: number;
   singlesMs: number;
   batchMs: number;
   oneWorker: { perSecond: number; cpu: number };
@@ -50,7 +53,7 @@ export const serversSection: BenchSection = {
     out(`## Both Temporal servers side by side (issue 27)`);
     out();
     out(
-      `Each server on a stack of its own in this run. Acceptance: 16 connections for 3 s of POST /v1/jobs (a caption job each, no worker polling, so the two cores serve the API) beside a bare \`workflow.start\` behind Express, the same-run baseline. The burst: ${BURST} submits over 32 connections, then the time until every one of their workflows is listed by visibility. The batch: 50 caption jobs in one POST /v1/batches against 50 single jobs one after another, end to end with one worker process. Throughput: ${THROUGHPUT_JOBS} caption jobs submitted at once and run to the end by one, then by two worker processes (\`worker/main.ts\`); the CPU column is what the worker processes used of the machine's 2 cores meanwhile.`,
+      `Each server on a stack of its own in this run. Acceptance: 16 connections for 3 s of POST /v1/jobs (a caption job each, no worker polling, so the two cores serve the API) beside a bare \`workflow.start\` behind Express, the same-run baseline. The burst: ${BURST} submits over 32 connections, its rate from the first request to the last answer; then the time until every one of their workflows is listed by visibility, started by the API after each commit or, for those its queue left over, by the starter that every worker runs (here in the bench process, as no worker serves this stack). The batch: 50 caption jobs in one POST /v1/batches against 50 single jobs one after another, end to end with one worker process. Throughput: ${THROUGHPUT_JOBS} caption jobs submitted at once and run to the end by one, then by two worker processes (\`worker/main.ts\`); the CPU column is what the worker processes used of the machine's 2 cores meanwhile.`,
     );
     out();
     out(`| | ${figures.map((f) => f.label).join(' | ')} |`);
@@ -71,7 +74,11 @@ export const serversSection: BenchSection = {
       (f) =>
         `${(f.burst.total / f.burst.seconds).toFixed(0)}/s · ${f.burst.p99} ms${f.burst.non2xx ? ` (${f.burst.non2xx} not 202)` : ''} · ${busy(f.busy.burst)}`,
     );
-    row(`burst: every workflow started (listed) after`, (f) => `${(f.burstStartedMs / 1000).toFixed(1)} s`);
+    row(`burst: every workflow started (listed) after`, (f) => {
+      const accepted = f.burst.statuses['202'] ?? 0;
+      const shortOf = f.burstListed < accepted ? ` (gave up: ${f.burstListed} of ${accepted} listed)` : '';
+      return `${(f.burstStartedMs / 1000).toFixed(1)} s${shortOf}`;
+    });
     row('50 single jobs one after another (baseline)', (f) => ms(f.singlesMs));
     row(
       'one batch of 50 (goal ≥ 5× faster) · machine',
@@ -121,6 +128,11 @@ async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Pro
       res.status(202).json({ id });
     });
     const bareUrl = await listen(bare, closers);
+    // The starter every worker runs beside its pollers: starts the API left to it (its queue full in the burst,
+    // a start past its deadline) are made from the database, as in production; without it the burst's
+    // figure below waited for starts nothing would make.
+    const stopStarter = runWorkflowStarter(api.deps.db, { temporal: api.deps.temporal, taskQueue: idleQueue }, api.deps.logger);
+    closers.push(stopStarter);
     const accepting = await workspaces(ctx, api, 4);
     const load = { connections: 16, durationSeconds: 3, method: 'POST', body: { mode: 'captions_only' }, uniqueJob: true };
     const [baseline, baselineBusy] = await withBusy(() => runLoad({ ...load, url: `${bareUrl}/bare-start` }));
@@ -134,7 +146,8 @@ async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Pro
     );
     const accepted = burst.statuses['202'] ?? 0;
     const listed = `WorkspaceId IN (${bursting.map((w) => `"${w.workspaceId}"`).join(', ')})`;
-    for (let i = 0; i < 1200 && (await api.deps.temporal.workflow.count(listed)).count < accepted; i++) await sleep(100);
+    let burstListed = 0;
+    for (let i = 0; i < 1200 && (burstListed = (await api.deps.temporal.workflow.count(listed)).count) < accepted; i++) await sleep(100);
     const burstStartedMs = Date.now() - burstStart;
 
     // --- End to end, with worker processes, on a database of their own (their workflow starters would
@@ -214,7 +227,7 @@ async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Pro
       oneWorker: oneWorkerBusy,
       twoWorkers: twoWorkersBusy,
     };
-    return { label: server.label, baseline, accept, burst, burstStartedMs, singlesMs, batchMs, oneWorker, twoWorkers, busy };
+    return { label: server.label, baseline, accept, burst, burstStartedMs, burstListed, singlesMs, batchMs, oneWorker, twoWorkers, busy };
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     await stack.stop();
