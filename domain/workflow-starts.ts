@@ -249,6 +249,8 @@ export class StartDispatcher {
   private idle: (() => void)[] = [];
   private readonly startedRows = new Map<StartedTable, Set<string>>();
   private marking: Promise<void> | null = null;
+  /** Starts left to the starter since the queue last had room (the first is reported at once, the rest as one count). */
+  private leftOver = 0;
   private readonly opts: Required<Omit<StartDispatcherOptions, 'markStarted'>> & Pick<StartDispatcherOptions, 'markStarted'>;
 
   constructor(
@@ -262,9 +264,11 @@ export class StartDispatcher {
   /** Queues `start`; once it succeeded, `record` (when given) is written as started (markWorkflowsStarted). */
   dispatch(what: string, start: () => Promise<unknown>, record?: StartedRow): void {
     if (this.waiting.length >= this.opts.maxPending) {
-      this.onError(new Error(`more than ${this.opts.maxPending} starts waiting`), what);
+      // One report per overflow, not one per start: a burst past the queue would otherwise log thousands of lines.
+      if (this.leftOver++ === 0) this.onError(new Error(`more than ${this.opts.maxPending} starts waiting`), what);
       return;
     }
+    this.reportLeftOver();
     // The start runs later, outside the request: it keeps the request's trace context (no-op when tracing is off).
     const requestContext = context.active();
     this.waiting.push({ what, start: () => context.with(requestContext, start), record });
@@ -298,7 +302,16 @@ export class StartDispatcher {
     this.marking = null;
   }
 
+  /** The queue has room again: how many more starts the overflow left to the starter, in one report. */
+  private reportLeftOver(): void {
+    if (this.leftOver > 1 && this.waiting.length < this.opts.maxPending) {
+      this.onError(new Error(`more than ${this.opts.maxPending} starts were waiting`), `${this.leftOver - 1} more start(s)`);
+    }
+    if (this.waiting.length < this.opts.maxPending) this.leftOver = 0;
+  }
+
   private pump(): void {
+    this.reportLeftOver();
     while (this.inFlight < this.opts.concurrency && this.waiting.length > 0) {
       const next = this.waiting.shift()!;
       this.inFlight++;

@@ -100,13 +100,19 @@ describe('StartDispatcher', () => {
     expect(writes[1]).toEqual({ table: 'video_discoveries', ids: ['i'] });
   });
 
-  it('leaves starts beyond maxPending to the starter, reported', async () => {
+  it('leaves starts beyond maxPending to the starter, reported once per overflow with a count', async () => {
     const errors: string[] = [];
     const dispatcher = new StartDispatcher(starter, (_err, what) => errors.push(what), { concurrency: 1, maxPending: 1 });
     const started: string[] = [];
-    for (const name of ['a', 'b', 'c']) dispatcher.dispatch(`job ${name}`, async () => started.push(name));
+    for (const name of ['a', 'b', 'c', 'd']) dispatcher.dispatch(`job ${name}`, async () => started.push(name));
     await dispatcher.drain();
     expect(started).toEqual(['a']);
-    expect(errors).toEqual(['job b', 'job c']);
+    // The first start left over by name, the rest as one count once the queue had room: not a line per start.
+    expect(errors).toEqual(['job b', '2 more start(s)']);
+    // A later overflow is reported afresh.
+    for (const name of ['e', 'f']) dispatcher.dispatch(`job ${name}`, async () => started.push(name));
+    await dispatcher.drain();
+    expect(started).toEqual(['a', 'e']);
+    expect(errors).toEqual(['job b', '2 more start(s)', 'job f']);
   });
 });
