@@ -65,7 +65,6 @@ const EVENT_DELIVERY_GRACE_MS = 30_000;
 const EVENT_DELIVERY_WINDOW_MS = 24 * 3600_000;
 /** Rows of each kind one starter pass reads; a pass that reads a full page runs again at once (runWorkflowStarter). */
 export const STARTER_PAGE_SIZE = 200;
-const BATCH_SIZE = STARTER_PAGE_SIZE;
 
 export interface WorkflowStarter {
   temporal: Client;
@@ -304,10 +303,10 @@ export class StartDispatcher {
 
   /** The queue has room again: how many more starts the overflow left to the starter, in one report. */
   private reportLeftOver(): void {
-    if (this.leftOver > 1 && this.waiting.length < this.opts.maxPending) {
+    if (this.waiting.length >= this.opts.maxPending) return;
+    if (this.leftOver > 1)
       this.onError(new Error(`more than ${this.opts.maxPending} starts were waiting`), `${this.leftOver - 1} more start(s)`);
-    }
-    if (this.waiting.length < this.opts.maxPending) this.leftOver = 0;
+    this.leftOver = 0;
   }
 
   private pump(): void {
@@ -343,7 +342,12 @@ export interface StarterPass {
    * after the commit succeeded, but its record of that did not: the process ended first).
    */
   started: number;
-  /** A kind filled its page: more may be waiting behind it (a backlog after an outage or a burst). */
+  /**
+   * Jobs, batches or discoveries filled their page: more may wait behind it (a backlog after an outage or a
+   * burst). Only kinds a pass takes off its own list count: a started one is recorded (workflow_started_at).
+   * Uploads stay `verifying` and events undelivered while their workflows run, so a full page of those is
+   * read again by the next pass, and following it at once would ask Temporal the same starts without pause.
+   */
   backlog: boolean;
 }
 
@@ -370,25 +374,25 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
     where: { workflowStartedAt: null, createdAt: { lt: before } },
     select: { id: true },
     orderBy: { createdAt: 'asc' },
-    take: BATCH_SIZE,
+    take: STARTER_PAGE_SIZE,
   });
   await eachSideBySide(batches, async ({ id }) => count(await bounded(() => startBatchWorkflow(starter, db, id))));
   const uploads = await db.upload.findMany({
     where: { status: 'verifying', verificationRequestedAt: { lt: new Date(now.getTime() - UPLOAD_VERIFY_GRACE_MS) } },
     select: { id: true },
-    take: BATCH_SIZE,
+    take: STARTER_PAGE_SIZE,
   });
   await eachSideBySide(uploads, async ({ id }) => count(await bounded(() => startUploadVerification(starter, id))));
   const pendingDiscovery = { workflowStartedAt: null, status: 'queued' as const, createdAt: { lt: before } };
   const videoDiscoveries = await db.videoDiscovery.findMany({
     where: pendingDiscovery,
     select: { id: true, workspaceId: true, kind: true, request: true },
-    take: BATCH_SIZE,
+    take: STARTER_PAGE_SIZE,
   });
   const languageDiscoveries = await db.languageDiscovery.findMany({
     where: pendingDiscovery,
     select: { id: true, workspaceId: true, mediaId: true },
-    take: BATCH_SIZE,
+    take: STARTER_PAGE_SIZE,
   });
   const discoveries = [
     ...videoDiscoveries.map((d) => ({ type: 'video' as const, facts: videoDiscoveryFacts(d) })),
@@ -409,7 +413,7 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
       ),
     ),
   );
-  const pages = [jobs.length, batches.length, uploads.length, videoDiscoveries.length, languageDiscoveries.length, events.length];
+  const pages = [jobs.length, batches.length, videoDiscoveries.length, languageDiscoveries.length];
   return {
     jobs: jobs.length,
     batches: batches.length,
@@ -417,7 +421,7 @@ export async function startPendingWorkflows(db: Db, starter: WorkflowStarter, no
     discoveries: discoveries.length,
     events: events.length,
     started,
-    backlog: pages.some((n) => n >= BATCH_SIZE),
+    backlog: pages.some((n) => n >= STARTER_PAGE_SIZE),
   };
 }
 
@@ -432,7 +436,7 @@ export function jobsToStart(before: Date): Prisma.Sql {
     FROM jobs
     WHERE workflow_started_at IS NULL AND batch_id IS NULL AND status = 'queued' AND created_at < ${before}
     ORDER BY created_at
-    LIMIT ${BATCH_SIZE}`;
+    LIMIT ${STARTER_PAGE_SIZE}`;
 }
 
 /**
@@ -451,7 +455,7 @@ export function reusedJobEventsToStart(now: Date): Prisma.Sql {
       AND e.created_at > ${new Date(now.getTime() - EVENT_DELIVERY_WINDOW_MS)}
       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
     ORDER BY e.created_at
-    LIMIT ${BATCH_SIZE}`;
+    LIMIT ${STARTER_PAGE_SIZE}`;
 }
 
 /**

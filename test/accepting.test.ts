@@ -471,5 +471,18 @@ describe('a start lost after the commit is made up by the starter', () => {
       new Date(Date.now() + 10_000),
     );
     expect(after).toMatchObject({ jobs: 0, backlog: false });
+
+    // A full page of uploads still `verifying` is no backlog: they stay on the list while their verifications
+    // run, so a pass following them at once would ask Temporal the same starts again and again.
+    await healthy.deps.db.$executeRaw`
+      INSERT INTO uploads (id, workspace_id, filename, content_type, bytes, object_key, status, expires_at, verification_requested_at)
+      SELECT gen_random_uuid(), ${ws.workspaceId}::uuid, 'talk.mp3', 'audio/mpeg', 1, 'backlog-test/' || n, 'verifying', now() + interval '1 day', now() - interval '1 minute'
+      FROM generate_series(1, ${STARTER_PAGE_SIZE}) AS n`;
+    try {
+      const verifying = await startPendingWorkflows(healthy.deps.db, { temporal: healthy.deps.temporal, taskQueue: idleQueue });
+      expect(verifying).toMatchObject({ uploads: STARTER_PAGE_SIZE, backlog: false });
+    } finally {
+      await healthy.deps.db.upload.deleteMany({ where: { objectKey: { startsWith: 'backlog-test/' } } });
+    }
   });
 });

@@ -147,7 +147,11 @@ async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Pro
     const accepted = burst.statuses['202'] ?? 0;
     const listed = `WorkspaceId IN (${bursting.map((w) => `"${w.workspaceId}"`).join(', ')})`;
     let burstListed = 0;
-    for (let i = 0; i < 1200 && (burstListed = (await api.deps.temporal.workflow.count(listed)).count) < accepted; i++) await sleep(100);
+    for (let i = 0; i < 1200; i++) {
+      burstListed = (await api.deps.temporal.workflow.count(listed)).count;
+      if (burstListed >= accepted) break;
+      await sleep(100);
+    }
     const burstStartedMs = Date.now() - burstStart;
 
     // --- End to end, with worker processes, on a database of their own (their workflow starters would
