@@ -16,6 +16,8 @@ export interface PostgresHandle {
   url: string;
   /** True if we started the server (false when DATABASE_URL was given). */
   started: boolean;
+  /** The postmaster's process id (its backends are its children), when known: a bench reads their CPU. */
+  pid: number | null;
   stop(): Promise<void>;
 }
 
@@ -36,7 +38,7 @@ const PASSWORD = 'postgres';
 
 export async function startPostgres(opts: PostgresOptions): Promise<PostgresHandle> {
   if (process.env.DATABASE_URL && !opts.ignoreDatabaseUrl) {
-    return { url: process.env.DATABASE_URL, started: false, stop: async () => {} };
+    return { url: process.env.DATABASE_URL, started: false, pid: null, stop: async () => {} };
   }
   const database = opts.database ?? 'transcripts';
   const dataDir = path.resolve(ROOT, opts.dataDir);
@@ -57,7 +59,7 @@ export async function startPostgres(opts: PostgresOptions): Promise<PostgresHand
       const url = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
       console.log(`[postgres] using the server already running for ${opts.dataDir} (pid ${pid}, port ${port})`);
       await createDatabase(url);
-      return { url, started: false, stop: async () => {} };
+      return { url, started: false, pid: Number(pid), stop: async () => {} };
     }
   }
 
@@ -119,6 +121,7 @@ export async function startPostgres(opts: PostgresOptions): Promise<PostgresHand
   return {
     url,
     started: true,
+    pid: child.pid ?? null,
     stop: async () => {
       if (!exited) await server.stop();
     },

@@ -156,7 +156,7 @@ export async function startTemporalOnPostgres(opts: TemporalOnPostgresOptions): 
   } finally {
     await conn.close();
   }
-  return { address, uiUrl, started: true, stop };
+  return { address, uiUrl, started: true, pid: child.pid ?? null, stop };
 }
 
 /**

@@ -103,6 +103,8 @@ export interface TemporalHandle {
   address: string;
   uiUrl: string;
   started: boolean;
+  /** The server's process id when this process started it (a bench reads its CPU). */
+  pid: number | null;
   stop(): Promise<void>;
 }
 
@@ -142,6 +144,7 @@ export async function startTemporal(opts: { dbFile: string; port: number }): Pro
       address: process.env.TEMPORAL_ADDRESS,
       uiUrl: process.env.TEMPORAL_UI_URL ?? '(not known: TEMPORAL_ADDRESS was given)',
       started: false,
+      pid: null,
       stop: async () => {},
     };
   }
@@ -203,6 +206,7 @@ export async function startTemporal(opts: { dbFile: string; port: number }): Pro
     address,
     uiUrl: `http://127.0.0.1:${uiPort}`,
     started: true,
+    pid: child.pid ?? null,
     stop,
   };
 }

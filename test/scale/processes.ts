@@ -31,11 +31,17 @@ const TICKS = 100;
 
 /** CPU seconds of a process and of its children it has waited for (ffmpeg under a worker), or null once it is gone. */
 export function cpuSeconds(pid: number): number | null {
+  const split = cpuSecondsSplit(pid);
+  return split && split.own + split.reaped;
+}
+
+/** cpuSeconds in its two parts: the process's own and its reaped children's (a load generator it ran). */
+export function cpuSecondsSplit(pid: number): { own: number; reaped: number } | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15, cutime 16, cstime 17.
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICKS;
+    return { own: (Number(f[11]) + Number(f[12])) / TICKS, reaped: (Number(f[13]) + Number(f[14])) / TICKS };
   } catch {
     return null;
   }

@@ -283,7 +283,7 @@ async function main(): Promise<void> {
       await crash('recognizer');
       await until(AT.stopPostgres);
       pgOutage.from = Date.now();
-      pgCpuBeforeRestart = treeCpuSeconds(postmasterPid()) ?? 0;
+      pgCpuBeforeRestart = (pg.pid && treeCpuSeconds(pg.pid)) ?? 0;
       await pg.stop();
       mark('PostgreSQL stopped');
       await sleep(AT.pgOutageMs);
@@ -453,8 +453,8 @@ async function main(): Promise<void> {
     const latency = jobs.filter((j) => j.finishedAt).map((j) => j.finishedAt!.getTime() - j.createdAt.getTime());
     const lastFinish = Math.max(...jobs.map((j) => j.finishedAt?.getTime() ?? 0));
     const count = (pred: (a: (typeof client.log.answers)[number]) => boolean) => client.log.answers.filter(pred).length;
-    const temporalCpu = treeCpuSeconds(temporalServerPid(stack.temporal.address)) ?? NaN;
-    const pgCpu = pgCpuBeforeRestart + (treeCpuSeconds(postmasterPid()) ?? NaN);
+    const temporalCpu = (stack.temporal.pid && treeCpuSeconds(stack.temporal.pid)) ?? NaN;
+    const pgCpu = pgCpuBeforeRestart + ((pg.pid && treeCpuSeconds(pg.pid)) ?? NaN);
     // CPU once ready (the work), apart from what the processes' starts cost.
     const cpuByKind: Record<string, number> = {};
     const startCpuByKind: Record<string, number> = {};
@@ -754,14 +754,6 @@ async function rowCount(url: string): Promise<number> {
   } finally {
     await c.end();
   }
-}
-
-function temporalServerPid(address: string): number {
-  return Number(fs.readFileSync(path.join(ROOT, '.data', `temporal-server-${address.split(':')[1]}.pid`), 'utf8'));
-}
-
-function postmasterPid(): number {
-  return Number(fs.readFileSync(path.join(ROOT, '.data/scale-postgres/postmaster.pid'), 'utf8').split('\n')[0]);
 }
 
 main().then(
