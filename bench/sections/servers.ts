@@ -11,7 +11,7 @@ import { createDatabase, withDatabase } from '../../stack/postgres';
 import { ROOT } from '../../stack/proc';
 import { startThrowawayStack, type ThrowawayStack } from '../../stack/throwaway-stack';
 import { sleep } from '../../test/scale/client';
-import { cpuSeconds, ProcessSet } from '../../test/scale/processes';
+import { cpuSeconds, cpuSecondsSplit, ProcessSet, treeCpuSeconds } from '../../test/scale/processes';
 import type { TestApi, TestWorkspace } from '../../test/support/harness';
 import { runWorkflowStarter } from '../../worker/workflow-starter';
 import { type BenchContext, type BenchSection, type Load, ms, ratio, runLoad, timed, videoId } from '../harness';
@@ -39,6 +39,11 @@ interface ServerFigures {
   batchMs: number;
   oneWorker: { perSecond: number; cpu: number };
   twoWorkers: { perSecond: number; cpu: number };
+  /**
+   * CPU per request, by process: a bare start, and an accepted job with its workflow's start (measured until
+   * every accepted job's workflow had started, as the API starts them after its answers).
+   */
+  cost: { baseline: CpuSplit; accept: CpuSplit; acceptStartedMs: number; acceptUnstarted: number };
   /** Share of the machine's cores busy during each phase: where it is near 100 %, the CPU is the limit. */
   busy: { baseline: number; accept: number; burst: number; batch: number; oneWorker: number; twoWorkers: number };
 }
@@ -69,10 +74,24 @@ export const serversSection: BenchSection = {
       (f) =>
         `${f.accept.rps.toFixed(0)}/s · ${f.accept.p99} ms (${((f.accept.rps / f.baseline.rps) * 100).toFixed(0)} %) · ${busy(f.busy.accept)}`,
     );
+    const perRequest = (c: CpuSplit) =>
+      `${(cpuTotal(c) * 1000).toFixed(1)} ms (API ${(c.api * 1000).toFixed(1)} · Temporal ${(c.temporal * 1000).toFixed(1)} · PostgreSQL ${(c.postgres * 1000).toFixed(1)} · load ${(c.load * 1000).toFixed(1)})`;
+    row('CPU per bare start: all · by process', (f) => perRequest(f.cost.baseline));
+    row('CPU per accepted job, its workflow started: all · by process', (f) => {
+      const unstarted = f.cost.acceptUnstarted ? `, ${f.cost.acceptUnstarted} still not started` : '';
+      return `${perRequest(f.cost.accept)}; every start made ${(f.cost.acceptStartedMs / 1000).toFixed(1)} s after the load${unstarted}`;
+    });
+    row('with the cores full, acceptance reaches about (CPU per bare start ÷ per accepted job)', (f) => {
+      const share = `${((cpuTotal(f.cost.baseline) / cpuTotal(f.cost.accept)) * 100).toFixed(0)} % of the baseline`;
+      // Only a baseline that keeps the cores busy is held back by them; one that waits on Temporal is not.
+      return f.busy.baseline < 0.9
+        ? `${share} (not the limit: the baseline left ${((1 - f.busy.baseline) * 100).toFixed(0)} % of the cores idle)`
+        : share;
+    });
     row(
       `burst of ${BURST}: accepted/s · p99 (goal ≥ 400/s, ≤ 100 ms) · machine`,
       (f) =>
-        `${(f.burst.total / f.burst.seconds).toFixed(0)}/s · ${f.burst.p99} ms${f.burst.non2xx ? ` (${f.burst.non2xx} not 202)` : ''} · ${busy(f.busy.burst)}`,
+        `${(f.burst.total / f.burst.seconds).toFixed(0)}/s · ${f.burst.p99} ms (p50 ${f.burst.p50} ms)${f.burst.non2xx ? ` (${f.burst.non2xx} not 202)` : ''} · ${busy(f.busy.burst)}`,
     );
     row(`burst: every workflow started (listed) after`, (f) => {
       const accepted = f.burst.statuses['202'] ?? 0;
@@ -85,6 +104,10 @@ export const serversSection: BenchSection = {
       (f) => `${ms(f.batchMs)} (${ratio(f.singlesMs, f.batchMs)} faster) · ${busy(f.busy.batch)}`,
     );
     row(
+      "batch's floor: 50 jobs at the 1-worker rate below · the most faster it allows",
+      (f) => `${ms(50_000 / f.oneWorker.perSecond)} · ${ratio(f.singlesMs, 50_000 / f.oneWorker.perSecond)}`,
+    );
+    row(
       'caption jobs/s, 1 worker · its CPU · machine',
       (f) => `${f.oneWorker.perSecond.toFixed(1)}/s · ${(f.oneWorker.cpu * 100).toFixed(0)} % · ${busy(f.busy.oneWorker)}`,
     );
@@ -95,23 +118,25 @@ export const serversSection: BenchSection = {
     );
     out();
     out(
-      `Everything here shares the machine's ${os.cpus().length} cores: the Temporal server, PostgreSQL, the API, the load generator and the workers. Where the machine column is near 100 %, the cores are the limit and a second worker process (or a faster API) cannot add throughput; a batch cannot finish faster than the jobs/s of one worker allows (50 jobs at the 1-worker rate above). The goals assume the load, the servers and the workers on separate machines.`,
+      `Everything here shares the machine's ${os.cpus().length} cores: the Temporal server, PostgreSQL, the API, the load generator and the workers. Where the machine column is near 100 %, the cores are the limit and a second worker process (or a faster API) cannot add throughput; a batch cannot finish faster than the jobs/s of one worker allows (its floor row: 50 jobs at the 1-worker rate). With the cores full, acceptance keeps up with the baseline's rate only as far as an accepted job costs no more CPU than a bare start: the CPU rows measure both, per process (the API, or for the baseline the bare start's Express, runs in the bench's process; the load generator is the child process that sent the requests; PostgreSQL counts its backends), and their ratio is about the share of the baseline acceptance can reach. A baseline that leaves the cores idle waits on Temporal rather than on CPU, and there the ratio does not hold acceptance back. The goals assume the load, the servers and the workers on separate machines.`,
     );
     out();
   },
 };
 
 async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Promise<ServerFigures> {
-  const before = process.env.TEMPORAL_SERVER;
-  if (server.kind === 'postgres') process.env.TEMPORAL_SERVER = 'postgres';
-  else delete process.env.TEMPORAL_SERVER;
-  let stack: ThrowawayStack;
-  try {
-    stack = await startThrowawayStack({ name: `bench-${server.kind}`, pgPort: server.pgPort, temporalPort: server.temporalPort });
-  } finally {
-    if (before === undefined) delete process.env.TEMPORAL_SERVER;
-    else process.env.TEMPORAL_SERVER = before;
-  }
+  // Servers of its own: the bench's environment names its main stack's PostgreSQL and Temporal server, which
+  // startThrowawayStack would otherwise use (and the dev server's figures were measured on the main stack's).
+  const stack = await withEnv(
+    {
+      TEMPORAL_SERVER: server.kind === 'postgres' ? 'postgres' : undefined,
+      DATABASE_URL: undefined,
+      TEMPORAL_ADDRESS: undefined,
+      TEMPORAL_UI_URL: undefined,
+    },
+    () => startThrowawayStack({ name: `bench-${server.kind}`, pgPort: server.pgPort, temporalPort: server.temporalPort }),
+  );
+  if (stack.pg.pid === null || stack.temporal.pid === null) throw new Error('the servers section needs servers it started itself');
   const closers: (() => Promise<unknown>)[] = [];
   try {
     const on = { DATABASE_URL: stack.dbUrl, TEMPORAL_ADDRESS: stack.temporal.address };
@@ -135,10 +160,28 @@ async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Pro
     closers.push(stopStarter);
     const accepting = await workspaces(ctx, api, 4);
     const load = { connections: 16, durationSeconds: 3, method: 'POST', body: { mode: 'captions_only' }, uniqueJob: true };
+    const cpu0 = processCpu(stack);
     const [baseline, baselineBusy] = await withBusy(() => runLoad({ ...load, url: `${bareUrl}/bare-start` }));
+    const cpu1 = processCpu(stack);
     const [accept, acceptBusy] = await withBusy(() =>
       runLoad({ ...load, url: `${apiUrl}/v1/jobs`, authKeys: accepting.map((w) => w.apiKey) }),
     );
+    // An accepted job costs its workflow's start too, made after the answer: its CPU counts until every start is made.
+    const loadEnd = Date.now();
+    let acceptUnstarted = 0;
+    for (let i = 0; i < 600; i++) {
+      acceptUnstarted = await api.deps.db.job.count({ where: { workflowStartedAt: null } });
+      if (acceptUnstarted === 0) break;
+      await sleep(100);
+    }
+    const acceptStartedMs = Date.now() - loadEnd;
+    const cpu2 = processCpu(stack);
+    const cost = {
+      baseline: perEach(cpu0, cpu1, baseline.total),
+      accept: perEach(cpu1, cpu2, accept.statuses['202'] ?? 0),
+      acceptStartedMs,
+      acceptUnstarted,
+    };
     const bursting = await workspaces(ctx, api, 4);
     const burstStart = Date.now();
     const [burst, burstBusy] = await withBusy(() =>
@@ -231,10 +274,40 @@ async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Pro
       oneWorker: oneWorkerBusy,
       twoWorkers: twoWorkersBusy,
     };
-    return { label: server.label, baseline, accept, burst, burstStartedMs, burstListed, singlesMs, batchMs, oneWorker, twoWorkers, busy };
+    return {
+      label: server.label,
+      baseline,
+      accept,
+      cost,
+      burst,
+      burstStartedMs,
+      burstListed,
+      singlesMs,
+      batchMs,
+      oneWorker,
+      twoWorkers,
+      busy,
+    };
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     await stack.stop();
+  }
+}
+
+/** Runs `fn` with these environment variables set (or, `undefined`, removed), then puts them back. */
+async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
+  const before = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  const put = (values: Record<string, string | undefined>) => {
+    for (const [k, v] of Object.entries(values)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+  put(vars);
+  try {
+    return await fn();
+  } finally {
+    put(before);
   }
 }
 
@@ -255,6 +328,36 @@ async function workspaces(ctx: BenchContext, api: TestApi, count: number): Promi
   }
   return made;
 }
+
+/** CPU seconds of the processes a request touches. */
+interface CpuSplit {
+  /** This process: the API (or, for the baseline, the bare start's Express) and the starter beside it. */
+  api: number;
+  /** The load generators this process ran and waited for. */
+  load: number;
+  temporal: number;
+  /** PostgreSQL with its backends: the service's database, and on the production server Temporal's as well. */
+  postgres: number;
+}
+
+function processCpu(stack: ThrowawayStack): CpuSplit {
+  const self = cpuSecondsSplit(process.pid) ?? { own: NaN, reaped: NaN };
+  const tree = (pid: number | null) => (pid === null ? NaN : (treeCpuSeconds(pid) ?? NaN));
+  return { api: self.own, load: self.reaped, temporal: tree(stack.temporal.pid), postgres: tree(stack.pg.pid) };
+}
+
+/** The CPU spent between two readings, per request. */
+function perEach(a: CpuSplit, b: CpuSplit, requests: number): CpuSplit {
+  const n = Math.max(1, requests);
+  return {
+    api: (b.api - a.api) / n,
+    load: (b.load - a.load) / n,
+    temporal: (b.temporal - a.temporal) / n,
+    postgres: (b.postgres - a.postgres) / n,
+  };
+}
+
+const cpuTotal = (c: CpuSplit) => c.api + c.load + c.temporal + c.postgres;
 
 /** The machine's CPU counters (/proc/stat, all cores): busy and total jiffies. */
 function cpuTimes(): { busy: number; total: number } {
