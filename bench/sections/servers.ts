@@ -104,8 +104,8 @@ export const serversSection: BenchSection = {
       (f) => `${ms(f.batchMs)} (${ratio(f.singlesMs, f.batchMs)} faster) · ${busy(f.busy.batch)}`,
     );
     row(
-      "batch's floor: 50 jobs at the 1-worker rate below · the most faster it allows",
-      (f) => `${ms(50_000 / f.oneWorker.perSecond)} · ${ratio(f.singlesMs, 50_000 / f.oneWorker.perSecond)}`,
+      "batch's floor: 50 jobs at the 1-worker rate below · so at most",
+      (f) => `${ms(50_000 / f.oneWorker.perSecond)} · ${ratio(f.singlesMs, 50_000 / f.oneWorker.perSecond)} faster`,
     );
     row(
       'caption jobs/s, 1 worker · its CPU · machine',
@@ -136,7 +136,10 @@ async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Pro
     },
     () => startThrowawayStack({ name: `bench-${server.kind}`, pgPort: server.pgPort, temporalPort: server.temporalPort }),
   );
-  if (stack.pg.pid === null || stack.temporal.pid === null) throw new Error('the servers section needs servers it started itself');
+  if (stack.pg.pid === null || stack.temporal.pid === null) {
+    await stack.stop();
+    throw new Error('the servers section reads the CPU of its servers: it needs servers it started itself');
+  }
   const closers: (() => Promise<unknown>)[] = [];
   try {
     const on = { DATABASE_URL: stack.dbUrl, TEMPORAL_ADDRESS: stack.temporal.address };
