@@ -16,7 +16,7 @@ export interface PostgresHandle {
   url: string;
   /** True if we started the server (false when DATABASE_URL was given). */
   started: boolean;
-  /** The postmaster's process id (its backends are its children), when known: a bench reads their CPU. */
+  /** The postmaster's process id (its backends are its children), when known: the scale test and the servers bench read their CPU. */
   pid: number | null;
   stop(): Promise<void>;
 }

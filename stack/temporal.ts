@@ -103,7 +103,7 @@ export interface TemporalHandle {
   address: string;
   uiUrl: string;
   started: boolean;
-  /** The server's process id when this process started it (a bench reads its CPU). */
+  /** The server's process id when this process started it (the scale test and the servers bench read its CPU). */
   pid: number | null;
   stop(): Promise<void>;
 }
@@ -138,8 +138,13 @@ export function ensureTemporalCli(): string {
   return TEMPORAL_BIN;
 }
 
-export async function startTemporal(opts: { dbFile: string; port: number }): Promise<TemporalHandle> {
-  if (process.env.TEMPORAL_ADDRESS) {
+export async function startTemporal(opts: {
+  dbFile: string;
+  port: number;
+  /** Start this server even when TEMPORAL_ADDRESS names another (like startPostgres's ignoreDatabaseUrl). */
+  ignoreTemporalAddress?: boolean;
+}): Promise<TemporalHandle> {
+  if (process.env.TEMPORAL_ADDRESS && !opts.ignoreTemporalAddress) {
     return {
       address: process.env.TEMPORAL_ADDRESS,
       uiUrl: process.env.TEMPORAL_UI_URL ?? '(not known: TEMPORAL_ADDRESS was given)',

@@ -41,6 +41,13 @@ export async function startThrowawayStack(opts: {
   databaseName?: string;
   recognizer?: boolean;
   recognizerEnv?: Record<string, string>;
+  /**
+   * Start its own PostgreSQL and Temporal server even when DATABASE_URL and TEMPORAL_ADDRESS name others (a
+   * bench inside another stack's environment that reads its servers' CPU).
+   */
+  ownServers?: boolean;
+  /** Which Temporal server; TEMPORAL_SERVER decides when absent. */
+  temporalServer?: 'dev' | 'postgres';
 }): Promise<ThrowawayStack> {
   const dataDir = path.join(ROOT, '.data', `${opts.name}-data-${process.pid}`);
   // Nothing of the stack is handed out until it is whole: a step that fails stops what already runs (last
@@ -51,7 +58,13 @@ export async function startThrowawayStack(opts: {
     for (const { what, undo } of started.reverse()) await undo().catch((e) => console.error(`[${opts.name}] ${what}: ${e.message}`));
   };
   try {
-    const pg = await startPostgres({ dataDir: `.data/${opts.name}-postgres`, port: opts.pgPort, database: 'postgres', fast: true });
+    const pg = await startPostgres({
+      dataDir: `.data/${opts.name}-postgres`,
+      port: opts.pgPort,
+      database: 'postgres',
+      fast: true,
+      ignoreDatabaseUrl: opts.ownServers,
+    });
     started.push({ what: 'stopping PostgreSQL', undo: () => pg.stop() });
     const dbUrl = withDatabase(pg.url, opts.databaseName ?? `${opts.name}_${Date.now()}`);
     await createDatabase(dbUrl);
@@ -65,15 +78,16 @@ export async function startThrowawayStack(opts: {
         for (const f of [sqliteFile, `${sqliteFile}-wal`, `${sqliteFile}-shm`]) fs.rmSync(f, { force: true });
       },
     });
+    const onPostgres = (opts.temporalServer ?? (useTemporalOnPostgres() ? 'postgres' : 'dev')) === 'postgres';
     const temporalPort = !(await portOpen(opts.temporalPort))
       ? opts.temporalPort
-      : useTemporalOnPostgres()
+      : onPostgres
         ? await freePortBelowSmallint()
         : await freePort();
     // TEMPORAL_SERVER=postgres: the production server on this stack's PostgreSQL instead of the dev server (stack/temporal-server.ts).
-    const temporal = useTemporalOnPostgres()
+    const temporal = onPostgres
       ? await startTemporalOnPostgres({ pgUrl: pg.url, name: `${opts.name}_${process.pid}`, port: temporalPort, dropOnStop: true })
-      : await startTemporal({ dbFile: sqliteFile, port: temporalPort });
+      : await startTemporal({ dbFile: sqliteFile, port: temporalPort, ignoreTemporalAddress: opts.ownServers });
     started.push({ what: 'stopping Temporal', undo: () => temporal.stop() });
     const stripeMock = await startStripeMock({ port: await freePort() });
     started.push({ what: 'stopping stripe-mock', undo: () => stripeMock.stop() });

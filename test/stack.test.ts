@@ -181,6 +181,34 @@ describe('a stack whose start fails part way (stack/throwaway-stack.ts)', () => 
   }, 180_000);
 });
 
+describe('a stack with servers of its own (stack/throwaway-stack.ts, ownServers)', () => {
+  it('starts its own PostgreSQL and Temporal server when the environment names another stack’s', async () => {
+    const [pgPort, temporalPort] = [await freePort(), await freePort()];
+    // This suite's DATABASE_URL and TEMPORAL_ADDRESS stay: the stack is to start servers of its own anyway.
+    const env = { ...process.env };
+    delete env.TEMPORAL_SERVER;
+    const run = spawnSync(
+      path.join(ROOT, 'node_modules/.bin/tsx'),
+      [path.join(ROOT, 'test/support/own-servers-stack.ts'), String(pgPort), String(temporalPort)],
+      { env, encoding: 'utf8', timeout: 150_000 },
+    );
+    const outcome = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as {
+      dbUrl: string;
+      temporalAddress: string;
+      started: { postgres: boolean; temporal: boolean };
+      children: { postgres: boolean; temporal: boolean };
+    };
+    expect(process.env.DATABASE_URL).toBeTruthy();
+    expect(process.env.TEMPORAL_ADDRESS).toBeTruthy();
+    expect(new URL(outcome.dbUrl).port).toBe(String(pgPort));
+    expect(outcome.temporalAddress).toBe(`127.0.0.1:${temporalPort}`);
+    expect(outcome.started).toEqual({ postgres: true, temporal: true });
+    // The pids it reports are of the servers it runs (their CPU is what a bench reads).
+    expect(outcome.children).toEqual({ postgres: true, temporal: true });
+    expect({ postgres: await portOpen(pgPort), temporal: await portOpen(temporalPort) }).toEqual({ postgres: false, temporal: false });
+  }, 180_000);
+});
+
 describe('the Go-built servers (stack/go-tool.ts)', () => {
   it('reads the pinned module version stamped into a binary, so a stale build is rebuilt', () => {
     // The test stack runs stripe-mock, so this finds it built (or builds it once).

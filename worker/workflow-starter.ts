@@ -5,11 +5,11 @@ import { startPendingWorkflows, STARTER_INTERVAL_MS, type WorkflowStarter } from
 /**
  * The starter loop of a worker process (see domain/workflow-starts.ts): every
  * STARTER_INTERVAL_MS it starts the workflows of committed work whose start was
- * lost. A pass that found a full page (StarterPass.backlog) runs again at once: a backlog (the API's
- * start queue overflowing in a burst, or everything committed while Temporal
- * was down) drains at Temporal's pace, not one page per interval. Every worker
- * runs one; duplicate attempts are rejected by Temporal. Returns a function
- * that stops it.
+ * lost. A pass that found a full page (StarterPass.backlog) runs again at once:
+ * a backlog (the API's start queue overflowing in a burst, or everything
+ * committed while Temporal was down) drains at Temporal's pace, not one page
+ * per interval. Every worker runs one; duplicate attempts are rejected by
+ * Temporal. Returns a function that stops it.
  */
 export function runWorkflowStarter(
   db: Db,

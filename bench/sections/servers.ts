@@ -8,7 +8,7 @@ import express from 'express';
 import { RateLimits } from '../../api/http/rate-limit';
 import { applyMigrations } from '../../prisma/migrate';
 import { createDatabase, withDatabase } from '../../stack/postgres';
-import { ROOT } from '../../stack/proc';
+import { ROOT, waitFor } from '../../stack/proc';
 import { startThrowawayStack, type ThrowawayStack } from '../../stack/throwaway-stack';
 import { sleep } from '../../test/scale/client';
 import { cpuSeconds, cpuSecondsSplit, ProcessSet, treeCpuSeconds } from '../../test/scale/processes';
@@ -126,20 +126,14 @@ export const serversSection: BenchSection = {
 
 async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Promise<ServerFigures> {
   // Servers of its own: the bench's environment names its main stack's PostgreSQL and Temporal server, which
-  // startThrowawayStack would otherwise use (and the dev server's figures were measured on the main stack's).
-  const stack = await withEnv(
-    {
-      TEMPORAL_SERVER: server.kind === 'postgres' ? 'postgres' : undefined,
-      DATABASE_URL: undefined,
-      TEMPORAL_ADDRESS: undefined,
-      TEMPORAL_UI_URL: undefined,
-    },
-    () => startThrowawayStack({ name: `bench-${server.kind}`, pgPort: server.pgPort, temporalPort: server.temporalPort }),
-  );
-  if (stack.pg.pid === null || stack.temporal.pid === null) {
-    await stack.stop();
-    throw new Error('the servers section reads the CPU of its servers: it needs servers it started itself');
-  }
+  // the stack would otherwise use (the dev server's figures were once measured on the main stack's).
+  const stack = await startThrowawayStack({
+    name: `bench-${server.kind}`,
+    pgPort: server.pgPort,
+    temporalPort: server.temporalPort,
+    ownServers: true,
+    temporalServer: server.kind,
+  });
   const closers: (() => Promise<unknown>)[] = [];
   try {
     const on = { DATABASE_URL: stack.dbUrl, TEMPORAL_ADDRESS: stack.temporal.address };
@@ -172,11 +166,7 @@ async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Pro
     // An accepted job costs its workflow's start too, made after the answer: its CPU counts until every start is made.
     const loadEnd = Date.now();
     let acceptUnstarted = 0;
-    for (let i = 0; i < 600; i++) {
-      acceptUnstarted = await api.deps.db.job.count({ where: { workflowStartedAt: null } });
-      if (acceptUnstarted === 0) break;
-      await sleep(100);
-    }
+    await waitFor(async () => (acceptUnstarted = await api.deps.db.job.count({ where: { workflowStartedAt: null } })) === 0, 60_000);
     const acceptStartedMs = Date.now() - loadEnd;
     const cpu2 = processCpu(stack);
     const cost = {
@@ -193,11 +183,7 @@ async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Pro
     const accepted = burst.statuses['202'] ?? 0;
     const listed = `WorkspaceId IN (${bursting.map((w) => `"${w.workspaceId}"`).join(', ')})`;
     let burstListed = 0;
-    for (let i = 0; i < 1200; i++) {
-      burstListed = (await api.deps.temporal.workflow.count(listed)).count;
-      if (burstListed >= accepted) break;
-      await sleep(100);
-    }
+    await waitFor(async () => (burstListed = (await api.deps.temporal.workflow.count(listed)).count) >= accepted, 120_000);
     const burstStartedMs = Date.now() - burstStart;
 
     // --- End to end, with worker processes, on a database of their own (their workflow starters would
@@ -297,23 +283,6 @@ async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Pro
   }
 }
 
-/** Runs `fn` with these environment variables set (or, `undefined`, removed), then puts them back. */
-async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
-  const before = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  const put = (values: Record<string, string | undefined>) => {
-    for (const [k, v] of Object.entries(values)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  };
-  put(vars);
-  try {
-    return await fn();
-  } finally {
-    put(before);
-  }
-}
-
 async function listen(app: express.Express, closers: (() => Promise<unknown>)[]): Promise<string> {
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
@@ -345,8 +314,12 @@ interface CpuSplit {
 
 function processCpu(stack: ThrowawayStack): CpuSplit {
   const self = cpuSecondsSplit(process.pid) ?? { own: NaN, reaped: NaN };
-  const tree = (pid: number | null) => (pid === null ? NaN : (treeCpuSeconds(pid) ?? NaN));
-  return { api: self.own, load: self.reaped, temporal: tree(stack.temporal.pid), postgres: tree(stack.pg.pid) };
+  return {
+    api: self.own,
+    load: self.reaped,
+    temporal: treeCpuSeconds(stack.temporal.pid) ?? NaN,
+    postgres: treeCpuSeconds(stack.pg.pid) ?? NaN,
+  };
 }
 
 /** The CPU spent between two readings, per request. */

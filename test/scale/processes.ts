@@ -47,8 +47,12 @@ export function cpuSecondsSplit(pid: number): { own: number; reaped: number } | 
   }
 }
 
-/** CPU seconds of a server and all its live children (PostgreSQL's backends), its reaped children included. */
-export function treeCpuSeconds(rootPid: number): number | null {
+/**
+ * CPU seconds of a server and all its live children (PostgreSQL's backends), its reaped children included; null
+ * for a server that is gone or whose pid is not known (one this process did not start).
+ */
+export function treeCpuSeconds(rootPid: number | null): number | null {
+  if (rootPid === null) return null;
   const own = cpuSeconds(rootPid);
   if (own === null) return null;
   let total = own;

@@ -283,7 +283,7 @@ async function main(): Promise<void> {
       await crash('recognizer');
       await until(AT.stopPostgres);
       pgOutage.from = Date.now();
-      pgCpuBeforeRestart = (pg.pid && treeCpuSeconds(pg.pid)) ?? 0;
+      pgCpuBeforeRestart = treeCpuSeconds(pg.pid) ?? 0;
       await pg.stop();
       mark('PostgreSQL stopped');
       await sleep(AT.pgOutageMs);
@@ -453,8 +453,8 @@ async function main(): Promise<void> {
     const latency = jobs.filter((j) => j.finishedAt).map((j) => j.finishedAt!.getTime() - j.createdAt.getTime());
     const lastFinish = Math.max(...jobs.map((j) => j.finishedAt?.getTime() ?? 0));
     const count = (pred: (a: (typeof client.log.answers)[number]) => boolean) => client.log.answers.filter(pred).length;
-    const temporalCpu = (stack.temporal.pid && treeCpuSeconds(stack.temporal.pid)) ?? NaN;
-    const pgCpu = pgCpuBeforeRestart + ((pg.pid && treeCpuSeconds(pg.pid)) ?? NaN);
+    const temporalCpu = treeCpuSeconds(stack.temporal.pid) ?? NaN;
+    const pgCpu = pgCpuBeforeRestart + (treeCpuSeconds(pg.pid) ?? NaN);
     // CPU once ready (the work), apart from what the processes' starts cost.
     const cpuByKind: Record<string, number> = {};
     const startCpuByKind: Record<string, number> = {};
