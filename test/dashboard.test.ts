@@ -610,25 +610,26 @@ describe('dashboard security', () => {
     expect(DASHBOARD_CSP).not.toContain('unsafe-inline');
     expect(DASHBOARD_CSP).not.toContain('unsafe-eval');
     const pages = [
-      ['/app/sign-in', null],
-      ['/dashboard/sign-up', null],
-      ['/dashboard/usage', sa],
-      ['/dashboard/keys', sa],
-      ['/dashboard/jobs', sa],
-      [`/dashboard/jobs/${ids.job}`, sa],
-      [`/dashboard/jobs/${ids.failedJob}`, sa],
-      [`/dashboard/transcripts/${ids.transcript}`, sa],
-      ['/dashboard/webhooks', sa],
-      ['/dashboard/billing?units=5000', sa],
-      ['/dashboard/profile', sa],
-      ['/dashboard/account/delete', sa],
-      [`/dashboard/jobs/00000000-0000-4000-8000-000000000000`, sa],
+      ['/app/sign-in', null, 200],
+      ['/dashboard/sign-up', null, 200],
+      ['/dashboard/usage', sa, 200],
+      ['/dashboard/keys', sa, 200],
+      ['/dashboard/jobs', sa, 200],
+      [`/dashboard/jobs/${ids.job}`, sa, 200],
+      [`/dashboard/jobs/${ids.failedJob}`, sa, 200],
+      [`/dashboard/transcripts/${ids.transcript}`, sa, 200],
+      ['/dashboard/webhooks', sa, 200],
+      ['/dashboard/billing?units=5000', sa, 200],
+      ['/dashboard/profile', sa, 200],
+      ['/dashboard/account/delete', sa, 200],
+      // A job that does not exist: a 404 page, under the same policy.
+      [`/dashboard/jobs/00000000-0000-4000-8000-000000000000`, sa, 404],
     ] as const;
-    for (const [path, s] of pages) {
+    for (const [path, s, status] of pages) {
       const res = await request(app())
         .get(path)
         .set('Cookie', s?.cookie ?? '');
-      expect([path, res.status]).toEqual([path, path.startsWith('/dashboard/jobs/0000') ? 404 : 200]);
+      expect([path, res.status]).toEqual([path, status]);
       expect(res.headers['content-security-policy']).toBe(DASHBOARD_CSP);
       expect(res.headers['x-frame-options']).toBe('DENY');
       expect(res.text).toMatch(/^<!doctype html>\s*<html lang="en">\s*<head>\s*<meta charset="utf-8" \/>/);
