@@ -37,6 +37,8 @@ export function createApp(deps: AppDeps, opts: { drain?: Drain } = {}): Express 
   app.use(accessLog(deps.logger));
   // A process told to stop answers new requests 503 while those in flight finish (api/http/drain.ts).
   if (opts.drain) app.use(opts.drain.middleware);
+  // The writes in flight: while they queue, workflow starts wait (api/http/request-load.ts).
+  app.use(deps.requestLoad.middleware);
   // A path or query string no decoder can read, or holding NUL, is refused here (400/422), before any router.
   app.use(checkRequestTarget);
 

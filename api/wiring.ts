@@ -1,7 +1,7 @@
 import { Client } from '@temporalio/client';
 import pino, { type Logger } from 'pino';
 import { addressPolicy, objectStoreSettings, recognizerSettings, stripeSettings, type Config } from '../domain/config';
-import { createDb } from '../domain/db';
+import { createDb, openPool } from '../domain/db';
 import { JobWakeups } from '../domain/jobs/wakeups';
 import { resolveSecretsKey } from '../domain/secrets-key';
 import { markWorkflowsStarted, StartDispatcher } from '../domain/workflow-starts';
@@ -16,6 +16,10 @@ import type { DiscoveryServiceDeps } from '../domain/discoveries/submit';
 import type { JobServiceDeps } from '../domain/jobs/submit';
 import type { AppDeps } from './http/context';
 import { AddressHourlyLimit, RateLimits, SignInThrottle } from './http/rate-limit';
+import { createRequestLoad } from './http/request-load';
+
+/** Database connections per API process (createDb's default, the worker's too). */
+const API_POOL_SIZE = 10;
 
 /**
  * The API's dependencies from its settings: one place for the production
@@ -28,11 +32,14 @@ export async function connectAppDeps(
 ): Promise<{ deps: AppDeps; close: () => Promise<void> }> {
   // The logger is built below; a connection lost before then (none can be) would go unlogged.
   let logger: Logger | undefined;
+  const poolSize = opts.poolSize ?? API_POOL_SIZE;
   const {
     prisma,
     pool,
     close: closeDb,
-  } = createDb(cfg.DATABASE_URL, opts.poolSize, (err) => logger?.warn({ err: err.message }, 'database connection lost'));
+  } = createDb(cfg.DATABASE_URL, poolSize, (err) => logger?.warn({ err: err.message }, 'database connection lost'), {
+    keepOpen: true,
+  });
   const connection = await connectTemporal(cfg.TEMPORAL_ADDRESS);
   const temporal = new Client({
     connection: connection.connection,
@@ -41,10 +48,13 @@ export async function connectAppDeps(
   });
   const wakeups = new JobWakeups(pool);
   await wakeups.start();
+  // Open before the first request, and kept open (createDb keepOpen).
+  await openPool(pool, poolSize);
   const objectStore = traceObjectStore(opts.overrides?.objectStore ?? createObjectStore(objectStoreSettings(cfg)));
   await objectStore.ensureBucket();
   const recognizers = selectRecognizers(recognizerSettings(cfg));
   const stripe = stripeSettings(cfg);
+  const requestLoad = createRequestLoad();
   const deps: Omit<AppDeps, 'starts'> & { starts?: StartDispatcher } = {
     config: cfg,
     db: prisma,
@@ -80,6 +90,7 @@ export async function connectAppDeps(
     recognizer: recognizers.active,
     cloudRecognizer: recognizers.cloud,
     stripe: stripe ? createStripeClient(stripe) : null,
+    requestLoad,
     ...opts.overrides,
   };
   logger = deps.logger;
@@ -89,7 +100,7 @@ export async function connectAppDeps(
     new StartDispatcher(
       { temporal: deps.temporal, taskQueue: cfg.TEMPORAL_TASK_QUEUE },
       (err, what) => deps.logger.warn({ err, what }, 'workflow start after commit failed; the starter will make it up'),
-      { markStarted: (table, ids) => markWorkflowsStarted(deps.db, table, ids) },
+      { markStarted: (table, ids) => markWorkflowsStarted(deps.db, table, ids), busy: deps.requestLoad.busy },
     );
   return {
     deps: { ...deps, starts },

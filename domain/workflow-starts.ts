@@ -36,9 +36,10 @@ import {
 // Exactly once: the workflow id is the job's (batch's) id and a second start is
 // rejected (REJECT_DUPLICATE), so racing starters, or a starter racing the API,
 // create one workflow. Worst case after a lost start: START_GRACE_MS +
-// STARTER_INTERVAL_MS once Temporal is reachable (about 5 s).
+// STARTER_INTERVAL_MS once Temporal is reachable (about 7 s). The grace is longer than the hold of a start
+// while the API is busy (MAX_HOLD_MS) and its deadline, so the API's held start never races the starter.
 
-export const START_GRACE_MS = 3_000;
+export const START_GRACE_MS = 5_000;
 /**
  * How long a start after a commit may take (a start takes milliseconds; the
  * client would otherwise retry an unreachable Temporal for a minute). Past it
@@ -217,6 +218,15 @@ export async function markWorkflowsStarted(db: Db, table: StartedTable, ids: str
     WHERE id = ANY(${ids}::uuid[]) AND workflow_started_at IS NULL`;
 }
 
+/** While the API is this busy (StartDispatcherOptions.busy), a held start's wait for it to pass is checked this often. */
+export const HOLD_RECHECK_MS = 10;
+/**
+ * The longest a start is held while the API is busy; past it the start is made anyway, so a load that lasts gets its starts made
+ * by the API as before, 4 s late, not left to the starters of every worker (which would each ask for the same
+ * ones). The start, its deadline included, still ends before the starter looks at the row (START_GRACE_MS).
+ */
+export const MAX_HOLD_MS = START_GRACE_MS - START_AFTER_COMMIT_DEADLINE_MS;
+
 export interface StartDispatcherOptions {
   /** Starts in flight at once (default 16). */
   concurrency?: number;
@@ -224,6 +234,13 @@ export interface StartDispatcherOptions {
   maxPending?: number;
   /** Writes the records of `started` (markWorkflowsStarted); without it they are not kept. */
   markStarted?: (table: StartedTable, ids: string[]) => Promise<void>;
+  /**
+   * Whether the process is too busy answering requests to make starts now (api/http/request-load.ts): then they
+   * wait (the class's comment). Without it nothing is held.
+   */
+  busy?: () => boolean;
+  /** The longest a start is held while the process is busy before it is made anyway (default MAX_HOLD_MS). */
+  maxHoldMs?: number;
 }
 
 /**
@@ -241,23 +258,38 @@ export interface StartDispatcherOptions {
  * a backlog the starter's passes were spent confirming hundreds of running workflows, a job whose start was
  * really lost waited behind them, and Temporal, already the bottleneck, answered three starts per job (the
  * scale test, test/scale/scale.ts). A record lost with the process costs only that confirmation.
+ *
+ * Answers come first when the process is `busy` (a burst of submits queueing in it): the starts wait until it
+ * is not, so the cores answer the requests instead of encoding starts and running them in Temporal, and the
+ * starts drain after the burst. A start held `maxHoldMs` is made even while the burst goes on. Under a load
+ * the process keeps up with, nothing waits: a start is made as soon as its answer is written.
  */
 export class StartDispatcher {
   private inFlight = 0;
-  private readonly waiting: { what: string; start: () => Promise<unknown>; record?: StartedRow }[] = [];
+  private readonly waiting: { what: string; start: () => Promise<unknown>; record?: StartedRow; at: number }[] = [];
+  /** A pump due while starts are held (one at a time). */
+  private recheck: NodeJS.Timeout | null = null;
+  /** drain() was asked for: nothing is held any more (the process stops, or a test waits for its starts). */
+  private draining = false;
   private idle: (() => void)[] = [];
   private readonly startedRows = new Map<StartedTable, Set<string>>();
   private marking: Promise<void> | null = null;
   /** Starts left to the starter since the queue last had room (the first is reported at once, the rest as one count). */
   private leftOver = 0;
-  private readonly opts: Required<Omit<StartDispatcherOptions, 'markStarted'>> & Pick<StartDispatcherOptions, 'markStarted'>;
+  private readonly opts: Required<Omit<StartDispatcherOptions, 'markStarted' | 'busy'>> &
+    Pick<StartDispatcherOptions, 'markStarted' | 'busy'>;
 
   constructor(
     private readonly starter: WorkflowStarter,
     private readonly onError: (err: unknown, what: string) => void,
     opts: StartDispatcherOptions = {},
   ) {
-    this.opts = { concurrency: 16, maxPending: 2_000, ...opts };
+    this.opts = {
+      concurrency: 16,
+      maxPending: 2_000,
+      maxHoldMs: MAX_HOLD_MS,
+      ...opts,
+    };
   }
 
   /** Queues `start`; once it succeeded, `record` (when given) is written as started (markWorkflowsStarted). */
@@ -270,7 +302,7 @@ export class StartDispatcher {
     this.reportLeftOver();
     // The start runs later, outside the request: it keeps the request's trace context (no-op when tracing is off).
     const requestContext = context.active();
-    this.waiting.push({ what, start: () => context.with(requestContext, start), record });
+    this.waiting.push({ what, start: () => context.with(requestContext, start), record, at: Date.now() });
     // After the current I/O turn: the accepting request's answer is written
     // first, not after the start's synchronous encoding work.
     setImmediate(() => this.pump());
@@ -286,7 +318,12 @@ export class StartDispatcher {
 
   /** Resolves once nothing is waiting or in flight, and the starts made are recorded (shutdown, tests). */
   async drain(): Promise<void> {
+    this.draining = true;
+    if (this.recheck) clearTimeout(this.recheck);
+    this.recheck = null;
+    this.pump();
     if (this.inFlight > 0 || this.waiting.length > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+    this.draining = false;
     await this.marking;
   }
 
@@ -309,9 +346,34 @@ export class StartDispatcher {
     this.leftOver = 0;
   }
 
+  /**
+   * While the process is busy, the time a start must have been handed over by to be made now (held
+   * `maxHoldMs`), with a pump due to look again; null when it is not busy.
+   */
+  private heldUntil(now: number): number | null {
+    if (this.draining || !this.opts.busy?.()) return null;
+    const heldUntil = now - this.opts.maxHoldMs;
+    if (this.waiting.length > 0 && this.waiting[0]!.at > heldUntil) {
+      this.recheck ??= setTimeout(
+        () => {
+          this.recheck = null;
+          this.pump();
+        },
+        Math.max(1, Math.min(HOLD_RECHECK_MS, this.waiting[0]!.at - heldUntil)),
+      );
+    }
+    return heldUntil;
+  }
+
+  private settleIfIdle(): void {
+    if (this.inFlight === 0 && this.waiting.length === 0) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
   private pump(): void {
     this.reportLeftOver();
+    const heldUntil = this.heldUntil(Date.now());
     while (this.inFlight < this.opts.concurrency && this.waiting.length > 0) {
+      if (heldUntil !== null && this.waiting[0]!.at > heldUntil) break;
       const next = this.waiting.shift()!;
       this.inFlight++;
       void this.starter.temporal
@@ -323,7 +385,7 @@ export class StartDispatcher {
         .finally(() => {
           this.inFlight--;
           this.pump();
-          if (this.inFlight === 0 && this.waiting.length === 0) for (const resolve of this.idle.splice(0)) resolve();
+          this.settleIfIdle();
         });
     }
   }

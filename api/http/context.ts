@@ -11,6 +11,7 @@ import type { Recognizer } from '../../integrations/recognizers/types';
 import type { ObjectStore } from '../../integrations/storage';
 import type { StartDispatcher } from '../../domain/workflow-starts';
 import type { Stripe } from '../../integrations/payments/stripe-client';
+import type { RequestLoad } from './request-load';
 
 /** Everything a handler may use; built once per API process in api/app.ts. */
 export interface AppDeps {
@@ -37,6 +38,8 @@ export interface AppDeps {
   cloudRecognizer: AssemblyAiRecognizer | null;
   /** Starts workflows right after their accepting commits (one per API process; drained at shutdown). */
   starts: StartDispatcher;
+  /** The writes this process is answering: while it is busy, `starts` holds its starts (api/http/request-load.ts). */
+  requestLoad: RequestLoad;
   /** stripe-node for billing (domain/billing); null without STRIPE_SECRET_KEY (checkout and portal answer 503). */
   stripe: Stripe | null;
   /**

@@ -81,7 +81,9 @@ export function orStopping(signal: AbortSignal, deps: Pick<AppDeps, 'stopping'>)
  * What a request's wait listens to: the client going away, or this process beginning to stop (then the wait
  * ends and the handler answers the state as it is, like a wait that ran out).
  */
-export function requestWaitSignal(req: Request, deps: Pick<AppDeps, 'stopping'>): AbortSignal {
+export function requestWaitSignal(req: Request, deps: Pick<AppDeps, 'stopping' | 'requestLoad'>): AbortSignal {
+  // A request that waits is no load on the process (it holds no start back: api/http/request-load.ts).
+  if (req.res) deps.requestLoad.waiting(req.res);
   const gone = new AbortController();
   req.on('close', () => gone.abort());
   return orStopping(gone.signal, deps);

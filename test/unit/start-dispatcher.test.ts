@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { StartDispatcher } from '../../domain/workflow-starts';
+import { HOLD_RECHECK_MS, StartDispatcher } from '../../domain/workflow-starts';
 
 // The dispatcher that starts workflows after their accepting commits (domain/workflow-starts.ts).
 // No stack needed: the starts here are plain functions.
@@ -114,5 +114,65 @@ describe('StartDispatcher', () => {
     await dispatcher.drain();
     expect(started).toEqual(['a', 'e']);
     expect(errors).toEqual(['job b', '2 more start(s)', 'job f']);
+  });
+
+  describe('while the process is busy answering', () => {
+    // The clock and the hold's timers are the test's; setImmediate (the dispatcher's next turn) is real.
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] }));
+    afterEach(() => jest.useRealTimers());
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+    it('makes a start at once when the process is not busy', async () => {
+      const dispatcher = new StartDispatcher(starter, () => undefined, { busy: () => false, maxHoldMs: 1_000 });
+      const started: string[] = [];
+      for (const name of ['a', 'b']) dispatcher.dispatch(`job ${name}`, async () => started.push(name));
+      await turn();
+      expect(started).toEqual(['a', 'b']);
+    });
+
+    it('holds the starts while it is busy and makes them all once it is not', async () => {
+      let busy = true;
+      const dispatcher = new StartDispatcher(starter, () => undefined, { busy: () => busy, maxHoldMs: 1_000 });
+      const started: string[] = [];
+      for (const name of ['a', 'b', 'c']) dispatcher.dispatch(`job ${name}`, async () => started.push(name));
+      await turn();
+      await jest.advanceTimersByTimeAsync(500);
+      expect(started).toEqual([]);
+      // Nothing else is asked of the dispatcher: it looks again by itself.
+      busy = false;
+      await jest.advanceTimersByTimeAsync(HOLD_RECHECK_MS);
+      expect(started).toEqual(['a', 'b', 'c']);
+    });
+
+    it('makes a start held maxHoldMs even while the process stays busy, in the order handed over', async () => {
+      const dispatcher = new StartDispatcher(starter, () => undefined, { busy: () => true, maxHoldMs: 250 });
+      const started: string[] = [];
+      const dispatchAt = (t: number) => {
+        for (let i = 0; i < 3; i++) dispatcher.dispatch(`job ${t}.${i}`, async () => started.push(`${t}.${i}`));
+      };
+      dispatchAt(0);
+      await turn();
+      for (let t = 50; t <= 300; t += 50) {
+        await jest.advanceTimersByTimeAsync(50);
+        // Each is held until it has waited 250 ms: t = 0's at t = 250.
+        if (t === 200) expect(started).toEqual([]);
+        if (t === 250) expect(started).toEqual(['0.0', '0.1', '0.2']);
+        dispatchAt(t);
+        await turn();
+      }
+      expect(started).toEqual([0, 50].flatMap((t) => [`${t}.0`, `${t}.1`, `${t}.2`]));
+      await jest.advanceTimersByTimeAsync(250);
+      expect(started).toEqual([0, 50, 100, 150, 200, 250, 300].flatMap((t) => [`${t}.0`, `${t}.1`, `${t}.2`]));
+    });
+
+    it('holds nothing once asked to drain (the process stops)', async () => {
+      const dispatcher = new StartDispatcher(starter, () => undefined, { busy: () => true, maxHoldMs: 1_000 });
+      const started: string[] = [];
+      for (const name of ['a', 'b', 'c', 'd']) dispatcher.dispatch(`job ${name}`, async () => started.push(name));
+      await turn();
+      expect(started).toEqual([]);
+      await dispatcher.drain();
+      expect(started).toEqual(['a', 'b', 'c', 'd']);
+    });
   });
 });

@@ -1,0 +1,44 @@
+import type { NextFunction, Request, Response } from 'express';
+
+// How busy this API process is answering writes, for the StartDispatcher (domain/workflow-starts.ts): while
+// more than a few submits queue in it at once, it holds the workflow starts of what it accepted, so the cores
+// answer the requests first and the starts drain after the burst.
+
+/**
+ * Writes in flight at which the process counts as busy. Its database pool has 10 connections and a submit
+ * takes 4 statements: 8 at once already wait for connections, where a load the process keeps up with has one
+ * or two in flight.
+ */
+export const BUSY_WRITES_IN_FLIGHT = 8;
+
+export interface RequestLoad {
+  /** Counts a write (a request to /v1/ other than GET or HEAD) from its arrival to its response's close. */
+  middleware: (req: Request, res: Response, next: NextFunction) => void;
+  /** A request that now only waits (a long wait for a job, an upload's verification) is no load: uncounted. */
+  waiting: (res: Response) => void;
+  readonly writesInFlight: number;
+  busy: () => boolean;
+}
+
+export function createRequestLoad(): RequestLoad {
+  let writes = 0;
+  const counted = new WeakSet<Response>();
+  const uncount = (res: Response) => {
+    if (counted.delete(res)) writes -= 1;
+  };
+  return {
+    middleware(req, res, next) {
+      if (req.method !== 'GET' && req.method !== 'HEAD' && req.path.startsWith('/v1/')) {
+        writes += 1;
+        counted.add(res);
+        res.once('close', () => uncount(res));
+      }
+      next();
+    },
+    waiting: uncount,
+    get writesInFlight() {
+      return writes;
+    },
+    busy: () => writes >= BUSY_WRITES_IN_FLIGHT,
+  };
+}
