@@ -7,6 +7,7 @@ import {
   errorHandler,
   metricsRegistry,
   registeredRoutes,
+  reportLoad,
   requestId,
   unmatchedRoute,
   type KnownRoute,
@@ -39,6 +40,7 @@ export function createApp(deps: AppDeps, opts: { drain?: Drain } = {}): Express 
   if (opts.drain) app.use(opts.drain.middleware);
   // The writes in flight: while they queue, workflow starts wait (api/http/request-load.ts).
   app.use(deps.requestLoad.middleware);
+  reportLoad(deps);
   // A path or query string no decoder can read, or holding NUL, is refused here (400/422), before any router.
   app.use(checkRequestTarget);
 

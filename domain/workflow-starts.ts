@@ -293,6 +293,11 @@ export class StartDispatcher {
     };
   }
 
+  /** Starts handed over and not yet made: held while the process is busy, or queued behind those in flight. */
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
   /** Queues `start`; once it succeeded, `record` (when given) is written as started (markWorkflowsStarted). */
   dispatch(what: string, start: () => Promise<unknown>, record?: StartedRow): void {
     if (this.waiting.length >= this.opts.maxPending) {

@@ -1,7 +1,10 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import express from 'express';
 import pino from 'pino';
 import request from 'supertest';
 import { errorHandler, requestId } from '../api/http/middleware';
+import { StartDispatcher } from '../domain/workflow-starts';
 import { bearer, createWorkspace, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
 
 let api: TestApi;
@@ -102,6 +105,44 @@ describe('the HTTP contract', () => {
     expect(res.body.checks.temporal).toBe('unreachable');
     await broken.deps.wakeups.close();
     await broken.deps.db.$disconnect();
+    // The API's pool keeps its connections open (domain/db.ts keepOpen): ended here, or they hold the run open.
+    await broken.deps.pool.end();
+  });
+
+  it('exposes the writes in flight and the workflow starts waiting, as operators read the hold of a burst', async () => {
+    // A dispatcher that holds every start (the process counted as busy) and an app of its own to read it.
+    const starter = { taskQueue: 'unused', temporal: api.deps.temporal };
+    const holding = new StartDispatcher(starter, () => undefined, { busy: () => true, maxHoldMs: 60_000 });
+    const own = await startTestApi({}, { starts: holding });
+    const server = own.app.listen(0, '127.0.0.1');
+    try {
+      await new Promise((r) => server.once('listening', r));
+      const { port } = server.address() as AddressInfo;
+      for (const id of ['a', 'b', 'c']) holding.dispatch(`job ${id}`, async () => undefined);
+      // A write whose body is still on its way: counted from its headers on.
+      const pending = http.request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/jobs',
+        headers: { 'content-type': 'application/json', 'content-length': '100' },
+      });
+      pending.on('error', () => undefined);
+      pending.write('{"mode":');
+      const gauge = async (name: string) =>
+        Number(new RegExp(`^${name} (\\d+)$`, 'm').exec((await request(own.app).get('/metrics')).text)?.[1]);
+      for (let i = 0; i < 200 && (await gauge('api_writes_in_flight')) !== 1; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(await gauge('api_writes_in_flight')).toBe(1);
+      expect(await gauge('workflow_starts_waiting')).toBe(3);
+      pending.destroy();
+      for (let i = 0; i < 200 && (await gauge('api_writes_in_flight')) !== 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(await gauge('api_writes_in_flight')).toBe(0);
+      await holding.drain();
+      expect(await gauge('workflow_starts_waiting')).toBe(0);
+    } finally {
+      await new Promise((r) => server.close(r));
+      await own.close();
+    }
   });
 
   it('exposes Prometheus metrics for requests', async () => {

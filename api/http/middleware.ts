@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response, Router } from 'express';
 import type { Logger } from 'pino';
 import client from 'prom-client';
+import type { AppDeps } from './context';
 import { ServiceError, type ErrorCode } from '../../core/errors';
 import { unreachableDependency } from '../../integrations/dependency-errors';
 import { sendError } from './envelope';
+import { MAX_HOLD_MS } from '../../domain/workflow-starts';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { logTraceFields, tracer, tracingOn } from '../../integrations/telemetry/tracing';
 
@@ -63,6 +65,32 @@ export const httpRequestDuration = new client.Histogram({
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   registers: [metricsRegistry],
 });
+
+/** The API whose load the gauges below read: one per process (in tests, the last app made). */
+let loadSource: Pick<AppDeps, 'starts' | 'requestLoad'> | null = null;
+
+new client.Gauge({
+  name: 'api_writes_in_flight',
+  help: 'Writes to /v1/ this API process is answering; from 8 on it holds its workflow starts (api/http/request-load.ts).',
+  registers: [metricsRegistry],
+  collect() {
+    this.set(loadSource?.requestLoad.writesInFlight ?? 0);
+  },
+});
+
+new client.Gauge({
+  name: 'workflow_starts_waiting',
+  help: `Workflow starts this API process accepted and has not made yet: held while it is busy (up to ${MAX_HOLD_MS / 1000} s each), or queued behind those in flight.`,
+  registers: [metricsRegistry],
+  collect() {
+    this.set(loadSource?.starts.waitingCount ?? 0);
+  },
+});
+
+/** Points the load gauges at this app's request counter and start dispatcher. */
+export function reportLoad(deps: Pick<AppDeps, 'starts' | 'requestLoad'>): void {
+  loadSource = deps;
+}
 
 /** One structured log line per request, with the request id, never a secret. */
 export function accessLog(logger: Logger) {
