@@ -18,9 +18,6 @@ import type { AppDeps } from './http/context';
 import { AddressHourlyLimit, RateLimits, SignInThrottle } from './http/rate-limit';
 import { createRequestLoad } from './http/request-load';
 
-/** Database connections per API process (createDb's default, the worker's too). */
-const API_POOL_SIZE = 10;
-
 /**
  * The API's dependencies from its settings: one place for the production
  * process (api/main.ts) and the tests (test/support/harness.ts), which pass
@@ -32,12 +29,11 @@ export async function connectAppDeps(
 ): Promise<{ deps: AppDeps; close: () => Promise<void> }> {
   // The logger is built below; a connection lost before then (none can be) would go unlogged.
   let logger: Logger | undefined;
-  const poolSize = opts.poolSize ?? API_POOL_SIZE;
   const {
     prisma,
     pool,
     close: closeDb,
-  } = createDb(cfg.DATABASE_URL, poolSize, (err) => logger?.warn({ err: err.message }, 'database connection lost'), {
+  } = createDb(cfg.DATABASE_URL, opts.poolSize, (err) => logger?.warn({ err: err.message }, 'database connection lost'), {
     keepOpen: true,
   });
   const connection = await connectTemporal(cfg.TEMPORAL_ADDRESS);
@@ -49,7 +45,7 @@ export async function connectAppDeps(
   const wakeups = new JobWakeups(pool);
   await wakeups.start();
   // Open before the first request, and kept open (createDb keepOpen).
-  await openPool(pool, poolSize);
+  await openPool(pool);
   const objectStore = traceObjectStore(opts.overrides?.objectStore ?? createObjectStore(objectStoreSettings(cfg)));
   await objectStore.ensureBucket();
   const recognizers = selectRecognizers(recognizerSettings(cfg));

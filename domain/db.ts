@@ -42,8 +42,8 @@ export function createDb(
  * Opens the pool's connections now (as many as it may hold, less those in use: the LISTEN connection), so the
  * first requests do not open them. Queries, not checkouts, so it never waits for a connection held for good.
  */
-export async function openPool(pool: Pool, size: number): Promise<void> {
-  await Promise.all(Array.from({ length: size }, () => pool.query('SELECT 1')));
+export async function openPool(pool: Pool): Promise<void> {
+  await Promise.all(Array.from({ length: pool.options.max ?? 10 }, () => pool.query('SELECT 1')));
 }
 
 /**

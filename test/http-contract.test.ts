@@ -5,6 +5,7 @@ import pino from 'pino';
 import request from 'supertest';
 import { errorHandler, requestId } from '../api/http/middleware';
 import { StartDispatcher } from '../domain/workflow-starts';
+import { waitFor } from '../stack/proc';
 import { bearer, createWorkspace, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
 
 let api: TestApi;
@@ -131,11 +132,11 @@ describe('the HTTP contract', () => {
       pending.write('{"mode":');
       const gauge = async (name: string) =>
         Number(new RegExp(`^${name} (\\d+)$`, 'm').exec((await request(own.app).get('/metrics')).text)?.[1]);
-      for (let i = 0; i < 200 && (await gauge('api_writes_in_flight')) !== 1; i++) await new Promise((r) => setTimeout(r, 10));
+      await waitFor(async () => (await gauge('api_writes_in_flight')) === 1, 2_000, 10);
       expect(await gauge('api_writes_in_flight')).toBe(1);
       expect(await gauge('workflow_starts_waiting')).toBe(3);
       pending.destroy();
-      for (let i = 0; i < 200 && (await gauge('api_writes_in_flight')) !== 0; i++) await new Promise((r) => setTimeout(r, 10));
+      await waitFor(async () => (await gauge('api_writes_in_flight')) === 0, 2_000, 10);
       expect(await gauge('api_writes_in_flight')).toBe(0);
       await holding.drain();
       expect(await gauge('workflow_starts_waiting')).toBe(0);

@@ -5,9 +5,8 @@ import type { NextFunction, Request, Response } from 'express';
 // answer the requests first and the starts drain after the burst.
 
 /**
- * Writes in flight at which the process counts as busy. Its database pool has 10 connections and a submit
- * takes 4 statements: 8 at once already wait for connections, where a load the process keeps up with has one
- * or two in flight.
+ * Writes in flight at which the process counts as busy: a load the process keeps up with has one or two in
+ * flight (a submit answers in a few milliseconds); a burst from 32 connections can have all 32 in it at once.
  */
 export const BUSY_WRITES_IN_FLIGHT = 8;
 

@@ -14,8 +14,8 @@ test('a pool kept open holds its connections past the idle timeout; one not kept
   try {
     for (const { pool } of [kept, plain]) {
       // pg's idle timeout (10 s) shortened, so the test need not wait for it.
-      (pool as unknown as { options: { idleTimeoutMillis: number } }).options.idleTimeoutMillis = 50;
-      await openPool(pool, 3);
+      pool.options.idleTimeoutMillis = 50;
+      await openPool(pool);
       expect(pool.totalCount).toBe(3);
     }
     await idleFor(400);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { requestWaitSignal } from '../../api/http/drain';
 import { BUSY_WRITES_IN_FLIGHT, createRequestLoad } from '../../api/http/request-load';
+import { waitFor } from '../../stack/proc';
 
 // What the StartDispatcher asks before a start (domain/workflow-starts.ts, `busy`): the writes this process is
 // answering. A request is counted from its arrival until its response closes; reads and waits are no load.
@@ -29,7 +30,7 @@ describe('RequestLoad', () => {
   afterAll(() => new Promise((r) => server.close(r)));
 
   const arrived = async (count: number) => {
-    for (let i = 0; i < 500 && release.length < count; i++) await new Promise((r) => setTimeout(r, 2));
+    await waitFor(() => release.length >= count, 1_000, 2);
     expect(release.length).toBe(count);
   };
   const answerAll = () => release.splice(0).forEach((answer) => answer());
@@ -43,7 +44,7 @@ describe('RequestLoad', () => {
     expect(load.busy()).toBe(true);
     answerAll();
     await Promise.all([...writes, ...others]);
-    for (let i = 0; i < 500 && load.writesInFlight > 0; i++) await new Promise((r) => setTimeout(r, 2));
+    await waitFor(() => load.writesInFlight === 0, 1_000, 2);
     expect(load.writesInFlight).toBe(0);
     expect(load.busy()).toBe(false);
   });
@@ -67,7 +68,7 @@ describe('RequestLoad', () => {
     expect(load.writesInFlight).toBe(1);
     gone.abort();
     expect(await write).toBe('aborted');
-    for (let i = 0; i < 500 && load.writesInFlight > 0; i++) await new Promise((r) => setTimeout(r, 2));
+    await waitFor(() => load.writesInFlight === 0, 1_000, 2);
     expect(load.writesInFlight).toBe(0);
     answerAll();
   });
