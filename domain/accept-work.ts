@@ -141,11 +141,24 @@ export async function acceptHeldRow(
     children?: { table: keyof typeof ROW_TABLES; rows: Record<string, unknown>[] };
     hold: { id: string; amount: number; reason: string };
     reserve: { plan: PlanId; jobs?: JobSlots; detail?: string };
+    /**
+     * A read that, when it finds a row, answers the request with no work (a retained transcript answers a
+     * job): then nothing is claimed, reserved or written, and the row is answered. Read in the same statement
+     * so that the usual case, nothing found, costs no round trip of its own.
+     */
+    answeredBy?: Prisma.Sql;
   },
-): Promise<{ kind: 'created'; times: Partial<Record<StatementTimeColumn, Date>> } | { kind: 'existing'; id: string }> {
+): Promise<
+  | { kind: 'created'; times: Partial<Record<StatementTimeColumn, Date>> }
+  | { kind: 'existing'; id: string }
+  | { kind: 'answered'; answer: Record<string, unknown> }
+> {
   const { workspaceId } = args.claim;
   const table = ROW_TABLES[args.table];
   const reserved = Prisma.sql`EXISTS (SELECT 1 FROM reserved)`;
+  const answer = args.answeredBy ? Prisma.sql`answer AS (${args.answeredBy}),` : Prisma.empty;
+  const unanswered = args.answeredBy ? Prisma.sql`NOT EXISTS (SELECT 1 FROM answer)` : undefined;
+  const answered = args.answeredBy ? Prisma.sql`(SELECT to_jsonb(answer) FROM answer LIMIT 1)` : Prisma.sql`NULL::jsonb`;
   const stamped = Prisma.sql`jsonb_build_object(${Prisma.join(args.now.map((column) => Prisma.sql`${column}::text, now()`))})`;
   const children = args.children?.rows.length
     ? Prisma.sql`, children AS (
@@ -153,10 +166,10 @@ export async function acceptHeldRow(
         SELECT * FROM jsonb_populate_recordset(NULL::${ROW_TABLES[args.children.table]}, ${JSON.stringify(args.children.rows)}::jsonb)
         WHERE ${reserved})`
     : Prisma.empty;
-  let outcome: ({ claimed: boolean; refused: null } & Partial<Record<StatementTimeColumn, Date>>)[];
+  let outcome: ({ claimed: boolean; answer: Record<string, unknown> | null; refused: null } & Partial<Record<StatementTimeColumn, Date>>)[];
   try {
     outcome = await db.$queryRaw`
-      WITH claim AS (${claimStatement(args.claim)}),
+      WITH ${answer} claim AS (${claimStatement(args.claim, unanswered)}),
       reserved AS (${reserveStatement({ workspaceId, total: args.hold.amount, jobs: args.reserve.jobs, when: Prisma.sql`EXISTS (SELECT 1 FROM claim)` })} RETURNING 1),
       ${holdsPart({ workspaceId, ids: [args.hold.id], amounts: [args.hold.amount], reason: args.hold.reason, when: reserved })},
       inserted AS (
@@ -165,14 +178,15 @@ export async function acceptHeldRow(
         WHERE ${reserved}
         RETURNING ${Prisma.join(args.now.map((column) => Prisma.raw(column)))})
       ${children}
-      SELECT EXISTS (SELECT 1 FROM claim) AS claimed, inserted.*,
+      SELECT EXISTS (SELECT 1 FROM claim) AS claimed, ${answered} AS answer, inserted.*,
         CASE WHEN EXISTS (SELECT 1 FROM claim) AND NOT ${reserved} THEN refuse_statement(${NO_ROOM}) END AS refused
       FROM (VALUES (1)) AS one LEFT JOIN inserted ON true`;
   } catch (err) {
     if (!raisedByRefusal(err)) throw err;
     throw await reservationRefusal(db, workspaceId, args.hold.amount, args.reserve);
   }
-  const [{ claimed, refused: _, ...times }] = outcome as [(typeof outcome)[number]];
+  const [{ claimed, answer: found, refused: _, ...times }] = outcome as [(typeof outcome)[number]];
+  if (found) return { kind: 'answered', answer: found };
   if (claimed) return { kind: 'created', times };
   return { kind: 'existing', id: (await replayOf(db, args.claim)).resourceId };
 }

@@ -57,14 +57,16 @@ export interface KeyClaim {
 /**
  * The claim as one statement: a new record, or an expired one taken over; it answers the record's id when
  * claimed and no row when the key is held. `resource` is written with it, so no second statement binds it.
- * A statement of its own (claimIdempotencyKey) or the first part of a larger one (accept-work.ts).
+ * A statement of its own (claimIdempotencyKey) or the first part of a larger one (accept-work.ts), which may
+ * make it conditional (`when`: nothing is claimed when false).
  */
-export function claimStatement(args: KeyClaim): Prisma.Sql {
+export function claimStatement(args: KeyClaim, when?: Prisma.Sql): Prisma.Sql {
   const { workspaceId, operation, key, hash, resource } = args;
   return Prisma.sql`
     INSERT INTO idempotency_records (id, workspace_id, operation, key, request_hash, resource_type, resource_id, created_at, expires_at)
-    VALUES (gen_random_uuid(), ${workspaceId}::uuid, ${operation}, ${key}, ${hash}, ${resource.type}::"IdempotentResource",
-            ${resource.id}::uuid, now(), now() + ${IDEMPOTENCY_WINDOW_MS} * interval '1 millisecond')
+    SELECT gen_random_uuid(), ${workspaceId}::uuid, ${operation}, ${key}, ${hash}, ${resource.type}::"IdempotentResource",
+           ${resource.id}::uuid, now(), now() + ${IDEMPOTENCY_WINDOW_MS} * interval '1 millisecond'
+    ${when ? Prisma.sql`WHERE ${when}` : Prisma.empty}
     ON CONFLICT (workspace_id, operation, key) DO UPDATE
       SET request_hash = EXCLUDED.request_hash, resource_type = EXCLUDED.resource_type, resource_id = EXCLUDED.resource_id,
           created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at

@@ -111,6 +111,18 @@ describe('caption job end to end', () => {
     }
     expect((await getBalance(stack.api.deps.db, ws.workspaceId)).available).toBe(balance);
 
+    // A reuse costs nothing, so it is answered with no credit left and every job slot taken: the accepting
+    // statement reads the reuse rule before it reserves anything.
+    await stack.api.deps.db.$executeRaw`
+      UPDATE credit_accounts SET period_credits = 0, prepaid_credits = 0, active_jobs = 1000000 WHERE workspace_id = ${ws.workspaceId}::uuid`;
+    const broke = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only' });
+    expect(broke.status).toBe(200);
+    expect(broke.body).toMatchObject({ status: 'succeeded', result_id: done.body.result_id, billing: { kind: 'cached' } });
+    const refused = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['de'] });
+    expect(refused.status).toBe(402);
+    await stack.api.deps.db.$executeRaw`
+      UPDATE credit_accounts SET prepaid_credits = 1000, active_jobs = 0 WHERE workspace_id = ${ws.workspaceId}::uuid`;
+
     // Other options are another result.
     const other = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['fr'] });
     expect(other.status).toBe(202);

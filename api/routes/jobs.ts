@@ -26,7 +26,7 @@ function accepted(result: { status: 200 | 202; job: { id: string } }): Reply {
   };
 }
 
-/** The source, webhook endpoint and reuse reads of a submit, run beside its rate-limit statement. */
+/** The source and webhook endpoint reads of a submit, run beside its rate-limit statement. */
 function prepareSubmit({ deps, principal, body }: Pick<HandlerCtx<unknown, unknown, JobRequest>, 'deps' | 'principal' | 'body'>) {
   return prepareJob(jobServiceDeps(deps), principal!, body);
 }

@@ -8,7 +8,7 @@ import { recordJobEvent } from '../webhooks/events';
 import { ServiceError } from '../../core/errors';
 import { requestHash, type IdempotencyScope } from '../idempotency';
 import { acceptHeldRow, acceptRow, acceptWork } from '../accept-work';
-import type { Job } from '../../prisma/generated/client';
+import { Prisma, type Job } from '../../prisma/generated/client';
 import { CAPTION_CREDITS, PLANS, transcriptionCredits, wordTimedCaptionCredits } from '../../core/plans';
 import { recognizeLink, type RecognizedLink } from '../../integrations/platforms/links';
 import { workflowIds } from '../../workflows/definitions';
@@ -218,13 +218,29 @@ export function jobTextRows(rows: NewJobRow[]): { jobId: string; text: string }[
   return rows.flatMap((r) => (r.request.align_text !== undefined ? [{ jobId: r.id, text: r.request.align_text }] : []));
 }
 
+/** A retained transcript that answers a request: the reused job's result and title. */
+export interface ReusableTranscript {
+  id: string;
+  title: string | null;
+}
+
+/**
+ * The reuse rule as a statement: the newest retained, undeleted, published transcript of this workspace for
+ * the same video and options (`key`, reuse.ts), as `id` and `title`. Run alone (findReusable) or inside a
+ * job's accepting statement (submitJob).
+ */
+export function reusableStatement(workspaceId: string, key: string): Prisma.Sql {
+  return Prisma.sql`
+    SELECT id::text AS id, title FROM transcripts
+    WHERE workspace_id = ${workspaceId}::uuid AND reuse_key = ${key}
+      AND deleted_at IS NULL AND published_at IS NOT NULL AND expires_at > now()
+    ORDER BY created_at DESC LIMIT 1`;
+}
+
 /** A retained, undeleted transcript of this workspace for the same video and options, if any. */
-export async function findReusable(db: Db | Tx, workspaceId: string, key: string) {
-  return db.transcript.findFirst({
-    where: { workspaceId, reuseKey: key, deletedAt: null, publishedAt: { not: null }, expiresAt: { gt: new Date() } },
-    orderBy: { createdAt: 'desc' },
-    select: { id: true, title: true },
-  });
+export async function findReusable(db: Db | Tx, workspaceId: string, key: string): Promise<ReusableTranscript | null> {
+  const [found] = await db.$queryRaw<ReusableTranscript[]>(reusableStatement(workspaceId, key));
+  return found ?? null;
 }
 
 export async function assertWebhookEndpoint(db: Db | Tx, workspaceId: string, id: string | undefined, field: string): Promise<void> {
@@ -234,15 +250,15 @@ export async function assertWebhookEndpoint(db: Db | Tx, workspaceId: string, id
     throw new ServiceError('INVALID_REQUEST', field, { message: 'No enabled webhook endpoint with this id in this workspace.' });
 }
 
-/** What a submit reads before it accepts: the new row, and a retained transcript that answers it (or null). */
+/** What a submit reads before it accepts: the new row, checked. */
 export interface PreparedJob {
   row: NewJobRow;
-  cached: { id: string; title: string | null } | null;
 }
 
 /**
- * The reads of a submit, nothing written: the source resolved and checked with the webhook endpoint, then
- * the reuse rule (read without a lock). The API runs it beside the rate-limit statement (api/http/route.ts).
+ * The reads of a submit, nothing written: the source resolved and checked with the webhook endpoint. The
+ * API runs it beside the rate-limit statement (api/http/route.ts). The reuse rule is read by the accepting
+ * statement itself (submitJob).
  */
 export async function prepareJob(
   deps: JobServiceDeps,
@@ -257,16 +273,16 @@ export async function prepareJob(
   ]);
   if (source.status === 'rejected') throw source.reason;
   if (endpoint.status === 'rejected') throw endpoint.reason;
-  const row: NewJobRow = { id: randomUUID(), request: req, source: source.value, retryOfJobId: opts.retryOfJobId };
-  const cached = await findReusable(deps.db, principal.workspaceId, jobRowData(principal, row, null, null).reuseKey);
-  return { row, cached };
+  return { row: { id: randomUUID(), request: req, source: source.value, retryOfJobId: opts.retryOfJobId } };
 }
 
 /**
  * POST /v1/jobs: the request checked (prepareJob, or `prepared` when the
  * caller ran it already), then accepted in one statement (acceptHeldRow,
- * domain/accept-work.ts): key, credits, hold, job; the workflow started
- * after it, so an accepted job is never lost.
+ * domain/accept-work.ts): reuse rule, key, credits, hold, job; the workflow
+ * started after it, so an accepted job is never lost. When a retained
+ * transcript answers the request, that statement writes nothing and the job
+ * is accepted as a reuse instead (a second statement, on the rarer path).
  */
 export async function submitJob(
   deps: JobServiceDeps,
@@ -276,16 +292,8 @@ export async function submitJob(
   opts: { retryOfJobId?: string; hashBody?: unknown; prepared?: PreparedJob } = {},
 ): Promise<SubmitResult> {
   const hash = requestHash(opts.hashBody ?? req);
-  const { row, cached } = opts.prepared ?? (await prepareJob(deps, principal, req, opts));
+  const { row } = opts.prepared ?? (await prepareJob(deps, principal, req, opts));
   const { id } = row;
-
-  if (cached) {
-    const claim = { ...idempotency, hash, resource: { type: 'job' as const, id } };
-    return (row.webhookEndpointId ?? row.request.webhook_endpoint_id)
-      ? acceptReusingJobWithEvent(deps, principal, claim, row, cached)
-      : acceptReusingJob(deps.db, principal, claim, row, cached);
-  }
-
   const holdId = randomUUID();
   const job = newJobRow(jobRowData(principal, row, holdId, null));
   const outcome = await acceptHeldRow(deps.db, {
@@ -296,7 +304,15 @@ export async function submitJob(
     children: { table: 'job_texts', rows: jobTextRows([row]).map(rowByColumn) },
     hold: { id: holdId, amount: job.creditsReserved, reason: `job ${id}` },
     reserve: { plan: principal.plan, jobs: { adding: 1, limit: PLANS[principal.plan].jobsInProgress } },
+    answeredBy: reusableStatement(principal.workspaceId, job.reuseKey),
   });
+  if (outcome.kind === 'answered') {
+    const cached = outcome.answer as unknown as ReusableTranscript;
+    const claim = { ...idempotency, hash, resource: { type: 'job' as const, id } };
+    return (row.webhookEndpointId ?? row.request.webhook_endpoint_id)
+      ? acceptReusingJobWithEvent(deps, principal, claim, row, cached)
+      : acceptReusingJob(deps.db, principal, claim, row, cached);
+  }
   if (outcome.kind === 'existing') return answerReplay(deps.db, outcome.id);
   const created: Job = { ...job, createdAt: outcome.times.created_at!, updatedAt: outcome.times.updated_at! };
   deps.starts.dispatch(`job ${id}`, () => startJobWorkflow(deps, created), { table: 'jobs', id });
@@ -331,7 +347,7 @@ async function acceptReusingJob(
   principal: Principal,
   claim: { key: string; operation: string; hash: string; resource: { type: 'job'; id: string } },
   row: NewJobRow,
-  cached: NonNullable<PreparedJob['cached']>,
+  cached: ReusableTranscript,
 ): Promise<SubmitResult> {
   // finished_at too is set by the statement, to the database's time (acceptRow's `now`).
   const job = newJobRow(jobRowData(principal, row, null, { transcriptId: cached.id, title: cached.title }));
@@ -357,7 +373,7 @@ async function acceptReusingJobWithEvent(
   principal: Principal,
   claim: IdempotencyScope & { hash: string; resource: { type: 'job'; id: string } },
   row: NewJobRow,
-  cached: NonNullable<PreparedJob['cached']>,
+  cached: ReusableTranscript,
 ): Promise<SubmitResult> {
   const outcome = await acceptWork(deps.db, deps.starts, {
     principal,

@@ -122,18 +122,31 @@ describe('a caption job is one trace', () => {
     const t = traceOf(server.spanContext().traceId);
     expect(t.roots).toEqual([server]);
 
-    // Its SQL: the job accepted inside the request by one statement (key, credits, hold, row: acceptHeldRow),
-    // no transaction around it, as a CLIENT span with the statement.
-    const accept = t.one('WITH idempotency_records', server);
+    // Its SQL: the job accepted inside the request by one statement (reuse rule, key, credits, hold, row:
+    // acceptHeldRow), no transaction around it, as a CLIENT span with the statement.
+    const accept = t.one('WITH transcripts', server);
     expect(accept.kind).toBe(SpanKind.CLIENT);
+    expect(accept.attributes['db.statement']).toMatch(/FROM transcripts\s+WHERE workspace_id = \$\d+::uuid AND reuse_key = /);
     expect(accept.attributes['db.statement']).toMatch(/INSERT INTO jobs\s+SELECT \* FROM jsonb_populate_record/);
     expect(accept.attributes['db.statement']).toMatch(/UPDATE credit_accounts SET reserved = reserved \+/);
-    const names = t.childrenOf(server).map((s) => s.name);
-    for (const unwanted of ['BEGIN', 'COMMIT', 'INSERT jobs', 'INSERT credit_holds']) expect(names).not.toContain(unwanted);
+    // Before the answer, four statements and no more: the key's check and the count side by side, the
+    // endpoint's check, the accept (the workflow's start and its mark come after the answer). Besides them,
+    // the API key's first use here reads its owner and stamps its use (cached after).
+    const answeredAt = hr(server.endTime);
+    const authentication = ['SELECT users', 'UPDATE api_keys'];
+    const sql = t
+      .childrenOf(server)
+      .filter((s) => s.attributes['db.system'] === 'postgresql' && hr(s.startTime) < answeredAt && !authentication.includes(s.name));
+    expect(sql.map((s) => s.name).sort()).toEqual([
+      'INSERT rate_limits',
+      'SELECT idempotency_records',
+      'SELECT webhook_endpoints',
+      'WITH transcripts',
+    ]);
 
     // The submit's reads ran beside its rate-limit statement (the route's prepare), not after it.
     const count = t.one('INSERT rate_limits', server);
-    for (const read of ['SELECT idempotency_records', 'SELECT transcripts'])
+    for (const read of ['SELECT idempotency_records', 'SELECT webhook_endpoints'])
       expect(hr(t.one(read, server).endTime)).toBeLessThan(hr(count.startTime));
 
     // The workflow start (after the commit, still in the request's trace), the workflow under it, each activity under that.
@@ -165,8 +178,9 @@ describe('a caption job is one trace', () => {
     // Before the POST, one statement reads the event and its endpoint together.
     const readsBeforePost = t.childrenOf(deliver).filter((s) => s.attributes['db.system'] && hr(s.startTime) < hr(post.startTime));
     expect(readsBeforePost.map((s) => s.name)).toEqual(['SELECT webhook_events']);
-    // After it, one statement logs the attempt and marks the event delivered (two could be half-done).
-    const writesAfterPost = t.childrenOf(deliver).filter((s) => s.attributes['db.system'] && hr(s.startTime) >= hr(post.endTime));
+    // After it, one statement logs the attempt and marks the event delivered (two could be half-done). Counted
+    // from the POST's start: its span may end a moment after the answer was read and the write began.
+    const writesAfterPost = t.childrenOf(deliver).filter((s) => s.attributes['db.system'] && hr(s.startTime) > hr(post.startTime));
     expect(writesAfterPost.map((s) => s.name)).toEqual(['WITH webhook_deliveries']);
     expect(delivery!.headers.traceparent).toBe(`00-${server.spanContext().traceId}-${post.spanContext().spanId}-01`);
 
