@@ -2,13 +2,15 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { requestWaitSignal } from '../../api/http/drain';
-import { BUSY_WRITES_IN_FLIGHT, createRequestLoad } from '../../api/http/request-load';
+import { BUSY_LINGER_MS, BUSY_WRITES_IN_FLIGHT, createRequestLoad } from '../../api/http/request-load';
 import { waitFor } from '../../stack/proc';
 
 // What the StartDispatcher asks before a start (domain/workflow-starts.ts, `busy`): the writes this process is
 // answering. A request is counted from its arrival until its response closes; reads and waits are no load.
 describe('RequestLoad', () => {
-  const load = createRequestLoad();
+  // The linger's clock, moved by hand.
+  let clock = 0;
+  const load = createRequestLoad(() => clock);
   const release: (() => void)[] = [];
   const app = express();
   app.use(load.middleware);
@@ -46,6 +48,23 @@ describe('RequestLoad', () => {
     await Promise.all([...writes, ...others]);
     await waitFor(() => load.writesInFlight === 0, 1_000, 2);
     expect(load.writesInFlight).toBe(0);
+    // Still busy for BUSY_LINGER_MS after the last write that found the mark: a burst's count dips between
+    // runs of answers, and a start made in each dip slowed the answers after it.
+    expect(load.busy()).toBe(true);
+    clock += BUSY_LINGER_MS - 1;
+    expect(load.busy()).toBe(true);
+    clock += 1;
+    expect(load.busy()).toBe(false);
+  });
+
+  it('is not kept busy by writes that arrive below the mark', async () => {
+    clock += 10 * BUSY_LINGER_MS;
+    const writes = Array.from({ length: BUSY_WRITES_IN_FLIGHT - 1 }, () => fetch(`${base}/v1/jobs`, { method: 'POST' }));
+    await arrived(BUSY_WRITES_IN_FLIGHT - 1);
+    expect(load.busy()).toBe(false);
+    answerAll();
+    await Promise.all(writes);
+    await waitFor(() => load.writesInFlight === 0, 1_000, 2);
     expect(load.busy()).toBe(false);
   });
 
