@@ -63,7 +63,7 @@ describe('rate limits per plan', () => {
     const body = { source: { url: 'https://www.youtube.com/watch?v=rCAS2eD-mcw' }, mode: 'captions_only' };
     const first = await request(one.app).post('/v1/jobs').set(bearer(ws.apiKey)).set('Idempotency-Key', 'replayed-key-0001').send(body);
     expect(first.status).toBe(202);
-    // The replay check and the count run side by side: each replay's point is given back.
+    // Each replay is counted, then told by the accepting statement, and its point given back.
     for (let i = 0; i < 12; i++) {
       const replay = await request(i % 2 ? two.app : one.app)
         .post('/v1/jobs')
@@ -72,6 +72,16 @@ describe('rate limits per plan', () => {
         .send(body);
       expect(replay.status).toBe(200);
       expect(replay.body.id).toBe(first.body.id);
+      expect(replay.headers['ratelimit-remaining']).toBeUndefined();
+    }
+    // A conflicting reuse of the key creates nothing either: not counted.
+    for (let i = 0; i < 3; i++) {
+      const conflict = await request(one.app)
+        .post('/v1/jobs')
+        .set(bearer(ws.apiKey))
+        .set('Idempotency-Key', 'replayed-key-0001')
+        .send({ ...body, metadata: { other: String(i) } });
+      expect(conflict.status).toBe(409);
     }
     // One submit counted of the trial's 10: nine more fit, the tenth is over.
     for (let i = 0; i < 9; i++) await one.deps.rateLimits.consume('submit', 'trial', ws.workspaceId);

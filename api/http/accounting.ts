@@ -1,4 +1,5 @@
 import type { Principal } from '../../domain/accounts/principal';
+import { ServiceError } from '../../core/errors';
 import { idempotencyKeyUsed, type IdempotencyScope } from '../../domain/idempotency';
 import type { AppDeps } from './context';
 import type { RateLimitKind } from './rate-limit';
@@ -40,6 +41,44 @@ export async function countCall(deps: Pick<AppDeps, 'db' | 'rateLimits'>, c: Cou
   if (counted.status === 'rejected') throw counted.reason;
   setHeaders?.(counted.value.headers);
   return { replay: false };
+}
+
+/**
+ * A write whose operation tells its own replays (its accepting statement claims the key, and a key held
+ * already is answered as a replay): counted, then run, with no look-up of the key beforehand (one statement
+ * fewer on every submit). A replay gets its point back once the operation says so. The key is looked up
+ * only where the operation cannot tell: when the limit refuses the call (a replay is still answered, never
+ * refused) and when the operation fails (a conflicting reuse of the key, or a replay whose request no longer
+ * checks out, is not counted).
+ */
+export async function countThenRunTellingReplays<T>(
+  deps: Pick<AppDeps, 'db' | 'rateLimits'>,
+  c: Counting & { idempotency: IdempotencyScope },
+  run: () => Promise<{ result: T; replay: boolean }>,
+  setHeaders?: (h: Record<string, string>) => void,
+): Promise<T> {
+  const { kind, principal, idempotency } = c;
+  const refund = () => deps.rateLimits.refund(kind, principal.plan, principal.workspaceId);
+  const used = () => idempotencyKeyUsed(deps.db, principal.workspaceId, idempotency);
+  let headers: Record<string, string>;
+  try {
+    ({ headers } = await deps.rateLimits.consume(kind, principal.plan, principal.workspaceId));
+  } catch (refusal) {
+    // Over the limit (the limiter adds the point all the same): a replay gets it back and is answered.
+    if (!(refusal instanceof ServiceError && refusal.code === 'RATE_LIMITED') || !(await used())) throw refusal;
+    await refund();
+    return (await run()).result;
+  }
+  let outcome: { result: T; replay: boolean };
+  try {
+    outcome = await run();
+  } catch (err) {
+    if (await used().catch(() => false)) await refund();
+    throw err;
+  }
+  if (outcome.replay) await refund();
+  else setHeaders?.(headers);
+  return outcome.result;
 }
 
 /** A write: counted first, then run. */

@@ -4,7 +4,7 @@ import type { Principal } from '../../domain/accounts/principal';
 import { ServiceError, type ErrorCode } from '../../core/errors';
 import type { IdempotencyScope } from '../../domain/idempotency';
 import { z } from '../../domain/schemas/zod';
-import { countThen, readBesideLimit } from './accounting';
+import { countThen, countThenRunTellingReplays, readBesideLimit } from './accounting';
 import { authenticate, authorise, type AuthRule } from './auth';
 import type { AppDeps } from './context';
 import { zodToServiceError } from './envelope';
@@ -23,6 +23,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Non-JSON bodies (exports, pages). */
   raw?: { contentType: string; body: string | Buffer };
+  /** The answer to a replay of the call's Idempotency-Key (a route that `answersReplays`): not counted. */
+  replay?: boolean;
 }
 
 export interface HandlerCtx<P, Q, B, R = undefined> {
@@ -70,6 +72,11 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, R = undefined>
    * latency instead of two). Its answer, or its error, reaches the handler only once the call is counted.
    */
   prepare?: (ctx: Omit<HandlerCtx<P, Q, B, R>, 'prepared'>) => Promise<R>;
+  /**
+   * The handler says when it answered a replay of the Idempotency-Key (`Reply.replay`), so the key is not
+   * looked up before the count (api/http/accounting.ts countThenRunTellingReplays).
+   */
+  answersReplays?: boolean;
   handler: (ctx: HandlerCtx<P, Q, B, R>) => Promise<Reply>;
 }
 
@@ -129,11 +136,22 @@ export function mount(router: Router, specs: RouteSpec<any, any, any, any>[], de
         preparing?.catch(() => undefined);
         const handle = async () => spec.handler({ ...input, prepared: await preparing });
         const counting = spec.rateLimit && principal ? { kind: spec.rateLimit, principal, idempotency } : null;
+        const setHeaders = (headers: Record<string, string>) => res.set(headers);
         const reply: Reply = !counting
           ? await handle()
           : spec.method === 'get'
-            ? await readBesideLimit(deps, counting, handle, (headers) => res.set(headers))
-            : await countThen(deps, counting, handle, (headers) => res.set(headers));
+            ? await readBesideLimit(deps, counting, handle, setHeaders)
+            : spec.answersReplays && counting.idempotency
+              ? await countThenRunTellingReplays(
+                  deps,
+                  { ...counting, idempotency: counting.idempotency },
+                  async () => {
+                    const answer = await handle();
+                    return { result: answer, replay: answer.replay === true };
+                  },
+                  setHeaders,
+                )
+              : await countThen(deps, counting, handle, setHeaders);
         if (reply.headers) res.set(reply.headers);
         res.status(reply.status);
         if (reply.raw) {

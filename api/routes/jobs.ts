@@ -18,11 +18,12 @@ import {
 const tags = ['Jobs'];
 const POLL_AFTER_SECONDS = 2;
 
-function accepted(result: { status: 200 | 202; job: { id: string } }): Reply {
+function accepted(result: { status: 200 | 202; job: { id: string }; replay?: boolean }): Reply {
   return {
     status: result.status,
     body: result.job,
     headers: result.status === 202 ? { Location: `/v1/jobs/${result.job.id}`, 'Retry-After': String(POLL_AFTER_SECONDS) } : {},
+    replay: result.replay,
   };
 }
 
@@ -61,6 +62,7 @@ const createJob = defineRoute({
     'NOT_FOUND',
   ],
   prepare: prepareSubmit,
+  answersReplays: true,
   handler: async ({ deps, principal, body, idempotency, prepared }) =>
     accepted(await submitJob(jobServiceDeps(deps), principal!, body, idempotency!, { prepared })),
 });

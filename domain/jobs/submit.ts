@@ -37,6 +37,8 @@ export interface JobServiceDeps {
 export interface SubmitResult {
   status: 200 | 202;
   job: JobView;
+  /** The answer to a replay of the Idempotency-Key: nothing was created. */
+  replay?: boolean;
 }
 
 interface ResolvedSource {
@@ -402,5 +404,5 @@ async function acceptReusingJobWithEvent(
 /** The answer to a replayed Idempotency-Key: the job it made, as it is now. */
 async function answerReplay(db: Db, jobId: string): Promise<SubmitResult> {
   const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
-  return { status: 200, job: toJobView(job) };
+  return { status: 200, job: toJobView(job), replay: true };
 }

@@ -129,25 +129,19 @@ describe('a caption job is one trace', () => {
     expect(accept.attributes['db.statement']).toMatch(/FROM transcripts\s+WHERE workspace_id = \$\d+::uuid AND reuse_key = /);
     expect(accept.attributes['db.statement']).toMatch(/INSERT INTO jobs\s+SELECT \* FROM jsonb_populate_record/);
     expect(accept.attributes['db.statement']).toMatch(/UPDATE credit_accounts SET reserved = reserved \+/);
-    // Before the answer, four statements and no more: the key's check and the count side by side, the
-    // endpoint's check, the accept (the workflow's start and its mark come after the answer). Besides them,
+    // Before the answer, three statements and no more: the count, the endpoint's check beside it, the accept,
+    // which tells a replay of the key itself (the workflow's start and its mark come after the answer). Besides them,
     // the API key's first use here reads its owner and stamps its use (cached after).
     const answeredAt = hr(server.endTime);
     const authentication = ['SELECT users', 'UPDATE api_keys'];
     const sql = t
       .childrenOf(server)
       .filter((s) => s.attributes['db.system'] === 'postgresql' && hr(s.startTime) < answeredAt && !authentication.includes(s.name));
-    expect(sql.map((s) => s.name).sort()).toEqual([
-      'INSERT rate_limits',
-      'SELECT idempotency_records',
-      'SELECT webhook_endpoints',
-      'WITH transcripts',
-    ]);
+    expect(sql.map((s) => s.name).sort()).toEqual(['INSERT rate_limits', 'SELECT webhook_endpoints', 'WITH transcripts']);
 
-    // The submit's reads ran beside its rate-limit statement (the route's prepare), not after it.
+    // The submit's read ran beside its rate-limit statement (the route's prepare), not after it.
     const count = t.one('INSERT rate_limits', server);
-    for (const read of ['SELECT idempotency_records', 'SELECT webhook_endpoints'])
-      expect(hr(t.one(read, server).endTime)).toBeLessThan(hr(count.startTime));
+    expect(hr(t.one('SELECT webhook_endpoints', server).endTime)).toBeLessThan(hr(count.startTime));
 
     // The workflow start (after the commit, still in the request's trace), the workflow under it, each activity under that.
     const start = t.one('StartWorkflow:jobWorkflow', server);
