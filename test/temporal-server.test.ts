@@ -11,7 +11,7 @@ import { workflowBundle } from './support/worker';
 // How the project runs its Temporal server. Eager activity dispatch
 // (stack/temporal-dynamic-config.yaml): the activity a workflow task schedules
 // comes back to the worker that completed that task, with no trip through the
-// task queue. The dev server's SQLite file is in WAL mode.
+// task queue. One partition per task queue. The dev server's SQLite file is in WAL mode.
 
 describe('Temporal dynamic config', () => {
   it('passes every key of the shared file to the dev server', () => {
@@ -88,6 +88,15 @@ describe('eager activity dispatch on the test server', () => {
     }
     expect(ranOn).toHaveLength(12);
     expect(new Set(ranOn)).toEqual(new Set(['workflows']));
+  });
+
+  it('gives the task queue one partition, so no task waits in a partition no poller is on', async () => {
+    const partitions = await client.workflowService.listTaskQueuePartitions({
+      namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+      taskQueue: { name: taskQueue },
+    });
+    expect(partitions.workflowTaskQueuePartitions).toHaveLength(1);
+    expect(partitions.activityTaskQueuePartitions).toHaveLength(1);
   });
 });
 
