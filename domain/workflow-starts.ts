@@ -218,6 +218,9 @@ export async function markWorkflowsStarted(db: Db, table: StartedTable, ids: str
     WHERE id = ANY(${ids}::uuid[]) AND workflow_started_at IS NULL`;
 }
 
+/** The longest a submit waits for the starts to catch up (StartDispatcher.caughtUp) before it accepts anyway. */
+export const CATCH_UP_WAIT_MS = 2_000;
+
 /** While starts are held, how often the dispatcher asks again whether the process is still busy (`busy`). */
 export const HOLD_RECHECK_MS = 10;
 /**
@@ -273,6 +276,8 @@ export class StartDispatcher {
   /** drain() was asked for: nothing is held any more (the process stops, or a test waits for its starts). */
   private draining = false;
   private idle: (() => void)[] = [];
+  /** Submits waiting (caughtUp) for the starts to catch up with the hold. */
+  private catchingUp: (() => void)[] = [];
   private readonly startedRows = new Map<StartedTable, Set<string>>();
   private marking: Promise<void> | null = null;
   /** Starts left to the starter since the queue last had room (the first is reported at once, the rest as one count). */
@@ -312,6 +317,33 @@ export class StartDispatcher {
     // After the current I/O turn: the accepting request's answer is written
     // first, not after the start's synchronous encoding work.
     setImmediate(() => this.pump());
+  }
+
+  /**
+   * Resolves at once when no start has waited maxHoldMs or more in the queue; otherwise when a start is made
+   * (one waiting submit per start), when none is overdue any more, or after `maxWaitMs`. A submit waits here
+   * before it accepts: a load that lasts past the hold would otherwise be answered faster than its starts are
+   * made, the queue would overflow to the starter and the starts fall ever further behind. Waiting, the API
+   * accepts about as fast as it starts.
+   */
+  caughtUp(maxWaitMs: number): Promise<void> {
+    if (!this.overdue(Date.now())) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.catchingUp = this.catchingUp.filter((d) => d !== done);
+        resolve();
+      }, maxWaitMs);
+      this.catchingUp.push(done);
+    });
+  }
+
+  /** A start has waited maxHoldMs or more and is not made yet (in a burst, none has: it is answered sooner). */
+  private overdue(now: number): boolean {
+    return this.waiting.length > 0 && this.waiting[0]!.at <= now - this.opts.maxHoldMs;
   }
 
   /** Records that the workflow of this row exists (its start succeeded). */
@@ -390,10 +422,13 @@ export class StartDispatcher {
         )
         .finally(() => {
           this.inFlight--;
+          // A start made lets one waiting submit accept while the starts are still behind: one in for one out.
+          this.catchingUp.shift()?.();
           this.pump();
           this.settleIfIdle();
         });
     }
+    if (this.catchingUp.length > 0 && !this.overdue(Date.now())) for (const done of this.catchingUp.splice(0)) done();
   }
 }
 

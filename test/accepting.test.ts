@@ -427,7 +427,11 @@ describe('a start lost after the commit is made up by the starter', () => {
     const ws = await createWorkspace(healthy.deps, { plan: 'scale' });
     await healthy.deps.db.$executeRaw`UPDATE credit_accounts SET prepaid_credits = 100000 WHERE workspace_id = ${ws.workspaceId}::uuid`;
     // An API that commits and never starts (as if every start after a commit had been lost in a burst or an outage).
-    const neverStarts = { dispatch: () => undefined, drain: async () => undefined } as unknown as StartDispatcher;
+    const neverStarts = {
+      dispatch: () => undefined,
+      caughtUp: async () => undefined,
+      drain: async () => undefined,
+    } as unknown as StartDispatcher;
     const silent = await startTestApi({ DATABASE_URL: privateUrl, TEMPORAL_TASK_QUEUE: taskQueue }, { starts: neverStarts });
     silent.deps.rateLimits = unlimitedSubmits(silent);
     const jobIds: string[] = [];

@@ -302,7 +302,11 @@ describe('a discovery whose start was lost', () => {
     // Its own database: the starter starts every lost start it finds.
     const DATABASE_URL = await privateDatabase('discovery_starter');
     const taskQueue = `discovery-starter-${randomUUID()}`;
-    const dropped = { dispatch: () => undefined, drain: async () => undefined } as unknown as StartDispatcher;
+    const dropped = {
+      dispatch: () => undefined,
+      caughtUp: async () => undefined,
+      drain: async () => undefined,
+    } as unknown as StartDispatcher;
     api = await startTestApi({ DATABASE_URL, TEMPORAL_TASK_QUEUE: taskQueue }, { starts: dropped });
     const worker = await startTestWorker(
       createActivities(activityDepsFor(api, stack.outbound, { originOverride: stack.origin.url })),

@@ -269,7 +269,11 @@ describe('event delivery', () => {
   it("delivers a repeat's event whose delivery start was lost (the process died after the commit) from the starter", async () => {
     const { ws, endpointId, body } = await withRetainedTranscript('de');
     // The accepting commit happens; the start after it never does.
-    const dropped = { dispatch: () => undefined, drain: async () => undefined } as unknown as StartDispatcher;
+    const dropped = {
+      dispatch: () => undefined,
+      caughtUp: async () => undefined,
+      drain: async () => undefined,
+    } as unknown as StartDispatcher;
     const principal: Principal = { kind: 'api_key', workspaceId: ws.workspaceId, plan: 'pro', scopes: SCOPES, emailVerified: true };
     const repeat = await submitJob(
       { ...jobServiceDeps(stack.api.deps), starts: dropped },

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { JobRequest, PLATFORMS } from '../schemas/jobs';
 import type { Principal } from '../accounts/principal';
 import { rowByColumn, type Db, type Tx } from '../db';
-import { startEventDelivery, startJobWorkflow, type StartDispatcher } from '../workflow-starts';
+import { CATCH_UP_WAIT_MS, startEventDelivery, startJobWorkflow, type StartDispatcher } from '../workflow-starts';
 import { recordJobEvent } from '../webhooks/events';
 import { ServiceError } from '../../core/errors';
 import { requestHash, type IdempotencyScope } from '../idempotency';
@@ -296,6 +296,8 @@ export async function submitJob(
   const hash = requestHash(opts.hashBody ?? req);
   const { row } = opts.prepared ?? (await prepareJob(deps, principal, req, opts));
   const { id } = row;
+  // A load that lasts past the start hold: accepted no faster than the starts are made.
+  await deps.starts.caughtUp(CATCH_UP_WAIT_MS);
   const holdId = randomUUID();
   const job = newJobRow(jobRowData(principal, row, holdId, null));
   const outcome = await acceptHeldRow(deps.db, {

@@ -165,6 +165,71 @@ describe('StartDispatcher', () => {
       expect(started).toEqual([0, 50, 100, 150, 200, 250, 300].flatMap((t) => [`${t}.0`, `${t}.1`, `${t}.2`]));
     });
 
+    it('lets a submit accept at once unless a start has waited maxHoldMs, then once it is made', async () => {
+      const dispatcher = new StartDispatcher(starter, () => undefined, { busy: () => true, maxHoldMs: 250, concurrency: 1 });
+      let openA!: () => void;
+      const started: string[] = [];
+      dispatcher.dispatch('job a', async () => {
+        started.push('a');
+        await new Promise<void>((resolve) => (openA = resolve));
+      });
+      dispatcher.dispatch('job b', async () => started.push('b'));
+      await turn();
+      // Held, but not for long yet: a burst's submits go on.
+      let caughtUp = false;
+      await dispatcher.caughtUp(1_000).then(() => (caughtUp = true));
+      expect(caughtUp).toBe(true);
+      // 250 ms on, a is made and b, due too, waits behind it (one start at a time): a submit now waits.
+      await jest.advanceTimersByTimeAsync(250);
+      expect(started).toEqual(['a']);
+      caughtUp = false;
+      const waiting = dispatcher.caughtUp(1_000).then(() => (caughtUp = true));
+      await jest.advanceTimersByTimeAsync(100);
+      expect(caughtUp).toBe(false);
+      // a is made: b goes, nothing has waited too long, and the submit goes on.
+      openA();
+      await waiting;
+      expect(started).toEqual(['a', 'b']);
+    });
+
+    it('lets one waiting submit accept per start made while the starts are behind, and all once they are not', async () => {
+      const dispatcher = new StartDispatcher(starter, () => undefined, { busy: () => true, maxHoldMs: 250, concurrency: 1 });
+      const gates: Record<string, () => void> = {};
+      for (const name of ['a', 'b', 'c']) dispatcher.dispatch(`job ${name}`, () => new Promise<void>((resolve) => (gates[name] = resolve)));
+      await turn();
+      await jest.advanceTimersByTimeAsync(250);
+      // a is in flight; b and c have waited 250 ms.
+      const accepted: string[] = [];
+      const first = dispatcher.caughtUp(10_000).then(() => accepted.push('first'));
+      const second = dispatcher.caughtUp(10_000).then(() => accepted.push('second'));
+      await jest.advanceTimersByTimeAsync(10);
+      expect(accepted).toEqual([]);
+      // a made: b goes, c still overdue behind it: one submit goes on.
+      gates.a!();
+      await first;
+      await jest.advanceTimersByTimeAsync(10);
+      expect(accepted).toEqual(['first']);
+      // b made: c goes, nothing waits any more: the other goes on.
+      gates.b!();
+      await second;
+      expect(accepted).toEqual(['first', 'second']);
+      gates.c!();
+    });
+
+    it('lets a waiting submit accept after maxWaitMs even if the starts have not caught up', async () => {
+      const dispatcher = new StartDispatcher(starter, () => undefined, { busy: () => true, maxHoldMs: 250, concurrency: 1 });
+      dispatcher.dispatch('job a', () => new Promise(() => undefined));
+      dispatcher.dispatch('job b', async () => undefined);
+      await turn();
+      await jest.advanceTimersByTimeAsync(250);
+      let caughtUp = false;
+      void dispatcher.caughtUp(500).then(() => (caughtUp = true));
+      await jest.advanceTimersByTimeAsync(499);
+      expect(caughtUp).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(caughtUp).toBe(true);
+    });
+
     it('holds nothing once asked to drain (the process stops)', async () => {
       const dispatcher = new StartDispatcher(starter, () => undefined, { busy: () => true, maxHoldMs: 1_000 });
       const started: string[] = [];
