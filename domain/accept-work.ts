@@ -130,7 +130,7 @@ const NO_ROOM = 'accept-held-row: no room to reserve';
  * and the reason is read afterwards (reservationRefusal), as reserveCredits does. The reserving UPDATE is
  * the same conditional statement as acceptWork's, re-checked under the account row's lock.
  */
-export async function acceptHeldRow(
+export async function acceptHeldRow<Answer = never>(
   db: Db,
   args: {
     claim: KeyClaim;
@@ -151,7 +151,7 @@ export async function acceptHeldRow(
 ): Promise<
   | { kind: 'created'; times: Partial<Record<StatementTimeColumn, Date>> }
   | { kind: 'existing'; id: string }
-  | { kind: 'answered'; answer: Record<string, unknown> }
+  | { kind: 'answered'; answer: Answer }
 > {
   const { workspaceId } = args.claim;
   const table = ROW_TABLES[args.table];
@@ -166,7 +166,7 @@ export async function acceptHeldRow(
         SELECT * FROM jsonb_populate_recordset(NULL::${ROW_TABLES[args.children.table]}, ${JSON.stringify(args.children.rows)}::jsonb)
         WHERE ${reserved})`
     : Prisma.empty;
-  let outcome: ({ claimed: boolean; answer: Record<string, unknown> | null; refused: null } & Partial<Record<StatementTimeColumn, Date>>)[];
+  let outcome: ({ claimed: boolean; answer: Answer | null; refused: null } & Partial<Record<StatementTimeColumn, Date>>)[];
   try {
     outcome = await db.$queryRaw`
       WITH ${answer} claim AS (${claimStatement(args.claim, unanswered)}),

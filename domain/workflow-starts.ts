@@ -224,10 +224,11 @@ export const CATCH_UP_WAIT_MS = 2_000;
 /** While starts are held, how often the dispatcher asks again whether the process is still busy (`busy`). */
 export const HOLD_RECHECK_MS = 10;
 /**
- * The longest a start is held while the API is busy; past it the start is made anyway, so a load that lasts
- * gets its starts made by the API as before, 4 s late, not left to the starters of every worker (which would
- * each ask for the same ones). The start, its deadline included, still ends before the starter looks at the
- * row (START_GRACE_MS). 4 s is a little more than one process took to accept a burst of 2,000 (its full queue).
+ * The longest a start is held while the API is busy; past it the start is made anyway, by the API rather
+ * than left to the starters of every worker (which would each ask for the same ones), and submits wait for
+ * the starts to catch up (caughtUp). The start, its deadline included, still ends before the starter looks
+ * at the row (START_GRACE_MS). 4 s is a little more than one process took to accept a burst of 2,000 (its
+ * full queue).
  */
 export const MAX_HOLD_MS = START_GRACE_MS - START_AFTER_COMMIT_DEADLINE_MS;
 

@@ -178,8 +178,10 @@ async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Pro
     );
     // An accepted job costs its workflow's start too, made after the answer: its CPU counts until every start is made.
     const loadEnd = Date.now();
+    // Accepted jobs whose workflow is not started yet (none of this stack's jobs ever run: no worker polls).
+    const unstarted = () => api.deps.db.job.count({ where: { workflowStartedAt: null } });
     let acceptUnstarted = 0;
-    await waitFor(async () => (acceptUnstarted = await api.deps.db.job.count({ where: { workflowStartedAt: null } })) === 0, 60_000);
+    await waitFor(async () => (acceptUnstarted = await unstarted()) === 0, 60_000);
     const acceptStartedMs = Date.now() - loadEnd;
     const cpu2 = processCpu(stack);
     const cost = {
@@ -206,7 +208,7 @@ async function measure(ctx: BenchContext, server: (typeof SERVERS)[number]): Pro
       where: { workspaceId: { in: lastingIds }, workflowStartedAt: { gte: due, lt: loadEnded } },
     });
     // Its backlog drains before the burst, which would otherwise share the cores with it.
-    await waitFor(async () => (await api.deps.db.job.count({ where: { workflowStartedAt: null } })) === 0, 120_000);
+    await waitFor(async () => (await unstarted()) === 0, 120_000);
     // How late the starts of the jobs accepted while it lasted were: the median from commit to start.
     const [lateness] = await api.deps.db.$queryRaw<{ median_ms: number | null }[]>`
       SELECT (percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM workflow_started_at - created_at)) * 1000)::float8 AS median_ms

@@ -300,7 +300,7 @@ export async function submitJob(
   await deps.starts.caughtUp(CATCH_UP_WAIT_MS);
   const holdId = randomUUID();
   const job = newJobRow(jobRowData(principal, row, holdId, null));
-  const outcome = await acceptHeldRow(deps.db, {
+  const outcome = await acceptHeldRow<ReusableTranscript>(deps.db, {
     claim: { ...idempotency, workspaceId: principal.workspaceId, hash, resource: { type: 'job', id } },
     table: 'jobs',
     row: rowByColumn(job),
@@ -311,7 +311,7 @@ export async function submitJob(
     answeredBy: reusableStatement(principal.workspaceId, job.reuseKey),
   });
   if (outcome.kind === 'answered') {
-    const cached = outcome.answer as unknown as ReusableTranscript;
+    const cached = outcome.answer;
     const claim = { ...idempotency, hash, resource: { type: 'job' as const, id } };
     return (row.webhookEndpointId ?? row.request.webhook_endpoint_id)
       ? acceptReusingJobWithEvent(deps, principal, claim, row, cached)
