@@ -18,7 +18,7 @@ the sets of bench/sets (RESULTS.md says by how much):
    a region that disagrees is checked on its own encoder pass and, when it
    is another language, decoded in that language: a sentence of Spanish in
    English speech is written in Spanish, never translated.
-4. Each window is decoded (the profile's beam or greedy, the vocabulary as
+4. Each window is decoded (the profile's beam, the vocabulary as
    hotwords) with word times; a region of speech that came out with no
    words, or far too few for its length, is decoded again on its own
    (Whisper skips turns, and sentences inside long windows).
@@ -72,7 +72,7 @@ class EngineSettings:
     threads: int = 2
     # Transcriptions that may run at once in this process (CTranslate2 inter_threads).
     workers: int = 1
-    # Beam of the standard profile (WHISPER_BEAM_SIZE); fast is always greedy.
+    # Beam of the standard profile (WHISPER_BEAM_SIZE); fast's is fixed (decoding.PROFILES).
     beam_size: int = 5
 
     @staticmethod
@@ -443,25 +443,45 @@ class Engine:
                 opinions[i] = top
         # Neighbouring flagged regions of the same opinion are one island, checked together (more speech, a
         # surer answer); so are neighbours whose opinion is a language we do not take (a cheap opinion on a
-        # short region is often an odd one: Welsh, Norwegian).
+        # short region is often an odd one: Welsh, Norwegian), but only while one of them is short: two long
+        # regions of odd opinions are often two languages (French then Portuguese, read as Yoruba and Swahili,
+        # were one island, and the Portuguese came out French).
         islands: list[tuple[str, list[int]]] = []
         for i in sorted(opinions):
             key = opinions[i] if opinions[i] in SUPPORTED else "?"
             if islands and islands[-1][1][-1] == i - 1 and islands[-1][0] == key:
-                islands[-1][1].append(i)
-            else:
-                islands.append((key, [i]))
+                if key != "?" or min(self._speech_seconds(speech, islands[-1][1]), self._speech_seconds(speech, [i])) < ISLAND_MIN_S:
+                    islands[-1][1].append(i)
+                    continue
+            islands.append((key, [i]))
         switched: dict[int, str] = {}
+        unsure: list[tuple[dict[str, float], list[int]]] = []
         for _opinion, island in islands:
-            ranges = _merge_adjacent([speech.regions[i] for i in island])
-            if sum(b - a for a, b in ranges) < ISLAND_MIN_S:
+            if self._speech_seconds(speech, island) < ISLAND_MIN_S:
                 continue
-            audio, _chunks = join(x, ranges)
+            audio, _chunks = join(x, _merge_adjacent([speech.regions[i] for i in island]))
             probs = self.decoder.languages(self.decoder.encode(self.decoder.features(audio)))[0]
             language, p = _choose(probs)
-            if language != window_language and p >= SWITCH_MIN_PROBABILITY:
+            if language == window_language:
+                continue
+            if p >= SWITCH_MIN_PROBABILITY:
                 switched.update({i: language for i in island})
+            else:
+                unsure.append((dict(probs), island))
+        # An island that is unsure on its own pass continues one of its neighbours: it takes, of the languages on
+        # either side and the window's, the one its own pass finds likeliest. It goes to another language only
+        # when a neighbour went there surely: the end of a Spanish sentence after Spanish regions, heard as
+        # Portuguese (0.67) or Spanish (0.12) on its own, had stayed German, the window's language.
+        for probs, island in unsure:
+            sides = {switched.get(island[0] - 1, window_language), switched.get(island[-1] + 1, window_language), window_language}
+            best = max(sorted(sides), key=lambda language: probs.get(language, 0.0))
+            if best != window_language:
+                switched.update({i: best for i in island})
         return switched
+
+    @staticmethod
+    def _speech_seconds(speech: SpeechMap, regions: list[int]) -> float:
+        return sum(b - a for a, b in _merge_adjacent([speech.regions[i] for i in regions]))
 
     # ------------------------------------------------------------ decoding
 

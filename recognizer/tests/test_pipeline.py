@@ -325,6 +325,25 @@ class EngineOnRealSpeech(unittest.TestCase):
         self.assertEqual({x["language"] for x in r["languages"]}, {"en", "es"})
         self.assertEqual(r["language"], max(r["languages"], key=lambda x: x["seconds"])["language"])
 
+    def test_five_languages_in_one_window_each_in_its_own(self):
+        # In one window of German speech, the French and the Portuguese regions both had a cheap opinion in a
+        # language the service does not take (Yoruba, Swahili); checked as one island, the Portuguese came out
+        # French. And the end of the Spanish sentence, unsure on its own pass (Portuguese 0.67, Spanish 0.12),
+        # stayed German ("und eine Mui-Poca-Sistencia").
+        parts = [("de", "de/fleurs-de-003.ogg"), ("es", "es/leopard_test_es.wav"), ("fr", "fr/leopard_test_fr.wav"),
+                 ("pt", "pt/fleurs-pt-002.ogg"), ("it", "it/leopard_test_it.wav")]  # fmt: skip
+        gap = np.zeros(int(1.5 * SAMPLE_RATE), np.float32)
+        pieces, places, t = [], [], 0.0
+        for language, name in parts:
+            x = self.clip(name)
+            places.append((language, t, t + len(x) / SAMPLE_RATE))
+            pieces += [x, gap]
+            t += (len(x) + len(gap)) / SAMPLE_RATE
+        r = self.recognize(np.concatenate(pieces))
+        for language, a, b in places:
+            said = [w["language"] for w in r["words"] if a <= (w["start"] + w["end"]) / 2 <= b]
+            self.assertTrue(said and set(said) == {language}, (language, said))
+
     def test_speaker_windows_cluster_into_the_voices_of_a_conversation(self):
         a, b = self.clip("en/jfk_inaugural.flac"), self.clip("en/leopard_librispeech_1272-128104-0000.wav")
         gap = np.zeros(int(0.6 * SAMPLE_RATE), np.float32)
