@@ -46,7 +46,8 @@ export const CapabilitiesSchema = z
     max_media_bytes: z.number().int(),
     export_formats: z.array(z.enum(['txt', 'json', 'srt', 'vtt'])),
     recognition_profiles: z.array(z.enum(RECOGNITION_PROFILES)).openapi({
-      description: '`standard` (beam search, the default) and `fast` (greedy, batched); the job request field `profile` chooses.',
+      description:
+        "`standard` (beam search of 5 with Whisper's fallback temperatures, the default) and `fast` (beam search of 3, no fallback); the job request field `profile` chooses.",
     }),
     recognition_profile_measurements: z
       .array(

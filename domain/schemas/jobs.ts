@@ -73,7 +73,7 @@ export const JobRequestSchema = z
       .openapi({ description: 'Spending cap for AI transcription and word timing. Default: enough for two hours (240 credits).' }),
     profile: z.enum(RECOGNITION_PROFILES).optional().openapi({
       description:
-        'AI transcription: `standard` (beam search, the default) or `fast` (greedy, batched: quicker, a little less accurate; GET /v1/capabilities `recognition_profile_measurements` gives both measured). Same price.',
+        'AI transcription: `standard` (beam search, the default) or `fast` (beam search of 3, no fallback: quicker, a little less accurate; GET /v1/capabilities `recognition_profile_measurements` gives both measured). Same price.',
     }),
     vocabulary: z
       .array(

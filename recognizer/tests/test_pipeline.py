@@ -412,6 +412,19 @@ class EngineOnRealSpeech(unittest.TestCase):
             self.assertGreater(max(w.end for w in batched[2].words), 32.0)
         self.assertGreater(PROFILES["standard"].batch, 1)
 
+    def test_the_fast_profile_keeps_the_words_greedy_decoding_lost(self):
+        # Greedy decoding ran words together where the model was unsure: "nacque rancarcuni" for "nacquero anche
+        # alcune", "muy pocas estésias" for "muy poca asistencia" (3 and 2 more errors than the standard profile's
+        # beam of 5). The fast profile's beam of 3 writes what standard writes on both.
+        from recognizer.decoding import PROFILES
+
+        self.assertEqual(PROFILES["fast"].temperatures, (0.0,))
+        for clip, language in (("es/leopard_test_es.wav", "es"), ("it/leopard_test_it.wav", "it")):
+            x = self.clip(clip)
+            fast = self.recognize(x, language=language, profile="fast")["text"]
+            standard = self.recognize(x, language=language, profile="standard")["text"]
+            self.assertEqual(fast, standard, clip)
+
     def test_a_region_whose_sentence_was_skipped_is_decoded_on_its_own(self):
         # Whisper skips a sentence inside a long window and times one word of a neighbour into it (the 4-round
         # Portuguese recording lost fleurs-pt-002 twice that way). A region of 2.5 s or more holding one word is

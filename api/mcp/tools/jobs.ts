@@ -112,7 +112,7 @@ export function registerJobTools(server: ToolRegistrar, deps: AppDeps): void {
         profile: z
           .enum(RECOGNITION_PROFILES)
           .optional()
-          .describe('AI transcription: standard (default, beam search) or fast (greedy). Same price.'),
+          .describe('AI transcription: standard (default, beam search of 5) or fast (beam search of 3: quicker). Same price.'),
         word_timing: z
           .boolean()
           .optional()

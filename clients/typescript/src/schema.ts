@@ -790,7 +790,7 @@ export interface components {
       max_duration_ms: number;
       max_media_bytes: number;
       export_formats: ('txt' | 'json' | 'srt' | 'vtt')[];
-      /** @description `standard` (beam search, the default) and `fast` (greedy, batched); the job request field `profile` chooses. */
+      /** @description `standard` (beam search of 5 with Whisper's fallback temperatures, the default) and `fast` (beam search of 3, no fallback); the job request field `profile` chooses. */
       recognition_profiles: ('standard' | 'fast')[];
       /** @description Each profile measured by `npm run eval:asr` on real speech: its speed and its error rate per language. */
       recognition_profile_measurements: {
@@ -807,7 +807,7 @@ export interface components {
       }[];
       /** @description The model AI transcription uses (recognition.model of its transcripts). */
       recognition_model: string | null;
-      /** @description The AI-transcription languages and the quality status each gets, from measurements. whisper-base, measured 2026-11-26 by `npm run eval:asr`: en 8.8 % WER (4 clips, validated); es 6.4 % WER (3 clips, validated); fr 35.6 % WER (3 clips, provider_supported); de 14.5 % WER (3 clips, validated); pt 30.0 % WER (3 clips, provider_supported); it 13.9 % WER (3 clips, validated); ja 10.0 % CER (1 clip, provider_supported); ko 21.1 % CER (1 clip, provider_supported); hi experimental. Rule: validated_language when at least 3 clips were measured and the error rate is at most 20 %. */
+      /** @description The AI-transcription languages and the quality status each gets, from measurements. whisper-base, measured 2026-11-28 by `npm run eval:asr`: en 9.9 % WER (4 clips, validated); es 4.8 % WER (3 clips, validated); fr 39.0 % WER (3 clips, provider_supported); de 17.7 % WER (3 clips, validated); pt 27.5 % WER (3 clips, provider_supported); it 11.1 % WER (3 clips, validated); ja 10.0 % CER (1 clip, provider_supported); ko 21.1 % CER (1 clip, provider_supported); hi experimental. Rule: validated_language when at least 3 clips were measured and the error rate is at most 20 %. */
       transcription_languages: {
         language: string;
         /** @enum {string} */
@@ -1166,7 +1166,7 @@ export interface components {
       /** @description Spending cap for AI transcription and word timing. Default: enough for two hours (240 credits). */
       max_credits?: number;
       /**
-       * @description AI transcription: `standard` (beam search, the default) or `fast` (greedy, batched: quicker, a little less accurate; GET /v1/capabilities `recognition_profile_measurements` gives both measured). Same price.
+       * @description AI transcription: `standard` (beam search, the default) or `fast` (beam search of 3, no fallback: quicker, a little less accurate; GET /v1/capabilities `recognition_profile_measurements` gives both measured). Same price.
        * @enum {string}
        */
       profile?: 'standard' | 'fast';
@@ -1253,7 +1253,7 @@ export interface components {
         /** @enum {string} */
         profile: 'standard' | 'fast';
         /**
-         * @description validated_language: quality measured on real speech of the language; provider_supported: the model lists the language, quality not measured or not good enough to validate; experimental_language: quality may vary. Measured table: whisper-base, measured 2026-11-26 by `npm run eval:asr`: en 8.8 % WER (4 clips, validated); es 6.4 % WER (3 clips, validated); fr 35.6 % WER (3 clips, provider_supported); de 14.5 % WER (3 clips, validated); pt 30.0 % WER (3 clips, provider_supported); it 13.9 % WER (3 clips, validated); ja 10.0 % CER (1 clip, provider_supported); ko 21.1 % CER (1 clip, provider_supported); hi experimental. Rule: validated_language when at least 3 clips were measured and the error rate is at most 20 %.
+         * @description validated_language: quality measured on real speech of the language; provider_supported: the model lists the language, quality not measured or not good enough to validate; experimental_language: quality may vary. Measured table: whisper-base, measured 2026-11-28 by `npm run eval:asr`: en 9.9 % WER (4 clips, validated); es 4.8 % WER (3 clips, validated); fr 39.0 % WER (3 clips, provider_supported); de 17.7 % WER (3 clips, validated); pt 27.5 % WER (3 clips, provider_supported); it 11.1 % WER (3 clips, validated); ja 10.0 % CER (1 clip, provider_supported); ko 21.1 % CER (1 clip, provider_supported); hi experimental. Rule: validated_language when at least 3 clips were measured and the error rate is at most 20 %.
          * @enum {string}
          */
         quality_status: 'validated_language' | 'provider_supported' | 'experimental_language';
