@@ -469,9 +469,10 @@ class Engine:
             else:
                 unsure.append((dict(probs), island))
         # An island that is unsure on its own pass continues one of its neighbours: it takes, of the languages on
-        # either side and the window's, the one its own pass finds likeliest. It goes to another language only
-        # when a neighbour went there surely: the end of a Spanish sentence after Spanish regions, heard as
-        # Portuguese (0.67) or Spanish (0.12) on its own, had stayed German, the window's language.
+        # either side and the window's, the one its own pass finds likeliest, in order, so that a run of unsure
+        # islands follows the sure one it starts from. It leaves the window's language only to continue a
+        # neighbour that left it: the end of a Spanish sentence after Spanish regions, heard as Portuguese (0.67)
+        # or Spanish (0.12) on its own, had stayed German, the window's language.
         for probs, island in unsure:
             sides = {switched.get(island[0] - 1, window_language), switched.get(island[-1] + 1, window_language), window_language}
             best = max(sorted(sides), key=lambda language: probs.get(language, 0.0))
