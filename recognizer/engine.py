@@ -457,9 +457,10 @@ class Engine:
         switched: dict[int, str] = {}
         unsure: list[tuple[dict[str, float], list[int]]] = []
         for _opinion, island in islands:
-            if self._speech_seconds(speech, island) < ISLAND_MIN_S:
+            ranges = _merge_adjacent([speech.regions[i] for i in island])
+            if sum(b - a for a, b in ranges) < ISLAND_MIN_S:
                 continue
-            audio, _chunks = join(x, _merge_adjacent([speech.regions[i] for i in island]))
+            audio, _chunks = join(x, ranges)
             probs = self.decoder.languages(self.decoder.encode(self.decoder.features(audio)))[0]
             language, p = _choose(probs)
             if language == window_language:

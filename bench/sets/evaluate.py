@@ -420,8 +420,8 @@ class Evaluation:
                     audio_s += len(joined) / SAMPLE_RATE
                 key = f"baseline_direct_{name}_{label[rounds]}rtf"
                 out[key] = round(compute / audio_s, 4)
-                out[f"baseline_direct_{name}_beam"] = profile.beam_size
                 log(f"[profiles] {key}: {out[key]}")
+            out[f"baseline_direct_{name}_beam"] = profile.beam_size
 
         def measure(profile_name: str) -> dict:
             languages = {}
