@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ServiceError } from '../core/errors';
+import { withoutMachinePaths } from '../core/machine-paths';
 import { unreachableDependency } from '../integrations/dependency-errors';
 import { retryDelayMs, retryScheduledSignal } from '../workflows/definitions';
 import { currentActivity, whileHeartbeating } from './heartbeat';
@@ -17,9 +18,10 @@ export function toTemporalFailure(err: unknown, attempt = currentAttempt()): unk
   if (err instanceof ServiceError) {
     return ApplicationFailure.create({
       type: err.code,
-      message: err.message,
+      // A job's error is shown to its caller: it names no file of the worker's machine (a scratch path in ffprobe's words).
+      message: withoutMachinePaths(err.message),
       nonRetryable: !err.retryable,
-      details: [err.detail ?? null],
+      details: [withoutMachinePaths(err.detail) ?? null],
       ...(err.retryable ? { nextRetryDelay: retryDelayMs(attempt, err.retryAfterSeconds) } : {}),
     });
   }

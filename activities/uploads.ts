@@ -5,6 +5,7 @@ import { asActivity } from './failures';
 import { probeMedia } from '../integrations/media/probe';
 import { verifyStoredUpload, type ObjectStore } from '../integrations/storage';
 import { withScratchDir } from '../integrations/scratch';
+import { verifiedUploadKey } from '../domain/uploads/keys';
 
 export function createUploadActivities(db: Db, store: ObjectStore) {
   return {
@@ -12,6 +13,10 @@ export function createUploadActivities(db: Db, store: ObjectStore) {
      * Verifies a finished upload: present, exact size, declared type, content
      * sniffed as audio/video, readable with audio, at most 2 hours. Marks it
      * `ready`, or `failed` with the error (and removes the file) — never half.
+     *
+     * The bytes verified are the bytes kept: the object at the signed URL is copied here once, checked, and that
+     * copy is stored under the upload's verified key, which no signed URL names. A PUT to the signed URL after
+     * completion (S3 accepts it; the local store refuses it) cannot replace what jobs, the player and media links read.
      */
     async verifyUpload(uploadId: string): Promise<{ status: string }> {
       const upload = await db.upload.findUniqueOrThrow({ where: { id: uploadId } });
@@ -19,14 +24,17 @@ export function createUploadActivities(db: Db, store: ObjectStore) {
       return withScratchDir('upload-', (dir) =>
         asActivity(async () => {
           try {
-            await verifyStoredUpload(store, upload.objectKey, { bytes: upload.bytes, contentType: upload.contentType });
             const file = path.join(dir, 'media');
-            await store.download(upload.objectKey, file);
+            await verifyStoredUpload(store, upload.objectKey, { bytes: upload.bytes, contentType: upload.contentType }, file);
             const info = await probeMedia(file);
+            const verifiedKey = verifiedUploadKey(upload.workspaceId, upload.id);
+            await store.put(verifiedKey, file, upload.contentType);
             await db.upload.update({
               where: { id: uploadId },
-              data: { status: 'ready', durationMs: info.durationMs, completedAt: new Date() },
+              data: { status: 'ready', objectKey: verifiedKey, durationMs: info.durationMs, completedAt: new Date() },
             });
+            // The file at the signed URL is a copy now; a retry after this point finds the upload ready.
+            await store.delete(upload.objectKey).catch(() => undefined);
             return { status: 'ready' };
           } catch (err) {
             // Nothing uploaded yet is not a verdict on the file: the slot goes back to pending.

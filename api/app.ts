@@ -114,7 +114,7 @@ export function createApp(deps: AppDeps, opts: { drain?: Drain } = {}): Express 
     '/openapi.json',
     ...(deps.config.APP_ENV !== 'production' ? ['/app/dev/outbox'] : []),
   ];
-  const pages: KnownRoute[] = pagePaths.map((path) => ({ method: 'get', path }));
+  const pages: KnownRoute[] = [...pagePaths.map((path) => ({ method: 'get', path })), { method: 'get', path: '/media/transcripts/:id' }];
   app.use(unmatchedRoute([...allRoutes, ...pages, ...registeredRoutes(dashboard)]));
   app.use(errorHandler(deps.logger, (error) => bearerChallenge(deps.baseUrl, 'api', error)));
   return app;

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { ERROR_CATALOGUE } from '../core/errors';
 import { applyQueryDependencies, nullableRefsAsAnyOf, registerOpenApi } from './http/openapi-writer';
+import { registerRawRoutes } from './http/raw-routes-openapi';
 import type { RouteSpec } from './http/route';
 import { JSON_DEPTH_LIMIT, UNSTORABLE_TEXT_RULE } from './http/storable-text';
 import { allRoutes } from './routes';
@@ -20,6 +21,7 @@ export function buildOpenApiDocument(specs: RouteSpec<any, any, any, any>[] = al
     description: 'Signed-in owner session (POST /app/session).',
   });
   registerOpenApi(registry, specs);
+  registerRawRoutes(registry);
   const errorTable = Object.entries(ERROR_CATALOGUE)
     .map(
       ([code, e]) =>

@@ -34,6 +34,11 @@ export const ERROR_CATALOGUE = {
     message: 'The body must be JSON, sent with Content-Type: application/json.',
   },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, message: 'Request body is larger than the limit.' },
+  RANGE_NOT_SATISFIABLE: {
+    status: 416,
+    retryable: false,
+    message: 'No byte range asked for starts inside the media; Content-Range gives its size.',
+  },
   RATE_LIMITED: { status: 429, retryable: true, message: 'Over a rate or queue limit. Nothing charged.' },
   SOURCE_NOT_FOUND: { status: 422, retryable: false, message: 'Video does not exist or was removed.' },
   SOURCE_PRIVATE: { status: 422, retryable: false, message: 'Video is private; only public videos work.' },

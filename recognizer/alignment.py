@@ -55,6 +55,11 @@ MAX_PART_TOKENS = 150
 MAX_TEXT_CUE_S = 20.0
 # A text word with no anchor takes this much time beside its placed neighbours.
 UNANCHORED_WORD_S = 0.35
+# The most text an audio can be said to hold: three times the fastest speech (about 10 tokens a second, in Japanese),
+# plus one window's worth for a short clip. Aligning costs about one pass per MAX_WINDOW_TOKENS, so a text far
+# beyond this (100,000 emoji on a 10 s clip: 400,000 tokens) would take hours to place words the audio cannot hold.
+MAX_TEXT_TOKENS_PER_S = 30
+MIN_TEXT_TOKEN_ALLOWANCE = MAX_WINDOW_TOKENS
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _ENDS_SENTENCE = re.compile(r"[.!?。！？…][\"'”’»)\]]*$")
@@ -78,8 +83,14 @@ class Unit:
     space_before: bool
 
 
+# Written short forms matched as the words said: Whisper writes "Mr." where a text says "Mister" (and the other way
+# round), and a sentence whose first word matched nothing was placed a word early, on the end of the one before.
+_SPOKEN_FORMS = {"mr": "mister", "mrs": "missus", "dr": "doctor", "st": "saint", "jr": "junior", "vs": "versus"}
+
+
 def normalise(text: str) -> str:
-    return "".join(ch for ch in unicodedata.normalize("NFKC", text).casefold() if ch.isalnum())
+    key = "".join(ch for ch in unicodedata.normalize("NFKC", text).casefold() if ch.isalnum())
+    return _SPOKEN_FORMS.get(key, key)
 
 
 def units_of(text: str) -> list[Unit]:
@@ -127,23 +138,65 @@ class _Part:
     owner: int
 
 
+def _pieces(unit: Unit, tokens_of: Callable[[str], int]) -> list[Unit]:
+    """A unit the decoder cannot take in one part (a "word" of thousands of emoji or letters without a space) cut
+    into runs of characters of at most MAX_PART_TOKENS tokens each; any other unit as it is."""
+    if tokens_of(unit.surface) <= MAX_PART_TOKENS:
+        return [unit]
+    out: list[Unit] = []
+    chars = list(unit.surface)
+    at = 0
+    while at < len(chars):
+        # The longest run that fits, found by halving from a run that surely fits in characters (a character is at
+        # most 4 bytes, and a byte-level BPE token covers at least one byte).
+        take = min(len(chars) - at, MAX_PART_TOKENS // 4 * 4)
+        while take > 1 and tokens_of("".join(chars[at : at + take])) > MAX_PART_TOKENS:
+            take //= 2
+        text = "".join(chars[at : at + take])
+        out.append(Unit(text, normalise(text), unit.space_before and at == 0))
+        at += take
+    return out
+
+
 def _parts(cues: list[Cue], pad: float, tokens_of: Callable[[str], int] = lambda t: len(t) // 4) -> list[_Part]:
-    """Cues with text, a cue too long for one window (in time, or in tokens) cut into even parts (by words,
-    times shared out)."""
+    """Cues with text, a cue too long for one window (in time, or in tokens) cut into parts (by words, times
+    shared out): about even, and none over MAX_PART_TOKENS tokens, so any text fits the decoder's positions."""
     longest = WINDOW_S - 2 * pad
     out: list[_Part] = []
     for i, c in enumerate(cues):
-        units = units_of(c.text)
+        units = [p for u in units_of(c.text) for p in _pieces(u, tokens_of)]
         if not units:
             continue
         span = max(0.0, c.end - c.start)
         n = max(1, int(np.ceil(span / longest)), int(np.ceil(tokens_of(c.text) / MAX_PART_TOKENS)))
         n = min(n, len(units))
         bounds = np.linspace(0, len(units), n + 1).astype(int)
+        groups: list[list[Unit]] = []
         for k in range(n):
-            a, b = bounds[k], bounds[k + 1]
-            out.append(_Part(c.start + span * k / n, c.start + span * (k + 1) / n, surface(units[a:b]), i))
+            groups += _within_tokens(units[bounds[k] : bounds[k + 1]], tokens_of)
+        total = sum(len(g) for g in groups)
+        done = 0
+        for g in groups:
+            out.append(_Part(c.start + span * done / total, c.start + span * (done + len(g)) / total, surface(g), i))
+            done += len(g)
     return out
+
+
+def _within_tokens(units: list[Unit], tokens_of: Callable[[str], int]) -> list[list[Unit]]:
+    """`units` as one group when its text fits MAX_PART_TOKENS tokens, else cut greedily into groups that do
+    (each unit fits on its own: _pieces)."""
+    if tokens_of(surface(units)) <= MAX_PART_TOKENS:
+        return [units]
+    groups: list[list[Unit]] = [[]]
+    used = 0
+    for u in units:
+        n = tokens_of(u.surface) + 1
+        if groups[-1] and used + n > MAX_PART_TOKENS:
+            groups.append([])
+            used = 0
+        groups[-1].append(u)
+        used += n
+    return groups
 
 
 def windows(
@@ -340,6 +393,11 @@ def text_segments(cues: list[Cue], aligned: list[dict]) -> list[dict]:
     return out
 
 
+def text_token_allowance(duration: float) -> int:
+    """The most tokens (the model's tokenizer) an `align_text` may have for `duration` seconds of audio."""
+    return int(MAX_TEXT_TOKENS_PER_S * duration) + MIN_TEXT_TOKEN_ALLOWANCE
+
+
 def align_text(
     engine: Engine,
     audio: np.ndarray,
@@ -348,8 +406,18 @@ def align_text(
     stop: threading.Event | None = None,
     on_progress: Callable[[float], None] | None = None,
 ) -> dict:
-    """A user's text aligned to its audio (`align_text`): segments (one per sentence) with their words and match."""
+    """A user's text aligned to its audio (`align_text`): segments (one per sentence) with their words and match.
+    A text longer than the audio could say (text_token_allowance) is refused before any work, for good."""
     duration = len(audio) / SAMPLE_RATE
+    tokens = len(engine.decoder.tokenizer(language).encode(" " + text.strip()))
+    allowance = text_token_allowance(duration)
+    if tokens > allowance:
+        raise ServiceError(
+            "INVALID_REQUEST",
+            "align_text",
+            f"align_text is {tokens} tokens, more than {duration:.1f} s of audio can say (at most {allowance}: "
+            f"{MAX_TEXT_TOKENS_PER_S} a second and {MIN_TEXT_TOKEN_ALLOWANCE} more): send the text spoken in this media.",
+        )
     # The anchors' progress counts as the first half of the work, the alignment as the second.
     anchors = hear(engine, audio, language, stop, (lambda t: on_progress(t / 2)) if on_progress else None, trust_language=True)
     # The text's language when given; else the one heard.

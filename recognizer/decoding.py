@@ -40,6 +40,8 @@ from faster_whisper.transcribe import (
     pad_or_trim,
 )
 
+from .errors import ServiceError
+
 SAMPLE_RATE = 16_000
 FRAMES_PER_SECOND = 100  # mel frames
 ENCODER_FRAMES_PER_SECOND = 50  # encoder positions: 1500 per 30 s
@@ -138,6 +140,20 @@ def _options(tokenizer: Tokenizer, profile: Profile, hotwords: str | None) -> Tr
         hallucination_silence_threshold=None,
         hotwords=hotwords,
     )
+
+
+def trim_absorbed_silence(words: list[Word]) -> None:
+    """Forced alignment gives a text's first word (and a word after a sentence end) the silence before it: "Mister"
+    took 1.9 s, the pause included. As faster-whisper's own word times do (add_word_timestamps), such a word longer
+    than twice the median word (the median at most 0.7 s) starts that long before its end."""
+    durations = [w.end - w.start for w in words if w.end > w.start]
+    if not durations:
+        return
+    longest = 2 * min(0.7, float(np.median(durations)))
+    for i, w in enumerate(words):
+        after_sentence = i > 0 and words[i - 1].text.rstrip().endswith(tuple(".。!！?？"))
+        if (i == 0 or after_sentence) and w.end - w.start > longest:
+            w.start = w.end - longest
 
 
 class Decoder:
@@ -341,6 +357,12 @@ class Decoder:
         flat = [tok for ts in tokens for tok in ts]
         if not flat:
             return [[] for _ in texts]
+        # The decoder reads at most max_length positions, the start of transcript sequence, the no-timestamps token
+        # and the end token among them (find_alignment); the callers cut texts to fit (alignment.py). A text that
+        # still does not fit is the input's fault: refused for good, never a crash the job would retry.
+        room = self.model.max_length - len(tokenizer.sot_sequence) - 2
+        if len(flat) > room:
+            raise ServiceError("PROVIDER_REJECTED", f"align_text: a window of {len(flat)} tokens is over the {room} the model reads")
         features = self.features(audio)
         frames = min(WINDOW_FRAMES, features.shape[-1] - 1)
         enc = self.encode(features)
@@ -356,4 +378,6 @@ class Decoder:
             position += len(a["tokens"])
             if a["word"].strip() and owner < len(out):
                 out[owner].append(Word(float(a["start"]), float(a["end"]), a["word"], float(a["probability"])))
+        for words in out:
+            trim_absorbed_silence(words)
         return out

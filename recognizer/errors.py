@@ -8,6 +8,10 @@ its first detail — exactly what activities/failures.ts does on the TS side.
 
 from __future__ import annotations
 
+import os
+import re
+import tempfile
+
 # The codes this worker raises, with the catalogue's `retryable` flag.
 RETRYABLE = {
     "LANGUAGE_UNSUPPORTED": False,
@@ -42,3 +46,13 @@ class ServiceError(Exception):
     @property
     def message(self) -> str:
         return str(self.args[0])
+
+
+# Where this machine's own files live (core/machine-paths.ts does the same on the TypeScript side).
+_MACHINE_ROOTS = [p for p in {tempfile.gettempdir(), os.getcwd(), os.path.expanduser("~")} if len(p) > 1]
+_MACHINE_PATH = re.compile("|".join(re.escape(root) + r"(?=$|[/\s'\"`:,;)])(?:/[^\s'\"`:,;)]*)?" for root in _MACHINE_ROOTS)) if _MACHINE_ROOTS else None
+
+
+def without_machine_paths(text: str) -> str:
+    """`text` with every absolute path under one of this machine's roots replaced by `<file>`."""
+    return _MACHINE_PATH.sub("<file>", text) if _MACHINE_PATH else text

@@ -43,7 +43,7 @@ from temporalio.worker import Worker
 from .alignment import Cue, align_captions, align_text
 from .audio import SAMPLE_RATE, read_audio
 from .engine import Engine, EngineSettings, RecognitionRequest
-from .errors import ServiceError
+from .errors import ServiceError, without_machine_paths
 from .model import ModelError, model_spec
 from .scratch import clear_idle_scratch, process_runs, scratch_dir
 from .speakers import SpeakerWindows, cluster, concatenate, label_times, speaker_names
@@ -71,7 +71,8 @@ def alignment_key(job_id: str) -> str:
 
 
 def to_application_error(err: ServiceError) -> ApplicationError:
-    return ApplicationError(err.message, err.detail, type=err.code, non_retryable=not err.retryable)
+    # A job's error reaches its caller: it names no file of this machine (PyAV's complaint names the scratch file).
+    return ApplicationError(without_machine_paths(err.message), without_machine_paths(err.detail), type=err.code, non_retryable=not err.retryable)
 
 
 class RecognitionActivities:

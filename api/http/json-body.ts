@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { ServiceError } from '../../core/errors';
+import { isUtf8 } from 'node:buffer';
 import { jsonNestingExceeds, tooDeep } from './storable-text';
 
 // The one JSON body parser of the service (REST routes, the agent tool server).
@@ -17,6 +18,8 @@ export function jsonBodyParser(limitBytes: number): RequestHandler {
     strict: false,
     verify: (_req, _res, raw) => {
       if (jsonNestingExceeds(raw)) throw tooDeep();
+      // The decoder would put U+FFFD where the bytes are not UTF-8, and the text would be stored changed.
+      if (!isUtf8(raw)) throw notUtf8(raw);
     },
   });
 }
@@ -33,4 +36,37 @@ export function assertJsonBody(req: Request): void {
   throw new ServiceError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type', {
     message: `The body must be JSON sent as Content-Type: application/json (got ${req.get('content-type') ? JSON.stringify(req.get('content-type')!.slice(0, 100)) : 'no Content-Type'}).`,
   });
+}
+
+/**
+ * 422 INVALID_REQUEST naming the first field whose text is not UTF-8 (the body read leniently, its first string
+ * holding a replacement character), or `body` when that cannot be told (the JSON does not parse).
+ */
+function notUtf8(raw: Buffer): ServiceError {
+  let field = 'body';
+  try {
+    field = firstPathWith(JSON.parse(raw.toString('utf8')), '\uFFFD') ?? 'body';
+  } catch {
+    // not JSON either: the body as a whole
+  }
+  return new ServiceError('INVALID_REQUEST', field, { message: `${field}: text must be UTF-8; the body holds bytes that are not.` });
+}
+
+/** The dotted path of the first string (or object key) that contains `needle`, depth-first in document order. */
+function firstPathWith(value: unknown, needle: string, path = ''): string | null {
+  if (typeof value === 'string') return value.includes(needle) ? path || 'body' : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = firstPathWith(value[i], needle, `${path}[${i}]`);
+      if (hit) return hit;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      const at = path ? `${path}.${key}` : key;
+      if (key.includes(needle)) return `${path || 'body'} (key)`;
+      const hit = firstPathWith(child, needle, at);
+      if (hit) return hit;
+    }
+  }
+  return null;
 }

@@ -1,6 +1,7 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, McpServer, type AuthInfo } from '@modelcontextprotocol/server';
+import { createMcpHandler, McpServer, SUPPORTED_PROTOCOL_VERSIONS, type AuthInfo } from '@modelcontextprotocol/server';
+import { JOB_BODY_LIMIT_BYTES } from '../../domain/schemas/jobs';
 import type { Principal } from '../../domain/accounts/principal';
 import { ServiceError } from '../../core/errors';
 import type { AppDeps } from '../http/context';
@@ -44,6 +45,12 @@ function sendJsonRpcError(res: Response, status: number, code: number, message: 
 /** JSON-RPC error codes the transport answers with before the SDK sees a request. */
 export const JSON_RPC = { parseError: -32700, invalidRequest: -32600, invalidParams: -32602, forbidden: -32000 } as const;
 
+/**
+ * The protocol revisions the SDK serves: the 2025-era ones it negotiates (SUPPORTED_PROTOCOL_VERSIONS) and the
+ * 2026-07-28 revision of its modern entry (not exported by the package).
+ */
+export const KNOWN_PROTOCOL_VERSIONS: readonly string[] = [...SUPPORTED_PROTOCOL_VERSIONS, '2026-07-28'];
+
 const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 /**
@@ -61,12 +68,20 @@ export function originPolicy(baseUrl: string, cfg: { MCP_ALLOWED_ORIGINS: string
   const own = new URL(baseUrl);
   const origins = new Set([own.origin.toLowerCase(), ...list(cfg.MCP_ALLOWED_ORIGINS).map((o) => o.replace(/\/+$/, ''))]);
   const hosts = new Set([own.hostname.toLowerCase(), ...LOOPBACK_HOSTNAMES, ...list(cfg.MCP_ALLOWED_HOSTS)]);
+  // A server on loopback is reached by pages of this machine under any loopback name (`localhost` for a server
+  // whose URL says 127.0.0.1): those origins cannot be a rebinding attack, which needs a foreign name.
+  const ownIsLoopback = LOOPBACK_HOSTNAMES.has(own.hostname.toLowerCase());
+  const allowedOrigin = (origin: string) => {
+    if (origins.has(origin.toLowerCase())) return true;
+    const url = URL.parse(origin);
+    return ownIsLoopback && url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTNAMES.has(url.hostname);
+  };
   return (req: Request): string | null => {
     const host = (req.get('host') ?? '').toLowerCase();
     const hostname = URL.parse(`http://${host}`)?.hostname ?? '';
     if (!host || !hosts.has(hostname)) return `Host ${JSON.stringify(host.slice(0, 100))} is not this server.`;
     const origin = req.get('origin');
-    if (origin !== undefined && !origins.has(origin.toLowerCase())) return `Origin ${JSON.stringify(origin.slice(0, 100))} is not allowed.`;
+    if (origin !== undefined && !allowedOrigin(origin)) return `Origin ${JSON.stringify(origin.slice(0, 100))} is not allowed.`;
     return null;
   };
 }
@@ -94,7 +109,8 @@ export function mountMcp(app: Express, deps: AppDeps): void {
     { onerror: (err) => deps.logger.warn({ err }, 'mcp transport error') },
   );
   const node = toNodeHandler(handler, { onerror: (err) => deps.logger.error({ err }, 'mcp adapter error') });
-  const json = jsonBodyParser(deps.config.BODY_LIMIT_BYTES);
+  // The transcribe tool takes the same align_text as POST /v1/jobs, so /mcp reads bodies as large as that route does.
+  const json = jsonBodyParser(Math.max(JOB_BODY_LIMIT_BYTES, deps.config.BODY_LIMIT_BYTES));
 
   /** The body as JSON-RPC expects it: a body that is not JSON is a parse error (-32700), one nested too deep too (422 naming the limit). */
   const parseBody = (req: Request, res: Response, next: NextFunction) => {
@@ -111,8 +127,43 @@ export function mountMcp(app: Express, deps: AppDeps): void {
       if (e.code === 'INVALID_REQUEST' || e.code === 'BAD_REQUEST') {
         return sendJsonRpcError(res, e.status, JSON_RPC.parseError, `Parse error: ${e.message}`, { code: e.code, detail: e.detail });
       }
-      sendError(res, e);
+      // Too large, or an encoding that is not accepted: the HTTP status of REST, in JSON-RPC.
+      sendJsonRpcError(res, e.status, JSON_RPC.invalidRequest, `Invalid request: ${e.message}`, { code: e.code, detail: e.detail });
     });
+  };
+
+  /**
+   * What the SDK would refuse in words of its own, refused here in the catalogue's: a protocol version it does not
+   * speak (it answered "_meta missing"), and a tools/call whose `arguments` is not an object (a multi-line dump).
+   */
+  const screen = (req: Request, res: Response, next: NextFunction) => {
+    const version = req.get('mcp-protocol-version');
+    if (version !== undefined && !KNOWN_PROTOCOL_VERSIONS.includes(version)) {
+      return sendJsonRpcError(
+        res,
+        400,
+        JSON_RPC.invalidRequest,
+        `Unsupported protocol version ${JSON.stringify(version.slice(0, 40))}: this server speaks ${KNOWN_PROTOCOL_VERSIONS.join(', ')}.`,
+        { code: 'INVALID_REQUEST', detail: 'MCP-Protocol-Version' },
+      );
+    }
+    for (const message of Array.isArray(req.body) ? req.body : [req.body]) {
+      const call = message as { method?: unknown; id?: unknown; params?: { arguments?: unknown } } | null;
+      if (call?.method !== 'tools/call' || !call.params || typeof call.params !== 'object') continue;
+      const args = call.params.arguments;
+      if (args === undefined || (args !== null && typeof args === 'object' && !Array.isArray(args))) continue;
+      const id = typeof call.id === 'string' || typeof call.id === 'number' ? call.id : null;
+      return res.status(200).json({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: JSON_RPC.invalidParams,
+          message: "Invalid params: arguments must be an object of the tool's arguments.",
+          data: { code: 'INVALID_REQUEST', detail: 'arguments', request_id: String(res.locals.requestId ?? '') },
+        },
+      });
+    }
+    next();
   };
 
   const serve = async (req: Request, res: Response, next: NextFunction) => {
@@ -151,6 +202,7 @@ export function mountMcp(app: Express, deps: AppDeps): void {
       extra: { principal },
     };
     (req as Request & { auth?: AuthInfo }).auth = auth;
+    keepingTheClientsConnectionChoice(req, res);
     try {
       await node(req, res, req.body);
     } catch (err) {
@@ -165,6 +217,25 @@ export function mountMcp(app: Express, deps: AppDeps): void {
       next();
     },
     parseBody,
+    screen,
     (req, res, next) => void serve(req, res, next),
   );
+}
+
+/**
+ * The SDK's 2025-era transport writes `Connection: keep-alive` on its event-stream answers, and Node then keeps the
+ * socket open for its keep-alive timeout (about 6 s) even when the request said `Connection: close`. The client's
+ * choice wins: that header is dropped from the SDK's answer to such a request, so Node closes once it is sent.
+ */
+function keepingTheClientsConnectionChoice(req: Request, res: Response): void {
+  if (!/(^|,)\s*close\s*(,|$)/i.test(req.get('connection') ?? '')) return;
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: Response, ...args: Parameters<typeof writeHead>) {
+    for (const headers of args) {
+      if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) continue;
+      for (const name of Object.keys(headers)) if (name.toLowerCase() === 'connection') delete (headers as Record<string, unknown>)[name];
+    }
+    this.setHeader('Connection', 'close');
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
 }

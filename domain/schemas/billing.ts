@@ -1,6 +1,6 @@
 import { BILLING_INTERVALS, CREDIT_UNITS_MAX, CREDIT_UNITS_MIN, CREDIT_UNITS_STEP, PAID_PLANS } from '../billing/catalogue';
 import { z } from './zod';
-import { DateTime } from './common';
+import { DateTime, queryInteger } from './common';
 
 const Units = z
   .number()
@@ -49,10 +49,12 @@ export const PortalSessionSchema = z
   .openapi('PortalSession');
 
 export const QuoteQuery = z.strictObject({
-  units: z.coerce
-    .number()
-    .pipe(Units)
-    .openapi({ type: 'integer', minimum: CREDIT_UNITS_MIN, maximum: CREDIT_UNITS_MAX, multipleOf: CREDIT_UNITS_STEP }),
+  units: queryInteger(Units).openapi({
+    type: 'integer',
+    minimum: CREDIT_UNITS_MIN,
+    maximum: CREDIT_UNITS_MAX,
+    multipleOf: CREDIT_UNITS_STEP,
+  }),
 });
 
 export const QuoteSchema = z

@@ -1,6 +1,6 @@
 import { JOB_STAGES } from '../../workflows/definitions';
 import { z } from './zod';
-import { ErrorObjectSchema, Uuid, DateTime } from './common';
+import { ErrorObjectSchema, queryInteger, Uuid, DateTime } from './common';
 
 // Job request and job object: one schema validates POST /v1/jobs and each batch
 // item, gives the handler its type and writes the OpenAPI component.
@@ -117,7 +117,7 @@ export const JobRequestSchema = z
       .openapi({
         maxLength: MAX_ALIGN_TEXT_CHARS,
         description:
-          "Mode `transcribe`: the words said in the audio, known already (a script, a manuscript, your own transcript). Instead of recognising speech the service gives this text word times: the transcript's `text` is this text, its `segments` are its sentences (cut at line breaks and sentence ends, and where a sentence runs longer than 20 s) with a `match` score each, and `words` carry times. At most 200,000 characters. Priced as AI transcription. Not with `profile`, `vocabulary` or `speaker_labels` (nothing is recognised); `language` names the text's language (default: detected from the audio).",
+          "Mode `transcribe`: the words said in the audio, known already (a script, a manuscript, your own transcript). Instead of recognising speech the service gives this text word times: the transcript's `text` is this text, its `segments` are its sentences (cut at line breaks and sentence ends, and where a sentence runs longer than 20 s) with a `match` score each, and `words` carry times. At most 200,000 characters, and at most as much text as the audio can say: 30 tokens of the recognition model's tokenizer per second of audio plus 400 (an English word is about 1.3 tokens, a Japanese character 1 to 2, an emoji 2 to 4; speech runs at up to 10 a second). A longer text is refused once the audio's duration is known: the job fails with 422 `INVALID_REQUEST` naming `align_text`, not retryable, nothing charged. Priced as AI transcription. Not with `profile`, `vocabulary` or `speaker_labels` (nothing is recognised); `language` names the text's language (default: detected from the audio).",
       }),
     webhook_endpoint_id: Uuid.optional().openapi({
       description:
@@ -212,7 +212,7 @@ export const JobListSchema = z
 export const JobListQuery = z
   .strictObject({
     cursor: z.string().max(512).optional(),
-    limit: z.coerce.number().int().min(1).max(100).default(20),
+    limit: queryInteger(z.number().int().min(1).max(100)).default(20),
     platform: z.enum(PLATFORMS).optional().openapi({ description: 'Given together with `source_id` or not at all.' }),
     source_id: z
       .string()
@@ -228,11 +228,7 @@ export const JobListQuery = z
 
 export const JobIdParams = z.strictObject({ id: Uuid });
 export const WaitQuery = z.strictObject({
-  wait: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(25)
+  wait: queryInteger(z.number().int().min(0).max(25))
     .default(0)
     .openapi({ description: 'Hold the request up to this many seconds; returns as soon as the job is final.' }),
 });

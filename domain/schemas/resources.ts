@@ -1,7 +1,7 @@
 import { MAX_BATCH_ITEMS } from '../../core/plans';
 import type { Segment, Word } from '../../core/timing';
 import { z } from './zod';
-import { DateTime, ErrorObjectSchema, Uuid } from './common';
+import { DateTime, ErrorObjectSchema, queryInteger, Uuid } from './common';
 import { JobRequestSchema, MetadataSchema, PLATFORMS, RECOGNITION_PROFILES } from './jobs';
 import { languageQualitySummary } from '../../integrations/recognizers/quality';
 import { WhisperRecognizer } from '../../integrations/recognizers/whisper';
@@ -110,14 +110,12 @@ export const TranscriptSchema = z
 export const ExportQuery = z
   .strictObject({
     format: z.enum(['txt', 'srt', 'vtt', 'json']),
-    max_line_length: z.coerce
-      .number()
-      .int()
-      .min(20)
-      .max(80)
+    max_line_length: queryInteger(z.number().int().min(20).max(80))
       .optional()
       .openapi({ description: 'srt and vtt: characters per caption line, 20–80 (wide characters count 2). Default 42.' }),
-    max_lines: z.coerce.number().int().min(1).max(3).optional().openapi({ description: 'srt and vtt: lines per caption, 1–3. Default 2.' }),
+    max_lines: queryInteger(z.number().int().min(1).max(3))
+      .optional()
+      .openapi({ description: 'srt and vtt: lines per caption, 1–3. Default 2.' }),
   })
   .superRefine((q, ctx) => {
     if (q.format === 'srt' || q.format === 'vtt') return;
@@ -218,7 +216,7 @@ export const WebhookEndpointCreatedSchema = WebhookEndpointSchema.extend({
 }).openapi('WebhookEndpointCreated');
 export const WebhookEndpointListSchema = z.object({ endpoints: z.array(WebhookEndpointSchema) }).openapi('WebhookEndpointList');
 
-export const DeliveryQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(20) });
+export const DeliveryQuery = z.strictObject({ limit: queryInteger(z.number().int().min(1).max(100)).default(20) });
 export const WebhookDeliverySchema = z
   .object({
     id: Uuid,

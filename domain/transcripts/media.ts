@@ -59,6 +59,8 @@ export function signedMediaLink(secretsKey: string, baseUrl: string, workspaceId
 /**
  * The media a signed link names, or null when the link is not valid (wrong or altered signature, expired, the
  * transcript deleted or not an upload's): the caller answers all of these alike, so a link reveals nothing.
+ * `link.id` is a UUID (the caller checks it before any query); `expires` is spelled as it was signed (plain decimal
+ * digits, no leading zero), so one expiry has one spelling.
  */
 export async function mediaBySignedLink(
   db: Db,
@@ -67,7 +69,7 @@ export async function mediaBySignedLink(
   link: { id: string; expires: string; signature: string },
   now = Date.now(),
 ): Promise<TranscriptMedia | null> {
-  if (!/^\d{1,12}$/.test(link.expires) || Number(link.expires) * 1000 < now || !/^[0-9a-f]{64}$/.test(link.signature)) return null;
+  if (!/^[1-9]\d{0,11}$/.test(link.expires) || Number(link.expires) * 1000 < now || !/^[0-9a-f]{64}$/.test(link.signature)) return null;
   const t = await db.transcript.findFirst({ where: { id: link.id, deletedAt: null }, select: { workspaceId: true } });
   if (!t) return null;
   const expected = Buffer.from(mediaSignature(secretsKey, t.workspaceId, link.id, Number(link.expires)), 'hex');

@@ -9,6 +9,7 @@ import type { Upload } from '../../prisma/generated/client';
 import { workflowIds } from '../../workflows/definitions';
 import { startUploadVerification } from '../workflow-starts';
 import type { Db } from '../db';
+import { uploadObjectKey } from './keys';
 import { isErrorCode, ServiceError, type ErrorObject } from '../../core/errors';
 
 // Upload statuses: `pending` (slot reserved, waiting for the file and the
@@ -36,8 +37,6 @@ export function toUploadView(u: Upload, signedUrl: string | null = null) {
     completed_at: u.completedAt?.toISOString() ?? null,
   };
 }
-
-export const uploadObjectKey = (workspaceId: string, id: string) => `uploads/${workspaceId}/${id}`;
 
 /** POST /v1/uploads: a slot and a signed PUT URL valid 24 hours. */
 export async function reserveUpload(

@@ -52,7 +52,8 @@ export async function probeMedia(filePath: string, opts: { signal?: AbortSignal 
   const parsed = run.code === 0 ? parseJson(run.stdout) : undefined;
   if (!parsed?.format) {
     // A recognised container that ffprobe cannot read is damaged; anything else is not media.
-    const why = lastLine(run.stderr) || `ffprobe exit ${run.code}`;
+    // ffprobe starts its complaint with the file's path, a scratch path of this machine: the caller's file is "the file".
+    const why = (lastLine(run.stderr) || `ffprobe exit ${run.code}`).replaceAll(filePath, 'the file');
     if (sniffed) throw new ServiceError('INVALID_MEDIA', `${sniffed} file unreadable: ${why}`);
     throw new ServiceError('UNSUPPORTED_MEDIA', `not an audio or video file type: ${why}`);
   }

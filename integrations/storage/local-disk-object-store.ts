@@ -19,6 +19,7 @@ import { buildSignedPutUrl, signatureMatches, type SignedPut } from './upload-si
 // `npm run dev` works without an S3 server. Layout:
 //   <root>/<key>                 the object
 //   <root>/.meta/<key>.json      { contentType }
+//   <root>/.meta/<key>.put       the signed PUT of this key was used (kept when the object is deleted)
 //   <root>/.tmp/<uuid>           writes in progress, renamed into place when complete
 // Keys never have a segment starting with '.', so they cannot collide with .meta/.tmp.
 
@@ -127,10 +128,14 @@ export class LocalDiskObjectStore implements ObjectStore {
   /**
    * Streams an upload body into place. Stops as soon as more than `bytes`
    * arrive, and stores nothing unless exactly `bytes` arrived: a half-sent
-   * upload never replaces an object.
+   * upload never replaces an object. A signed URL takes one whole body: a PUT
+   * after one that was stored (or after completion moved it away) is refused
+   * with CONFLICT, before its body is read when that is known up front.
    */
   async receive(key: string, body: Readable, bytes: number, contentType: string): Promise<void> {
     assertValidKey(key);
+    // Checked synchronously: the body is piped below in this same turn, before its events can be missed.
+    if (fs.existsSync(this.usedMarkerOf(key))) throw usedAlready();
     const file = this.fileOf(key);
     const tmp = this.tmpFile();
     let received = 0;
@@ -157,6 +162,8 @@ export class LocalDiskObjectStore implements ObjectStore {
       await pipeline(source, limit, fs.createWriteStream(tmp, { flags: 'wx' }));
       if (received !== bytes)
         throw new ServiceError('INVALID_REQUEST', `received ${received} of the ${bytes} bytes this URL was signed for`);
+      // Claimed exclusively: of two bodies sent at once, one is stored and the other refused.
+      await this.claimSignedPut(key);
       await this.commit(key, file, tmp, contentType);
     } catch (err) {
       body.unpipe(source);
@@ -201,6 +208,21 @@ export class LocalDiskObjectStore implements ObjectStore {
     return path.join(this.root, '.meta', `${key}.json`);
   }
 
+  private usedMarkerOf(key: string): string {
+    return path.join(this.root, '.meta', `${key}.put`);
+  }
+
+  private async claimSignedPut(key: string): Promise<void> {
+    const marker = this.usedMarkerOf(key);
+    await fsp.mkdir(path.dirname(marker), { recursive: true });
+    try {
+      await (await fsp.open(marker, 'wx')).close();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw usedAlready();
+      throw err;
+    }
+  }
+
   private tmpFile(): string {
     return path.join(this.root, '.tmp', randomUUID());
   }
@@ -243,6 +265,12 @@ async function exists(p: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+function usedAlready(): ServiceError {
+  return new ServiceError('CONFLICT', 'signed_upload_url', {
+    message: 'This upload URL already took a file; it takes one. Reserve a new upload to send another file.',
+  });
 }
 
 function unavailable(op: string, err: unknown): ServiceError {

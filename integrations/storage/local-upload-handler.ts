@@ -55,7 +55,11 @@ async function handle(store: LocalDiskObjectStore, req: IncomingMessage, res: Se
   }
   if (req.method !== 'PUT') {
     res.setHeader('Allow', 'PUT, OPTIONS');
-    return fail(req, res, new ServiceError('INVALID_REQUEST', `use PUT to upload (got ${req.method})`), 405);
+    return fail(
+      req,
+      res,
+      new ServiceError('METHOD_NOT_ALLOWED', `method:${req.method}`, { message: `Use PUT to upload (got ${req.method}).` }),
+    );
   }
 
   const signed = parseSignedPut(url);
@@ -130,7 +134,8 @@ function parseSignedPut(url: URL): SignedPut | string {
   const expires = q.get('expires') ?? '';
   const bytes = q.get('bytes') ?? '';
   const contentType = q.get('content_type') ?? '';
-  if (!/^\d{1,12}$/.test(expires) || !/^\d{1,12}$/.test(bytes) || !contentType || !q.get('signature')) {
+  // Numbers as they were signed (plain digits, no leading zero): one value has one spelling.
+  if (!/^[1-9]\d{0,11}$/.test(expires) || !/^[1-9]\d{0,11}$/.test(bytes) || !contentType || !q.get('signature')) {
     return 'upload URL is incomplete: expires, content_type, bytes and signature are required';
   }
   if (Number(bytes) > MAX_MEDIA_BYTES) return 'upload URL declares more than the size limit';

@@ -230,6 +230,18 @@ class AlignmentPlanning(unittest.TestCase):
         self.assertTrue(all(sum(count(parts[i].text) for i in idx) <= 400 for _a, _b, idx in ws))
         self.assertEqual([i for _a, _b, idx in ws for i in idx], list(range(len(parts))))
 
+    def test_a_word_longer_than_the_decoder_has_positions_is_cut_by_tokens(self):
+        # Issue 49: 100,000 emoji without a space were one "word" of about 400,000 tokens, one part, one window, and
+        # the decoder failed ("No position encodings are defined for positions >= 448") on every retry.
+        emoji = "\U0001f600" * 3000 + " then words " + "\U0001f600" * 700
+        count = lambda t: len(t.encode("utf-8"))  # noqa: E731  (bytes: the most tokens a byte-level BPE gives)
+        parts = _parts([Cue(0.0, 10.0, emoji)], 0.5, count)
+        self.assertTrue(all(count(p.text) <= 150 for p in parts), max(count(p.text) for p in parts))
+        self.assertEqual("".join(p.text for p in parts).replace(" ", ""), emoji.replace(" ", ""))
+        ws = windows(parts, 10.0, 0.5, count)
+        self.assertTrue(all(sum(count(parts[i].text) for i in idx) <= 400 for _a, _b, idx in ws))
+        self.assertTrue(all(0.0 <= p.start <= p.end <= 10.0 for p in parts))
+
     def test_text_without_spaces_is_matched_by_character_and_written_back_as_given(self):
         units = units_of("今日は 晴れ。 Hello, world!")
         self.assertEqual([u.key for u in units][:5], ["今", "日", "は", "晴", "れ"])
@@ -494,6 +506,19 @@ class EngineOnRealSpeech(unittest.TestCase):
             for what, x, b in zip(noises, noises.values(), batched, strict=True):
                 a = decoder.decode(x, "en", PROFILES[name], fallback=False)
                 self.assertEqual((b.no_speech, b.failed, len(b.words)), (a.no_speech, a.failed, len(a.words)), f"{what}, {name}")
+
+    def test_a_text_of_emoji_is_aligned_in_windows_the_model_can_take_or_refused_when_longer_than_the_audio(self):
+        from recognizer.alignment import align_text, text_token_allowance
+
+        x = self.clip("en/jfk_inaugural.flac")
+        # One "word" of 120 emoji is about 400 tokens: before issue 49 one part, one window, and a crash of the decoder.
+        r = align_text(self.engine, x, "And so " + "\U0001f600" * 120 + " my fellow Americans", "en")
+        self.assertGreater(sum(len(s["words"]) for s in r["segments"]), 3)
+        # 100,000 emoji on 11 s: refused at once, for good, naming the field (never retried, never internal).
+        with self.assertRaises(ServiceError) as refused:
+            align_text(self.engine, x, "\U0001f600" * 100_000, "en")
+        self.assertEqual((refused.exception.code, refused.exception.detail, refused.exception.retryable), ("INVALID_REQUEST", "align_text", False))
+        self.assertIn(str(text_token_allowance(len(x) / SAMPLE_RATE)), refused.exception.message)
 
     def test_a_text_longer_than_one_window_gets_word_times_close_to_the_recognizers(self):
         from recognizer.alignment import align_text

@@ -143,7 +143,9 @@ async function runSchemathesis(label: string, auth: string, extra: string[]): Pr
   const output: string[] = [];
   const code = await new Promise<number>((resolve, reject) => {
     // Its working folder holds hypothesis' example database and schemathesis' cache: keep them out of the repo.
-    const child = spawn(ST, args, { cwd: reportDir, env: { ...process.env, NO_COLOR: '1' } });
+    // The hooks add a serializer for the raw media body of the local store's upload PUT (schemathesis_hooks.py).
+    const env = { ...process.env, NO_COLOR: '1', SCHEMATHESIS_HOOKS: 'schemathesis_hooks', PYTHONPATH: __dirname };
+    const child = spawn(ST, args, { cwd: reportDir, env });
     child.stdout.on('data', (d) => output.push(d.toString()));
     child.stderr.on('data', (d) => output.push(d.toString()));
     child.on('error', reject);

@@ -15,6 +15,9 @@ import { HEADS, padded, wavFile } from './media-samples';
 
 // The local-disk store's signed PUT, through a real HTTP server on loopback.
 
+let copies = 0;
+/** Where verifyStoredUpload leaves its copy of the object: a new file in this test's folder. */
+const copyTo = () => path.join(dir, `verified-${++copies}`);
 let dir: string;
 let server: http.Server;
 let base: string;
@@ -68,7 +71,9 @@ describe('local signed PUT', () => {
     expect(res.status).toBe(200);
     expect(await store.stat(k)).toEqual({ size: WAV.length, contentType: 'audio/wav' });
     expect((await store.readRange(k, 0, 12)).toString('latin1')).toBe('RIFF' + WAV.toString('latin1', 4, 8) + 'WAVE');
-    await expect(verifyStoredUpload(store, k, { bytes: WAV.length, contentType: 'audio/wav' })).resolves.toEqual({ format: 'wav' });
+    await expect(verifyStoredUpload(store, k, { bytes: WAV.length, contentType: 'audio/wav' }, copyTo())).resolves.toEqual({
+      format: 'wav',
+    });
     const out = path.join(dir, 'download.wav');
     await store.download(k, out);
     expect(fs.readFileSync(out).equals(WAV)).toBe(true);
@@ -344,26 +349,34 @@ describe('verifyStoredUpload', () => {
     );
 
   test('nothing uploaded → CONFLICT', async () => {
-    expect((await fail(verifyStoredUpload(store, key(), { bytes: 10, contentType: 'audio/wav' })))?.code).toBe('CONFLICT');
+    expect((await fail(verifyStoredUpload(store, key(), { bytes: 10, contentType: 'audio/wav' }, copyTo())))?.code).toBe('CONFLICT');
   });
   test('a different size → INVALID_MEDIA', async () => {
-    const err = await fail(verifyStoredUpload(store, await stored(WAV, 'audio/wav'), { bytes: WAV.length + 5, contentType: 'audio/wav' }));
+    const err = await fail(
+      verifyStoredUpload(store, await stored(WAV, 'audio/wav'), { bytes: WAV.length + 5, contentType: 'audio/wav' }, copyTo()),
+    );
     expect(err?.code).toBe('INVALID_MEDIA');
     expect(err?.detail).toContain(`uploaded ${WAV.length} bytes but ${WAV.length + 5} were declared`);
   });
   test('a different stored Content-Type (possible with a presigned S3 PUT) → UNSUPPORTED_MEDIA', async () => {
-    const err = await fail(verifyStoredUpload(store, await stored(WAV, 'text/html'), { bytes: WAV.length, contentType: 'audio/wav' }));
+    const err = await fail(
+      verifyStoredUpload(store, await stored(WAV, 'text/html'), { bytes: WAV.length, contentType: 'audio/wav' }, copyTo()),
+    );
     expect(err?.code).toBe('UNSUPPORTED_MEDIA');
     expect(err?.detail).toBe('uploaded with Content-Type text/html but audio/wav was declared');
   });
   test('content that is no media → UNSUPPORTED_MEDIA', async () => {
     const body = padded(HEADS.html, 500);
-    const err = await fail(verifyStoredUpload(store, await stored(body, 'audio/mpeg'), { bytes: 500, contentType: 'audio/mpeg' }));
+    const err = await fail(
+      verifyStoredUpload(store, await stored(body, 'audio/mpeg'), { bytes: 500, contentType: 'audio/mpeg' }, copyTo()),
+    );
     expect(err?.code).toBe('UNSUPPORTED_MEDIA');
     expect(err?.detail).toContain('match no audio or video format');
   });
   test('media of another type than declared → UNSUPPORTED_MEDIA', async () => {
-    const err = await fail(verifyStoredUpload(store, await stored(WAV, 'audio/mpeg'), { bytes: WAV.length, contentType: 'audio/mpeg' }));
+    const err = await fail(
+      verifyStoredUpload(store, await stored(WAV, 'audio/mpeg'), { bytes: WAV.length, contentType: 'audio/mpeg' }, copyTo()),
+    );
     expect(err?.detail).toBe('the file is wav, not audio/mpeg as declared');
   });
   test('allowed pairs pass', async () => {
@@ -376,7 +389,9 @@ describe('verifyStoredUpload', () => {
       [HEADS.aacAdts, 'audio/aac', 'aac'],
     ] as const) {
       const body = padded(head, 300);
-      await expect(verifyStoredUpload(store, await stored(body, type), { bytes: 300, contentType: type })).resolves.toEqual({ format });
+      await expect(verifyStoredUpload(store, await stored(body, type), { bytes: 300, contentType: type }, copyTo())).resolves.toEqual({
+        format,
+      });
     }
   });
 });

@@ -24,6 +24,9 @@ if (unavailable)
   console.warn(`[s3Store.test] SKIPPED: the MinIO server could not be built, so S3ObjectStore is untested here.\n${unavailable}`);
 const describeS3 = unavailable ? describe.skip : describe;
 
+let copies = 0;
+/** Where verifyStoredUpload leaves its copy of the object: a new file in this test's folder. */
+const copyTo = () => path.join(tmp, `verified-${++copies}`);
 let minio: MinioHandle;
 let store: S3ObjectStore;
 let dataDir: string;
@@ -66,10 +69,27 @@ describeS3('S3ObjectStore (MinIO)', () => {
     expect((await store.readRange(k, 8, 12)).toString('latin1')).toBe('WAVE');
     expect((await store.readRange(k, WAV.length - 2, WAV.length + 100)).length).toBe(2);
     expect((await store.readRange(k, WAV.length + 10, WAV.length + 20)).length).toBe(0);
-    await expect(verifyStoredUpload(store, k, { bytes: WAV.length, contentType: 'audio/wav' })).resolves.toEqual({ format: 'wav' });
+    await expect(verifyStoredUpload(store, k, { bytes: WAV.length, contentType: 'audio/wav' }, copyTo())).resolves.toEqual({
+      format: 'wav',
+    });
     const out = path.join(tmp, 'dl.wav');
     await store.download(k, out);
     expect(fs.readFileSync(out).equals(WAV)).toBe(true);
+  });
+
+  test('S3 takes a PUT after completion, but the verified copy is not at a URL it signed (issue 49, item 3)', async () => {
+    const k = key();
+    const url = await store.presignPut(k, { contentType: 'audio/wav', bytes: WAV.length, expiresSeconds: 600 });
+    expect((await fetch(url, { method: 'PUT', body: WAV, headers: { 'content-type': 'audio/wav' } })).status).toBe(200);
+    // What completion does (activities/uploads.ts): verify a copy, store that copy under the verified key.
+    const copy = copyTo();
+    await verifyStoredUpload(store, k, { bytes: WAV.length, contentType: 'audio/wav' }, copy);
+    const verified = `${k}-verified`;
+    await store.put(verified, copy, 'audio/wav');
+    await store.delete(k);
+    const swapped = Buffer.alloc(WAV.length, 1);
+    expect((await fetch(url, { method: 'PUT', body: swapped, headers: { 'content-type': 'audio/wav' } })).status).toBe(200);
+    expect((await store.readRange(verified, 0, WAV.length)).equals(WAV)).toBe(true);
   });
 
   test('a presigned PUT does not bind type or size: the completion check catches both', async () => {
@@ -79,7 +99,7 @@ describeS3('S3ObjectStore (MinIO)', () => {
       body: WAV,
       headers: { 'content-type': 'text/html' },
     });
-    await expect(verifyStoredUpload(store, typed, { bytes: WAV.length, contentType: 'audio/wav' })).rejects.toMatchObject({
+    await expect(verifyStoredUpload(store, typed, { bytes: WAV.length, contentType: 'audio/wav' }, copyTo())).rejects.toMatchObject({
       code: 'UNSUPPORTED_MEDIA',
       detail: 'uploaded with Content-Type text/html but audio/wav was declared',
     });
@@ -89,7 +109,7 @@ describeS3('S3ObjectStore (MinIO)', () => {
       body: WAV.subarray(0, 1000),
       headers: { 'content-type': 'audio/wav' },
     });
-    await expect(verifyStoredUpload(store, sized, { bytes: WAV.length, contentType: 'audio/wav' })).rejects.toMatchObject({
+    await expect(verifyStoredUpload(store, sized, { bytes: WAV.length, contentType: 'audio/wav' }, copyTo())).rejects.toMatchObject({
       code: 'INVALID_MEDIA',
     });
     const html = key();
@@ -99,7 +119,7 @@ describeS3('S3ObjectStore (MinIO)', () => {
       body: page,
       headers: { 'content-type': 'audio/mpeg' },
     });
-    await expect(verifyStoredUpload(store, html, { bytes: 400, contentType: 'audio/mpeg' })).rejects.toMatchObject({
+    await expect(verifyStoredUpload(store, html, { bytes: 400, contentType: 'audio/mpeg' }, copyTo())).rejects.toMatchObject({
       code: 'UNSUPPORTED_MEDIA',
     });
   });

@@ -3,6 +3,7 @@ import { build } from 'esbuild';
 import type { Express, Request, Response } from 'express';
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { ServiceError } from '../../../core/errors';
+import { Uuid } from '../../../domain/schemas/common';
 import { mediaBySignedLink, signedMediaLink, transcriptMedia } from '../../../domain/transcripts/media';
 import type { TranscriptView } from '../../../domain/transcripts/read';
 import type { AppDeps } from '../../http/context';
@@ -118,12 +119,15 @@ export function registerTranscriptApp(server: McpServer, deps: AppDeps): void {
 export function mountSignedMedia(app: Express, deps: AppDeps): void {
   app.get('/media/transcripts/:id', async (req: Request, res: Response) => {
     const q = req.query;
-    const id = String(req.params.id);
-    const media = await mediaBySignedLink(deps.db, deps.objectStore, deps.secretsKey, {
-      id: /^[0-9a-f-]{36}$/.test(id) ? id : '00000000-0000-0000-0000-000000000000',
-      expires: typeof q.expires === 'string' ? q.expires : '',
-      signature: typeof q.signature === 'string' ? q.signature : '',
-    });
+    // The id is checked as what its column holds (a UUID) before any query: anything else is a link that is not valid.
+    const id = Uuid.safeParse(req.params.id);
+    const media = id.success
+      ? await mediaBySignedLink(deps.db, deps.objectStore, deps.secretsKey, {
+          id: id.data,
+          expires: typeof q.expires === 'string' ? q.expires : '',
+          signature: typeof q.signature === 'string' ? q.signature : '',
+        })
+      : null;
     if (!media) {
       res.locals.errorCode = 'FORBIDDEN';
       return sendError(

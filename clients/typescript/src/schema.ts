@@ -746,6 +746,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/media/transcripts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Play an upload transcript’s media through a signed link
+     * @description The link `get_transcript` gives the MCP App (valid one hour): no credential, the signature is the credential. Byte ranges per RFC 9110: one range answers 206 (a suffix longer than the media selects all of it), several ranges answer 200 with the whole file, a range that starts past the end answers 416 with `Content-Range: bytes *\/<size>`. A link that is malformed, altered, expired or names a deleted transcript answers 403 FORBIDDEN naming `signature`, the same for each, so a link tells nothing about what exists.
+     */
+    get: operations['getSignedTranscriptMedia'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/uploads/put/uploads/{workspace_id}/{upload_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Send an upload’s file to its signed URL (the service’s own store)
+     * @description Where `signed_upload_url` points when the service keeps uploads on its own disk (the embedded default; with S3 the URL is S3’s own). The body is the file, with the `Content-Type` and exactly the `Content-Length` declared at `POST /v1/uploads`. A URL takes one file: a second PUT, or one after `POST /v1/uploads/{id}/complete`, answers 409 CONFLICT naming `signed_upload_url`; what completion verified can never be replaced.
+     */
+    put: operations['putUploadFile'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -871,6 +911,7 @@ export interface components {
         | 'UNSUPPORTED_ENCODING'
         | 'UNSUPPORTED_MEDIA_TYPE'
         | 'PAYLOAD_TOO_LARGE'
+        | 'RANGE_NOT_SATISFIABLE'
         | 'RATE_LIMITED'
         | 'SOURCE_NOT_FOUND'
         | 'SOURCE_PRIVATE'
@@ -1178,7 +1219,7 @@ export interface components {
       speakers_expected?: number;
       /** @description Caption transcripts (`captions_only`, `auto` when captions are found): also fetch the audio and align the caption text to it, so the transcript has `words` with times (`timing_granularity: "word"`) and every segment a `match` score (0–1: the share of the cue's words the recognizer hears near it; below 0.3 the cue is probably not what is spoken, e.g. a track of another language or video). Costs the AI transcription price of the audio on top of the caption credit. Default false: no audio is fetched. Captions in a language the recognizer does not know are returned without word times, at the caption price. */
       word_timing?: boolean;
-      /** @description Mode `transcribe`: the words said in the audio, known already (a script, a manuscript, your own transcript). Instead of recognising speech the service gives this text word times: the transcript's `text` is this text, its `segments` are its sentences (cut at line breaks and sentence ends, and where a sentence runs longer than 20 s) with a `match` score each, and `words` carry times. At most 200,000 characters. Priced as AI transcription. Not with `profile`, `vocabulary` or `speaker_labels` (nothing is recognised); `language` names the text's language (default: detected from the audio). */
+      /** @description Mode `transcribe`: the words said in the audio, known already (a script, a manuscript, your own transcript). Instead of recognising speech the service gives this text word times: the transcript's `text` is this text, its `segments` are its sentences (cut at line breaks and sentence ends, and where a sentence runs longer than 20 s) with a `match` score each, and `words` carry times. At most 200,000 characters, and at most as much text as the audio can say: 30 tokens of the recognition model's tokenizer per second of audio plus 400 (an English word is about 1.3 tokens, a Japanese character 1 to 2, an emoji 2 to 4; speech runs at up to 10 a second). A longer text is refused once the audio's duration is known: the job fails with 422 `INVALID_REQUEST` naming `align_text`, not retryable, nothing charged. Priced as AI transcription. Not with `profile`, `vocabulary` or `speaker_labels` (nothing is recognised); `language` names the text's language (default: detected from the audio). */
       align_text?: string;
       /**
        * Format: uuid
@@ -3085,7 +3126,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description Hold the request up to this many seconds; returns as soon as the job is final. */
-        wait?: number | null;
+        wait?: number;
       };
       header?: never;
       path: {
@@ -4775,7 +4816,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description Hold the request up to this many seconds; returns as soon as the job is final. */
-        wait?: number | null;
+        wait?: number;
       };
       header?: never;
       path: {
@@ -4993,7 +5034,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description Hold the request up to this many seconds; returns as soon as the job is final. */
-        wait?: number | null;
+        wait?: number;
       };
       header?: never;
       path: {
@@ -5215,6 +5256,187 @@ export interface operations {
         };
       };
       /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  getSignedTranscriptMedia: {
+    parameters: {
+      query: {
+        /** @description Unix seconds, as in the URL the service gave. */
+        expires: string;
+        signature: string;
+      };
+      header?: {
+        /** @description bytes=<first>-<last>, bytes=<first>- or bytes=-<suffix> */
+        Range?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The whole file. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'audio/*': string;
+          'video/*': string;
+        };
+      };
+      /** @description One byte range. */
+      206: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'audio/*': string;
+          'video/*': string;
+        };
+      };
+      /** @description Error envelope. Codes: BAD_REQUEST (a path or query that is not percent-encoded UTF-8). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: FORBIDDEN. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: RANGE_NOT_SATISFIABLE. */
+      416: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: STORAGE_UNAVAILABLE, SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  putUploadFile: {
+    parameters: {
+      query: {
+        /** @description Unix seconds, as in the URL the service gave. */
+        expires: string;
+        content_type: string;
+        /** @description The declared size, at most 262144000. */
+        bytes: string;
+        signature: string;
+      };
+      header?: never;
+      path: {
+        workspace_id: string;
+        upload_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'audio/*': string;
+        'video/*': string;
+      };
+    };
+    responses: {
+      /** @description Stored. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error envelope. Codes: BAD_REQUEST (a path or query that is not percent-encoded UTF-8). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: FORBIDDEN (signature, expiry). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: NOT_FOUND (the service stores uploads on S3). */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: METHOD_NOT_ALLOWED (a method other than PUT), with Allow. */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: CONFLICT (the URL already took a file). */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INVALID_REQUEST (Content-Type or Content-Length other than declared). */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: STORAGE_UNAVAILABLE. */
       503: {
         headers: {
           [name: string]: unknown;
