@@ -17,6 +17,8 @@ source stack/setup.sh
 bash stack/check.sh
 bash stack/browser-setup.sh  # Debian's chromium for the dashboard browser tests (playwright-core drives it)
 bash stack/temporal-test-server-setup.sh  # the time-skipping server of test/workflows/
+# The Go tools every tier starts (Temporal, MinIO, stripe-mock): built here, never inside a test.
+node_modules/.bin/tsx stack/build-test-tools.ts
 
 TEMPORAL_POSTGRES_TIER=(
   test/jobs.test.ts test/jobs-lifecycle.test.ts test/batches.test.ts test/webhooks.test.ts

@@ -343,7 +343,9 @@ describe('a start lost after the commit is made up by the starter', () => {
     } finally {
       await db.$executeRaw`DELETE FROM jobs WHERE workspace_id = ${ws.workspaceId}::uuid AND billing_kind = 'cached'`;
     }
-  }, 60_000);
+    // What is checked is pages and bytes, not time: the budget only has to outlast 20,000 inserts on a busy machine
+    // (past 60 s once, with other suites beside it).
+  }, 300_000);
 
   it('Temporal unreachable while submits go on: every accepted job becomes final once it is back', async () => {
     const ws = await createWorkspace(healthy.deps, { plan: 'pro' });
@@ -492,5 +494,5 @@ describe('a start lost after the commit is made up by the starter', () => {
     } finally {
       await healthy.deps.db.upload.deleteMany({ where: { objectKey: { startsWith: 'backlog-test/' } } });
     }
-  }, 240_000);
+  }, 600_000);
 });

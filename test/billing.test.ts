@@ -1,6 +1,7 @@
 import { Client } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
 import request from 'supertest';
 import { createBillingActivities } from '../activities/billing';
 import { monthlyGrantsWorkflow } from '../workflows/billing';
@@ -23,7 +24,6 @@ import { monthlySliceAt } from '../domain/billing/subscriptions';
 import { loadConfig, stripeSettings } from '../domain/config';
 import { addMonths } from '../core/dates';
 import { createStripeClient } from '../integrations/payments/stripe-client';
-import { freePort } from '../stack/proc';
 import { bearer, createWorkspace, signInSession, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
 import {
   checkoutSessionObject,
@@ -339,8 +339,12 @@ describe('checkout and portal against stripe-mock', () => {
   });
 
   it('answers 503 with Retry-After while the payment provider cannot be reached; nothing is stored, and an event is left for Stripe to deliver again', async () => {
-    // A loopback port with nothing listening: every Stripe call is refused (after stripe-node's own retries).
-    const down = await startTestApi({ STRIPE_API_BASE: `http://127.0.0.1:${await freePort()}` });
+    // A loopback port held by this test that drops every connection: every Stripe call fails to connect (after
+    // stripe-node's own retries). A port merely found free could be taken by another suite's server meanwhile: one
+    // run got that server's answer, which is not an outage, and a 500.
+    const dropper = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((r) => dropper.listen(0, '127.0.0.1', r));
+    const down = await startTestApi({ STRIPE_API_BASE: `http://127.0.0.1:${(dropper.address() as net.AddressInfo).port}` });
     try {
       const ws = await createWorkspace(down.deps, { plan: 'pro' });
       const as = await owner(down, ws);
@@ -375,6 +379,7 @@ describe('checkout and portal against stripe-mock', () => {
       expect(await down.deps.db.billingEvent.count({ where: { id: event.id } })).toBe(0);
     } finally {
       await down.close();
+      await new Promise((r) => dropper.close(r));
     }
   }, 60_000);
 

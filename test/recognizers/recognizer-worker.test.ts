@@ -58,8 +58,9 @@ function damagedModelDir(): string {
 test('the Python unit tests pass (languages, error mapping, storage layout, model checks)', async () => {
   const { stderr } = await run(RECOGNIZER_PYTHON, ['-m', 'unittest', 'discover', '-s', 'recognizer/tests', '-t', '.'], { cwd: ROOT, env });
   expect(stderr).toMatch(/\nOK\s*$/);
-  // About 35 s alone; a budget for a shared machine, not a speed check (those live in the benchmarks).
-}, 300_000);
+  // About 35 s alone; the budget is for a machine busy with other suites beside it (a new machine's first run took
+  // over 300 s while a test built MinIO next to it; tools are built in set-up now), not a speed check.
+}, 900_000);
 
 test('the installed model is the pinned one', async () => {
   const { stdout } = await run(RECOGNIZER_PYTHON, ['-m', 'recognizer', 'check'], { cwd: ROOT, env });
