@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Db } from '../domain/db';
+import { fromJsonColumn, type Db } from '../domain/db';
 import { ServiceError } from '../core/errors';
 import { saveCaptionAlignment, saveDraftTranscript } from '../domain/jobs/state';
 import {
@@ -60,7 +60,7 @@ export function createAlignmentActivities(deps: AlignmentDeps) {
     async prepareCaptionAlignment(plan: JobPlan, transcriptId: string): Promise<{ requestKey: string } | null> {
       return asActivity(async () => {
         const t = await db.transcript.findUniqueOrThrow({ where: { id: transcriptId }, select: { language: true, segments: true } });
-        const segments = t.segments as unknown as Segment[];
+        const segments = fromJsonColumn<Segment[]>(t.segments);
         let language: string | undefined;
         try {
           language = resolveLanguage(deps.recognizer, t.language);
@@ -88,7 +88,7 @@ export function createAlignmentActivities(deps: AlignmentDeps) {
         const t = await db.transcript.findUniqueOrThrow({ where: { id: transcriptId }, select: { segments: true, alignment: true } });
         // An attempt that stored the alignment and lost its worker before answering did the work (its file may be gone).
         if (t.alignment !== null) return cleanup(store, plan.jobId, alignmentKey);
-        const aligned = alignedCaptions(t.segments as unknown as Segment[], await readResult(store, alignmentKey));
+        const aligned = alignedCaptions(fromJsonColumn<Segment[]>(t.segments), await readResult(store, alignmentKey));
         await saveCaptionAlignment(db, plan.jobId, transcriptId, aligned);
         await cleanup(store, plan.jobId, alignmentKey);
       });

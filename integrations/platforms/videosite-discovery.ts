@@ -6,7 +6,7 @@ import { isObject } from './json-shapes';
 import { webRequest } from './videosite-clients';
 import { alertError, parseChannelProfile, parseListing } from './videosite-listing';
 import { checkPlayability } from './videosite-playability';
-import { isHtml, isRateLimitHtml, looksBlocked } from './videosite';
+import { httpRefusal, isHtml, looksBlocked, pageRefusal } from './videosite';
 
 // The videosite kinds of video discovery, as the web client asks for them
 // (requests as recorded, shared PROVENANCE "paging with continuation tokens"):
@@ -46,20 +46,12 @@ export function createVideositeLister(outbound: Outbound): VideositeLister {
       signal,
       isBlocked: looksBlocked,
     });
-    if (res.status === 429 || isRateLimitHtml(res)) {
-      throw new ServiceError(
-        'SOURCE_RATE_LIMITED',
-        `${what}: HTTP ${res.status}${res.status === 429 ? '' : ' with the unusual-traffic page'}`,
-      );
-    }
-    if (isHtml(res.body) && /consent\.youtube\.com/.test(res.body))
-      throw new ServiceError('SOURCE_BLOCKED', `${what}: cookie consent page`);
-    if (res.status === 403) throw new ServiceError('SOURCE_BLOCKED', `${what}: HTTP 403`);
+    // The consent page comes with any status: it is a refusal of our address, whatever the status says.
+    if (isHtml(res.body) && /consent\.youtube\.com/.test(res.body)) throw pageRefusal(res.body, what).error;
     // INVALID_ARGUMENT (a malformed browseId) and NOT_FOUND (resolve_url of an unknown handle): nothing there.
-    if (res.status === 400 || res.status === 404)
-      throw new ServiceError('SOURCE_NOT_FOUND', `${what}: HTTP ${res.status}${statusOf(res.json)}`);
-    if (res.status < 200 || res.status > 299) throw new ServiceError('SOURCE_CHANGED', `${what}: HTTP ${res.status}`);
-    if (!isObject(res.json)) throw new ServiceError('SOURCE_CHANGED', `${what}: unexpected ${isHtml(res.body) ? 'HTML page' : 'body'}`);
+    const refused = httpRefusal(res, what, { missing: [400, 404] });
+    if (refused) throw refused.error;
+    if (!isObject(res.json)) throw pageRefusal(res.body, what).error;
     // A bot check can come as a player-style refusal.
     if (res.json.playabilityStatus !== undefined) {
       const refusal = checkPlayability(res.json);
@@ -157,7 +149,3 @@ function required(value: string | undefined, field: string): string {
 }
 
 /** `: INVALID_ARGUMENT` from the platform's JSON error body, for the detail. */
-function statusOf(json: unknown): string {
-  const error = isObject(json) && isObject(json.error) ? json.error : null;
-  return error && typeof error.status === 'string' ? ` ${error.status}` : '';
-}

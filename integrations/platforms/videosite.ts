@@ -250,7 +250,16 @@ export function timedtextUrl(baseUrl: string): string {
   return `${absolute.slice(0, q)}?${[...kept, 'fmt=json3'].join('&')}`;
 }
 
-function httpRefusal(res: OutboundResponse, what: string): Refusal | null {
+/**
+ * The one mapping of a videosite answer's HTTP status to its error (player, captions and the discovery endpoints):
+ * throttling, a refusal of our address, nothing there (the statuses an endpoint answers for an unknown id:
+ * `missing`), or a change of the platform. null for a 2xx.
+ */
+export function httpRefusal(
+  res: OutboundResponse & { json?: unknown },
+  what: string,
+  opts: { missing?: readonly number[] } = {},
+): Refusal | null {
   if (res.status === 429 || isRateLimitHtml(res)) {
     return {
       error: new ServiceError(
@@ -262,11 +271,19 @@ function httpRefusal(res: OutboundResponse, what: string): Refusal | null {
   }
   if (res.status >= 200 && res.status < 300) return null;
   if (res.status === 403) return { error: new ServiceError('SOURCE_BLOCKED', `${what}: HTTP 403`), clientSpecific: true };
+  if (opts.missing?.includes(res.status))
+    return { error: new ServiceError('SOURCE_NOT_FOUND', `${what}: HTTP ${res.status}${errorStatusOf(res.json)}`), clientSpecific: false };
   return { error: new ServiceError('SOURCE_CHANGED', `${what}: HTTP ${res.status}`), clientSpecific: true };
 }
 
+/** The `error.status` of a Google API error body (" NOT_FOUND"), or nothing. */
+function errorStatusOf(json: unknown): string {
+  const error = isObject(json) && isObject(json.error) ? json.error : null;
+  return error && typeof error.status === 'string' ? ` ${error.status}` : '';
+}
+
 /** A page where JSON or captions were expected (the unusual-traffic page is already taken by httpRefusal). */
-function pageRefusal(body: string, what: string): Refusal {
+export function pageRefusal(body: string, what: string): Refusal {
   if (/consent\.youtube\.com/.test(body))
     return { error: new ServiceError('SOURCE_BLOCKED', `${what}: cookie consent page`), clientSpecific: true };
   return { error: new ServiceError('SOURCE_CHANGED', `${what}: unexpected ${isHtml(body) ? 'HTML page' : 'body'}`), clientSpecific: true };

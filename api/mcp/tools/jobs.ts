@@ -100,7 +100,7 @@ export function registerJobTools(server: ToolRegistrar, deps: AppDeps): void {
         'Next: wait_for_job, then get_transcript. Needs jobs:write.',
       inputSchema: z.object({
         url: Url,
-        mode: Mode.optional().describe('Default transcribe.'),
+        mode: Mode.optional().describe('Default captions_only.'),
         language: z.string().optional().describe('BCP 47 hint for the spoken language (default: detected).'),
         max_credits: MaxCredits.optional(),
         speaker_labels: z.boolean().optional().describe('AI transcription: label who speaks when ("A", "B", …). Free.'),
