@@ -33,6 +33,9 @@ COPY . .
 # bundling them (1.5 s of CPU per start); a bundle whose sources differ from the image's is not used.
 RUN npx tsx worker/build-workflow-bundle.ts /app/workflow-bundle
 ENV WORKFLOW_BUNDLE_DIR=/app/workflow-bundle
+# The documentation site (docs/, VitePress, with the API reference written from the OpenAPI document): the API
+# serves it at /guide/.
+RUN npx tsx stack/docs.ts
 # Test and build tools are not needed at run time.
 RUN npm prune --omit=dev --no-audit --no-fund \
  && mkdir -p /app/.data && chown node:node /app/.data

@@ -16,7 +16,7 @@ import { jsonBodyParser } from './http/json-body';
 import { checkRequestTarget } from './http/request-target';
 import type { Drain } from './http/drain';
 import { mount } from './http/route';
-import { mountDocs } from './docs';
+import { mountDocs, mountGuide } from './docs';
 import { buildOpenApiDocument } from './openapi';
 import { allRoutes } from './routes';
 import { JOB_BODY_LIMIT_BYTES } from '../domain/schemas/jobs';
@@ -68,6 +68,7 @@ export function createApp(deps: AppDeps, opts: { drain?: Drain } = {}): Express 
     res.json(openapi);
   });
   mountDocs(app);
+  mountGuide(app);
 
   if (deps.config.APP_ENV !== 'production') {
     // Development outbox: no mail server is reachable, so mail is shown here.

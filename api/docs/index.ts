@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import express, { type Express } from 'express';
 import { html } from '../dashboard/html';
@@ -36,4 +37,48 @@ export function mountDocs(app: Express): void {
     app.get(`/docs/${file}`, (_req, res) => res.set(assetHeaders).sendFile(path.join(SWAGGER_UI_DIST, file)));
   }
   app.use('/docs/static', express.static(path.join(__dirname, 'static'), { index: false, setHeaders: (res) => res.set(assetHeaders) }));
+}
+
+/** Where `npm run docs` (stack/docs.ts) builds the documentation site. */
+export const GUIDE_DIR = path.join(__dirname, '../../dist/docs');
+
+/**
+ * The documentation site at /guide/ (docs/, built by VitePress): static files with the pages' headers. Its CSP names
+ * the hashes of the few inline scripts VitePress writes (the colour scheme, the page map), computed at build time
+ * into csp.json, so no other inline script runs; its styles may be inline (the theme sets some). Not built yet:
+ * 404 saying how to build it.
+ */
+export function mountGuide(app: Express, dir = GUIDE_DIR): void {
+  // Express matches /guide/ to a /guide route too: only the bare path is sent on to the folder.
+  app.get('/guide', (req, res, next) => (req.path === '/guide' ? res.redirect(301, '/guide/') : next()));
+  app.use('/guide', (req, res, next) => {
+    if (!fs.existsSync(path.join(dir, 'index.html'))) {
+      res.status(404).set(PAGE_HEADERS).type('text').send('The documentation site is not built: run `npm run docs`.');
+      return;
+    }
+    next();
+  });
+  let csp: string | undefined;
+  const headers = () => {
+    csp ??= guideCsp(dir);
+    return { ...PAGE_HEADERS, 'Content-Security-Policy': csp, 'Cache-Control': 'public, max-age=300' };
+  };
+  app.use('/guide', express.static(dir, { extensions: ['html'], setHeaders: (res) => res.set(headers()) }));
+}
+
+function guideCsp(dir: string): string {
+  const hashes = fs.existsSync(path.join(dir, 'csp.json'))
+    ? (JSON.parse(fs.readFileSync(path.join(dir, 'csp.json'), 'utf8')) as string[])
+    : [];
+  return [
+    "default-src 'none'",
+    `script-src 'self' ${hashes.map((h) => `'${h}'`).join(' ')}`.trim(),
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
 }
