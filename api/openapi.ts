@@ -2,12 +2,12 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { ERROR_CATALOGUE } from '../core/errors';
 import { applyQueryDependencies, nullableRefsAsAnyOf, registerOpenApi } from './http/openapi-writer';
 import { registerRawRoutes } from './http/raw-routes-openapi';
-import type { RouteSpec } from './http/route';
+import type { AnyRoute } from './http/route';
 import { JSON_DEPTH_LIMIT, UNSTORABLE_TEXT_RULE } from './http/storable-text';
 import { allRoutes } from './routes';
 
 /** The OpenAPI 3.1 document, generated from the same route declarations and zod schemas that serve requests. */
-export function buildOpenApiDocument(specs: RouteSpec<any, any, any, any>[] = allRoutes, serverUrl = '/') {
+export function buildOpenApiDocument(specs: AnyRoute[] = allRoutes, serverUrl = '/') {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

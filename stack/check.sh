@@ -15,6 +15,8 @@ step "tsc --noEmit"
 node_modules/.bin/tsc --noEmit -p .
 step "tsc --noEmit (the TypeScript client, with its own settings)"
 node_modules/.bin/tsc -p clients/typescript/tsconfig.json
+step "tsc --noEmit (the dashboard's browser scripts: the DOM's types, none of Node's)"
+node_modules/.bin/tsc -p api/dashboard/browser/tsconfig.json
 
 step "eslint"
 node_modules/.bin/eslint --max-warnings 0 .

@@ -8,12 +8,12 @@ import request from 'supertest';
 import { createActivities } from '../activities';
 import type { CookieOptions, Response } from 'express';
 import { DASHBOARD_CSP } from '../api/dashboard/headers';
-import { setSessionCookies } from '../api/dashboard/session';
+import { setCsrfCookie } from '../api/dashboard/session';
 import type { AppDeps } from '../api/http/context';
 import { dashboardRouter } from '../api/dashboard/router';
 import { registeredRoutes } from '../api/http/middleware';
 import { escapeHtml, html } from '../api/dashboard/html';
-import { transcriptBody } from '../api/dashboard/views-jobs';
+import { transcriptBody } from '../api/dashboard/views-transcript';
 import { toErrorObject } from '../core/errors';
 import type { TranscriptView } from '../domain/transcripts/read';
 import { HOLD_PLAYER, launchChromium, SCREENSHOT_DIR, screenshots, seriousA11yViolations } from './support/browser';
@@ -605,6 +605,25 @@ describe('dashboard security', () => {
     expect((await stack.api.deps.db.apiKey.findUniqueOrThrow({ where: { id: ids.key } })).revokedAt).toBeNull();
   });
 
+  it('answers a replayed retry form at the rate limit as POST /v1/jobs/{id}/retry does, and refuses a new one', async () => {
+    const c = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const sc = await pageSignIn(c);
+    const failedJob = await retryableFailure(c.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['pt'] });
+    const form = { _csrf: sc.csrf, idempotency_key: 'dashboard-retry-replay-1' };
+    const first = await post(sc, `/dashboard/jobs/${failedJob}/retry`, form);
+    expect(first.status).toBe(303);
+    const retried = /\/dashboard\/jobs\/([0-9a-f-]{36})\?done=retried/.exec(first.headers.location ?? '')![1]!;
+    expect(retried).not.toBe(failedJob);
+    // Every submit point of the minute spent, as by a burst of API calls.
+    await stack.api.deps.rateLimits.consume('submit', 'pro', c.workspaceId, 1_000_000).catch(() => undefined);
+    const replay = await post(sc, `/dashboard/jobs/${failedJob}/retry`, form);
+    expect([replay.status, replay.headers.location]).toEqual([303, `/dashboard/jobs/${retried}?done=retried`]);
+    const fresh = await post(sc, `/dashboard/jobs/${failedJob}/retry`, { ...form, idempotency_key: 'dashboard-retry-replay-2' });
+    expect(fresh.status).toBe(429);
+    expect(fresh.headers['retry-after']).toMatch(/^\d+$/);
+    expect(await stack.api.deps.db.job.count({ where: { workspaceId: c.workspaceId } })).toBe(2);
+  });
+
   it('sends the Content-Security-Policy on every page, and no page has inline script, handler or style', async () => {
     expect(DASHBOARD_CSP).toContain("script-src 'self'");
     expect(DASHBOARD_CSP).not.toContain('unsafe-inline');
@@ -793,14 +812,11 @@ async function until(page: Page, expression: string, timeoutMs = 10_000): Promis
 }
 
 describe('units', () => {
-  it('marks both cookies Secure in production', () => {
+  it('marks the CSRF cookie Secure, HttpOnly and SameSite=Strict in production', () => {
     const calls: [string, CookieOptions][] = [];
     const res = { cookie: (name: string, _value: string, opts: CookieOptions) => calls.push([name, opts]) } as unknown as Response;
-    setSessionCookies(res, { config: { APP_ENV: 'production' } } as AppDeps, 'session', 'csrf');
-    expect(calls.map(([name, o]) => [name, o.secure, o.httpOnly, o.sameSite, o.path])).toEqual([
-      ['ts_session', true, true, 'lax', '/'],
-      ['ts_csrf', true, true, 'strict', '/'],
-    ]);
+    setCsrfCookie(res, { config: { APP_ENV: 'production' } } as AppDeps, 'csrf');
+    expect(calls.map(([name, o]) => [name, o.secure, o.httpOnly, o.sameSite, o.path])).toEqual([['ts_csrf', true, true, 'strict', '/']]);
   });
 
   it('escapes every value, and shades words by confidence with a legend', () => {

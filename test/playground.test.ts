@@ -13,7 +13,7 @@ import { createWorkspace, uniqueEmail } from './support/harness';
 import { startListeningJobStack, videositeCaptionRoutes, VIDEO_URL, type JobStack } from './support/job-stack';
 import { twoVoiceWav } from './support/voices';
 
-// The dashboard's "New transcript" page (api/dashboard/views-playground.ts, static/playground.js) in
+// The dashboard's "New transcript" page (api/dashboard/views-playground.ts, browser/playground.ts) in
 // Chromium: a new user goes from sign-up to a finished caption transcript without a terminal; a paid
 // workspace drops a file, watches it upload, sees the price before paying, and gets a transcript with
 // speakers. The code the page shows beside the form is run as shown (curl in bash, TypeScript in Node,

@@ -16,11 +16,15 @@ import { assertSameOrigin } from '../http/same-origin';
  */
 export const CSRF_COOKIE = 'ts_csrf';
 
-export function setSessionCookies(res: Response, deps: AppDeps, sessionToken: string, csrfToken: string): void {
-  const common = { httpOnly: true, secure: deps.config.APP_ENV === 'production', path: '/', maxAge: SESSION_TTL_MS };
-  // The same flags as POST /app/session (api/routes/account.ts).
-  res.cookie(SESSION_COOKIE, sessionToken, { ...common, sameSite: 'lax' });
-  res.cookie(CSRF_COOKIE, csrfToken, { ...common, sameSite: 'strict' });
+/** The CSRF cookie beside the session cookie POST /app/session sets (api/routes/account.ts), with the same lifetime and Secure flag. */
+export function setCsrfCookie(res: Response, deps: Pick<AppDeps, 'config'>, csrfToken: string): void {
+  res.cookie(CSRF_COOKIE, csrfToken, {
+    httpOnly: true,
+    secure: deps.config.APP_ENV === 'production',
+    path: '/',
+    maxAge: SESSION_TTL_MS,
+    sameSite: 'strict',
+  });
 }
 
 export function clearSessionCookies(res: Response): void {

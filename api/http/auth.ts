@@ -13,8 +13,9 @@ import type { AppDeps } from './context';
 export const SESSION_COOKIE = 'ts_session';
 export const CSRF_HEADER = 'x-csrf-token';
 
-export type AuthRule =
-  { kind: 'public' } | { kind: 'optional' } | { kind: 'required'; scope: Scope | null; sessionOnly?: boolean; allowUnverified?: boolean };
+/** A route only a caller may use: of this scope (null: any), perhaps a signed-in owner only, perhaps before e-mail verification. */
+export type RequiredRule = { kind: 'required'; scope: Scope | null; sessionOnly?: boolean; allowUnverified?: boolean };
+export type AuthRule = { kind: 'public' } | { kind: 'optional' } | RequiredRule;
 
 /**
  * The caller of a request: an API key (`Authorization: Bearer <API_KEY>`), an
@@ -46,25 +47,19 @@ export async function authenticate(req: Request, deps: AppDeps): Promise<(Princi
   return null;
 }
 
-export function authorise(rule: AuthRule, principal: (Principal & { csrfTokenHash?: string }) | null, req: Request): void {
-  if (rule.kind !== 'required') return;
-  authorisePrincipal(rule, principal);
-  // Cookie sessions must prove same-origin intent on writes (synchronizer token).
-  if (principal!.kind === 'session' && req.method !== 'GET' && req.method !== 'HEAD') {
-    const sent = req.get(CSRF_HEADER);
-    if (!sent || !principal!.csrfTokenHash || !safeEqual(sha256Hex(sent), principal!.csrfTokenHash)) {
-      throw new ServiceError('FORBIDDEN', 'X-CSRF-Token', {
-        message: 'Missing or wrong X-CSRF-Token header for a cookie-authenticated write.',
-      });
-    }
+/** A cookie session's write over the JSON API proves same-origin intent with the synchronizer token (X-CSRF-Token). */
+export function assertCsrfHeader(rule: AuthRule, principal: (Principal & { csrfTokenHash?: string }) | null, req: Request): void {
+  if (rule.kind !== 'required' || principal?.kind !== 'session' || req.method === 'GET' || req.method === 'HEAD') return;
+  const sent = req.get(CSRF_HEADER);
+  if (!sent || !principal.csrfTokenHash || !safeEqual(sha256Hex(sent), principal.csrfTokenHash)) {
+    throw new ServiceError('FORBIDDEN', 'X-CSRF-Token', {
+      message: 'Missing or wrong X-CSRF-Token header for a cookie-authenticated write.',
+    });
   }
 }
 
 /** The rule's checks on the principal alone (presence, session-only, scope, verified e-mail); the agent tool server's tools use it too. */
-export function authorisePrincipal(
-  rule: { kind: 'required'; scope: Scope | null; sessionOnly?: boolean; allowUnverified?: boolean },
-  principal: Principal | null,
-): asserts principal is Principal {
+export function authorisePrincipal(rule: RequiredRule, principal: Principal | null): asserts principal is Principal {
   if (!principal)
     throw new ServiceError('UNAUTHENTICATED', 'Authorization', { message: 'Send Authorization: Bearer <API_KEY>, or sign in.' });
   if (rule.sessionOnly && principal.kind !== 'session') {

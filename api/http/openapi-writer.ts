@@ -2,7 +2,7 @@ import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-ope
 import { ERROR_CATALOGUE, type ErrorCode } from '../../core/errors';
 import { z } from '../../domain/schemas/zod';
 import { ErrorEnvelopeSchema } from './envelope';
-import { IdempotencyKeySchema, type RouteSpec } from './route';
+import { IdempotencyKeySchema, type AnyRoute } from './route';
 
 // The OpenAPI side of the route declarations (api/http/route.ts): each
 // declaration's auth rule, scope, rate-limit class, schemas, responses and
@@ -25,7 +25,7 @@ interface ParameterObject {
  */
 export function applyQueryDependencies(
   doc: { paths?: Record<string, Record<string, { parameters?: ParameterObject[] }>> },
-  specs: RouteSpec<any, any, any, any>[],
+  specs: AnyRoute[],
 ): void {
   for (const spec of specs) {
     if (!spec.queryDependentRequired) continue;
@@ -57,7 +57,7 @@ export function applyQueryDependencies(
   }
 }
 
-export function registerOpenApi(registry: OpenAPIRegistry, specs: RouteSpec<any, any, any, any>[]): void {
+export function registerOpenApi(registry: OpenAPIRegistry, specs: AnyRoute[]): void {
   for (const spec of specs) {
     if (spec.internal) continue;
     const responses: Record<string, ResponseConfig> = {};

@@ -4,16 +4,16 @@ import type { Principal } from '../../domain/accounts/principal';
 import { ServiceError, type ErrorCode } from '../../core/errors';
 import type { IdempotencyScope } from '../../domain/idempotency';
 import { z } from '../../domain/schemas/zod';
-import { countThen, countThenRunTellingReplays, readBesideLimit } from './accounting';
-import { authenticate, authorise, type AuthRule } from './auth';
+import { assertCsrfHeader, authenticate, type AuthRule } from './auth';
 import type { AppDeps } from './context';
 import { zodToServiceError } from './envelope';
 import { assertJsonBody } from './json-body';
-import { parseInput } from './parse-input';
+import { runRoute } from './pipeline';
 import type { RateLimitKind } from './rate-limit';
 
-// One declaration per endpoint drives both the Express handler (mount, here)
-// and its OpenAPI entry (api/http/openapi-writer.ts): authentication, scope,
+// One declaration per endpoint drives the Express handler (mount, here), its
+// OpenAPI entry (api/http/openapi-writer.ts) and the dashboard forms that do
+// the same thing (api/http/pipeline.ts runRoute): authentication, scope,
 // rate-limit class, the zod schemas that validate params/query/body, the
 // responses and the error codes.
 
@@ -27,11 +27,14 @@ export interface Reply {
   replay?: boolean;
 }
 
-export interface HandlerCtx<P, Q, B, R = undefined> {
+/** The caller a handler receives: always there behind a `required` rule, perhaps absent otherwise. */
+export type PrincipalFor<A extends AuthRule> = A extends { kind: 'required' } ? Principal : Principal | null;
+
+export interface HandlerCtx<P, Q, B, R = undefined, A extends AuthRule = AuthRule> {
   params: P;
   query: Q;
   body: B;
-  principal: Principal | null;
+  principal: PrincipalFor<A>;
   deps: AppDeps;
   req: Request;
   res: Response;
@@ -42,7 +45,7 @@ export interface HandlerCtx<P, Q, B, R = undefined> {
   prepared: R;
 }
 
-export interface RouteSpec<P = unknown, Q = unknown, B = unknown, R = undefined> {
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown, R = undefined, A extends AuthRule = AuthRule> {
   method: 'get' | 'post' | 'patch' | 'delete' | 'put';
   /** Express path (`/v1/jobs/:id`); the OpenAPI path is derived (`/v1/jobs/{id}`). */
   path: string;
@@ -50,7 +53,7 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, R = undefined>
   summary: string;
   description?: string;
   tags: string[];
-  auth: AuthRule;
+  auth: A;
   rateLimit?: RateLimitKind;
   idempotencyKey?: 'required';
   params?: ZodType<P>;
@@ -71,16 +74,19 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown, R = undefined>
    * The handler's reads, nothing written: run beside the rate-limit statement of a write (one round trip of
    * latency instead of two). Its answer, or its error, reaches the handler only once the call is counted.
    */
-  prepare?: (ctx: Omit<HandlerCtx<P, Q, B, R>, 'prepared'>) => Promise<R>;
+  prepare?: (ctx: Omit<HandlerCtx<P, Q, B, R, A>, 'prepared'>) => Promise<R>;
   /**
    * The handler says when it answered a replay of the Idempotency-Key (`Reply.replay`), so the key is not
    * looked up before the count (api/http/accounting.ts countThenRunTellingReplays).
    */
   answersReplays?: boolean;
-  handler: (ctx: HandlerCtx<P, Q, B, R>) => Promise<Reply>;
+  handler: (ctx: HandlerCtx<P, Q, B, R, A>) => Promise<Reply>;
 }
 
-export function defineRoute<P, Q, B, R>(spec: RouteSpec<P, Q, B, R>): RouteSpec<P, Q, B, R> {
+/** Any route, as the mount, the OpenAPI writer and the call pipeline take them. */
+export type AnyRoute = RouteSpec<any, any, any, any, any>;
+
+export function defineRoute<P, Q, B, R, const A extends AuthRule>(spec: RouteSpec<P, Q, B, R, A>): RouteSpec<P, Q, B, R, A> {
   return spec;
 }
 
@@ -106,52 +112,31 @@ export function parseIdempotencyKey(raw: unknown, field: string): string {
 }
 
 /** `POST /v1/jobs/<id>/retry`: the route's path with its parameters filled in; idempotency records are scoped by it. */
-export function operationName(spec: RouteSpec<any, any, any, any>, params: Record<string, string> | undefined): string {
+export function operationName(spec: AnyRoute, params: Record<string, string> | undefined): string {
   return `${spec.method.toUpperCase()} ${spec.path.replace(/:([A-Za-z_]+)/g, (_, name: string) => String(params?.[name] ?? '').toLowerCase())}`;
 }
 
-export function mount(router: Router, specs: RouteSpec<any, any, any, any>[], deps: AppDeps): void {
+export function mount(router: Router, specs: AnyRoute[], deps: AppDeps): void {
   for (const spec of specs) {
     router[spec.method](spec.path, async (req: Request, res: Response, next: NextFunction) => {
       try {
         // A JSON route reads JSON only: a form or text body (a cross-site form post) is refused before anything runs.
         if (spec.method !== 'get') assertJsonBody(req);
         const principal = spec.auth.kind === 'public' ? null : await authenticate(req, deps);
-        authorise(spec.auth, principal, req);
-        let idempotencyKey: string | undefined;
-        if (spec.idempotencyKey) {
-          idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'), 'Idempotency-Key');
-        }
-        const params = spec.params ? parseInput(spec.params, req.params, 'params') : undefined;
-        const query = spec.query ? parseInput(spec.query, req.query, 'query') : undefined;
-        // Bodies are always JSON; an absent body validates as {} so optional bodies work.
-        const body = spec.body ? parseInput(spec.body, req.body ?? {}, 'body') : undefined;
-        const idempotency =
-          idempotencyKey === undefined
-            ? undefined
-            : { key: idempotencyKey, operation: operationName(spec, params as Record<string, string>) };
-        const input = { params, query, body, principal, deps, req, res, requestId: res.locals.requestId, idempotency };
-        const preparing = spec.prepare?.(input);
-        // Awaited by the handler's turn; a call the limit refuses drops it, error and all.
-        preparing?.catch(() => undefined);
-        const handle = async () => spec.handler({ ...input, prepared: await preparing });
-        const counting = spec.rateLimit && principal ? { kind: spec.rateLimit, principal, idempotency } : null;
-        const setHeaders = (headers: Record<string, string>) => res.set(headers);
-        const reply: Reply = !counting
-          ? await handle()
-          : spec.method === 'get'
-            ? await readBesideLimit(deps, counting, handle, setHeaders)
-            : spec.answersReplays && counting.idempotency
-              ? await countThenRunTellingReplays(
-                  deps,
-                  { ...counting, idempotency: counting.idempotency },
-                  async () => {
-                    const answer = await handle();
-                    return { result: answer, replay: answer.replay === true };
-                  },
-                  setHeaders,
-                )
-              : await countThen(deps, counting, handle, setHeaders);
+        // The transport's own check: a cookie session proves same-origin intent on writes (X-CSRF-Token).
+        assertCsrfHeader(spec.auth, principal, req);
+        const reply = await runRoute(spec, deps, {
+          principal,
+          params: req.params,
+          query: req.query,
+          // Bodies are always JSON; an absent body validates as {} so optional bodies work.
+          body: req.body ?? {},
+          idempotencyKey: { value: req.get('idempotency-key'), field: 'Idempotency-Key' },
+          req,
+          res,
+          requestId: res.locals.requestId,
+          setHeaders: (headers) => res.set(headers),
+        });
         if (reply.headers) res.set(reply.headers);
         res.status(reply.status);
         if (reply.raw) {

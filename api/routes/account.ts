@@ -12,7 +12,7 @@ import { disableWorkspace, getProfile, updateProfile } from '../../domain/accoun
 import { clientAddress } from '../http/rate-limit';
 import { assertSameOrigin } from '../http/same-origin';
 import { SESSION_COOKIE } from '../http/auth';
-import { defineRoute, type RouteSpec } from '../http/route';
+import { defineRoute, type AnyRoute } from '../http/route';
 import { z } from '../../domain/schemas/zod';
 import {
   ApiKeyCreatedSchema,
@@ -33,7 +33,7 @@ import { verifiedBody } from '../dashboard/views-account';
 
 const tags = ['Account'];
 
-const signUpRoute = defineRoute({
+export const signUpRoute = defineRoute({
   method: 'post',
   path: '/app/sign-up',
   operationId: 'signUp',
@@ -98,7 +98,7 @@ const verifyPageRoute = defineRoute({
   },
 });
 
-const signInRoute = defineRoute({
+export const signInRoute = defineRoute({
   method: 'post',
   path: '/app/session',
   operationId: 'signIn',
@@ -133,7 +133,7 @@ const signInRoute = defineRoute({
   },
 });
 
-const signOutRoute = defineRoute({
+export const signOutRoute = defineRoute({
   method: 'delete',
   path: '/app/session',
   operationId: 'signOut',
@@ -143,7 +143,7 @@ const signOutRoute = defineRoute({
   responses: { 204: { description: 'Signed out.' } },
   errors: [],
   handler: async ({ principal, deps, res }) => {
-    await signOut(deps.db, principal!.sessionId!);
+    await signOut(deps.db, principal.sessionId!);
     res.clearCookie(SESSION_COOKIE, { path: '/' });
     return { status: 204 };
   },
@@ -158,10 +158,10 @@ const listKeys = defineRoute({
   auth: { kind: 'required', scope: 'jobs:read' },
   responses: { 200: { description: 'Keys.', schema: ApiKeyListSchema } },
   errors: [],
-  handler: async ({ principal, deps }) => ({ status: 200, body: { keys: await listApiKeys(deps.db, principal!.workspaceId) } }),
+  handler: async ({ principal, deps }) => ({ status: 200, body: { keys: await listApiKeys(deps.db, principal.workspaceId) } }),
 });
 
-const createKey = defineRoute({
+export const createKeyRoute = defineRoute({
   method: 'post',
   path: '/app/keys',
   operationId: 'createApiKey',
@@ -172,10 +172,10 @@ const createKey = defineRoute({
   body: CreateApiKeyRequest,
   responses: { 201: { description: 'Key with its one-time secret.', schema: ApiKeyCreatedSchema } },
   errors: ['CONFLICT'],
-  handler: async ({ principal, deps, body }) => ({ status: 201, body: await createApiKey(deps.db, principal!.workspaceId, body) }),
+  handler: async ({ principal, deps, body }) => ({ status: 201, body: await createApiKey(deps.db, principal.workspaceId, body) }),
 });
 
-const revokeKey = defineRoute({
+export const revokeKeyRoute = defineRoute({
   method: 'delete',
   path: '/app/keys/:id',
   operationId: 'revokeApiKey',
@@ -186,7 +186,7 @@ const revokeKey = defineRoute({
   responses: { 204: { description: 'Revoked.' } },
   errors: ['NOT_FOUND'],
   handler: async ({ principal, deps, params }) => {
-    await revokeApiKey(deps.db, principal!.workspaceId, params.id);
+    await revokeApiKey(deps.db, principal.workspaceId, params.id);
     return { status: 204 };
   },
 });
@@ -200,10 +200,10 @@ const profileGet = defineRoute({
   auth: { kind: 'required', scope: null, allowUnverified: true },
   responses: { 200: { description: 'Profile.', schema: ProfileSchema } },
   errors: [],
-  handler: async ({ principal, deps }) => ({ status: 200, body: await getProfile(deps.db, principal!.workspaceId, principal!.userId) }),
+  handler: async ({ principal, deps }) => ({ status: 200, body: await getProfile(deps.db, principal.workspaceId, principal.userId) }),
 });
 
-const profilePatch = defineRoute({
+export const updateProfileRoute = defineRoute({
   method: 'patch',
   path: '/app/profile',
   operationId: 'updateProfile',
@@ -215,11 +215,11 @@ const profilePatch = defineRoute({
   errors: [],
   handler: async ({ principal, deps, body }) => ({
     status: 200,
-    body: await updateProfile(deps.db, principal!.workspaceId, principal!.userId!, body),
+    body: await updateProfile(deps.db, principal.workspaceId, principal.userId!, body),
   }),
 });
 
-const deleteAccount = defineRoute({
+export const deleteAccountRoute = defineRoute({
   method: 'delete',
   path: '/app/account',
   operationId: 'deleteAccount',
@@ -232,7 +232,7 @@ const deleteAccount = defineRoute({
   responses: { 204: { description: 'Workspace disabled; purge scheduled.' } },
   errors: [],
   handler: async ({ principal, deps, res }) => {
-    await disableWorkspace(deps.db, principal!.workspaceId);
+    await disableWorkspace(deps.db, principal.workspaceId);
     res.clearCookie(SESSION_COOKIE, { path: '/' });
     return { status: 204 };
   },
@@ -240,16 +240,16 @@ const deleteAccount = defineRoute({
 
 // Billing (quote, checkout, portal): api/routes/billing.ts.
 
-export const accountRoutes: RouteSpec<any, any, any, any>[] = [
+export const accountRoutes: AnyRoute[] = [
   signUpRoute,
   verifyRoute,
   verifyPageRoute,
   signInRoute,
   signOutRoute,
   listKeys,
-  createKey,
-  revokeKey,
+  createKeyRoute,
+  revokeKeyRoute,
   profileGet,
-  profilePatch,
-  deleteAccount,
+  updateProfileRoute,
+  deleteAccountRoute,
 ];

@@ -1,5 +1,5 @@
 import { getBatch, submitBatch } from '../../domain/batches/submit';
-import { defineRoute, type RouteSpec } from '../http/route';
+import { defineRoute, type AnyRoute } from '../http/route';
 import { IdParams } from '../../domain/schemas/common';
 import { BatchRequestSchema, BatchSchema } from '../../domain/schemas/resources';
 import { jobServiceDeps } from '../wiring';
@@ -32,7 +32,7 @@ const createBatch = defineRoute({
     'NOT_FOUND',
   ],
   handler: async ({ deps, principal, body, idempotency }) => {
-    const result = await submitBatch(jobServiceDeps(deps), principal!, body, idempotency!);
+    const result = await submitBatch(jobServiceDeps(deps), principal, body, idempotency!);
     return {
       status: result.status,
       body: result.batch,
@@ -52,7 +52,7 @@ const getBatchRoute = defineRoute({
   params: IdParams,
   responses: { 200: { description: 'The batch; status derived from the child counts (see the Batch schema).', schema: BatchSchema } },
   errors: ['NOT_FOUND'],
-  handler: async ({ deps, principal, params }) => ({ status: 200, body: await getBatch(deps.db, principal!.workspaceId, params.id) }),
+  handler: async ({ deps, principal, params }) => ({ status: 200, body: await getBatch(deps.db, principal.workspaceId, params.id) }),
 });
 
-export const batchRoutes: RouteSpec<any, any, any, any>[] = [createBatch, getBatchRoute];
+export const batchRoutes: AnyRoute[] = [createBatch, getBatchRoute];

@@ -7,7 +7,7 @@ import {
   QuoteSchema,
   StripeEventAckSchema,
 } from '../../domain/schemas/billing';
-import { defineRoute, type RouteSpec } from '../http/route';
+import { defineRoute, type AnyRoute } from '../http/route';
 import { billingDeps } from '../wiring';
 
 const tags = ['Account'];
@@ -26,10 +26,10 @@ const quoteRoute = defineRoute({
   query: QuoteQuery,
   responses: { 200: { description: 'Quote.', schema: QuoteSchema } },
   errors: [],
-  handler: async ({ principal, query }) => ({ status: 200, body: quote(principal!.plan, query.units) }),
+  handler: async ({ principal, query }) => ({ status: 200, body: quote(principal.plan, query.units) }),
 });
 
-const checkoutRoute = defineRoute({
+export const checkoutRoute = defineRoute({
   method: 'post',
   path: '/app/billing/checkout',
   operationId: 'createCheckout',
@@ -44,11 +44,11 @@ const checkoutRoute = defineRoute({
   errors: ['SERVICE_UNAVAILABLE', 'CONFLICT', 'PLAN_REQUIRED'],
   handler: async ({ principal, deps, body }) => ({
     status: 200,
-    body: await createCheckout(billingDeps(deps), { id: principal!.workspaceId, plan: principal!.plan }, body),
+    body: await createCheckout(billingDeps(deps), { id: principal.workspaceId, plan: principal.plan }, body),
   }),
 });
 
-const portalRoute = defineRoute({
+export const portalRoute = defineRoute({
   method: 'post',
   path: '/app/billing/portal',
   operationId: 'createPortalSession',
@@ -59,7 +59,7 @@ const portalRoute = defineRoute({
   auth: { kind: 'required', scope: null, sessionOnly: true },
   responses: { 200: { description: 'Redirect the browser to `url`.', schema: PortalSessionSchema } },
   errors: ['SERVICE_UNAVAILABLE'],
-  handler: async ({ principal, deps }) => ({ status: 200, body: await createPortal(billingDeps(deps), principal!.workspaceId) }),
+  handler: async ({ principal, deps }) => ({ status: 200, body: await createPortal(billingDeps(deps), principal.workspaceId) }),
 });
 
 // Stripe's events: the raw body (api/app.ts keeps it raw on this path) verified
@@ -81,5 +81,5 @@ const stripeIngress = defineRoute({
   },
 });
 
-export const billingRoutes: RouteSpec<any, any, any, any>[] = [quoteRoute, checkoutRoute, portalRoute];
-export const billingIngressRoutes: RouteSpec<any, any, any, any>[] = [stripeIngress];
+export const billingRoutes: AnyRoute[] = [quoteRoute, checkoutRoute, portalRoute];
+export const billingIngressRoutes: AnyRoute[] = [stripeIngress];

@@ -16,7 +16,7 @@ import {
 } from '../../domain/schemas/discoveries';
 import type { AppDeps } from '../http/context';
 import { requestWaitSignal } from '../http/drain';
-import { defineRoute, type Reply, type RouteSpec } from '../http/route';
+import { defineRoute, type Reply, type AnyRoute } from '../http/route';
 import { discoveryDeps } from '../wiring';
 
 const tags = ['Discoveries'];
@@ -53,7 +53,7 @@ const createVideoDiscovery = defineRoute({
   },
   errors: ['INVALID_CURSOR', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED', 'IDEMPOTENCY_CONFLICT'],
   handler: async ({ deps, principal, body, idempotency }) =>
-    accepted('/v1/video-discoveries', await submitVideoDiscovery(discoveryDeps(deps), principal!, body, idempotency!)),
+    accepted('/v1/video-discoveries', await submitVideoDiscovery(discoveryDeps(deps), principal, body, idempotency!)),
 });
 
 const createLanguageDiscovery = defineRoute({
@@ -77,7 +77,7 @@ const createLanguageDiscovery = defineRoute({
   },
   errors: ['INVALID_URL', 'UNSUPPORTED_SOURCE', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED', 'IDEMPOTENCY_CONFLICT'],
   handler: async ({ deps, principal, body, idempotency }) =>
-    accepted('/v1/language-discoveries', await submitLanguageDiscovery(discoveryDeps(deps), principal!, body, idempotency!)),
+    accepted('/v1/language-discoveries', await submitLanguageDiscovery(discoveryDeps(deps), principal, body, idempotency!)),
 });
 
 /** GET of one discovery, with the same long poll as a job's. */
@@ -104,7 +104,7 @@ function readRoute(
     errors: ['NOT_FOUND'],
     handler: async ({ deps, principal, params, query, req }) => {
       const signal = requestWaitSignal(req, deps);
-      const read = (): Promise<{ status: string }> => get(deps.db, principal!.workspaceId, params.id);
+      const read = (): Promise<{ status: string }> => get(deps.db, principal.workspaceId, params.id);
       return { status: 200, body: await waitForDiscovery(deps.wakeups, params.id, read, query.wait, signal) };
     },
   });
@@ -125,7 +125,7 @@ const getLanguageDiscoveryRoute = readRoute(
   getLanguageDiscovery,
 );
 
-export const discoveryRoutes: RouteSpec<any, any, any, any>[] = [
+export const discoveryRoutes: AnyRoute[] = [
   createVideoDiscovery,
   getVideoDiscoveryRoute,
   createLanguageDiscovery,

@@ -1,4 +1,4 @@
-import type { RouteSpec } from '../http/route';
+import type { AnyRoute } from '../http/route';
 import { accountRoutes } from './account';
 import { batchRoutes } from './batches';
 import { billingIngressRoutes, billingRoutes } from './billing';
@@ -12,7 +12,7 @@ import { usageRoutes } from './usage';
 import { webhookRoutes } from './webhooks';
 
 /** Every route of the service. */
-export const allRoutes: RouteSpec<any, any, any, any>[] = [
+export const allRoutes: AnyRoute[] = [
   ...usageRoutes,
   ...accountRoutes,
   ...billingRoutes,

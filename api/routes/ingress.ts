@@ -1,5 +1,5 @@
 import { acceptProviderCallback } from '../../domain/jobs/provider-callback';
-import { defineRoute, type RouteSpec } from '../http/route';
+import { defineRoute, type AnyRoute } from '../http/route';
 import { z } from '../../domain/schemas/zod';
 
 // Callbacks from outside providers: verified by their own secret, never in the public document.
@@ -20,4 +20,4 @@ const asrCallback = defineRoute({
   }),
 });
 
-export const ingressRoutes: RouteSpec<any, any, any, any>[] = [asrCallback];
+export const ingressRoutes: AnyRoute[] = [asrCallback];

@@ -4,7 +4,8 @@ import { prepareJob, submitJob } from '../../domain/jobs/submit';
 import type { JobRequest } from '../../domain/schemas/jobs';
 import { jobServiceDeps } from '../wiring';
 import { requestWaitSignal } from '../http/drain';
-import { defineRoute, type HandlerCtx, type Reply, type RouteSpec } from '../http/route';
+import type { RequiredRule } from '../http/auth';
+import { defineRoute, type HandlerCtx, type Reply, type AnyRoute } from '../http/route';
 import {
   JobIdParams,
   JobListQuery,
@@ -28,8 +29,12 @@ function accepted(result: { status: 200 | 202; job: { id: string }; replay?: boo
 }
 
 /** The source and webhook endpoint reads of a submit, run beside its rate-limit statement. */
-function prepareSubmit({ deps, principal, body }: Pick<HandlerCtx<unknown, unknown, JobRequest>, 'deps' | 'principal' | 'body'>) {
-  return prepareJob(jobServiceDeps(deps), principal!, body);
+function prepareSubmit({
+  deps,
+  principal,
+  body,
+}: Pick<HandlerCtx<unknown, unknown, JobRequest, undefined, RequiredRule>, 'deps' | 'principal' | 'body'>) {
+  return prepareJob(jobServiceDeps(deps), principal, body);
 }
 
 const createJob = defineRoute({
@@ -64,7 +69,7 @@ const createJob = defineRoute({
   prepare: prepareSubmit,
   answersReplays: true,
   handler: async ({ deps, principal, body, idempotency, prepared }) =>
-    accepted(await submitJob(jobServiceDeps(deps), principal!, body, idempotency!, { prepared })),
+    accepted(await submitJob(jobServiceDeps(deps), principal, body, idempotency!, { prepared })),
 });
 
 const listJobsRoute = defineRoute({
@@ -83,7 +88,7 @@ const listJobsRoute = defineRoute({
   errors: [],
   handler: async ({ deps, principal, query }) => ({
     status: 200,
-    body: await listJobs(deps.db, deps.secretsKey, principal!.workspaceId, query),
+    body: await listJobs(deps.db, deps.secretsKey, principal.workspaceId, query),
   }),
 });
 
@@ -103,11 +108,11 @@ const getJobRoute = defineRoute({
   errors: ['NOT_FOUND'],
   handler: async ({ deps, principal, params, query, req }) => {
     const signal = requestWaitSignal(req, deps);
-    return { status: 200, body: await waitForJob(deps.db, deps.wakeups, principal!.workspaceId, params.id, query.wait, signal) };
+    return { status: 200, body: await waitForJob(deps.db, deps.wakeups, principal.workspaceId, params.id, query.wait, signal) };
   },
 });
 
-const cancelRoute = defineRoute({
+export const cancelRoute = defineRoute({
   method: 'post',
   path: '/v1/jobs/:id/cancel',
   operationId: 'cancelJob',
@@ -128,7 +133,7 @@ const cancelRoute = defineRoute({
   },
   errors: ['NOT_FOUND', 'CANCELLATION_NOT_ALLOWED', 'SERVICE_UNAVAILABLE'],
   handler: async ({ deps, principal, params }) => {
-    const { job, decision } = await cancelJob(jobServiceDeps(deps), principal!, params.id);
+    const { job, decision } = await cancelJob(jobServiceDeps(deps), principal, params.id);
     return decision === 'decided' ? { status: 200, body: job } : { status: 202, body: job, headers: { Location: `/v1/jobs/${job.id}` } };
   },
 });
@@ -150,7 +155,7 @@ export const retryRoute = defineRoute({
   },
   errors: ['NOT_FOUND', 'JOB_NOT_RETRYABLE', 'IDEMPOTENCY_CONFLICT', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED'],
   handler: async ({ deps, principal, params, body, idempotency }) =>
-    accepted(await retryJob(jobServiceDeps(deps), principal!, params.id, body, idempotency!)),
+    accepted(await retryJob(jobServiceDeps(deps), principal, params.id, body, idempotency!)),
 });
 
-export const jobRoutes: RouteSpec<any, any, any, any>[] = [createJob, listJobsRoute, getJobRoute, cancelRoute, retryRoute];
+export const jobRoutes: AnyRoute[] = [createJob, listJobsRoute, getJobRoute, cancelRoute, retryRoute];

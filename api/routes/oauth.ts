@@ -1,6 +1,6 @@
 import { listAuthorizations, revokeAuthorization } from '../../domain/oauth/tokens';
 import { AuthorizationIdParams, OAuthAuthorizationListSchema } from '../../domain/schemas/oauth';
-import { defineRoute, type RouteSpec } from '../http/route';
+import { defineRoute, type AnyRoute } from '../http/route';
 
 // The owner's account endpoints for agents authorised through OAuth (api/oauth/provider.ts).
 
@@ -19,7 +19,7 @@ const listAuthorizationsRoute = defineRoute({
   errors: [],
   handler: async ({ principal, deps }) => ({
     status: 200,
-    body: { authorizations: await listAuthorizations(deps.db, principal!.workspaceId) },
+    body: { authorizations: await listAuthorizations(deps.db, principal.workspaceId) },
   }),
 });
 
@@ -36,9 +36,9 @@ const revokeAuthorizationRoute = defineRoute({
   responses: { 204: { description: 'Revoked.' } },
   errors: ['NOT_FOUND'],
   handler: async ({ principal, deps, params }) => {
-    await revokeAuthorization(deps.db, principal!.workspaceId, params.id);
+    await revokeAuthorization(deps.db, principal.workspaceId, params.id);
     return { status: 204 };
   },
 });
 
-export const oauthRoutes: RouteSpec<any, any, any, any>[] = [listAuthorizationsRoute, revokeAuthorizationRoute];
+export const oauthRoutes: AnyRoute[] = [listAuthorizationsRoute, revokeAuthorizationRoute];

@@ -1,5 +1,5 @@
 import { deleteTranscript, exportTranscriptFile, getTranscriptJson } from '../../domain/transcripts/read';
-import { defineRoute, type RouteSpec } from '../http/route';
+import { defineRoute, type AnyRoute } from '../http/route';
 import { IdParams } from '../../domain/schemas/common';
 import { DeletionSchema, ExportQuery, TranscriptSchema } from '../../domain/schemas/resources';
 
@@ -22,12 +22,12 @@ const getRoute = defineRoute({
     status: 200,
     raw: {
       contentType: 'application/json; charset=utf-8',
-      body: (await getTranscriptJson(deps.db, principal!.workspaceId, params.id)).json,
+      body: (await getTranscriptJson(deps.db, principal.workspaceId, params.id)).json,
     },
   }),
 });
 
-const deleteRoute = defineRoute({
+export const deleteTranscriptRoute = defineRoute({
   method: 'delete',
   path: '/v1/transcripts/:id',
   operationId: 'deleteTranscript',
@@ -41,7 +41,7 @@ const deleteRoute = defineRoute({
   errors: ['NOT_FOUND'],
   handler: async ({ deps, principal, params }) => ({
     status: 202,
-    body: await deleteTranscript(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, principal!.workspaceId, params.id),
+    body: await deleteTranscript(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, principal.workspaceId, params.id),
   }),
 });
 
@@ -66,7 +66,7 @@ const exportRoute = defineRoute({
   },
   errors: ['NOT_FOUND', 'TIMESTAMPS_UNAVAILABLE'],
   handler: async ({ deps, principal, params, query }) => {
-    const file = await exportTranscriptFile(deps.db, principal!.workspaceId, params.id, query.format, {
+    const file = await exportTranscriptFile(deps.db, principal.workspaceId, params.id, query.format, {
       maxLineLength: query.max_line_length,
       maxLines: query.max_lines,
     });
@@ -78,4 +78,4 @@ const exportRoute = defineRoute({
   },
 });
 
-export const transcriptRoutes: RouteSpec<any, any, any, any>[] = [getRoute, deleteRoute, exportRoute];
+export const transcriptRoutes: AnyRoute[] = [getRoute, deleteTranscriptRoute, exportRoute];

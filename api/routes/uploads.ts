@@ -1,6 +1,6 @@
 import { completeUpload, getUpload, reserveUpload } from '../../domain/uploads/uploads';
 import { requestWaitSignal } from '../http/drain';
-import { defineRoute, type RouteSpec } from '../http/route';
+import { defineRoute, type AnyRoute } from '../http/route';
 import { IdParams } from '../../domain/schemas/common';
 import { UploadRequestSchema, UploadSchema } from '../../domain/schemas/resources';
 
@@ -21,7 +21,7 @@ const create = defineRoute({
   errors: ['STORAGE_UNAVAILABLE'],
   handler: async ({ deps, principal, body }) => ({
     status: 201,
-    body: await reserveUpload(deps.db, deps.objectStore, principal!.workspaceId, body),
+    body: await reserveUpload(deps.db, deps.objectStore, principal.workspaceId, body),
   }),
 });
 
@@ -59,7 +59,7 @@ const complete = defineRoute({
       deps.db,
       deps.temporal,
       deps.config.TEMPORAL_TASK_QUEUE,
-      principal!.workspaceId,
+      principal.workspaceId,
       params.id,
       deps.config.UPLOAD_VERIFY_WAIT_SECONDS * 1000,
       requestWaitSignal(req, deps),
@@ -84,7 +84,7 @@ const read = defineRoute({
   params: IdParams,
   responses: { 200: { description: 'The upload.', schema: UploadSchema } },
   errors: ['NOT_FOUND'],
-  handler: async ({ deps, principal, params }) => ({ status: 200, body: await getUpload(deps.db, principal!.workspaceId, params.id) }),
+  handler: async ({ deps, principal, params }) => ({ status: 200, body: await getUpload(deps.db, principal.workspaceId, params.id) }),
 });
 
-export const uploadRoutes: RouteSpec<any, any, any, any>[] = [create, complete, read];
+export const uploadRoutes: AnyRoute[] = [create, complete, read];

@@ -1,6 +1,6 @@
 import { capabilitiesFor } from '../../domain/capabilities';
 import { getUsage } from '../../domain/credits/usage';
-import { defineRoute, type RouteSpec } from '../http/route';
+import { defineRoute, type AnyRoute } from '../http/route';
 import { CapabilitiesSchema, UsageSchema } from '../../domain/schemas/account';
 
 const capabilities = defineRoute({
@@ -32,7 +32,7 @@ const usage = defineRoute({
   rateLimit: 'read',
   responses: { 200: { description: 'Usage.', schema: UsageSchema } },
   errors: [],
-  handler: async ({ principal, deps }) => ({ status: 200, body: await getUsage(deps, principal!.workspaceId) }),
+  handler: async ({ principal, deps }) => ({ status: 200, body: await getUsage(deps, principal.workspaceId) }),
 });
 
-export const usageRoutes: RouteSpec<any, any, any, any>[] = [capabilities, usage];
+export const usageRoutes: AnyRoute[] = [capabilities, usage];

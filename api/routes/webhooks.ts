@@ -6,7 +6,7 @@ import {
   MAX_WEBHOOK_ENDPOINTS,
   resendDelivery,
 } from '../../domain/webhooks/endpoints';
-import { defineRoute, type RouteSpec } from '../http/route';
+import { defineRoute, type AnyRoute } from '../http/route';
 import { z } from '../../domain/schemas/zod';
 import { IdParams } from '../../domain/schemas/common';
 import {
@@ -19,7 +19,7 @@ import {
 
 const tags = ['Webhooks'];
 
-const create = defineRoute({
+export const createEndpointRoute = defineRoute({
   method: 'post',
   path: '/v1/webhook-endpoints',
   operationId: 'createWebhookEndpoint',
@@ -32,7 +32,7 @@ const create = defineRoute({
   errors: ['INVALID_URL', 'UNSAFE_URL', 'CONFLICT'],
   handler: async ({ deps, principal, body }) => ({
     status: 201,
-    body: await createWebhookEndpoint(deps.db, deps.secretsKey, deps.addressPolicy, principal!.workspaceId, body),
+    body: await createWebhookEndpoint(deps.db, deps.secretsKey, deps.addressPolicy, principal.workspaceId, body),
   }),
 });
 
@@ -48,11 +48,11 @@ const list = defineRoute({
   errors: [],
   handler: async ({ deps, principal }) => ({
     status: 200,
-    body: { endpoints: await listWebhookEndpoints(deps.db, principal!.workspaceId) },
+    body: { endpoints: await listWebhookEndpoints(deps.db, principal.workspaceId) },
   }),
 });
 
-const disable = defineRoute({
+export const disableEndpointRoute = defineRoute({
   method: 'delete',
   path: '/v1/webhook-endpoints/:id',
   operationId: 'disableWebhookEndpoint',
@@ -63,7 +63,7 @@ const disable = defineRoute({
   responses: { 204: { description: 'Disabled; it receives nothing more.' } },
   errors: ['NOT_FOUND'],
   handler: async ({ deps, principal, params }) => {
-    await disableWebhookEndpoint(deps.db, principal!.workspaceId, params.id);
+    await disableWebhookEndpoint(deps.db, principal.workspaceId, params.id);
     return { status: 204 };
   },
 });
@@ -81,11 +81,11 @@ const deliveries = defineRoute({
   errors: [],
   handler: async ({ deps, principal, query }) => ({
     status: 200,
-    body: { deliveries: await listDeliveries(deps.db, principal!.workspaceId, query.limit) },
+    body: { deliveries: await listDeliveries(deps.db, principal.workspaceId, query.limit) },
   }),
 });
 
-const resend = defineRoute({
+export const resendDeliveryRoute = defineRoute({
   method: 'post',
   path: '/app/webhooks/deliveries/:id/resend',
   operationId: 'resendWebhookDelivery',
@@ -102,8 +102,8 @@ const resend = defineRoute({
   errors: ['NOT_FOUND', 'CONFLICT'],
   handler: async ({ deps, principal, params }) => ({
     status: 202,
-    body: await resendDelivery(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, principal!.workspaceId, params.id),
+    body: await resendDelivery(deps.db, deps.temporal, deps.config.TEMPORAL_TASK_QUEUE, principal.workspaceId, params.id),
   }),
 });
 
-export const webhookRoutes: RouteSpec<any, any, any, any>[] = [create, list, disable, deliveries, resend];
+export const webhookRoutes: AnyRoute[] = [createEndpointRoute, list, disableEndpointRoute, deliveries, resendDeliveryRoute];

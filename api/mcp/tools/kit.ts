@@ -2,15 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolResult, InputRequiredResult, McpServer, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { z, ZodError } from 'zod';
 import { type ErrorObject } from '../../../core/errors';
-import type { Principal, Scope } from '../../../domain/accounts/principal';
+import type { Principal } from '../../../domain/accounts/principal';
 import type { IdempotencyScope } from '../../../domain/idempotency';
-import { countCall, readBesideLimit } from '../../http/accounting';
-import { authorisePrincipal } from '../../http/auth';
 import { orStopping } from '../../http/drain';
 import type { AppDeps } from '../../http/context';
 import { zodToServiceError } from '../../http/envelope';
 import { toServiceError } from '../../http/middleware';
-import type { RateLimitKind } from '../../http/rate-limit';
 import { DEFAULT_PAGE_CHARS, MAX_PAGE_CHARS, MIN_PAGE_CHARS, TRANSCRIPT_FORMATS } from '../transcript-page';
 import { portableJsonSchema } from '../portable-schema';
 
@@ -172,22 +169,8 @@ export function principalOf(ctx: Ctx): Principal | null {
   return (ctx.http?.authInfo?.extra as { principal?: Principal } | undefined)?.principal ?? null;
 }
 
-/** The scope rule of the REST twin (api/http/auth.ts authorisePrincipal); throws FORBIDDEN / UNAUTHENTICATED / EMAIL_UNVERIFIED. */
-export function requireScopes(principal: Principal | null, ...scopes: Scope[]): Principal {
-  for (const scope of scopes) authorisePrincipal({ kind: 'required', scope }, principal);
-  authorisePrincipal({ kind: 'required', scope: null }, principal);
-  return principal;
-}
-
-/** Counts the call as its REST twin does (api/http/accounting.ts): a submit (not an idempotent replay) or a read. Answers whether it is a replay. */
-export async function count(deps: AppDeps, p: Principal, kind: RateLimitKind, idempotency?: IdempotencyScope): Promise<boolean> {
-  return (await countCall(deps, { kind, principal: p, idempotency })).replay;
-}
-
-/** A read tool's read, beside its rate-limit statement as on the REST routes. */
-export function countedRead<T>(deps: AppDeps, p: Principal, read: () => Promise<T>): Promise<T> {
-  return readBesideLimit(deps, { kind: 'read', principal: p }, read);
-}
+/** The scope rule and the accounting of the REST twin, from the one call pipeline (api/http/pipeline.ts). */
+export { requireScopes, countToolCall as count, countedToolRead as countedRead } from '../../http/pipeline';
 
 /** A tool's handler: its arguments, the call's context and its caller. */
 export type ToolHandler<A> = (args: A, ctx: Ctx, caller: Principal | null) => Promise<CallToolResult | InputRequiredResult>;
