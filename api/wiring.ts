@@ -4,7 +4,8 @@ import { addressPolicy, objectStoreSettings, recognizerSettings, stripeSettings,
 import { createDb, openPool } from '../domain/db';
 import { JobWakeups } from '../domain/jobs/wakeups';
 import { resolveSecretsKey } from '../domain/secrets-key';
-import { markWorkflowsStarted, StartDispatcher } from '../domain/workflow-starts';
+import { markWorkflowsStarted } from '../domain/workflow-starts';
+import { StartDispatcher } from '../domain/start-dispatcher';
 import { connectTemporal } from '../integrations/temporal-connection';
 import { selectRecognizers } from '../integrations/recognizers/select';
 import { createObjectStore } from '../integrations/storage';

@@ -5,7 +5,8 @@ import type { Db, Tx } from './db';
 import { claimIdempotencyKey, claimStatement, replayOf, type IdempotencyScope, type KeyClaim } from './idempotency';
 import { Prisma } from '../prisma/generated/client';
 import { errorCauses } from '../integrations/dependency-errors';
-import type { StartDispatcher, StartedTable } from './workflow-starts';
+import type { StartedTable } from './workflow-starts';
+import type { StartDispatcher } from './start-dispatcher';
 
 // The one accepting transaction of jobs, batches and discoveries (README,
 // "Accepting work"): the idempotency key is claimed, the credits are held,

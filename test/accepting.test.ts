@@ -8,14 +8,9 @@ import { createOutbound } from '../integrations/outbound/http';
 import { connectTemporal, type TemporalConnection } from '../integrations/temporal-connection';
 import { workflowIds } from '../workflows/definitions';
 import { runWorkflowStarter } from '../worker/workflow-starter';
-import {
-  jobsToStart,
-  START_GRACE_MS,
-  STARTER_CONCURRENCY,
-  STARTER_PAGE_SIZE,
-  startPendingWorkflows,
-  type StartDispatcher,
-} from '../domain/workflow-starts';
+import { START_GRACE_MS, STARTER_PAGE_SIZE } from '../domain/workflow-starts';
+import { type StartDispatcher } from '../domain/start-dispatcher';
+import { jobsToStart, STARTER_CONCURRENCY, startPendingWorkflows } from '../domain/pending-starts';
 import { Prisma } from '../prisma/generated/client';
 import { audioDir, makeSpeech, PARAGRAPHS } from './support/speech';
 import { reserveAndPut } from './support/uploads';

@@ -4,7 +4,7 @@ import express from 'express';
 import pino from 'pino';
 import request from 'supertest';
 import { errorHandler, requestId } from '../api/http/middleware';
-import { StartDispatcher } from '../domain/workflow-starts';
+import { StartDispatcher } from '../domain/start-dispatcher';
 import { waitFor } from '../stack/proc';
 import { bearer, createWorkspace, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
 

@@ -9,7 +9,7 @@ import type { AddressPolicy } from '../../integrations/fetch';
 import type { AssemblyAiRecognizer } from '../../integrations/recognizers/cloud';
 import type { Recognizer } from '../../integrations/recognizers/types';
 import type { ObjectStore } from '../../integrations/storage';
-import type { StartDispatcher } from '../../domain/workflow-starts';
+import type { StartDispatcher } from '../../domain/start-dispatcher';
 import type { Stripe } from '../../integrations/payments/stripe-client';
 import type { RequestLoad } from './request-load';
 

@@ -6,7 +6,7 @@ import type { AppDeps } from './context';
 import { ServiceError, type ErrorCode } from '../../core/errors';
 import { unreachableDependency } from '../../integrations/dependency-errors';
 import { sendError } from './envelope';
-import { MAX_HOLD_MS } from '../../domain/workflow-starts';
+import { MAX_HOLD_MS } from '../../domain/start-dispatcher';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { logTraceFields, tracer, tracingOn } from '../../integrations/telemetry/tracing';
 

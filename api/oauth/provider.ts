@@ -4,7 +4,7 @@ import Provider, { errors as oidcErrors, interactionPolicy } from 'oidc-provider
 import { principalFromSession } from '../../domain/accounts/accounts';
 import { safeEqual } from '../../domain/accounts/secrets';
 import { SCOPES, type Scope } from '../../domain/accounts/principal';
-import { guardedFetch } from '../../domain/oauth/client-metadata-fetch';
+import { guardedFetch } from '../../integrations/fetch';
 import { oauthAdapterFactory } from '../../domain/oauth/records';
 import type { AppDeps } from '../http/context';
 import { clientAddress } from '../http/rate-limit';

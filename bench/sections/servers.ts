@@ -13,7 +13,7 @@ import { startThrowawayStack, type ThrowawayStack } from '../../stack/throwaway-
 import { sleep } from '../../test/scale/client';
 import { cpuSeconds, cpuSecondsSplit, ProcessSet, treeCpuSeconds } from '../../test/scale/processes';
 import type { TestApi, TestWorkspace } from '../../test/support/harness';
-import { MAX_HOLD_MS } from '../../domain/workflow-starts';
+import { MAX_HOLD_MS } from '../../domain/start-dispatcher';
 import { runWorkflowStarter } from '../../worker/workflow-starter';
 import { type BenchContext, type BenchSection, type Load, ms, ratio, runLoad, timed, videoId } from '../harness';
 

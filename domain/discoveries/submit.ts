@@ -14,13 +14,8 @@ import {
   type VideoDiscoveryRequest,
   type VideoDiscoveryView,
 } from '../schemas/discoveries';
-import {
-  languageDiscoveryFacts,
-  startDiscoveryWorkflow,
-  videoDiscoveryFacts,
-  type StartDispatcher,
-  type WorkflowStarter,
-} from '../workflow-starts';
+import { languageDiscoveryFacts, startDiscoveryWorkflow, videoDiscoveryFacts, type WorkflowStarter } from '../workflow-starts';
+import { type StartDispatcher } from '../start-dispatcher';
 import { normalizeDiscoveryInput } from '../../integrations/platforms/discovery';
 import type { DiscoveryPosition, VideoDiscoveryInput } from '../../integrations/platforms/discovery-types';
 import { recognizeLinkAt } from '../jobs/submit';

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/client';
+import { startWorkflowOnce } from '../../integrations/temporal-starts';
 import { TRANSCRIPT_PURGE_WORKFLOW, workflowIds } from '../../workflows/definitions';
 import type { Db } from '../db';
 import { ServiceError } from '../../core/errors';
@@ -53,11 +53,10 @@ export async function exportTranscriptFile(db: Db, workspaceId: string, id: stri
 export async function deleteTranscript(db: Db, temporal: Client, taskQueue: string, workspaceId: string, id: string) {
   const res = await db.transcript.updateMany({ where: visible(workspaceId, id), data: { deletedAt: new Date() } });
   if (res.count === 0) throw new ServiceError('NOT_FOUND', 'id', { message: 'No transcript with this id in this workspace.' });
-  await temporal.workflow.start(TRANSCRIPT_PURGE_WORKFLOW, {
-    taskQueue,
+  await startWorkflowOnce(temporal, taskQueue, TRANSCRIPT_PURGE_WORKFLOW, {
     workflowId: workflowIds.transcriptPurge(id),
     args: [id],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    restartAfterClose: true,
   });
   return { id, status: 'deletion_scheduled' as const, purge_after: new Date().toISOString() };
 }

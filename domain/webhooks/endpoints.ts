@@ -1,3 +1,4 @@
+import { startWorkflowOnce } from '../../integrations/temporal-starts';
 import { WEBHOOK_WORKFLOW, webhookStartMetadata, workflowIds, type WebhookDeliveryInput } from '../../workflows/definitions';
 import type { AddressPolicy } from '../../integrations/fetch';
 import { assertSafeUrl } from '../../integrations/fetch';
@@ -122,8 +123,7 @@ export async function resendDelivery(
     jobId: subject === 'job' ? subjectId : null,
     batchId: subject === 'batch' ? subjectId : null,
   };
-  await temporal.workflow.start(WEBHOOK_WORKFLOW, {
-    taskQueue,
+  await startWorkflowOnce(temporal, taskQueue, WEBHOOK_WORKFLOW, {
     workflowId: workflowIds.webhookResend(delivery.eventId, Date.now()),
     args: [input],
     ...webhookStartMetadata(facts, { resend: true }),

@@ -10,3 +10,4 @@ export {
   type ResolvedAddress,
   type Resolver,
 } from './url-guard';
+export { guardedFetch, type ClientMetadataFetchOptions } from './client-metadata';

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { HOLD_RECHECK_MS, StartDispatcher } from '../../domain/workflow-starts';
+import { HOLD_RECHECK_MS, StartDispatcher } from '../../domain/start-dispatcher';
 
 // The dispatcher that starts workflows after their accepting commits (domain/workflow-starts.ts).
 // No stack needed: the starts here are plain functions.

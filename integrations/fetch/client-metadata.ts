@@ -1,5 +1,6 @@
 import { fetch as undiciFetch } from 'undici';
-import { checkUrl, pinnedDispatcher, type AddressPolicy } from '../../integrations/fetch';
+import { pinnedDispatcher } from './pinned-dispatcher';
+import { checkUrl, type AddressPolicy } from './url-guard';
 
 // The OAuth server's only outbound requests (Client ID Metadata Documents: a
 // client_id that is an https URL is fetched to learn the client) go through
