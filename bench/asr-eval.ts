@@ -1,18 +1,19 @@
-// `npm run eval:asr`: recognition quality measured, not claimed. Every clip of
-// ../shared/asr-eval (real human speech in the eight languages, with
-// references; read in place) goes through the whole job pipeline on a private
-// stack (bench/asr-stack.ts): upload → job (transcribe) → transcript. Twice:
-// with the clip's language as the job's `language` (the error rates), and
-// without (is the language detected right?).
+// `npm run eval:asr`: recognition quality measured, not claimed (issue 50). Every clip of the evaluation set
+// (../shared/asr-eval and ../shared/asr-eval-large read in place, bench/sets/speech committed: real human speech
+// in the eight languages, with references) goes through the whole job pipeline on a private stack
+// (bench/asr-stack.ts): upload → job (transcribe) → transcript. Three passes: the clip's language given with the
+// standard profile and with the fast one (the error rates), and standard without the language (is it detected?).
 //
-// Scored as ../shared/asr-eval/README.md says: WER for en, es, fr, de, pt, it,
-// CER (spaces removed) for ja and ko, after NFKC, lower case, punctuation and
-// symbols to spaces. Clips of a language are pooled (edits over reference units).
+// Scored as ../shared/asr-eval/README.md says: WER for en, es, fr, de, pt, it, CER (spaces removed) for ja and ko,
+// after NFKC, lower case, punctuation and symbols to spaces. Clips of a language are pooled (edits over reference
+// units), with a 95 % interval from a bootstrap over clips.
 //
-// Writes the per-language table into integrations/recognizers/measured-quality.json
-// (read by the code: a language is validated_language when at least 3 clips
-// were measured and its error rate is at most 20 %, quality.ts) and into
-// bench/RESULTS.md (block `asr-eval`). Takes about 3 minutes on 2 cores.
+// Then the engine on the same clips beside faster-whisper's own call (bench/sets/accuracy.py: the floor, the
+// profiles and the decoding choices weighed, paired intervals), and on the composed sets (bench/sets/evaluate.py).
+//
+// Writes the per-language table into integrations/recognizers/measured-quality.json (read by the code: a language
+// is validated_language when at least 15 clips were measured and its error rate is at most 20 %, quality.ts) and
+// into bench/RESULTS.md (blocks `asr-eval`, `asr-accuracy`, `asr-sets`). About an hour on 2 cores.
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,16 +28,28 @@ import {
 import { EXPERIMENTAL_LANGUAGE } from '../integrations/recognizers/types';
 import { ROOT } from '../stack/proc';
 import { readyFields, RECOGNIZER_PYTHON } from '../stack/recognizer';
-import { ASR_EVAL_DIR, evalClips, metricFor, pooled, score, type EvalClip, type Score } from '../test/support/asr-eval';
+import {
+  allEvalClips,
+  bootstrapInterval,
+  EVAL_SET_DIRS,
+  metricFor,
+  pooled,
+  score,
+  type EvalClip,
+  type Score,
+} from '../test/support/asr-eval';
 import { startAsrStack } from './asr-stack';
 import { writeBlock } from './results-file';
 
 const QUALITY_FILE = path.join(ROOT, 'integrations/recognizers/measured-quality.json');
+const LANGUAGE_ORDER = ['en', 'es', 'fr', 'de', 'pt', 'it', 'ja', 'ko'];
 
 interface ClipResult {
   clip: EvalClip;
-  hinted: Score;
-  hintedText: string;
+  standard: Score;
+  standardText: string;
+  fast: Score;
+  fastText: string;
   detected: string | null;
   detectedProbability: number | null;
   model: string;
@@ -44,46 +57,52 @@ interface ClipResult {
 }
 
 async function main() {
-  const clips = evalClips();
+  const clips = allEvalClips();
   const stack = await startAsrStack({ name: 'eval', pgPort: 54379, temporalPort: 7313 });
   const results: ClipResult[] = [];
   const t0 = Date.now();
   try {
-    console.log(`[eval] ${clips.length} clips from ${ASR_EVAL_DIR}; recognizer: ${stack.recognizer.readyLine}`);
+    console.log(`[eval] ${clips.length} clips from ${EVAL_SET_DIRS.join(', ')}; recognizer: ${stack.recognizer.readyLine}`);
     for (const clip of clips) {
-      const hinted = await stack.transcribe(clip.audio, { language: clip.lang });
-      if (hinted.status !== 'succeeded')
-        throw new Error(`${clip.file} with language ${clip.lang}: job ${hinted.status} ${JSON.stringify(hinted.error)}`);
+      const standard = await stack.transcribe(clip.audio, { language: clip.lang, profile: 'standard' });
+      if (standard.status !== 'succeeded')
+        throw new Error(`${clip.file} with language ${clip.lang}: job ${standard.status} ${JSON.stringify(standard.error)}`);
+      const fast = await stack.transcribe(clip.audio, { language: clip.lang, profile: 'fast' });
+      if (fast.status !== 'succeeded') throw new Error(`${clip.file} (fast): job ${fast.status} ${JSON.stringify(fast.error)}`);
       const unhinted = await stack.transcribe(clip.audio);
-      const t = hinted.transcript!;
+      const t = standard.transcript!;
       const s = score(clip.lang, clip.reference, t.text);
       results.push({
         clip,
-        hinted: s,
-        hintedText: t.text,
+        standard: s,
+        standardText: t.text,
+        fast: score(clip.lang, clip.reference, fast.transcript!.text),
+        fastText: fast.transcript!.text,
         detected: unhinted.transcript?.language ?? (unhinted.error ? `(${unhinted.error.code})` : null),
         detectedProbability: unhinted.transcript?.recognition.language_probability ?? null,
         model: t.recognition.model,
-        ms: hinted.ms,
+        ms: standard.ms,
       });
       console.log(
-        `[eval] ${clip.file}: ${metricFor(clip.lang).toUpperCase()} ${(s.rate * 100).toFixed(1)} % (${s.edits}/${s.units}), ` +
-          `unhinted → ${results.at(-1)!.detected} ${results.at(-1)!.detectedProbability ?? ''}, ${(hinted.ms / 1000).toFixed(1)} s\n` +
-          `       ref: ${clip.reference}\n       hyp: ${t.text}`,
+        `[eval] ${clip.set}/${clip.file}: ${metricFor(clip.lang).toUpperCase()} ${(s.rate * 100).toFixed(1)} % (${s.edits}/${s.units}), ` +
+          `fast ${(results.at(-1)!.fast.rate * 100).toFixed(1)} %, unhinted → ${results.at(-1)!.detected} ${results.at(-1)!.detectedProbability ?? ''}, ${(standard.ms / 1000).toFixed(1)} s`,
       );
     }
   } finally {
     await stack.close();
   }
+  const pipelineSeconds = (Date.now() - t0) / 1000;
 
   const models = [...new Set(results.map((r) => r.model))];
   if (models.length !== 1) throw new Error(`clips were recognised by different models: ${models.join(', ')}`);
   const model = models[0]!;
-  const langs = [...new Set(results.map((r) => r.clip.lang))];
+  const langs = LANGUAGE_ORDER.filter((l) => results.some((r) => r.clip.lang === l));
   const languages: Record<string, LanguageMeasurement> = {};
+  const intervals: Record<string, { standard: { low: number; high: number }; fast: { rate: number; low: number; high: number } }> = {};
   for (const lang of langs) {
     const of = results.filter((r) => r.clip.lang === lang);
-    const p = pooled(of.map((r) => r.hinted));
+    const p = pooled(of.map((r) => r.standard));
+    const f = pooled(of.map((r) => r.fast));
     languages[lang] = {
       metric: metricFor(lang),
       clips: of.length,
@@ -91,22 +110,23 @@ async function main() {
       reference_units: p.units,
       detected_correctly: of.filter((r) => r.detected === lang).length,
     };
+    intervals[lang] = {
+      standard: bootstrapInterval(of.map((r) => r.standard)),
+      fast: { rate: f.rate, ...bootstrapInterval(of.map((r) => r.fast)) },
+    };
   }
   const measuredAt = new Date().toISOString();
   const f = readyFields(stack.recognizer.readyLine);
   const method =
-    `npm run eval:asr: ${results.length} clips of ../shared/asr-eval through upload → job → transcript, language given; ` +
+    `npm run eval:asr: ${results.length} clips of ../shared/asr-eval, ../shared/asr-eval-large and bench/sets/speech through upload → job → transcript, language given; ` +
     `detection from a second pass without it. faster-whisper, device ${f.device}, ${f.compute_type}, beam ${f.beam_size}, ${f.threads} threads.`;
+
+  // The engine beside faster-whisper's own call on the same clips: bench/sets/accuracy.py.
+  console.log('[eval] the engine beside faster-whisper called directly (bench/sets/accuracy.py)');
+  const accuracy = runPython<AccuracyResult>('bench/sets/accuracy.py', []);
   // The engine on the composed sets (speakers, every region, languages, vocabulary, profiles): bench/sets/evaluate.py.
-  console.log('[eval] the recognizer on the sets of bench/sets/recipes.json (bench/sets/evaluate.py): about 5 minutes');
-  const sets = JSON.parse(
-    execFileSync(RECOGNIZER_PYTHON, ['bench/sets/evaluate.py'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
-    }).toString('utf8'),
-  ) as SetsResult;
+  console.log('[eval] the recognizer on the sets of bench/sets/recipes.json (bench/sets/evaluate.py): about 12 minutes');
+  const sets = runPython<SetsResult>('bench/sets/evaluate.py', []);
   const profiles = { standard: sets.profiles.standard, fast: sets.profiles.fast };
   const entry: ModelMeasurements = { measured_at: measuredAt, method, languages, profiles };
 
@@ -119,38 +139,132 @@ async function main() {
   md.push(`## AI transcription quality (\`npm run eval:asr\`, ${model}, ${measuredAt.slice(0, 10)})`);
   md.push('');
   md.push(
-    `Real speech of \`../shared/asr-eval\` (${results.length} clips) through the whole job pipeline (upload → job → transcript), the clip's language given; scored after NFKC, lower case, punctuation and symbols to spaces; clips of a language pooled. ` +
+    `Real speech of \`../shared/asr-eval\`, \`../shared/asr-eval-large\` and \`bench/sets/speech\` (${results.length} clips, ${results.reduce((n, r) => n + r.clip.durationSec, 0).toFixed(0)} s) through the whole job pipeline (upload → job → transcript), the clip's language given; scored after NFKC, lower case, punctuation and symbols to spaces; clips of a language pooled, with the 95 % interval of a bootstrap over clips (2,000 draws, seeded). ` +
       `Status rule: \`validated_language\` with at least ${VALIDATION_RULE.minClips} clips and an error rate of at most ${VALIDATION_RULE.maxErrorRate * 100} %; \`provider_supported\` otherwise; ${EXPERIMENTAL_LANGUAGE} stays \`experimental_language\` (no clips). ` +
-      `"Detected" is a second pass without the language. ${os.cpus().length} cores, ${((Date.now() - t0) / 1000).toFixed(0)} s for both passes.`,
+      `"Detected" is a pass without the language. ${os.cpus().length} cores, ${pipelineSeconds.toFixed(0)} s for the three passes.`,
   );
   md.push('');
-  md.push('| Language | Clips | Metric | Error rate | Reference units | Detected right (no language given) | Status |');
-  md.push('|---|---:|---|---:|---:|---:|---|');
+  md.push(
+    '| Language | Clips | Metric | standard | 95 % interval | fast | 95 % interval | Reference units | Detected right (no language given) | Status |',
+  );
+  md.push('|---|---:|---|---:|---:|---:|---:|---:|---:|---|');
   for (const lang of langs) {
     const m = languages[lang]!;
+    const i = intervals[lang]!;
     md.push(
-      `| ${lang} | ${m.clips} | ${m.metric.toUpperCase()} | ${(m.error_rate * 100).toFixed(1)} % | ${m.reference_units} | ${m.detected_correctly}/${m.clips} | ${meetsValidationRule(m) ? 'validated_language' : 'provider_supported'} |`,
+      `| ${lang} | ${m.clips} | ${m.metric.toUpperCase()} | ${pct(m.error_rate)} | ${pct(i.standard.low)}–${pct(i.standard.high)} | ${pct(i.fast.rate)} | ${pct(i.fast.low)}–${pct(i.fast.high)} | ${m.reference_units} | ${m.detected_correctly}/${m.clips} | ${meetsValidationRule(m) ? 'validated_language' : 'provider_supported'} |`,
     );
   }
   md.push('');
   md.push('<details><summary>Per clip</summary>');
   md.push('');
-  md.push('| Clip | Error rate | Detected (p) | Job time | Transcript |');
-  md.push('|---|---:|---|---:|---|');
+  md.push('| Clip | standard | fast | Detected (p) | Job time | Transcript (standard) |');
+  md.push('|---|---:|---:|---|---:|---|');
   for (const r of results) {
     md.push(
-      `| ${r.clip.file} | ${(r.hinted.rate * 100).toFixed(1)} % | ${r.detected ?? ''}${r.detectedProbability !== null ? ` (${r.detectedProbability.toFixed(2)})` : ''} | ${(r.ms / 1000).toFixed(1)} s | ${r.hintedText.replace(/\|/g, '\\|')} |`,
+      `| ${r.clip.set}/${r.clip.file} | ${pct(r.standard.rate)} | ${pct(r.fast.rate)} | ${r.detected ?? ''}${r.detectedProbability !== null ? ` (${r.detectedProbability.toFixed(2)})` : ''} | ${(r.ms / 1000).toFixed(1)} s | ${r.standardText.replace(/\|/g, '\\|')} |`,
     );
   }
   md.push('');
   md.push('</details>');
   writeBlock('asr-eval', md.join('\n'));
   console.log('\n' + md.join('\n'));
+  const accuracyMd = accuracyBlock(accuracy, model, measuredAt);
+  writeBlock('asr-accuracy', accuracyMd);
+  console.log('\n' + accuracyMd);
   const setsMd = setsBlock(sets, model, measuredAt);
   writeBlock('asr-sets', setsMd);
   console.log('\n' + setsMd);
   console.log(`\n[eval] wrote ${path.relative(ROOT, QUALITY_FILE)} and bench/RESULTS.md`);
 }
+
+/** A bench script of the recognizer's Python, its one JSON object on stdout, its log passed through. */
+function runPython<T>(script: string, args: string[]): T {
+  return JSON.parse(
+    execFileSync(RECOGNIZER_PYTHON, [script, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 256 * 1024 * 1024,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+    }).toString('utf8'),
+  ) as T;
+}
+
+interface Interval {
+  rate: number;
+  low: number;
+  high: number;
+}
+interface Comparison {
+  difference: number;
+  low: number;
+  high: number;
+  verdict: 'worse' | 'better' | 'same';
+}
+interface AccuracyResult {
+  clips: number;
+  audio_seconds: number;
+  bootstrap_rounds: number;
+  languages: Record<string, { clips: number; metric: 'wer' | 'cer'; reference_units: number; sets: string[] }>;
+  configurations: Record<
+    string,
+    {
+      seconds: number;
+      languages: Record<string, Interval & Record<string, Comparison | number>>;
+      pooled: Interval;
+      pooled_gain_over_floor: { gain: number; low: number; high: number; goal: number };
+    }
+  >;
+}
+
+/** What each configuration of accuracy.py is, in a sentence of the table. */
+const CONFIGURATION_LABELS: Record<string, string> = {
+  standard: 'standard profile (the engine jobs run)',
+  fast: 'fast profile',
+  floor: "floor: faster-whisper's `transcribe`, standard's beam, word timestamps, VAD",
+  'floor-no-timestamps': 'floor without timestamp tokens',
+  'floor-fast': "floor at fast's beam",
+  'floor-fast-no-timestamps': "floor at fast's beam, without timestamp tokens",
+};
+
+/** The engine beside the floor, language by language: each rate with its interval and the verdict of the paired difference. */
+function accuracyBlock(r: AccuracyResult, model: string, measuredAt: string): string {
+  const langs = LANGUAGE_ORDER.filter((l) => r.languages[l]);
+  const md: string[] = [];
+  md.push(`## Accuracy beside faster-whisper called directly (\`npm run eval:asr\`, ${model}, ${measuredAt.slice(0, 10)})`);
+  md.push('');
+  md.push(
+    `\`bench/sets/accuracy.py\`: every clip of the evaluation set (${r.clips} clips, ${r.audio_seconds.toFixed(0)} s) decoded by each configuration with its language given, in one run, on ${os.cpus().length} cores. ` +
+      `Rates are pooled per language with a 95 % interval from a bootstrap over clips (${r.bootstrap_rounds} draws, seeded, the same draws for every configuration); a configuration is **worse** or **better** than a floor only when the 95 % interval of the paired difference lies wholly above or below zero, otherwise "same". ` +
+      'Pooled: edits over reference units of every language together; the gain is relative to the floor, with its interval.',
+  );
+  md.push('');
+  md.push(
+    `| Configuration | ${langs.map((l) => `${l} (${r.languages[l]!.clips})`).join(' | ')} | Pooled | Gain over the floor | Seconds |`,
+  );
+  md.push(`|---|${langs.map(() => '---:').join('|')}|---:|---:|---:|`);
+  for (const [name, c] of Object.entries(r.configurations)) {
+    const floor = name.startsWith('fast') ? 'floor-fast' : 'floor';
+    const cells = langs.map((l) => {
+      const x = c.languages[l]!;
+      const v = x[`vs_${floor}`] as Comparison | undefined;
+      const mark = v && v.verdict !== 'same' ? ` **${v.verdict}**` : '';
+      return `${pct(x.rate)} (${pct(x.low)}–${pct(x.high)})${mark}`;
+    });
+    const g = c.pooled_gain_over_floor;
+    md.push(
+      `| ${CONFIGURATION_LABELS[name] ?? name} | ${cells.join(' | ')} | ${pct(c.pooled.rate)} | ${name === 'floor' ? '' : `${(g.gain * 100).toFixed(1)} % (${(g.low * 100).toFixed(1)}–${(g.high * 100).toFixed(1)})`} | ${c.seconds.toFixed(0)} |`,
+    );
+  }
+  md.push('');
+  md.push(
+    `Metric per language: ${langs.map((l) => `${l} ${r.languages[l]!.metric.toUpperCase()} over ${r.languages[l]!.reference_units} ${r.languages[l]!.metric === 'cer' ? 'characters' : 'words'}`).join(', ')}. ` +
+      "Verdicts compare each configuration with the floor at its own profile's beam (the fast ones with the floor at fast's beam).",
+  );
+  return md.join('\n');
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 
 interface SetsResult {
   speakers: {
@@ -223,8 +337,6 @@ interface ProfileFigures {
   one_round_audio_seconds: number;
   languages: Record<string, { metric: 'wer' | 'cer'; error_rate: number; reference_units: number }>;
 }
-
-const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 
 /** The sets' figures as RESULTS.md shows them: every target beside its measured value, then each set. */
 function setsBlock(r: SetsResult, model: string, measuredAt: string): string {

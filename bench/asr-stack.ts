@@ -33,7 +33,7 @@ export interface JobRun {
 export interface AsrStack {
   recognizer: RecognizerHandle;
   /** Upload → job (transcribe) → transcript, as a client does it. */
-  transcribe(file: string, opts?: { language?: string }): Promise<JobRun>;
+  transcribe(file: string, opts?: { language?: string; profile?: 'standard' | 'fast' }): Promise<JobRun>;
   /** Stops the recognition worker and starts a new one (new process: a cold start), returning it. */
   restartRecognizer(env?: Record<string, string>): Promise<RecognizerHandle>;
   /** Stops the recognition worker (jobs then wait for one at the recognition queue). */
@@ -47,7 +47,7 @@ export interface AsrStack {
   /** The job's stage and status as stored (for waiting until it reached the recognizer). */
   jobStage(jobId: string): Promise<{ stage: string | null; status: string }>;
   /** Uploads and submits without waiting: the job's id, and when POST /v1/jobs was sent (performance.now()). */
-  submit(file: string, opts?: { language?: string }): Promise<{ id: string; postedAt: number }>;
+  submit(file: string, opts?: { language?: string; profile?: 'standard' | 'fast' }): Promise<{ id: string; postedAt: number }>;
   /** Waits until the job is final; `ms` counts from `postedAt`. */
   waitJob(jobId: string, postedAt: number): Promise<JobRun>;
   close(): Promise<void>;
@@ -87,7 +87,10 @@ export async function startAsrStack(opts: {
   const ws = await createWorkspace(api.deps, { plan: 'pro' });
   const scratch = fs.mkdtempSync(path.join(dataDir, 'scratch-'));
 
-  async function submit(file: string, o: { language?: string } = {}): Promise<{ id: string; postedAt: number }> {
+  async function submit(
+    file: string,
+    o: { language?: string; profile?: 'standard' | 'fast' } = {},
+  ): Promise<{ id: string; postedAt: number }> {
     let upload = file;
     let type = UPLOAD_TYPES[path.extname(file).toLowerCase()];
     if (!type) {
@@ -103,7 +106,12 @@ export async function startAsrStack(opts: {
       .post('/v1/jobs')
       .set(bearer(ws.apiKey))
       .set('Idempotency-Key', randomUUID())
-      .send({ source: { upload_id: uploadId }, mode: 'transcribe', ...(o.language ? { language: o.language } : {}) });
+      .send({
+        source: { upload_id: uploadId },
+        mode: 'transcribe',
+        ...(o.language ? { language: o.language } : {}),
+        ...(o.profile ? { profile: o.profile } : {}),
+      });
     if (res.status !== 202) throw new Error(`submit answered ${res.status}: ${JSON.stringify(res.body)}`);
     return { id: (res.body as { id: string }).id, postedAt };
   }
@@ -127,7 +135,7 @@ export async function startAsrStack(opts: {
   }
 
   /** The time counts from POST /v1/jobs (the upload before it is not part of the job). */
-  async function transcribe(file: string, o: { language?: string } = {}): Promise<JobRun> {
+  async function transcribe(file: string, o: { language?: string; profile?: 'standard' | 'fast' } = {}): Promise<JobRun> {
     const { id, postedAt } = await submit(file, o);
     return waitJob(id, postedAt);
   }

@@ -37,6 +37,7 @@ from .audio import SAMPLE_RATE
 from .decoding import Decoder, Word
 from .engine import Engine, RecognitionRequest, Stopped
 from .errors import ServiceError
+from .wire import Json
 
 # Whisper's window: one alignment pass sees at most this much audio.
 WINDOW_S = 30.0
@@ -108,7 +109,7 @@ def surface(units: list[Unit]) -> str:
     return "".join((" " if u.space_before and i > 0 else "") + u.surface for i, u in enumerate(units))
 
 
-def heard_units(words: list[dict]) -> list[tuple[str, float, float]]:
+def heard_units(words: list[Json]) -> list[tuple[str, float, float]]:
     """The recognizer's words as units for matching, each with its start and end (the characters of a CJK word
     share its time evenly): what a cue is matched against, and the anchors a text is placed by."""
     out: list[tuple[str, float, float]] = []
@@ -230,7 +231,7 @@ def align_cues(
     pad: float = CUE_PAD_S,
     check_stop: Callable[[], None] | None = None,
     on_progress: Callable[[float], None] | None = None,
-) -> list[dict]:
+) -> list[Json]:
     """Every cue's words with times (seconds of `audio`) and its match against what the recognizer `heard`
     (heard_units); a cue with no text has neither, a cue past the end of the audio no words."""
     duration = len(audio) / SAMPLE_RATE
@@ -288,8 +289,8 @@ def _abbreviation(token: str) -> bool:
 
 
 def hear(
-    engine: Engine, audio: np.ndarray, language: str | None, stop: threading.Event | None, on_progress, trust_language: bool = False
-) -> dict:
+    engine: Engine, audio: np.ndarray, language: str | None, stop: threading.Event | None, on_progress: Callable[[float], None] | None, trust_language: bool = False
+) -> Json:
     """The audio recognised once with the fast profile: the anchors of a text and what every match is measured
     against. In the language it is spoken (detected; `language` when the detected one is not supported, or
     when `trust_language`): a caption track's label is not trusted, or English speech under a German track
@@ -311,7 +312,7 @@ def align_captions(
     cues: list[Cue],
     stop: threading.Event | None = None,
     on_progress: Callable[[float], None] | None = None,
-) -> list[dict]:
+) -> list[Json]:
     """A caption track's cues (in `language`) aligned to their audio: words with times and a match per cue."""
     duration = len(audio) / SAMPLE_RATE
     heard = heard_units(hear(engine, audio, language, stop, (lambda t: on_progress(t / 2)) if on_progress else None)["words"])
@@ -382,7 +383,7 @@ def _fill(at: list[tuple[float, float] | None], duration: float) -> list[tuple[f
     return out
 
 
-def text_segments(cues: list[Cue], aligned: list[dict]) -> list[dict]:
+def text_segments(cues: list[Cue], aligned: list[Json]) -> list[Json]:
     """Segments of an aligned text: one per placed sentence (or its cut parts), timed by its words."""
     out = []
     for c, r in zip(cues, aligned, strict=True):
@@ -405,7 +406,7 @@ def align_text(
     language: str | None,
     stop: threading.Event | None = None,
     on_progress: Callable[[float], None] | None = None,
-) -> dict:
+) -> Json:
     """A user's text aligned to its audio (`align_text`): segments (one per sentence) with their words and match.
     A text longer than the audio could say (text_token_allowance) is refused before any work, for good."""
     duration = len(audio) / SAMPLE_RATE

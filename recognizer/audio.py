@@ -44,7 +44,7 @@ def read_audio(path: str) -> np.ndarray:
     from faster_whisper.audio import decode_audio
 
     try:
-        return decode_audio(path, sampling_rate=SAMPLE_RATE)
+        return np.asarray(decode_audio(path, sampling_rate=SAMPLE_RATE), dtype=np.float32)
     except Exception as err:  # PyAV raises its own error classes
         raise ServiceError("PROVIDER_REJECTED", f"audio could not be decoded: {err}") from err
 
@@ -55,7 +55,7 @@ def frame_levels(audio: np.ndarray, frame: int = FRAME) -> np.ndarray:
     if n == 0:
         return np.zeros(0)
     f = audio[: n * frame].reshape(n, frame).astype(np.float64)
-    return 10 * np.log10(np.mean(f * f, axis=1) + 1e-12)
+    return np.asarray(10 * np.log10(np.mean(f * f, axis=1) + 1e-12))
 
 
 def even_level(audio: np.ndarray) -> np.ndarray:

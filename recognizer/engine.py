@@ -36,6 +36,7 @@ import time
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,6 +47,10 @@ from .languages import SUPPORTED, choose_detected, primary_language
 from .model import ModelSpec, verify_model
 from .speech import SpeechMap, map_speech, pack_windows
 from .tracing import stage
+from .wire import Json
+
+if TYPE_CHECKING:  # loaded on first use: speaker labels are asked for by few jobs
+    from .speakers import SpeakerEncoder
 
 log = logging.getLogger("recognizer.engine")
 
@@ -97,7 +102,7 @@ class RecognitionRequest:
     speaker_windows: bool = False
 
     @staticmethod
-    def from_plan(plan: dict) -> RecognitionRequest:
+    def from_plan(plan: Json) -> RecognitionRequest:
         vocabulary = plan.get("vocabulary") or []
         if not isinstance(vocabulary, list) or not all(isinstance(t, str) for t in vocabulary):
             raise ServiceError("INVALID_REQUEST", "vocabulary must be a list of strings")
@@ -141,7 +146,7 @@ class _Unit:
         """Where the unit's regions lie in its joined audio."""
         return [p for i in self.regions for p in [joined_place(self.chunks, *speech.regions[i])] if p is not None]
 
-    def words(self, decoded: Decoded) -> list[dict]:
+    def words(self, decoded: Decoded) -> list[Json]:
         """The decoded words in the piece's time, as the result carries them."""
         return [
             {"start": s, "end": e, "text": w.text, "confidence": round(min(1.0, max(0.0, w.probability)), 4), "language": self.language}
@@ -187,7 +192,7 @@ def _norm(text: str) -> str:
     return " ".join(_WORD.findall(unicodedata.normalize("NFKC", text).lower()))
 
 
-def drop_echoed_vocabulary(words: list[dict], vocabulary: tuple[str, ...]) -> list[dict]:
+def drop_echoed_vocabulary(words: list[Json], vocabulary: tuple[str, ...]) -> list[Json]:
     """Whisper given hotwords sometimes says them again after the speech ("… Lord Byron. Sintra, Sintra,"):
     vocabulary words ending a decoded unit go while each was already said earlier in it."""
     if not vocabulary or not words:
@@ -200,7 +205,7 @@ def drop_echoed_vocabulary(words: list[dict], vocabulary: tuple[str, ...]) -> li
     return words[:k]
 
 
-def collapse_loops(words: list[dict], max_repeats: int = 4) -> list[dict]:
+def collapse_loops(words: list[Json], max_repeats: int = 4) -> list[Json]:
     """Whisper's loops ("thank you thank you thank you …" over music): a phrase of up to 4 words said more than
     `max_repeats` times in a row is kept `max_repeats` times."""
     out = list(words)
@@ -237,7 +242,7 @@ class Engine:
         )
         self.load_seconds = time.monotonic() - t1
         self.decoder = Decoder(self.model)
-        self._speaker_encoder = None
+        self._speaker_encoder: SpeakerEncoder | None = None
         self._speaker_lock = threading.Lock()
         if not self.model.model.is_multilingual:
             log.warning("model %s is English-only: every language but en is refused", spec.name)
@@ -252,7 +257,7 @@ class Engine:
             return Profile(p.name, self.settings.beam_size, p.temperatures, p.batch)
         return p
 
-    def speaker_encoder(self):
+    def speaker_encoder(self) -> SpeakerEncoder:
         with self._speaker_lock:
             if self._speaker_encoder is None:
                 from .speakers import SpeakerEncoder
@@ -284,7 +289,7 @@ class Engine:
         request: RecognitionRequest | str | None = None,
         stop: threading.Event | None = None,
         on_progress: Callable[[float], None] | None = None,
-    ) -> dict:
+    ) -> Json:
         """Recognises the audio file at `path` (a request, or just a BCP 47 language hint, or None to detect)."""
         if not isinstance(request, RecognitionRequest):
             request = RecognitionRequest(language=request)
@@ -299,11 +304,11 @@ class Engine:
         request: RecognitionRequest,
         stop: threading.Event | None = None,
         on_progress: Callable[[float], None] | None = None,
-    ) -> dict:
+    ) -> Json:
         t0 = time.monotonic()
         profile = self.profile(request.profile)
         duration = len(audio) / SAMPLE_RATE
-        result: dict = {
+        result: Json = {
             "model": self.name,
             "profile": profile.name,
             "language": request.language,
@@ -351,7 +356,17 @@ class Engine:
         result["recognize_seconds"] = round(time.monotonic() - t0, 3)
         return result
 
-    def _recognize_speech(self, x, speech, request, profile, hotwords, result, check_stop, on_progress) -> None:
+    def _recognize_speech(
+        self,
+        x: np.ndarray,
+        speech: SpeechMap,
+        request: RecognitionRequest,
+        profile: Profile,
+        hotwords: str | None,
+        result: Json,
+        check_stop: Callable[[], None],
+        on_progress: Callable[[float], None] | None,
+    ) -> None:
         """Plans, decodes and repairs the speech of `x` into `result` (its words, regions and languages)."""
         units, region_languages, probabilities = self._plan_units(x, speech, request.language, profile, check_stop)
         main = _main_language(speech, region_languages)
@@ -370,7 +385,7 @@ class Engine:
             seconds = sum(s for _p, s in heard)
             result["language_probability"] = round(sum(p * s for p, s in heard) / seconds, 4) if seconds > 0 else None
 
-        words: list[dict] = []
+        words: list[Json] = []
         decoded = self._decode_units(units, profile, hotwords, speech, check_stop, on_progress)
         for unit, d in zip(units, decoded, strict=True):
             words += collapse_loops(drop_echoed_vocabulary(unit.words(d), request.vocabulary))
@@ -437,7 +452,10 @@ class Engine:
         opinions: dict[int, str] = {}
         for i in unit.regions:
             a, b = speech.regions[i]
-            start = joined_place(unit.chunks, a, b)[0]
+            place = joined_place(unit.chunks, a, b)
+            if place is None:  # every region of a unit is in its joined audio; nothing to flag otherwise
+                continue
+            start = place[0]
             top, _p = self.decoder.region_languages(unit.encoding, start, start + (b - a))[0]
             if top != window_language:
                 opinions[i] = top
@@ -474,9 +492,9 @@ class Engine:
         # islands follows the sure one it starts from. It leaves the window's language only to continue a
         # neighbour that left it: the end of a Spanish sentence after Spanish regions, heard as Portuguese (0.67)
         # or Spanish (0.12) on its own, had stayed German, the window's language.
-        for probs, island in unsure:
+        for island_probs, island in unsure:
             sides = {switched.get(island[0] - 1, window_language), switched.get(island[-1] + 1, window_language), window_language}
-            best = max(sorted(sides), key=lambda language: probs.get(language, 0.0))
+            best = max(sorted(sides), key=lambda language: island_probs.get(language, 0.0))
             if best != window_language:
                 switched.update({i: best for i in island})
         return switched
@@ -556,11 +574,11 @@ class Engine:
         x: np.ndarray,
         speech: SpeechMap,
         region_languages: list[str],
-        words: list[dict],
+        words: list[Json],
         profile: Profile,
         hotwords: str | None,
         check_stop: Callable[[], None],
-    ) -> dict:
+    ) -> Json:
         """Regions of speech that came out with (almost) no word, decoded again on their own (with the standard
         beam); what the repair finds replaces the region's words when it finds more. The words kept, in order."""
         mids = np.array([(w["start"] + w["end"]) / 2 for w in words]) if words else np.zeros(0)
@@ -574,7 +592,7 @@ class Engine:
         # Each region a window of its own, decoded as windows are (in batches; one that fails gets the fallback).
         decoded = self._decode_units([u for u, _inside in sparse], standard, hotwords, speech, check_stop, None)
         dropped = np.zeros(len(words), dtype=bool)
-        found: list[dict] = []
+        found: list[Json] = []
         for (unit, inside), d in zip(sparse, decoded, strict=True):
             if len(d.words) > inside.sum():
                 dropped |= inside
@@ -609,7 +627,7 @@ def _merge_adjacent(ranges: list[tuple[float, float]], gap: float = 0.05) -> lis
     return out
 
 
-def _language_seconds(speech: SpeechMap, languages: list[str]) -> list[dict]:
+def _language_seconds(speech: SpeechMap, languages: list[str]) -> list[Json]:
     seconds: dict[str, float] = {}
     for (a, b), lang in zip(speech.regions, languages, strict=True):
         if lang:
@@ -622,7 +640,7 @@ def _main_language(speech: SpeechMap, languages: list[str]) -> str:
     return ranked[0]["language"] if ranked else ""
 
 
-def _inside_speech(words: list[dict], speech: SpeechMap, tolerance: float = 0.1) -> list[dict]:
+def _inside_speech(words: list[Json], speech: SpeechMap, tolerance: float = 0.1) -> list[Json]:
     """Words that touch no speech region (Whisper's inventions in the pauses of a span) go; a word stretched
     over a pause (Whisper's times run on until the next word) is cut back to the region it shares most with."""
     regions = speech.regions

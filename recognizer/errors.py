@@ -12,24 +12,11 @@ import os
 import re
 import tempfile
 
-# The codes this worker raises, with the catalogue's `retryable` flag.
-RETRYABLE = {
-    "LANGUAGE_UNSUPPORTED": False,
-    "PROVIDER_REJECTED": False,
-    "NOT_FOUND": False,
-    "INVALID_REQUEST": False,
-    "PROVIDER_UNAVAILABLE": True,
-    "STORAGE_UNAVAILABLE": True,
-}
+from .catalogue import CATALOGUE
 
-MESSAGES = {
-    "LANGUAGE_UNSUPPORTED": "AI transcription does not support the requested language.",
-    "PROVIDER_REJECTED": "The recognition model could not process the audio.",
-    "NOT_FOUND": "No such object in this workspace.",
-    "INVALID_REQUEST": "A field is missing or has the wrong shape.",
-    "PROVIDER_UNAVAILABLE": "AI transcription temporarily unavailable; automatic retry.",
-    "STORAGE_UNAVAILABLE": "File storage temporarily unavailable; retry the request.",
-}
+# The codes this worker raises, with the catalogue's `retryable` flag and message (generated: recognizer/catalogue.py).
+RETRYABLE = {code: entry.retryable for code, entry in CATALOGUE.items()}
+MESSAGES = {code: entry.message for code, entry in CATALOGUE.items()}
 
 
 class ServiceError(Exception):

@@ -55,7 +55,7 @@ def clear_idle_scratch(base: str | None = None) -> list[str]:
     return removed
 
 
-def scratch_dir(prefix: str, base: str | None = None) -> tempfile.TemporaryDirectory:
+def scratch_dir(prefix: str, base: str | None = None) -> tempfile.TemporaryDirectory[str]:
     """A fresh directory in this process's scratch space, removed when the `with` block ends."""
     own = scratch_root(base) / f"recognizer-{os.getpid()}"
     own.mkdir(parents=True, exist_ok=True)

@@ -26,8 +26,11 @@ import struct
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+from recognizer.wire import Json
 
 SAMPLE_RATE = 16_000
 # resemblyzer/hparams.py: 25 ms windows every 10 ms, 40 mel channels, partials of 160 frames (1.6 s).
@@ -58,13 +61,13 @@ def weights_path() -> Path:
 
 
 class _Storage:
-    def __init__(self, key: str, dtype: np.dtype, size: int):
+    def __init__(self, key: str, dtype: np.dtype[Any], size: int):
         self.key, self.dtype, self.size = key, dtype, size
         self.data: np.ndarray | None = None
 
 
 class _Tensor:
-    def __init__(self, storage: _Storage, offset: int, shape: tuple, stride: tuple):
+    def __init__(self, storage: _Storage, offset: int, shape: tuple[int, ...], stride: tuple[int, ...]):
         self.storage, self.offset, self.shape, self.stride = storage, offset, shape, stride
 
     def array(self) -> np.ndarray:
@@ -76,10 +79,10 @@ class _Tensor:
         ).copy()
 
 
-_STORAGE_TYPES = {"FloatStorage": np.dtype("<f4"), "DoubleStorage": np.dtype("<f8"), "LongStorage": np.dtype("<i8")}
+_STORAGE_TYPES: dict[str, np.dtype[Any]] = {"FloatStorage": np.dtype("<f4"), "DoubleStorage": np.dtype("<f8"), "LongStorage": np.dtype("<i8")}
 
 
-def _rebuild_tensor(storage: _Storage, offset: int, shape: tuple, stride: tuple, *_rest) -> _Tensor:
+def _rebuild_tensor(storage: _Storage, offset: int, shape: tuple[int, ...], stride: tuple[int, ...], *_rest: object) -> _Tensor:
     return _Tensor(storage, offset, tuple(shape), tuple(stride))
 
 
@@ -90,7 +93,7 @@ class _WeightsUnpickler(pickle.Unpickler):
         super().__init__(file)
         self.storages = storages
 
-    def find_class(self, module: str, name: str):
+    def find_class(self, module: str, name: str) -> Any:
         if module == "collections" and name == "OrderedDict":
             return OrderedDict
         if module == "torch._utils" and name == "_rebuild_tensor_v2":
@@ -99,7 +102,7 @@ class _WeightsUnpickler(pickle.Unpickler):
             return name
         raise pickle.UnpicklingError(f"unexpected {module}.{name} in the speaker encoder's weights")
 
-    def persistent_load(self, pid):
+    def persistent_load(self, pid: Any) -> _Storage:
         kind, storage_type, key, _location, size = pid[:5]
         if kind != "storage" or storage_type not in _STORAGE_TYPES:
             raise pickle.UnpicklingError(f"unexpected persistent id {pid!r}")
@@ -135,7 +138,7 @@ def _mel_filters() -> np.ndarray:
     from faster_whisper.feature_extractor import FeatureExtractor
 
     # Slaney-style filters up to 8 kHz: librosa's defaults, as resemblyzer's audio.py uses them.
-    return FeatureExtractor.get_mel_filters(SAMPLE_RATE, N_FFT, N_MELS).astype(np.float32)
+    return np.asarray(FeatureExtractor.get_mel_filters(SAMPLE_RATE, N_FFT, N_MELS), dtype=np.float32)
 
 
 def mel_frames(audio: np.ndarray, filters: np.ndarray) -> np.ndarray:
@@ -146,7 +149,7 @@ def mel_frames(audio: np.ndarray, filters: np.ndarray) -> np.ndarray:
     frames = np.lib.stride_tricks.as_strided(x, shape=(n, N_FFT), strides=(x.strides[0] * HOP, x.strides[0]))
     window = np.hanning(N_FFT + 1)[:-1].astype(np.float32)
     power = np.abs(np.fft.rfft(frames * window, axis=1)) ** 2
-    return (power.astype(np.float32) @ filters.T).astype(np.float32)
+    return np.asarray(power.astype(np.float32) @ filters.T, dtype=np.float32)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -192,7 +195,7 @@ class SpeakerEncoder:
             seq = out
         e = np.maximum(h @ self.linear_w + self.linear_b, 0.0)
         norms = np.linalg.norm(e, axis=1, keepdims=True)
-        return (e / np.maximum(norms, 1e-9)).astype(np.float32)
+        return np.asarray(e / np.maximum(norms, 1e-9), dtype=np.float32)
 
 
 @dataclass(frozen=True)
@@ -203,7 +206,7 @@ class SpeakerWindows:
     ends: np.ndarray
     embeddings: np.ndarray  # n × 256, float32, L2-normed
 
-    def to_json(self) -> dict:
+    def to_json(self) -> Json:
         return {
             "starts": [round(float(s), 3) for s in self.starts],
             "ends": [round(float(e), 3) for e in self.ends],
@@ -212,7 +215,7 @@ class SpeakerWindows:
         }
 
     @staticmethod
-    def from_json(d: dict, offset: float = 0.0) -> SpeakerWindows:
+    def from_json(d: Json, offset: float = 0.0) -> SpeakerWindows:
         starts = np.asarray(d["starts"], dtype=np.float64) + offset
         ends = np.asarray(d["ends"], dtype=np.float64) + offset
         emb = np.frombuffer(base64.b64decode(d["embeddings"]), dtype="<f2").astype(np.float32)
@@ -272,7 +275,7 @@ REFINE_ROUNDS = 3
 
 def _centroids(x: np.ndarray, labels: np.ndarray, ids: list[int]) -> np.ndarray:
     c = np.stack([x[labels == i].mean(axis=0) for i in ids])
-    return c / np.maximum(np.linalg.norm(c, axis=1, keepdims=True), 1e-9)
+    return np.asarray(c / np.maximum(np.linalg.norm(c, axis=1, keepdims=True), 1e-9))
 
 
 def _refine(x: np.ndarray, labels: np.ndarray) -> np.ndarray:

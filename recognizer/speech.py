@@ -108,12 +108,12 @@ def map_speech(audio: np.ndarray, probs: np.ndarray | None = None) -> SpeechMap:
     secs = [(a * VAD_FRAME_S, min(duration, b * VAD_FRAME_S)) for a, b in joined]
     regions = _pad(secs, REGION_PAD_S, duration)
     spans: list[tuple[float, float, list[int]]] = []
-    for i, (a, b) in enumerate(regions):
-        if spans and a - spans[-1][1] < SPAN_GAP_S and b - spans[-1][0] <= WINDOW_S:
+    for i, (start, end) in enumerate(regions):
+        if spans and start - spans[-1][1] < SPAN_GAP_S and end - spans[-1][0] <= WINDOW_S:
             s = spans[-1]
-            spans[-1] = (s[0], b, s[2] + [i])
+            spans[-1] = (s[0], end, s[2] + [i])
         else:
-            spans.append((a, b, [i]))
+            spans.append((start, end, [i]))
     # Spans are padded further into the silence around them (not into a neighbour).
     padded = _pad([(a, b) for a, b, _ in spans], SPAN_PAD_S - REGION_PAD_S, duration)
     spans = [(pa, pb, idx) for (pa, pb), (_, _, idx) in zip(padded, spans, strict=True)]

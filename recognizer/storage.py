@@ -21,9 +21,13 @@ import os
 import re
 import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from .errors import ServiceError
+
+T = TypeVar("T")
 
 _SEGMENT = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
 
@@ -110,7 +114,7 @@ class S3Store:
     def describe(self) -> str:
         return f"S3 bucket {self.bucket} at {self.endpoint}"
 
-    def _call(self, op: str, key: str, fn):
+    def _call(self, op: str, key: str, fn: Callable[[], T]) -> T:
         from minio.error import S3Error
 
         assert_valid_key(key)

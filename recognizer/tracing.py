@@ -13,19 +13,26 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry import trace
+
+if TYPE_CHECKING:  # the SDK is imported only once tracing is on
+    from opentelemetry.sdk.trace import SpanProcessor
+    from opentelemetry.trace import Span
+    from temporalio.contrib.opentelemetry import TracingInterceptor as Interceptor
 
 TRACER_NAME = "transcript-service.recognizer"
 
 
-def tracing_enabled(env: dict[str, str] | None = None) -> bool:
-    env = os.environ if env is None else env
-    return bool(env.get("OTEL_EXPORTER_OTLP_ENDPOINT") or env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
+def tracing_enabled(env: Mapping[str, str] | None = None) -> bool:
+    seen = os.environ if env is None else env
+    return bool(seen.get("OTEL_EXPORTER_OTLP_ENDPOINT") or seen.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
 
 
-def install_tracing(processor=None, service: str = "transcript-recognizer") -> list:
+def install_tracing(processor: SpanProcessor | None = None, service: str = "transcript-recognizer") -> list[Interceptor]:
     """Installs the tracer provider (OTLP, or `processor` in tests) and returns the worker's interceptors;
     returns none and installs nothing while tracing is off."""
     if processor is None and not tracing_enabled():
@@ -52,7 +59,7 @@ def shutdown_tracing() -> None:
         provider.shutdown()
 
 
-def stage(name: str, **attributes) -> AbstractContextManager:
+def stage(name: str, **attributes: Any) -> AbstractContextManager[Span]:
     """A span for one step of the work, under the active one (the activity's)."""
     return trace.get_tracer(TRACER_NAME).start_as_current_span(name, attributes=attributes or None)
 

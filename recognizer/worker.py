@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import functools
 import json
 import logging
 import os
@@ -33,7 +34,9 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 from temporalio import activity
 from temporalio.client import Client
@@ -49,6 +52,7 @@ from .scratch import clear_idle_scratch, process_runs, scratch_dir
 from .speakers import SpeakerWindows, cluster, concatenate, label_times, speaker_names
 from .storage import LocalStore, S3Store, assert_valid_key, store_from_env
 from .tracing import TraceIdFilter, install_tracing, shutdown_tracing, stage
+from .wire import Json
 
 HEARTBEAT_EVERY_S = 2.0
 DEFAULT_TASK_QUEUE = "recognition"
@@ -81,7 +85,7 @@ class RecognitionActivities:
         self.store = store
         self.executor = executor
 
-    def _recognize(self, plan: dict, piece_key: str, index: int, stop: threading.Event, progress: dict) -> str:
+    def _recognize(self, plan: Json, piece_key: str, index: int, stop: threading.Event, progress: Json) -> str:
         job_id = str(plan.get("jobId", ""))
         key = result_key(job_id, index)
         assert_valid_key(piece_key)
@@ -111,7 +115,7 @@ class RecognitionActivities:
         )
         return key
 
-    def _label_speakers(self, plan: dict, result_keys: list[str], offsets: list[float]) -> str:
+    def _label_speakers(self, plan: Json, result_keys: list[str], offsets: list[float]) -> str:
         """Clusters the speaker windows of every piece at once (a voice is one speaker across pieces) and writes
         the speaker of every word of every piece, in the pieces' word order, to `work/<jobId>/speakers.json`."""
         job_id = str(plan.get("jobId", ""))
@@ -141,7 +145,7 @@ class RecognitionActivities:
         log.info("job %s: %d speaker(s) in %d windows of %d piece(s)", job_id, body["speakers"], body["windows"], len(result_keys))
         return key
 
-    def _align(self, plan: dict, audio_key: str, request_key: str, stop: threading.Event, progress: dict) -> str:
+    def _align(self, plan: Json, audio_key: str, request_key: str, stop: threading.Event, progress: Json) -> str:
         """Aligns the text of `request_key` (written by activities/alignment.ts: a caption track's cues, or a
         user's text) to the job's audio and writes the words and match scores to `work/<jobId>/alignment.json`."""
         job_id = str(plan.get("jobId", ""))
@@ -165,7 +169,7 @@ class RecognitionActivities:
             if language is None:
                 raise ServiceError("INVALID_REQUEST", "a caption alignment needs the track's language")
             cues = [Cue(float(c["start"]), float(c["end"]), str(c["text"])) for c in request["cues"]]
-            body: dict = {"kind": "cues", "language": language, "cues": align_captions(self.engine, audio, language, cues, stop, on_progress)}
+            body: Json = {"kind": "cues", "language": language, "cues": align_captions(self.engine, audio, language, cues, stop, on_progress)}
         elif request.get("kind") == "text":
             body = {"kind": "text", **align_text(self.engine, audio, str(request["text"]), language, stop, on_progress)}
         else:
@@ -176,13 +180,15 @@ class RecognitionActivities:
         log.info("job %s: %s aligned over %.1f s of audio in %.2f s", job_id, body["kind"], len(audio) / SAMPLE_RATE, body["align_seconds"])
         return key
 
-    async def _with_heartbeats(self, fn, *args) -> str:
+    async def _with_heartbeats(self, fn: Callable[..., str], *args: Any) -> str:
         """Runs `fn(*args, stop, progress)` on the executor, heartbeating its progress; a cancel stops it at its next check."""
         loop = asyncio.get_running_loop()
         stop = threading.Event()
-        progress: dict = {}  # keys only ever replaced: safe to copy while the worker thread writes
+        progress: Json = {}  # keys only ever replaced: safe to copy while the worker thread writes
         # The executor's thread runs in this task's context, so the stages are children of the activity's span.
-        work = loop.run_in_executor(self.executor, contextvars.copy_context().run, fn, *args, stop, progress)
+        work: asyncio.Future[str] = loop.run_in_executor(
+            self.executor, contextvars.copy_context().run, functools.partial(fn, *args, stop, progress)
+        )
         try:
             while True:
                 done, _ = await asyncio.wait({work}, timeout=HEARTBEAT_EVERY_S)
@@ -198,11 +204,11 @@ class RecognitionActivities:
             raise to_application_error(err) from err
 
     @activity.defn(name="alignAudio")
-    async def align_audio(self, plan: dict, audio_key: str, request_key: str) -> str:
+    async def align_audio(self, plan: Json, audio_key: str, request_key: str) -> str:
         return await self._with_heartbeats(self._align, plan, audio_key, request_key)
 
     @activity.defn(name="labelSpeakers")
-    async def label_speakers(self, plan: dict, result_keys: list[str], offsets: list[float]) -> str:
+    async def label_speakers(self, plan: Json, result_keys: list[str], offsets: list[float]) -> str:
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(self.executor, contextvars.copy_context().run, self._label_speakers, plan, result_keys, offsets)
@@ -210,7 +216,7 @@ class RecognitionActivities:
             raise to_application_error(err) from err
 
     @activity.defn(name="recognizePiece")
-    async def recognize_piece(self, plan: dict, piece_key: str, index: int) -> str:
+    async def recognize_piece(self, plan: Json, piece_key: str, index: int) -> str:
         return await self._with_heartbeats(self._recognize, plan, piece_key, index)
 
 

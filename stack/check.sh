@@ -28,6 +28,12 @@ step "ruff check (the project's Python: recognizer, Python client, speech sets; 
 bash stack/test-tools-setup.sh
 .tools/venv-test/bin/ruff check --quiet .
 
+step "mypy --strict (the recognizer, against its own environment; mypy.ini)"
+bash stack/recognizer-setup.sh  # a stamp compare once installed (stack/setup.sh installs it before the gate)
+.tools/venv-test/bin/mypy --python-executable .tools/venv-recognizer/bin/python
+step "recognizer/catalogue.py matches core/errors.ts"
+node_modules/.bin/tsx stack/recognizer-catalogue.ts check
+
 step "docker-compose.yml (compose-go)"
 CHECKER=.tools/bin/compose-check
 if [ ! -x "$CHECKER" ] || [ -n "$(find stack/compose-check -newer "$CHECKER" -type f 2>/dev/null)" ]; then

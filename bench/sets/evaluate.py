@@ -23,7 +23,6 @@ import itertools
 import json
 import sys
 import time
-import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +38,7 @@ from recognizer.audio import SAMPLE_RATE, read_audio  # noqa: E402
 from recognizer.decoding import PROFILES  # noqa: E402
 from recognizer.engine import Engine, EngineSettings, RecognitionRequest  # noqa: E402
 from recognizer.model import model_spec  # noqa: E402
+from recognizer.scoring import edits, metric, normalise, units  # noqa: E402
 from recognizer.speakers import SpeakerWindows, cluster, label_times  # noqa: E402
 
 SETS_DIR = ROOT / ".data" / "eval-sets"
@@ -65,43 +65,6 @@ CUE_WORDS = 8
 
 def log(*args) -> None:
     print(*args, file=sys.stderr, flush=True)
-
-
-def normalise(text: str) -> str:
-    t = unicodedata.normalize("NFKC", text).lower()
-    t = "".join(" " if unicodedata.category(c)[0] in "PS" else c for c in t)
-    return " ".join(t.split())
-
-
-def units(text: str, language: str) -> list[str]:
-    n = normalise(text)
-    return list(n.replace(" ", "")) if language in ("ja", "ko") else n.split()
-
-
-def metric(language: str) -> str:
-    return "cer" if language in ("ja", "ko") else "wer"
-
-
-def edits(ref: list[str], hyp: list[str]) -> tuple[int, int]:
-    """Edit distance and matched units (the reference units found in the hypothesis, in order)."""
-    r, h = len(ref), len(hyp)
-    d = np.zeros((r + 1, h + 1), dtype=np.int32)
-    d[:, 0] = np.arange(r + 1)
-    d[0, :] = np.arange(h + 1)
-    for i in range(1, r + 1):
-        for j in range(1, h + 1):
-            d[i, j] = min(d[i - 1, j] + 1, d[i, j - 1] + 1, d[i - 1, j - 1] + (ref[i - 1] != hyp[j - 1]))
-    i, j, hits = r, h, 0
-    while i > 0 and j > 0:
-        if ref[i - 1] == hyp[j - 1] and d[i, j] == d[i - 1, j - 1]:
-            hits, i, j = hits + 1, i - 1, j - 1
-        elif d[i, j] == d[i - 1, j - 1] + 1:
-            i, j = i - 1, j - 1
-        elif d[i, j] == d[i - 1, j] + 1:
-            i -= 1
-        else:
-            j -= 1
-    return int(d[r, h]), hits
 
 
 class Evaluation:

@@ -9,7 +9,19 @@ import path from 'node:path';
 
 export const ASR_EVAL_DIR = path.resolve(process.env.ASR_EVAL_DIR ?? path.join(__dirname, '../../../shared/asr-eval'));
 
+/**
+ * The whole evaluation set of `npm run eval:asr` (issue 50): ../shared/asr-eval, ../shared/asr-eval-large (both read
+ * in place) and bench/sets/speech (committed with its manifest). Each has a MANIFEST.tsv with the same columns.
+ */
+export const EVAL_SET_DIRS = [
+  ASR_EVAL_DIR,
+  path.resolve(path.dirname(ASR_EVAL_DIR), 'asr-eval-large'),
+  path.resolve(__dirname, '../../bench/sets/speech'),
+];
+
 export interface EvalClip {
+  /** The folder of its set (`asr-eval`, `asr-eval-large`, `speech`). */
+  set: string;
   lang: string;
   /** Path relative to ASR_EVAL_DIR, e.g. `en/jfk_inaugural.flac`. */
   file: string;
@@ -37,6 +49,7 @@ export function evalClips(dir = ASR_EVAL_DIR): EvalClip[] {
     const file = f[col('file')]!;
     const audio = path.join(dir, file);
     return {
+      set: path.basename(dir),
       lang: f[col('lang')]!,
       file,
       audio,
@@ -45,6 +58,11 @@ export function evalClips(dir = ASR_EVAL_DIR): EvalClip[] {
       licence: f[col('licence')]!,
     };
   });
+}
+
+/** Every clip of every set of EVAL_SET_DIRS, set by set in manifest order. */
+export function allEvalClips(): EvalClip[] {
+  return EVAL_SET_DIRS.flatMap((dir) => evalClips(dir));
 }
 
 /** The README's normalisation: NFKC, lower case, punctuation and symbols to spaces, whitespace collapsed. */
@@ -98,4 +116,39 @@ export function pooled(scores: readonly Score[]): Score {
   const edits = scores.reduce((n, s) => n + s.edits, 0);
   const units = scores.reduce((n, s) => n + s.units, 0);
   return { edits, units, rate: units === 0 ? 0 : edits / units };
+}
+
+/** A small seeded generator (mulberry32): the same draws on every run, so an interval depends only on the scores. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The 95 % interval of a pooled rate by the bootstrap over clips: the clips drawn with replacement `rounds` times
+ * (seeded), each draw's pooled rate, and the 2.5th and 97.5th percentiles of those.
+ */
+export function bootstrapInterval(scores: readonly Score[], rounds = 2000, seed = 20261129): { low: number; high: number } {
+  if (scores.length === 0) return { low: 0, high: 0 };
+  const next = seeded(seed);
+  const rates: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    let edits = 0;
+    let units = 0;
+    for (let i = 0; i < scores.length; i++) {
+      const s = scores[Math.floor(next() * scores.length)]!;
+      edits += s.edits;
+      units += s.units;
+    }
+    rates.push(units === 0 ? 0 : edits / units);
+  }
+  rates.sort((a, b) => a - b);
+  const at = (q: number) => rates[Math.min(rates.length - 1, Math.floor(q * rates.length))]!;
+  return { low: at(0.025), high: at(0.975) };
 }
