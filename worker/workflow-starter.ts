@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../domain/db';
-import { startPendingWorkflows, STARTER_INTERVAL_MS, type WorkflowStarter } from '../domain/workflow-starts';
+import { STARTER_INTERVAL_MS, type WorkflowStarter } from '../domain/workflow-starts';
+import { startPendingWorkflows } from '../domain/pending-starts';
 
 /**
  * The starter loop of a worker process (see domain/workflow-starts.ts): every
