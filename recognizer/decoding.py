@@ -71,6 +71,7 @@ class Profile:
 # Both decode without timestamp tokens (issue 50): on the 115 clips of the evaluation set the text came out 2 to 4 %
 # better pooled than with them, at the same speed, and no language worse than faster-whisper's own call
 # (bench/RESULTS.md, block `asr-accuracy`, has every variant weighed). Words are timed by forced alignment.
+# A request with a vocabulary decodes with them (_options).
 PROFILES = {
     "standard": Profile("standard", beam_size=5, temperatures=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0), batch=4, timestamp_tokens=False),
     "fast": Profile("fast", beam_size=3, temperatures=(0.0,), batch=4, timestamp_tokens=False),
@@ -138,7 +139,10 @@ def _options(tokenizer: Tokenizer, profile: Profile, hotwords: str | None) -> Tr
         prefix=None,
         suppress_blank=True,
         suppress_tokens=get_suppressed_tokens(tokenizer, [-1]),
-        without_timestamps=not profile.timestamp_tokens,
+        # A vocabulary keeps the timestamp tokens: without them the decoder, prompted with the vocabulary, echoed
+        # its terms in place of the speech (fleurs-pt-003, fast: "Schlegel, Fichte, Fichte" for "como Goethe,
+        # Fichte e Schlegel"; test/transcription-rich.test.ts), which it did not with them.
+        without_timestamps=not profile.timestamp_tokens and not hotwords,
         max_initial_timestamp=1.0,
         word_timestamps=True,
         prepend_punctuations=PREPEND_PUNCTUATION,

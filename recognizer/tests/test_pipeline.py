@@ -379,6 +379,11 @@ class EngineOnRealSpeech(unittest.TestCase):
         told = self.recognize(clip, language="pt", vocabulary=names)["text"]
         self.assertEqual([n for n in names if n in plain], [])
         self.assertEqual([n for n in names if n in told], list(names))
+        # The fast profile too: with a vocabulary both decode with timestamp tokens, as without them the decoder
+        # echoed the vocabulary in place of the speech ("Schlegel, Fichte, Fichte").
+        fast = self.recognize(clip, language="pt", vocabulary=names, profile="fast")["text"]
+        self.assertEqual([n for n in names if n in fast], list(names))
+        self.assertNotIn("Fichte, Fichte", fast)
 
     def test_a_caption_that_the_audio_says_matches_and_one_it_does_not_is_flagged(self):
         from recognizer.alignment import align_captions
