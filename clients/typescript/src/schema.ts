@@ -847,7 +847,7 @@ export interface components {
       }[];
       /** @description The model AI transcription uses (recognition.model of its transcripts). */
       recognition_model: string | null;
-      /** @description The AI-transcription languages and the quality status each gets, from measurements. whisper-base, measured 2026-11-28 by `npm run eval:asr`: en 9.9 % WER (4 clips, validated); es 4.8 % WER (3 clips, validated); fr 39.0 % WER (3 clips, provider_supported); de 17.7 % WER (3 clips, validated); pt 27.5 % WER (3 clips, provider_supported); it 11.1 % WER (3 clips, validated); ja 10.0 % CER (1 clip, provider_supported); ko 21.1 % CER (1 clip, provider_supported); hi experimental. Rule: validated_language when at least 3 clips were measured and the error rate is at most 20 %. */
+      /** @description The AI-transcription languages and the quality status each gets, from measurements. whisper-base, measured 2026-11-29 by `npm run eval:asr`: en 9.4 % WER (15 clips, validated); es 8.5 % WER (21 clips, validated); fr 23.0 % WER (21 clips, provider_supported); de 13.7 % WER (20 clips, validated); pt 19.4 % WER (19 clips, validated); it 22.1 % WER (13 clips, provider_supported); ja 27.9 % CER (5 clips, provider_supported); ko 21.1 % CER (1 clip, provider_supported); hi experimental. Rule: validated_language when at least 15 clips were measured and the error rate is at most 20 %. */
       transcription_languages: {
         language: string;
         /** @enum {string} */
@@ -1294,7 +1294,7 @@ export interface components {
         /** @enum {string} */
         profile: 'standard' | 'fast';
         /**
-         * @description validated_language: quality measured on real speech of the language; provider_supported: the model lists the language, quality not measured or not good enough to validate; experimental_language: quality may vary. Measured table: whisper-base, measured 2026-11-28 by `npm run eval:asr`: en 9.9 % WER (4 clips, validated); es 4.8 % WER (3 clips, validated); fr 39.0 % WER (3 clips, provider_supported); de 17.7 % WER (3 clips, validated); pt 27.5 % WER (3 clips, provider_supported); it 11.1 % WER (3 clips, validated); ja 10.0 % CER (1 clip, provider_supported); ko 21.1 % CER (1 clip, provider_supported); hi experimental. Rule: validated_language when at least 3 clips were measured and the error rate is at most 20 %.
+         * @description validated_language: quality measured on real speech of the language; provider_supported: the model lists the language, quality not measured or not good enough to validate; experimental_language: quality may vary. Measured table: whisper-base, measured 2026-11-29 by `npm run eval:asr`: en 9.4 % WER (15 clips, validated); es 8.5 % WER (21 clips, validated); fr 23.0 % WER (21 clips, provider_supported); de 13.7 % WER (20 clips, validated); pt 19.4 % WER (19 clips, validated); it 22.1 % WER (13 clips, provider_supported); ja 27.9 % CER (5 clips, provider_supported); ko 21.1 % CER (1 clip, provider_supported); hi experimental. Rule: validated_language when at least 15 clips were measured and the error rate is at most 20 %.
          * @enum {string}
          */
         quality_status: 'validated_language' | 'provider_supported' | 'experimental_language';
