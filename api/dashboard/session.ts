@@ -27,8 +27,8 @@ export function setCsrfCookie(res: Response, deps: Pick<AppDeps, 'config'>, csrf
   });
 }
 
-export function clearSessionCookies(res: Response): void {
-  res.clearCookie(SESSION_COOKIE, { path: '/' });
+/** The pages' CSRF cookie, cleared beside the session cookie that DELETE /app/session and DELETE /app/account clear. */
+export function clearCsrfCookie(res: Response): void {
   res.clearCookie(CSRF_COOKIE, { path: '/' });
 }
 

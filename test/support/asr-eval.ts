@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { seededRandom } from './seeded-random';
 
 // Real human speech in the eight AI-transcription languages with reference
 // transcripts: ../shared/asr-eval (read in place, never copied into the repo).
@@ -118,25 +119,13 @@ export function pooled(scores: readonly Score[]): Score {
   return { edits, units, rate: units === 0 ? 0 : edits / units };
 }
 
-/** A small seeded generator (mulberry32): the same draws on every run, so an interval depends only on the scores. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * The 95 % interval of a pooled rate by the bootstrap over clips: the clips drawn with replacement `rounds` times
  * (seeded), each draw's pooled rate, and the 2.5th and 97.5th percentiles of those.
  */
 export function bootstrapInterval(scores: readonly Score[], rounds = 2000, seed = 20261129): { low: number; high: number } {
   if (scores.length === 0) return { low: 0, high: 0 };
-  const next = seeded(seed);
+  const next = seededRandom(seed);
   const rates: number[] = [];
   for (let r = 0; r < rounds; r++) {
     let edits = 0;

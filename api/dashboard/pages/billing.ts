@@ -11,7 +11,7 @@ import { billingBody, type QuoteView } from '../views-billing';
 // POST /app/billing/portal (api/routes/billing.ts), and the page only redirects to the provider.
 
 /** The calculator: a quote, or the refusal (the trial, a number out of range) as its message. */
-export function quoteFor(s: PageSession, units: string): { result: QuoteView | null; error: string | null } {
+function quoteFor(s: PageSession, units: string): { result: QuoteView | null; error: string | null } {
   try {
     return { result: quote(s.principal.plan, /^\d{1,7}$/.test(units) ? Number(units) : NaN), error: null };
   } catch (err) {

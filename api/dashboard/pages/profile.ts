@@ -2,7 +2,7 @@ import { getProfile } from '../../../domain/accounts/profile';
 import { deleteAccountRoute, updateProfileRoute } from '../../routes/account';
 import { formRefusal, nonEmpty, noticeOf, redirect, send, str, type Pages } from '../kit';
 import { page } from '../layout';
-import { clearSessionCookies, pageSession, writeSession } from '../session';
+import { clearCsrfCookie, pageSession, writeSession } from '../session';
 import { deleteAccountBody, deletedBody, profileBody } from '../views-account';
 
 /** The profile (display name, retention window) and the account's deletion: PATCH /app/profile and DELETE /app/account behind forms. */
@@ -65,7 +65,7 @@ export function mountProfilePages(pages: Pages): void {
       );
       return;
     }
-    clearSessionCookies(res);
+    clearCsrfCookie(res);
     send(res, 200, page({ title: 'Account deleted', body: deletedBody() }));
   });
 }

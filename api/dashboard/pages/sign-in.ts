@@ -2,7 +2,7 @@ import { ServiceError } from '../../../core/errors';
 import { signInRoute, signOutRoute, signUpRoute } from '../../routes/account';
 import { formRefusal, noticeOf, redirect, send, sendRefusal, str, type Pages } from '../kit';
 import { page } from '../layout';
-import { clearSessionCookies, setCsrfCookie, writeSession } from '../session';
+import { clearCsrfCookie, setCsrfCookie, writeSession } from '../session';
 import { signInBody, signUpBody, signUpDoneBody } from '../views-account';
 
 /** Where a sign-in may send the browser next: a page of this service only (the OAuth consent page, a dashboard page), never another site. */
@@ -47,7 +47,7 @@ export function mountSignInPages(pages: Pages): void {
   pages.post('/dashboard/sign-out', async (req, res) => {
     const s = await writeSession(req, deps, { allowUnverified: true });
     await pages.callRoute(signOutRoute, s, req, res);
-    clearSessionCookies(res);
+    clearCsrfCookie(res);
     redirect(res, '/app/sign-in?done=signed_out');
   });
 }

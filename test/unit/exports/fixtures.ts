@@ -1,6 +1,7 @@
 // Transcript fixtures for the export tests and bench/export.bench.ts.
 
 import type { ExportableTranscript, TranscriptSegment, TranscriptWord } from '../../../domain/transcripts/export';
+import { seededRandom } from '../../support/seeded-random';
 
 export function baseTranscript(overrides: Partial<ExportableTranscript> = {}): ExportableTranscript {
   return {
@@ -30,17 +31,8 @@ export function withSegments(segments: TranscriptSegment[], overrides: Partial<E
   return baseTranscript({ segments, text: segments.map((s) => s.text).join(' '), ...overrides });
 }
 
-// Deterministic PRNG (mulberry32) so fixtures and bench runs are reproducible.
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Deterministic draws so fixtures and bench runs are reproducible.
+export const rng = seededRandom;
 
 const VOCAB = (
   'the of and to in is that it was for on are as with his they at be this from have or by one had not but what all were ' +
