@@ -77,7 +77,7 @@ export function createAlignmentActivities(deps: AlignmentDeps) {
     async prepareTextAlignment(plan: JobPlan): Promise<{ requestKey: string }> {
       return asActivity(async () => {
         const { text } = await db.jobText.findUniqueOrThrow({ where: { jobId: plan.jobId } });
-        const language = resolveLanguage(deps.recognizer, plan.language) ?? null;
+        const language = resolveLanguage(deps.recognizer, plan.spec.language) ?? null;
         return { requestKey: await put(plan.jobId, { kind: 'text', language, text }) };
       });
     },

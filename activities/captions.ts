@@ -38,8 +38,8 @@ export function createCaptionActivities(db: Db, sources: CaptionSources) {
           throw new ServiceError('CAPABILITY_UNAVAILABLE', 'mode', { message: `${plan.platform} sources have no captions.` });
         }
         const result = await sources.fetchCaptions(plan.platform, mediaId, {
-          captionLanguages: plan.captionLanguages,
-          captionPreference: plan.captionPreference,
+          captionLanguages: plan.spec.caption_languages,
+          captionPreference: plan.spec.caption_preference,
         });
         // The label is a claim: when the text is surely in another language, the transcript says so.
         const check = checkCaptionLanguage(

@@ -4,6 +4,7 @@ import { ServiceError, type ErrorObject } from '../core/errors';
 import type { Db } from '../domain/db';
 import { cancelJobState, completeJob, failJob, firstStage, recordJobRetry, setJobStage, startJob } from '../domain/jobs/state';
 import { isFinal } from '../domain/jobs/view';
+import { specOfJob } from '../domain/jobs/spec';
 import { JOB_NOT_COMMITTED, type JobOutcome, type JobPlan, type JobStage } from '../workflows/definitions';
 import { asActivity } from './failures';
 
@@ -36,22 +37,13 @@ export function createJobStateActivities(
         return {
           jobId,
           workspaceId: job.workspaceId,
-          mode: job.mode as JobPlan['mode'],
           platform: job.platform,
           mediaId: job.mediaId,
           sourceUrl: job.sourceUrl,
           canonicalUrl: job.canonicalUrl,
           recognizer: opts.recognizer,
           ...(opts.recognitionTaskQueue ? { recognitionTaskQueue: opts.recognitionTaskQueue } : {}),
-          captionLanguages: job.captionLanguages,
-          captionPreference: job.captionPreference as JobPlan['captionPreference'],
-          language: job.language,
-          profile: job.recognitionProfile,
-          vocabulary: job.vocabulary,
-          speakerLabels: job.speakerLabels,
-          speakersExpected: job.speakersExpected,
-          wordTiming: job.wordTiming,
-          alignText: job.alignTextChars !== null,
+          spec: specOfJob(job),
           holdId: job.holdId,
           status: isFinal(job.status) ? job.status : 'processing',
           stage: job.status === 'queued' ? firstStage(job) : job.stage,

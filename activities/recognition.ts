@@ -9,7 +9,7 @@ import type { JobPlan } from '../workflows/definitions';
 export interface RecognitionActivities {
   /**
    * Recognises the piece stored at `pieceKey` (16 kHz mono wav, from cutAudio)
-   * in `plan.language`, or detects the language when it is null. Writes the
+   * in `plan.spec.language`, or detects the language when it is null. Writes the
    * raw result (words with start, end and confidence; language and its
    * probability; the model's name) to `work/<jobId>/result-<index>.json` and
    * returns that key; storeRecognition finishes and stitches the pieces. A
@@ -19,9 +19,9 @@ export interface RecognitionActivities {
    */
   recognizePiece(plan: JobPlan, pieceKey: string, index: number): Promise<string>;
   /**
-   * With `plan.speakerLabels`: clusters the voice embeddings every piece's
+   * With `plan.spec.speaker_labels`: clusters the voice embeddings every piece's
    * result carries (all pieces at once: one voice is one speaker across
-   * pieces; `plan.speakersExpected` fixes the count), writes the speaker of
+   * pieces; `plan.spec.speakers_expected` fixes the count), writes the speaker of
    * every word ("A", "B", … in order of first appearance; per piece, in the
    * result's word order) to `work/<jobId>/speakers.json` and returns that key.
    * `offsetsSec`: where each piece starts in the recording. Idempotent.

@@ -185,7 +185,7 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
           const result = stitch(recognized);
           // The model the recognition worker ran decides the quality status (its measurements, quality.ts).
           const transcriptId = await writeTranscript(db, plan, new WhisperRecognizer(model), result, durationMs, {
-            languageProbability: plan.language ? null : detectedProbability(result.language, probabilities),
+            languageProbability: plan.spec.language ? null : detectedProbability(result.language, probabilities),
           });
           await cleanupWork(store, plan.jobId, resultKeys.length, [speakersKey]);
           return { transcriptId };
@@ -205,11 +205,11 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
             const wav = path.join(dir, 'audio.wav');
             await store.download(audioKey, wav);
             const providerJobId = await cloud.submit(wav, {
-              language: plan.language ?? undefined,
+              language: plan.spec.language ?? undefined,
               webhookUrl: deps.callbackUrl ?? undefined,
-              speakerLabels: plan.speakerLabels,
-              speakersExpected: plan.speakersExpected,
-              vocabulary: plan.vocabulary,
+              speakerLabels: plan.spec.speaker_labels,
+              speakersExpected: plan.spec.speakers_expected,
+              vocabulary: plan.spec.vocabulary,
             });
             await awaitProvider(db, plan.jobId, providerJobId);
             return providerJobId;
@@ -253,9 +253,9 @@ async function writeTranscript(
   opts: { languageProbability?: number | null } = {},
 ): Promise<string> {
   if (result.words.length === 0 && result.text.trim() === '') throw new ServiceError('NO_SPEECH', 'no words recognised');
-  const language = result.language ?? plan.language ?? null;
+  const language = result.language ?? plan.spec.language ?? null;
   // Speaker labels only where asked for: otherwise no word carries a speaker and the transcript says null.
-  const speakers = plan.speakerLabels ? speakerSummary(result.words, result.segments) : null;
+  const speakers = plan.spec.speaker_labels ? speakerSummary(result.words, result.segments) : null;
   return saveDraftTranscript(db, plan.jobId, {
     title: null,
     sourceOrigin: 'speech_recognition',
@@ -269,7 +269,7 @@ async function writeTranscript(
     languages: result.languages ?? (language ? [{ language, seconds: spokenSeconds(result.segments) }] : []),
     recognition: {
       model: recognizer.model,
-      profile: plan.profile ?? 'standard',
+      profile: plan.spec.profile,
       quality_status: qualityStatus(recognizer, language),
       language_probability: opts.languageProbability ?? null,
     },

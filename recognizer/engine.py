@@ -43,6 +43,7 @@ import numpy as np
 from .audio import SAMPLE_RATE, even_level, read_audio, steady_gain
 from .decoding import DEFAULT_PROFILE, PROFILES, BatchItem, Decoded, Decoder, Profile, Word
 from .errors import ServiceError
+from .job_spec import JobSpec
 from .languages import SUPPORTED, choose_detected, primary_language
 from .model import ModelSpec, verify_model
 from .speech import SpeechMap, map_speech, pack_windows
@@ -102,18 +103,15 @@ class RecognitionRequest:
     speaker_windows: bool = False
 
     @staticmethod
-    def from_plan(plan: Json) -> RecognitionRequest:
-        vocabulary = plan.get("vocabulary") or []
-        if not isinstance(vocabulary, list) or not all(isinstance(t, str) for t in vocabulary):
-            raise ServiceError("INVALID_REQUEST", "vocabulary must be a list of strings")
-        profile = plan.get("profile") or DEFAULT_PROFILE
-        if profile not in PROFILES:
-            raise ServiceError("INVALID_REQUEST", f"profile={profile} is not one of {', '.join(PROFILES)}")
+    def from_spec(spec: JobSpec) -> RecognitionRequest:
+        """The job's spec (checked by the API; the profile again here, as a worker of before may meet a newer one)."""
+        if spec.profile not in PROFILES:
+            raise ServiceError("INVALID_REQUEST", f"profile={spec.profile} is not one of {', '.join(PROFILES)}")
         return RecognitionRequest(
-            language=plan.get("language"),
-            profile=profile,
-            vocabulary=tuple(t.strip() for t in vocabulary[:MAX_VOCABULARY_TERMS] if t.strip()),
-            speaker_windows=bool(plan.get("speakerLabels")),
+            language=spec.language,
+            profile=spec.profile,
+            vocabulary=tuple(t.strip() for t in spec.vocabulary[:MAX_VOCABULARY_TERMS] if t.strip()),
+            speaker_windows=spec.speaker_labels,
         )
 
 

@@ -52,7 +52,7 @@ from .scratch import clear_idle_scratch, process_runs, scratch_dir
 from .speakers import SpeakerWindows, cluster, concatenate, label_times, speaker_names
 from .storage import LocalStore, S3Store, assert_valid_key, store_from_env
 from .tracing import TraceIdFilter, install_tracing, shutdown_tracing, stage
-from .wire import Json
+from .wire import Json, spec_of_plan
 
 HEARTBEAT_EVERY_S = 2.0
 DEFAULT_TASK_QUEUE = "recognition"
@@ -101,7 +101,7 @@ class RecognitionActivities:
             def on_progress(end: float) -> None:
                 progress["decodedSeconds"] = round(end, 1)
 
-            result = self.engine.recognize(wav, RecognitionRequest.from_plan(plan), stop=stop, on_progress=on_progress)
+            result = self.engine.recognize(wav, RecognitionRequest.from_spec(spec_of_plan(plan)), stop=stop, on_progress=on_progress)
         result["piece_key"] = piece_key
         with stage("store result", key=key):
             self.store.put_bytes(key, json.dumps(result, ensure_ascii=False).encode("utf-8"), "application/json")
@@ -132,8 +132,7 @@ class RecognitionActivities:
         windows = concatenate(
             [SpeakerWindows.from_json(r["speaker_windows"], offset) for r, offset in zip(results, offsets, strict=True) if r.get("speaker_windows")]
         )
-        expected = plan.get("speakersExpected")
-        labels = cluster(windows.embeddings, int(expected) if expected else None)
+        labels = cluster(windows.embeddings, spec_of_plan(plan).speakers_expected)
         times = [(w["start"] + offset, w["end"] + offset) for r, offset in zip(results, offsets, strict=True) for w in r["words"]]
         names = speaker_names(label_times(windows, labels, times))
         pieces, at = [], 0

@@ -33,6 +33,8 @@ bash stack/recognizer-setup.sh  # a stamp compare once installed (stack/setup.sh
 .tools/venv-test/bin/mypy --python-executable .tools/venv-recognizer/bin/python
 step "recognizer/catalogue.py matches core/errors.ts"
 node_modules/.bin/tsx stack/recognizer-catalogue.ts check
+step "recognizer/job_spec.py matches JobSpecSchema"
+node_modules/.bin/tsx stack/recognizer-models.ts check
 
 step "docker-compose.yml (compose-go)"
 CHECKER=.tools/bin/compose-check

@@ -18,6 +18,7 @@ import {
 } from './support/job-stack';
 import type { ReplayRoute } from './support/replay-origin';
 import { startTestWorker } from './support/worker';
+import { JOB_SPEC_DEFAULTS } from '../domain/schemas/jobs';
 
 let stack: JobStack;
 let ws: TestWorkspace;
@@ -135,7 +136,13 @@ describe('failures after acceptance', () => {
     // the job's workflow is ended and its last step (failJob with the error,
     // as the workflow records it after the last attempt) is run here instead.
     stack.origin.setRoutes(rateLimited);
-    const res = await submit(stack.api, ws.apiKey, { source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['pt'] });
+    const res = await submit(stack.api, ws.apiKey, {
+      source: { url: VIDEO_URL },
+      mode: 'captions_only',
+      caption_languages: ['pt'],
+      caption_preference: 'creator_only',
+      metadata: { run: 'retry' },
+    });
     await (await startedJobWorkflow(stack.api, res.body.id)).terminate('the retry schedule is asserted in test/workflows');
     const acts = createActivities(activityDepsFor(stack.api, stack.outbound));
     await acts.failJob(res.body.id, toErrorObject('SOURCE_RATE_LIMITED', 'videosite: HTTP 429'));
@@ -148,6 +155,12 @@ describe('failures after acceptance', () => {
     expect(retry.status).toBe(202);
     expect(retry.body.id).not.toBe(res.body.id);
     expect(retry.body.billing.credits_reserved).toBe(1);
+    // The job again as accepted: its stored spec verbatim (echoed as options), its metadata.
+    expect(retry.body.options).toEqual(res.body.options);
+    expect(retry.body.options).toMatchObject({ caption_languages: ['pt'], caption_preference: 'creator_only' });
+    expect(retry.body.metadata).toEqual({ run: 'retry' });
+    const specs = await stack.api.deps.db.job.findMany({ where: { id: { in: [res.body.id, retry.body.id] } }, select: { spec: true } });
+    expect(specs[0]!.spec).toEqual(specs[1]!.spec);
     const replay = await request(app()).post(`/v1/jobs/${res.body.id}/retry`).set(bearer(ws.apiKey)).set('Idempotency-Key', key).send({});
     expect(replay.status).toBe(200);
     expect(replay.body.id).toBe(retry.body.id);
@@ -302,8 +315,7 @@ describe("the state steps on a job's row", () => {
         id: jobId,
         workspaceId: w.workspaceId,
         mode: 'captions_only',
-        captionLanguages: [],
-        captionPreference: 'prefer_creator',
+        spec: { ...JOB_SPEC_DEFAULTS, mode: 'captions_only' },
         sourceUrl: VIDEO_URL,
         platform: 'videosite',
         mediaId: 'rCAS2eD-mcw',

@@ -1,6 +1,7 @@
 import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ErrorObject } from '../core/errors';
+import type { JobSpec } from '../core/job-spec';
 // Names shared by the API (client side) and the worker: task queues, workflow
 // ids, signals, updates and queries, defined once here and used by both sides
 // (the client sends them by these definitions, the workflow handles them). No
@@ -113,7 +114,6 @@ export type JobStage = (typeof JOB_STAGES)[number];
 export interface JobPlan {
   jobId: string;
   workspaceId: string;
-  mode: 'captions_only' | 'auto' | 'transcribe';
   platform: string;
   mediaId: string;
   sourceUrl: string | null;
@@ -122,25 +122,70 @@ export interface JobPlan {
   recognizer: 'local' | 'cloud';
   /** Task queue of the recognition workers (recognizePiece); absent = the job's own queue (the workflow tests' mocks). */
   recognitionTaskQueue?: string;
-  captionLanguages: string[];
-  captionPreference: 'prefer_creator' | 'creator_only' | 'automatic_only';
-  language: string | null;
   /**
-   * AI transcription's recognition options (read by the recognition worker: recognizer/engine.py
-   * RecognitionRequest.from_plan). Absent from the plans of jobs started before they existed: the defaults.
+   * The job's options as accepted (jobs.spec), whole: what every stage and the recognizer read
+   * (recognizer/job_spec.py is generated from its schema).
    */
-  profile?: 'standard' | 'fast';
-  vocabulary?: string[];
-  speakerLabels?: boolean;
-  speakersExpected?: number | null;
-  /** Caption transcripts: fetch the audio and align the captions to it (word times, a match per cue). */
-  wordTiming?: boolean;
-  /** AI transcription of a given text (job_texts): aligned to the audio instead of recognised. */
-  alignText?: boolean;
+  spec: JobSpec;
   holdId: string | null;
   status: string;
   /** The stage the job's row is in (startJob writes the first one). */
   stage: JobStage | null;
+}
+
+/**
+ * The plan as jobs started before the spec wrote it into their histories (startJob's answer is recorded): the
+ * options as fields of their own, the recognition ones absent before they existed. Read through planWithSpec,
+ * so a history of either shape replays to the same commands.
+ */
+export interface PlanBeforeSpec extends Omit<JobPlan, 'spec'> {
+  mode: JobSpec['mode'];
+  captionLanguages: string[];
+  captionPreference: JobSpec['caption_preference'];
+  language: string | null;
+  profile?: JobSpec['profile'];
+  vocabulary?: string[];
+  speakerLabels?: boolean;
+  speakersExpected?: number | null;
+  wordTiming?: boolean;
+  /** Whether the job had a text to align (its length was not in the plan). */
+  alignText?: boolean;
+}
+
+/**
+ * The plan with its spec, whichever shape startJob answered in. A plan from before has no text length: a job
+ * with a text to align gets 0 there, which no request can give (the text is never empty).
+ */
+export function planWithSpec(plan: JobPlan | PlanBeforeSpec): JobPlan {
+  if ('spec' in plan) return plan;
+  const {
+    mode,
+    captionLanguages,
+    captionPreference,
+    language,
+    profile,
+    vocabulary,
+    speakerLabels,
+    speakersExpected,
+    wordTiming,
+    alignText,
+    ...rest
+  } = plan;
+  return {
+    ...rest,
+    spec: {
+      mode,
+      language,
+      caption_preference: captionPreference,
+      caption_languages: captionLanguages,
+      profile: profile ?? 'standard',
+      vocabulary: vocabulary ?? [],
+      speaker_labels: speakerLabels ?? false,
+      speakers_expected: speakersExpected ?? null,
+      word_timing: wordTiming ?? false,
+      align_text_chars: alignText ? 0 : null,
+    },
+  };
 }
 
 /** A job's final status, and the id of the webhook event the change produced (null when none). */

@@ -25,8 +25,10 @@ import {
   RECOGNITION_QUEUE_TIMEOUT_MS,
   searchAttributes as sa,
   type JobOutcome,
+  planWithSpec,
   type JobPlan,
   type JobStage,
+  type PlanBeforeSpec,
   type JobWorkflowInput,
 } from './definitions';
 import { errorFromFailure, failureCode } from './failures';
@@ -136,7 +138,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     await state.markAsrStarted(jobId);
     const seconds = Math.round(audio.durationMs / 1000);
     let transcriptId: string;
-    if (plan.alignText) {
+    if (plan.spec.align_text_chars !== null) {
       // A given text: aligned to the audio instead of recognised.
       const { requestKey } = await media.prepareTextAlignment(plan);
       await enterStage('wait_asr');
@@ -193,7 +195,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
         throw noRecognizerInTime(err) ?? err;
       });
       // Speaker labels: the voices of all pieces clustered at once, so a voice is one speaker across pieces.
-      const speakersKey = plan.speakerLabels
+      const speakersKey = plan.spec.speaker_labels
         ? await recognize.labelSpeakers.executeWithOptions({ summary: `speakers of ${keys.length} piece(s)` }, [
             plan,
             results,
@@ -255,7 +257,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     rowStage = stage;
   };
   try {
-    plan = await state.startJob(jobId);
+    // A history recorded before the spec holds the plan's older shape: read either.
+    const started = (await state.startJob(jobId)) as JobPlan | PlanBeforeSpec | null;
+    plan = started && planWithSpec(started);
   } catch (err) {
     // Only a job whose accepting transaction never committed ends quietly:
     // nothing was held, nothing to do. Everything else is retried above.
@@ -277,7 +281,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     { key: sa.jobId, value: jobId },
     { key: sa.platform, value: plan.platform },
     { key: sa.mediaId, value: plan.mediaId },
-    { key: sa.jobMode, value: plan.mode },
+    { key: sa.jobMode, value: plan.spec.mode },
   ]);
 
   let outcome: JobOutcome;
@@ -290,11 +294,11 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
         : { mediaId: plan.mediaId };
       if (mediaId !== plan.mediaId) track.move('processing', 'resolve', `resolved to ${mediaId}.`, [{ key: sa.mediaId, value: mediaId }]);
       let result: { transcriptId: string; charge: number; billingKind: 'captions' | 'ai_transcription' };
-      if (plan.mode === 'transcribe') {
+      if (plan.spec.mode === 'transcribe') {
         result = await transcribe(plan);
       } else {
         await enterStage('captions');
-        const languages = `${plan.captionLanguages.join(', ') || 'any language'}, ${plan.captionPreference}`;
+        const languages = `${plan.spec.caption_languages.join(', ') || 'any language'}, ${plan.spec.caption_preference}`;
         track.move('processing', 'captions', `fetching captions (${languages}) from ${plan.platform} ${mediaId}.`);
         let captions: { transcriptId: string; charge: number } | null = null;
         try {
@@ -303,10 +307,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
             mediaId,
           ]);
         } catch (err) {
-          if (plan.mode !== 'auto' || !CAPTIONS_MISSING.has(failureCode(err) ?? '')) throw err;
+          if (plan.spec.mode !== 'auto' || !CAPTIONS_MISSING.has(failureCode(err) ?? '')) throw err;
         }
         if (captions) {
-          const charge = plan.wordTiming ? ((await timeCaptionWords(plan, captions.transcriptId)) ?? captions.charge) : captions.charge;
+          const charge = plan.spec.word_timing
+            ? ((await timeCaptionWords(plan, captions.transcriptId)) ?? captions.charge)
+            : captions.charge;
           result = { transcriptId: captions.transcriptId, charge, billingKind: 'captions' };
         } else {
           result = await transcribe(plan);

@@ -1,6 +1,6 @@
 import { cancelJob, retryJob } from '../../domain/jobs/control';
 import { listJobs, waitForJob } from '../../domain/jobs/read';
-import { prepareJob, submitJob } from '../../domain/jobs/submit';
+import { prepareJob, submissionOf, submitJob } from '../../domain/jobs/submit';
 import type { JobRequest } from '../../domain/schemas/jobs';
 import { jobServiceDeps } from '../wiring';
 import { requestWaitSignal } from '../http/drain';
@@ -34,7 +34,7 @@ function prepareSubmit({
   principal,
   body,
 }: Pick<HandlerCtx<unknown, unknown, JobRequest, undefined, RequiredRule>, 'deps' | 'principal' | 'body'>) {
-  return prepareJob(jobServiceDeps(deps), principal, body);
+  return prepareJob(jobServiceDeps(deps), principal, submissionOf(body));
 }
 
 const createJob = defineRoute({

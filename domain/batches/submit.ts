@@ -15,6 +15,7 @@ import {
   jobRowData,
   jobTextRows,
   resolveJobSource,
+  submissionOf,
   type JobServiceDeps,
   type NewJobRow,
 } from '../jobs/submit';
@@ -73,9 +74,10 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
   const rows: NewJobRow[] = [];
   for (const [i, item] of req.items.entries()) {
     const at = (field: string) => `items[${i}].${field}`;
-    const source = await resolveJobSource(deps.db, principal, item, deps, at);
+    const job = submissionOf(item);
+    const source = await resolveJobSource(deps.db, principal, job, deps, at);
     await assertWebhookEndpoint(deps.db, principal.workspaceId, item.webhook_endpoint_id, at('webhook_endpoint_id'));
-    rows.push({ id: randomUUID(), request: item, source, batchId, itemIndex: i });
+    rows.push({ id: randomUUID(), job, source, batchId, itemIndex: i });
   }
   await assertWebhookEndpoint(deps.db, principal.workspaceId, req.webhook_endpoint_id, 'webhook_endpoint_id');
 
@@ -84,7 +86,7 @@ export async function submitBatch(deps: JobServiceDeps, principal: Principal, re
     rows.map((r) => findReusable(deps.db, principal.workspaceId, jobRowData(principal, r, null, null).reuseKey)),
   );
   const needHold = rows.filter((_, i) => !cached[i]);
-  const amounts = needHold.map((r) => initialHold(r.request));
+  const amounts = needHold.map((r) => initialHold(r.job.spec));
 
   // One accepting transaction for every item (domain/accept-work.ts); the parent workflow started after the commit.
   const outcome = await acceptWork(deps.db, deps.starts, {

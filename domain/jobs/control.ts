@@ -1,13 +1,13 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { JobRequest } from '../schemas/jobs';
 import { cancelRequestSignal, cancelUpdate } from '../../workflows/definitions';
 import type { Principal } from '../accounts/principal';
 import { isErrorCode, ServiceError, type ErrorObject } from '../../core/errors';
-import type { IdempotencyScope } from '../idempotency';
+import { requestHash, type IdempotencyScope } from '../idempotency';
 import { getJob } from './read';
 import { startBatchWorkflow, startJobWorkflow } from '../workflow-starts';
-import { submitJob, type JobServiceDeps, type SubmitResult } from './submit';
+import { acceptJob, type JobServiceDeps, type JobSubmission, type SubmitResult } from './submit';
+import { specOfJob } from './spec';
 import { isFinal, type JobView } from './view';
 
 /**
@@ -101,26 +101,14 @@ export async function retryJob(
           : `Only failed jobs can be retried; this one is ${job.status}.`,
     });
   }
-  const req: JobRequest = {
+  // The job again as it was accepted: its spec verbatim, its text, its endpoint and metadata; only the cap may change.
+  const again: JobSubmission = {
     source: job.uploadId ? { upload_id: job.uploadId } : { url: job.sourceUrl! },
-    mode: job.mode as JobRequest['mode'],
-    caption_languages: job.captionLanguages,
-    caption_preference: job.captionPreference as JobRequest['caption_preference'],
-    ...(job.language ? { language: job.language } : {}),
-    // The recognition options as accepted (captions_only jobs never carry any; a text to align replaces them).
-    ...(job.mode !== 'captions_only' && alignText === null
-      ? {
-          profile: job.recognitionProfile,
-          vocabulary: job.vocabulary,
-          speaker_labels: job.speakerLabels,
-          ...(job.speakersExpected !== null ? { speakers_expected: job.speakersExpected } : {}),
-        }
-      : {}),
-    ...(job.wordTiming ? { word_timing: true } : {}),
-    ...(alignText !== null ? { align_text: alignText } : {}),
-    ...((body.max_credits ?? job.maxCredits) ? { max_credits: body.max_credits ?? job.maxCredits! } : {}),
-    ...(job.webhookEndpointId ? { webhook_endpoint_id: job.webhookEndpointId } : {}),
+    spec: specOfJob(job),
+    alignText,
+    maxCredits: body.max_credits ?? job.maxCredits,
+    webhookEndpointId: job.webhookEndpointId,
     metadata: job.metadata as Record<string, string>,
   };
-  return submitJob(deps, principal, req, idempotency, { retryOfJobId: jobId, hashBody: body });
+  return acceptJob(deps, principal, again, idempotency, { hash: requestHash(body), retryOfJobId: jobId });
 }

@@ -9,7 +9,7 @@ import { chargeHoldIn, increaseHold, releaseHoldIn } from '../credits/ledger';
 import { jsonColumn, type Db, type Tx } from '../db';
 import { jobEventSubject, recordJobEvent } from '../webhooks/events';
 import { reuseKey } from './reuse';
-import { recognitionOptionsOfJob } from './recognition';
+import { specOfJob } from './spec';
 import { ACTIVE_STATUSES, isFinal } from './view';
 import { JOB_FINAL_CHANNEL } from './wakeups';
 
@@ -75,11 +75,8 @@ export async function resolveJobSource(db: Db, jobId: string, resolved: { mediaI
       reuseKey: reuseKey({
         platform: job.platform,
         mediaId: resolved.mediaId,
-        mode: job.mode,
-        captionLanguages: job.captionLanguages,
-        captionPreference: job.captionPreference,
-        language: job.language,
-        recognition: recognitionOptionsOfJob(job, job.alignText?.text ?? null),
+        spec: specOfJob(job),
+        alignText: job.alignText?.text ?? null,
       }),
     },
   });

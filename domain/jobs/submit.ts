@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import type { JobRequest, PLATFORMS } from '../schemas/jobs';
+import { jobSpecOf, type JobRequest, type JobSpec, type PLATFORMS } from '../schemas/jobs';
 import type { Principal } from '../accounts/principal';
 import { rowByColumn, type Db, type Tx } from '../db';
 import { startEventDelivery, startJobWorkflow } from '../workflow-starts';
@@ -14,7 +14,6 @@ import { CAPTION_CREDITS, PLANS, transcriptionCredits, wordTimedCaptionCredits }
 import { recognizeLink, type RecognizedLink } from '../../integrations/platforms/links';
 import { workflowIds } from '../../workflows/definitions';
 import { reuseKey } from './reuse';
-import { recognitionOptionsOf } from './recognition';
 import { resolveLanguage, type Recognizer } from '../../integrations/recognizers/types';
 import { assertSafeUrl, type AddressPolicy } from '../../integrations/fetch';
 import { toJobView, type JobView } from './view';
@@ -55,7 +54,6 @@ interface ResolvedSource {
 export type FieldPath = (field: string) => string;
 const plainPath: FieldPath = (f) => f;
 
-/** Checks the source and mode against the rules of the job request table and the caller's plan. */
 /** recognizeLink with its refusal naming the request field the link came from. */
 export function recognizeLinkAt(url: string, field: string): RecognizedLink {
   try {
@@ -66,16 +64,43 @@ export function recognizeLinkAt(url: string, field: string): RecognizedLink {
   }
 }
 
+/**
+ * A job as the domain accepts it: the source asked for, its options as a spec (jobSpecOf), and what goes beside
+ * them. A request becomes one (submissionOf); a retry makes one from the job it repeats, spec and all, verbatim.
+ */
+export interface JobSubmission {
+  source: JobRequest['source'];
+  spec: JobSpec;
+  /** The `align_text` itself (kept in job_texts; the spec carries its length). */
+  alignText: string | null;
+  maxCredits: number | null;
+  webhookEndpointId: string | null;
+  metadata: Record<string, string>;
+}
+
+export function submissionOf(req: JobRequest): JobSubmission {
+  return {
+    source: req.source,
+    spec: jobSpecOf(req),
+    alignText: req.align_text ?? null,
+    maxCredits: req.max_credits ?? null,
+    webhookEndpointId: req.webhook_endpoint_id ?? null,
+    metadata: req.metadata ?? {},
+  };
+}
+
+/** Checks the source and mode against the rules of the job request table and the caller's plan. */
 export async function resolveJobSource(
   db: Db | Tx,
   principal: Principal,
-  req: JobRequest,
+  job: Pick<JobSubmission, 'source' | 'spec'>,
   settings: { photosocialEnabled: boolean; asrEnabled: boolean; recognizer?: Recognizer; addressPolicy?: AddressPolicy },
   at: FieldPath = plainPath,
 ): Promise<ResolvedSource> {
+  const { spec } = job;
   let source: ResolvedSource;
-  if (req.source.upload_id) {
-    const upload = await db.upload.findFirst({ where: { id: req.source.upload_id, workspaceId: principal.workspaceId } });
+  if (job.source.upload_id) {
+    const upload = await db.upload.findFirst({ where: { id: job.source.upload_id, workspaceId: principal.workspaceId } });
     if (!upload) throw new ServiceError('NOT_FOUND', at('source.upload_id'), { message: 'No upload with this id in this workspace.' });
     if (upload.status !== 'ready') {
       const why =
@@ -88,12 +113,12 @@ export async function resolveJobSource(
     }
     source = { platform: 'upload', mediaId: upload.id, canonicalUrl: null, sourceUrl: null, uploadId: upload.id, title: upload.filename };
   } else {
-    const link = recognizeLinkAt(req.source.url!, at('source.url'));
+    const link = recognizeLinkAt(job.source.url!, at('source.url'));
     source = {
       platform: link.platform,
       mediaId: link.mediaId,
       canonicalUrl: link.canonicalUrl,
-      sourceUrl: req.source.url!,
+      sourceUrl: job.source.url!,
       uploadId: null,
       title: null,
     };
@@ -102,13 +127,13 @@ export async function resolveJobSource(
   if (source.platform === 'photosocial' && !settings.photosocialEnabled) {
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('source.url'), { message: 'photosocial sources are switched off.' });
   }
-  if (mediaOnly && req.mode !== 'transcribe') {
+  if (mediaOnly && spec.mode !== 'transcribe') {
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('mode'), {
       message: `Uploads and direct links have no captions; use mode transcribe.`,
     });
   }
   // Word timing runs the recognizer on the audio too: the same plan and availability rules, named by its field.
-  const audioWork = req.mode !== 'captions_only' ? 'mode' : req.word_timing ? 'word_timing' : null;
+  const audioWork = spec.mode !== 'captions_only' ? 'mode' : spec.word_timing ? 'word_timing' : null;
   if (audioWork) {
     if (!PLANS[principal.plan].paid)
       throw new ServiceError('PLAN_REQUIRED', at(audioWork), {
@@ -116,9 +141,9 @@ export async function resolveJobSource(
       });
     if (!settings.asrEnabled)
       throw new ServiceError('CAPABILITY_UNAVAILABLE', at(audioWork), { message: 'AI transcription is not available right now.' });
-    if (settings.recognizer && req.language) {
+    if (settings.recognizer && spec.language) {
       try {
-        resolveLanguage(settings.recognizer, req.language);
+        resolveLanguage(settings.recognizer, spec.language);
       } catch (err) {
         if (err instanceof ServiceError) throw new ServiceError(err.code, at('language'), { message: err.detail ?? err.message });
         throw err;
@@ -140,22 +165,20 @@ export async function resolveJobSource(
 }
 
 /** Credits held at acceptance: captions 1, auto 2, word timing 3; AI transcription holds its minimum (60 s) and is raised once the media is measured. */
-export function initialHold(req: Pick<JobRequest, 'mode' | 'word_timing'>): number {
+export function initialHold(spec: Pick<JobSpec, 'mode' | 'word_timing'>): number {
   // AI transcription holds the price of its minimum billable length until the media is measured; word timing
   // holds the caption credit and that minimum.
-  if (req.word_timing) return wordTimedCaptionCredits(0);
-  return req.mode === 'captions_only' ? CAPTION_CREDITS : transcriptionCredits(0);
+  if (spec.word_timing) return wordTimedCaptionCredits(0);
+  return spec.mode === 'captions_only' ? CAPTION_CREDITS : transcriptionCredits(0);
 }
 
 export interface NewJobRow {
   id: string;
-  request: JobRequest;
+  job: JobSubmission;
   source: ResolvedSource;
   batchId?: string;
   itemIndex?: number;
   retryOfJobId?: string;
-  webhookEndpointId?: string | null;
-  metadata?: Record<string, string>;
 }
 
 export function jobRowData(
@@ -164,12 +187,8 @@ export function jobRowData(
   holdId: string | null,
   cached: { transcriptId: string; title: string | null } | null,
 ) {
-  const req = row.request;
-  const captionPreference = req.caption_preference ?? 'prefer_creator';
-  const captionLanguages = req.caption_languages ?? [];
-  const language = req.language ?? null;
-  const recognition = recognitionOptionsOf(req);
-  const hold = cached ? 0 : initialHold(req);
+  const { spec, alignText } = row.job;
+  const hold = cached ? 0 : initialHold(spec);
   return {
     id: row.id,
     workspaceId: principal.workspaceId,
@@ -177,36 +196,20 @@ export function jobRowData(
     itemIndex: row.itemIndex ?? null,
     status: cached ? ('succeeded' as const) : ('queued' as const),
     stage: cached ? null : ('resolve' as const),
-    mode: req.mode,
-    captionLanguages,
-    captionPreference,
-    language,
-    recognitionProfile: recognition.profile,
-    vocabulary: recognition.vocabulary,
-    speakerLabels: recognition.speakerLabels,
-    speakersExpected: recognition.speakersExpected,
-    wordTiming: recognition.wordTiming,
-    alignTextChars: recognition.alignText === null ? null : Array.from(recognition.alignText).length,
-    maxCredits: req.max_credits ?? null,
-    webhookEndpointId: row.webhookEndpointId ?? req.webhook_endpoint_id ?? null,
-    metadata: row.metadata ?? req.metadata ?? {},
+    mode: spec.mode,
+    spec,
+    maxCredits: row.job.maxCredits,
+    webhookEndpointId: row.job.webhookEndpointId,
+    metadata: row.job.metadata,
     sourceUrl: row.source.sourceUrl,
     platform: row.source.platform,
     mediaId: row.source.mediaId,
     canonicalUrl: row.source.canonicalUrl,
     title: cached?.title ?? row.source.title,
     uploadId: row.source.uploadId,
-    reuseKey: reuseKey({
-      platform: row.source.platform,
-      mediaId: row.source.mediaId,
-      mode: req.mode,
-      captionLanguages,
-      captionPreference,
-      language,
-      recognition,
-    }),
+    reuseKey: reuseKey({ platform: row.source.platform, mediaId: row.source.mediaId, spec, alignText }),
     resultId: cached?.transcriptId ?? null,
-    billingKind: cached ? ('cached' as const) : req.mode === 'transcribe' ? ('ai_transcription' as const) : ('captions' as const),
+    billingKind: cached ? ('cached' as const) : spec.mode === 'transcribe' ? ('ai_transcription' as const) : ('captions' as const),
     creditsReserved: hold,
     creditsCharged: 0,
     holdId,
@@ -218,7 +221,7 @@ export function jobRowData(
 
 /** The `align_text` of new jobs, for job_texts (written in the same accepting transaction as the jobs). */
 export function jobTextRows(rows: NewJobRow[]): { jobId: string; text: string }[] {
-  return rows.flatMap((r) => (r.request.align_text !== undefined ? [{ jobId: r.id, text: r.request.align_text }] : []));
+  return rows.flatMap((r) => (r.job.alignText !== null ? [{ jobId: r.id, text: r.job.alignText }] : []));
 }
 
 /** A retained transcript that answers a request: the reused job's result and title. */
@@ -266,17 +269,17 @@ export interface PreparedJob {
 export async function prepareJob(
   deps: JobServiceDeps,
   principal: Principal,
-  req: JobRequest,
+  job: JobSubmission,
   opts: { retryOfJobId?: string } = {},
 ): Promise<PreparedJob> {
   // Read side by side; when both are wrong, the source's error is the one answered, as when they ran in turn.
   const [source, endpoint] = await Promise.allSettled([
-    resolveJobSource(deps.db, principal, req, deps),
-    assertWebhookEndpoint(deps.db, principal.workspaceId, req.webhook_endpoint_id, 'webhook_endpoint_id'),
+    resolveJobSource(deps.db, principal, job, deps),
+    assertWebhookEndpoint(deps.db, principal.workspaceId, job.webhookEndpointId ?? undefined, 'webhook_endpoint_id'),
   ]);
   if (source.status === 'rejected') throw source.reason;
   if (endpoint.status === 'rejected') throw endpoint.reason;
-  return { row: { id: randomUUID(), request: req, source: source.value, retryOfJobId: opts.retryOfJobId } };
+  return { row: { id: randomUUID(), job, source: source.value, retryOfJobId: opts.retryOfJobId } };
 }
 
 /**
@@ -292,10 +295,24 @@ export async function submitJob(
   principal: Principal,
   req: JobRequest,
   idempotency: IdempotencyScope,
-  opts: { retryOfJobId?: string; hashBody?: unknown; prepared?: PreparedJob } = {},
+  opts: { prepared?: PreparedJob } = {},
 ): Promise<SubmitResult> {
-  const hash = requestHash(opts.hashBody ?? req);
-  const { row } = opts.prepared ?? (await prepareJob(deps, principal, req, opts));
+  return acceptJob(deps, principal, submissionOf(req), idempotency, { hash: requestHash(req), prepared: opts.prepared });
+}
+
+/**
+ * submitJob's accept, for any submission: a request's, or a retry's (the job it repeats, its spec verbatim).
+ * `hash` is the Idempotency-Key's request hash: of the body the caller sent.
+ */
+export async function acceptJob(
+  deps: JobServiceDeps,
+  principal: Principal,
+  submission: JobSubmission,
+  idempotency: IdempotencyScope,
+  opts: { hash: string; retryOfJobId?: string; prepared?: PreparedJob },
+): Promise<SubmitResult> {
+  const { hash } = opts;
+  const { row } = opts.prepared ?? (await prepareJob(deps, principal, submission, opts));
   const { id } = row;
   // A load that lasts past the start hold: accepted no faster than the starts are made.
   await deps.starts.caughtUp(CATCH_UP_WAIT_MS);
@@ -314,7 +331,7 @@ export async function submitJob(
   if (outcome.kind === 'answered') {
     const cached = outcome.answer;
     const claim = { ...idempotency, hash, resource: { type: 'job' as const, id } };
-    return (row.webhookEndpointId ?? row.request.webhook_endpoint_id)
+    return row.job.webhookEndpointId
       ? acceptReusingJobWithEvent(deps, principal, claim, row, cached)
       : acceptReusingJob(deps.db, principal, claim, row, cached);
   }

@@ -1,6 +1,7 @@
 import type { Job } from '../../prisma/generated/client';
 import type { ErrorObject } from '../../core/errors';
 import { fromJsonColumn } from '../db';
+import { specOfJob } from './spec';
 
 export const FINAL_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
 export const ACTIVE_STATUSES = ['queued', 'processing', 'awaiting_provider'] as const;
@@ -27,18 +28,7 @@ export function toJobView(job: Job) {
       title: job.title,
       upload_id: job.uploadId,
     },
-    options: {
-      mode: job.mode,
-      language: job.language,
-      caption_preference: job.captionPreference,
-      caption_languages: job.captionLanguages,
-      profile: job.recognitionProfile,
-      vocabulary: job.vocabulary,
-      speaker_labels: job.speakerLabels,
-      speakers_expected: job.speakersExpected,
-      word_timing: job.wordTiming,
-      align_text_chars: job.alignTextChars,
-    },
+    options: specOfJob(job),
     metadata: job.metadata as Record<string, string>,
     batch_id: job.batchId,
     retry: retrying ? { attempt: job.retryAttempt, last_error: fromJsonColumn<ErrorObject>(job.lastRetryError!) } : null,

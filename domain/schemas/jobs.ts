@@ -1,13 +1,12 @@
 import { JOB_STAGES } from '../../workflows/definitions';
 import { z } from './zod';
 import { ErrorObjectSchema, queryInteger, Uuid, DateTime } from './common';
+import { CAPTION_PREFERENCES, JOB_SPEC_DEFAULTS, JobSpecShape, MODES, RECOGNITION_PROFILES, type JobSpec } from '../../core/job-spec';
 
 // Job request and job object: one schema validates POST /v1/jobs and each batch
 // item, gives the handler its type and writes the OpenAPI component.
 
-export const MODES = ['captions_only', 'auto', 'transcribe'] as const;
-export const CAPTION_PREFERENCES = ['prefer_creator', 'creator_only', 'automatic_only'] as const;
-export const RECOGNITION_PROFILES = ['standard', 'fast'] as const;
+export { MODES, CAPTION_PREFERENCES, RECOGNITION_PROFILES, JOB_SPEC_DEFAULTS, type JobSpec };
 export const MAX_VOCABULARY_TERMS = 100;
 export const MAX_VOCABULARY_TERM_CHARS = 50;
 export const MAX_SPEAKERS_EXPECTED = 10;
@@ -24,6 +23,8 @@ export const JOB_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 export const RECOGNITION_FIELDS = ['profile', 'vocabulary', 'speaker_labels', 'speakers_expected'] as const;
 /** The request fields of forced alignment: `word_timing` (caption modes) and `align_text` (transcribe). */
 export const ALIGNMENT_FIELDS = ['word_timing', 'align_text'] as const;
+/** The options the agents' `transcribe` tool takes as they are, each with the request's own schema and description. */
+export const JOB_OPTION_FIELDS = [...RECOGNITION_FIELDS, ...ALIGNMENT_FIELDS] as const;
 
 /** `speakers_expected`: 1–10 (also the agents' `transcribe` tool). */
 export const SpeakersExpected = z.number().int().min(1).max(MAX_SPEAKERS_EXPECTED);
@@ -71,10 +72,12 @@ export const JobRequestSchema = z
       .max(1_000_000)
       .optional()
       .openapi({ description: 'Spending cap for AI transcription and word timing. Default: enough for two hours (240 credits).' }),
-    profile: z.enum(RECOGNITION_PROFILES).optional().openapi({
-      description:
+    profile: z
+      .enum(RECOGNITION_PROFILES)
+      .optional()
+      .describe(
         'AI transcription: `standard` (beam search, the default) or `fast` (beam search of 3, no fallback: quicker, a little less accurate; GET /v1/capabilities `recognition_profile_measurements` gives both measured). Same price.',
-    }),
+      ),
     vocabulary: z
       .array(
         z
@@ -82,29 +85,30 @@ export const JobRequestSchema = z
           .trim()
           .min(1, 'vocabulary terms are not empty')
           .max(MAX_VOCABULARY_TERM_CHARS, `vocabulary terms are at most ${MAX_VOCABULARY_TERM_CHARS} characters`)
-          .regex(/^[^\p{Cc}]*$/u, 'vocabulary terms have no control characters')
-          // The document's pattern is written out: zod-to-openapi appended the flag ("…$/u" matched no term at all),
-          // and the control characters (Cc) as code point ranges are read alike by every regex dialect a client
-          // may validate with (Python's re has no \p{…}).
-          .openapi({ pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$' }),
+          // The control characters (Unicode's Cc) as code point ranges, not \p{Cc}: read alike by every regex dialect
+          // a client may validate the document's and the agent tool's pattern with (Python's re has no \p{…}).
+          .regex(/^[^\u0000-\u001F\u007F-\u009F]*$/, 'vocabulary terms have no control characters'),
       )
       .max(MAX_VOCABULARY_TERMS, `at most ${MAX_VOCABULARY_TERMS} vocabulary terms`)
       .optional()
-      .openapi({
-        description:
-          'AI transcription: names, jargon and spellings the recognizer should prefer (at most 100 terms of at most 50 characters; duplicates count once). A term that is not said is not written. Free of charge.',
-      }),
-    speaker_labels: z.boolean().optional().openapi({
-      description:
+      .describe(
+        'AI transcription: names, jargon and spellings the recognizer should prefer (at most 100 terms of at most 50 characters; duplicates count once). A term that is not said is not written. Free of charge.',
+      ),
+    speaker_labels: z
+      .boolean()
+      .optional()
+      .describe(
         'AI transcription: label who speaks when. The transcript gets `speakers` and every segment and word a `speaker` ("A", "B", … in order of first appearance). Default false. Free of charge.',
-    }),
-    speakers_expected: SpeakersExpected.optional().openapi({
-      description: 'With `speaker_labels`: how many speakers there are, when known (1–10). Default: found from the audio.',
-    }),
-    word_timing: z.boolean().optional().openapi({
-      description:
+      ),
+    speakers_expected: SpeakersExpected.optional().describe(
+      'With `speaker_labels`: how many speakers there are, when known (1–10). Default: found from the audio.',
+    ),
+    word_timing: z
+      .boolean()
+      .optional()
+      .describe(
         'Caption transcripts (`captions_only`, `auto` when captions are found): also fetch the audio and align the caption text to it, so the transcript has `words` with times (`timing_granularity: "word"`) and every segment a `match` score (0–1: the share of the cue\'s words the recognizer hears near it; below 0.3 the cue is probably not what is spoken, e.g. a track of another language or video). Costs the AI transcription price of the audio on top of the caption credit. Default false: no audio is fetched. Captions in a language the recognizer does not know are returned without word times, at the caption price.',
-    }),
+      ),
     align_text: z
       .string()
       .refine((t) => t.trim().length > 0, 'align_text is not empty')
@@ -114,11 +118,10 @@ export const JobRequestSchema = z
         'align_text has no control characters but tab and line breaks',
       )
       .optional()
-      .openapi({
-        maxLength: MAX_ALIGN_TEXT_CHARS,
-        description:
-          "Mode `transcribe`: the words said in the audio, known already (a script, a manuscript, your own transcript). Instead of recognising speech the service gives this text word times: the transcript's `text` is this text, its `segments` are its sentences (cut at line breaks and sentence ends, and where a sentence runs longer than 20 s) with a `match` score each, and `words` carry times. At most 200,000 characters, and at most as much text as the audio can say: 30 tokens of the recognition model's tokenizer per second of audio plus 400 (an English word is about 1.3 tokens, a Japanese character 1 to 2, an emoji 2 to 4; speech runs at up to 10 a second). A longer text is refused once the audio's duration is known: the job fails with 422 `INVALID_REQUEST` naming `align_text`, not retryable, nothing charged. Priced as AI transcription. Not with `profile`, `vocabulary` or `speaker_labels` (nothing is recognised); `language` names the text's language (default: detected from the audio).",
-      }),
+      .openapi({ maxLength: MAX_ALIGN_TEXT_CHARS })
+      .describe(
+        "Mode `transcribe`: the words said in the audio, known already (a script, a manuscript, your own transcript). Instead of recognising speech the service gives this text word times: the transcript's `text` is this text, its `segments` are its sentences (cut at line breaks and sentence ends, and where a sentence runs longer than 20 s) with a `match` score each, and `words` carry times. At most 200,000 characters, and at most as much text as the audio can say: 30 tokens of the recognition model's tokenizer per second of audio plus 400 (an English word is about 1.3 tokens, a Japanese character 1 to 2, an emoji 2 to 4; speech runs at up to 10 a second). A longer text is refused once the audio's duration is known: the job fails with 422 `INVALID_REQUEST` naming `align_text`, not retryable, nothing charged. Priced as AI transcription. Not with `profile`, `vocabulary` or `speaker_labels` (nothing is recognised); `language` names the text's language (default: detected from the audio).",
+      ),
     webhook_endpoint_id: Uuid.optional().openapi({
       description:
         'An enabled webhook endpoint of this workspace; it receives `job.succeeded` or `job.failed` when the job finishes, also when a retained transcript answers the request at once (200, `billing.kind: cached`).',
@@ -151,6 +154,31 @@ export const JobRequestSchema = z
   .openapi('JobRequest');
 export type JobRequest = z.infer<typeof JobRequestSchema>;
 
+/** The request's option fields (JOB_OPTION_FIELDS) as a shape of their own, for the agents' `transcribe` tool. */
+export const jobOptionShape = Object.fromEntries(JOB_OPTION_FIELDS.map((field) => [field, JobRequestSchema.shape[field]])) as {
+  [F in (typeof JOB_OPTION_FIELDS)[number]]: (typeof JobRequestSchema.shape)[F];
+};
+
+/** The spec (core/job-spec.ts) as the OpenAPI document names it: the job's `options`. */
+export const JobSpecSchema = JobSpecShape.openapi('JobOptions', {
+  description: 'The options the job was accepted with, every default written out.',
+});
+
+/** The request's options as a job's spec: what it gave, the defaults for the rest; vocabulary terms (trimmed by the schema) kept once each, in the order given. */
+export function jobSpecOf(req: JobRequest): JobSpec {
+  const given = Object.fromEntries(
+    Object.keys(JobSpecSchema.shape)
+      .filter((field) => field in req && (req as Record<string, unknown>)[field] !== undefined)
+      .map((field) => [field, (req as Record<string, unknown>)[field]]),
+  );
+  return JobSpecSchema.parse({
+    ...JOB_SPEC_DEFAULTS,
+    ...given,
+    vocabulary: [...new Set(req.vocabulary ?? [])],
+    align_text_chars: req.align_text === undefined ? null : Array.from(req.align_text).length,
+  });
+}
+
 export const JOB_STATUSES = ['queued', 'processing', 'awaiting_provider', 'succeeded', 'failed', 'cancelled'] as const;
 export const STAGES = JOB_STAGES;
 export const PLATFORMS = ['videosite', 'shortvideo', 'photosocial', 'upload', 'direct'] as const;
@@ -174,22 +202,7 @@ export const JobSchema = z
       title: z.string().nullable(),
       upload_id: Uuid.nullable(),
     }),
-    options: z.object({
-      mode: z.enum(MODES),
-      language: z.string().nullable(),
-      caption_preference: z.enum(CAPTION_PREFERENCES),
-      caption_languages: z.array(z.string()),
-      profile: z.enum(RECOGNITION_PROFILES),
-      vocabulary: z.array(z.string()),
-      speaker_labels: z.boolean(),
-      speakers_expected: z.number().int().nullable(),
-      word_timing: z.boolean(),
-      align_text_chars: z
-        .number()
-        .int()
-        .nullable()
-        .openapi({ description: "The length of the `align_text` given (the text itself is the transcript's text); null when none was." }),
-    }),
+    options: JobSpecSchema,
     metadata: z.record(z.string(), z.string()),
     batch_id: Uuid.nullable(),
     retry: z.object({ attempt: z.number().int(), last_error: ErrorObjectSchema }).nullable().openapi({

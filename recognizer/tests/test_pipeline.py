@@ -36,6 +36,7 @@ from recognizer.scoring import error_count
 from recognizer.speakers import SpeakerWindows, cluster, label_times, speaker_names, window_spans
 from recognizer.speech import SpeechMap, pack_windows, speech_runs
 from recognizer.storage import LocalStore
+from recognizer.wire import spec_of_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 ASR_EVAL = Path(os.environ.get("ASR_EVAL_DIR") or ROOT.parent / "shared" / "asr-eval")
@@ -134,16 +135,43 @@ class Cleaning(unittest.TestCase):
 
 
 class Requests(unittest.TestCase):
-    def test_a_plan_becomes_a_request(self):
-        r = RecognitionRequest.from_plan(
-            {"language": "de", "profile": "fast", "vocabulary": [" Kubernetes ", "", "T. rex"], "speakerLabels": True}
-        )
+    SPEC = {
+        "mode": "transcribe",
+        "language": "de",
+        "caption_preference": "prefer_creator",
+        "caption_languages": [],
+        "profile": "fast",
+        "vocabulary": [" Kubernetes ", "", "T. rex"],
+        "speaker_labels": True,
+        "speakers_expected": 2,
+        "word_timing": False,
+        "align_text_chars": None,
+    }
+
+    def test_a_plans_spec_becomes_a_request(self):
+        spec = spec_of_plan({"jobId": "j", "spec": self.SPEC})
+        self.assertEqual(spec.speakers_expected, 2)
+        r = RecognitionRequest.from_spec(spec)
         self.assertEqual((r.language, r.profile, r.vocabulary, r.speaker_windows), ("de", "fast", ("Kubernetes", "T. rex"), True))
-        self.assertEqual(RecognitionRequest.from_plan({}).profile, "standard")
+
+    def test_a_plan_of_before_the_spec_reads_the_same(self):
+        before = {"jobId": "j", "mode": "transcribe", "captionLanguages": [], "captionPreference": "prefer_creator", "language": "de"}
+        before |= {"profile": "fast", "vocabulary": [" Kubernetes ", "", "T. rex"], "speakerLabels": True, "speakersExpected": 2}
+        self.assertEqual(spec_of_plan(before), spec_of_plan({"spec": self.SPEC}))
+        self.assertEqual(spec_of_plan({"jobId": "j", "mode": "transcribe"}).profile, "standard")
+
+    def test_an_option_this_worker_does_not_know_is_left_out_and_one_the_plan_lacks_takes_its_default(self):
+        self.assertEqual(spec_of_plan({"spec": {**self.SPEC, "later_option": True}}), spec_of_plan({"spec": self.SPEC}))
+        without = spec_of_plan({"spec": {k: v for k, v in self.SPEC.items() if k not in ("speaker_labels", "vocabulary")}})
+        self.assertEqual((without.speaker_labels, without.vocabulary, without.profile), (False, [], "fast"))
+        with self.assertRaises(ServiceError) as caught:
+            spec_of_plan({"spec": {k: v for k, v in self.SPEC.items() if k != "mode"}})
+        self.assertEqual(caught.exception.code, "INVALID_REQUEST")
 
     def test_an_unknown_profile_is_refused(self):
+        spec = spec_of_plan({"spec": {**self.SPEC, "profile": "turbo"}})
         with self.assertRaises(ServiceError) as caught:
-            RecognitionRequest.from_plan({"profile": "turbo"})
+            RecognitionRequest.from_spec(spec)
         self.assertEqual(caught.exception.code, "INVALID_REQUEST")
 
 

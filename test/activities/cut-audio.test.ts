@@ -11,6 +11,7 @@ import { probeMedia } from '../../integrations/media/probe';
 import type { Recognizer } from '../../integrations/recognizers/types';
 import { LocalDiskObjectStore } from '../../integrations/storage';
 import { ffmpeg } from '../support/speech';
+import { JOB_SPEC_DEFAULTS } from '../../domain/schemas/jobs';
 
 // The cutAudio activity on real audio (ffmpeg) and the real local object store:
 // a retry after a lost worker resumes from the pieces the lost attempt stored,
@@ -48,15 +49,12 @@ beforeAll(async () => {
   plan = {
     jobId: 'job-cut-audio',
     workspaceId: 'ws-1',
-    mode: 'transcribe',
     platform: 'upload',
     mediaId: 'upload-1',
     sourceUrl: null,
     canonicalUrl: null,
     recognizer: 'local',
-    captionLanguages: [],
-    captionPreference: 'prefer_creator',
-    language: null,
+    spec: { ...JOB_SPEC_DEFAULTS, mode: 'transcribe' },
     holdId: null,
     status: 'processing',
     stage: 'acquire_audio',

@@ -33,6 +33,7 @@ const SERVICE_HISTORIES = [
   'job-auto-captions.json',
   'job-cancelled.json',
   'job-captions-only.json',
+  'job-spec-transcribe.json',
   'job-transcribe.json',
   'job-word-timing.json',
   'language-discovery.json',
@@ -46,6 +47,23 @@ it("replays a recorded history of every workflow type against this commit's work
   expect(files.sort()).toEqual(expect.arrayContaining(SERVICE_HISTORIES));
   expect(await replay(require.resolve('../../workflows'), files)).toEqual({});
 }, 120_000);
+
+/** The plan a job history's first step answered (startJob's result, a local activity's marker). */
+function recordedPlan(file: string): Record<string, unknown> {
+  const raw = fs.readFileSync(path.join(HISTORIES, file), 'utf8');
+  for (const [, data] of raw.matchAll(/"data": ?"([A-Za-z0-9+/=]{40,})"/g)) {
+    const text = Buffer.from(data!, 'base64').toString('utf8');
+    if (text.includes('"holdId"')) return JSON.parse(text) as Record<string, unknown>;
+  }
+  throw new Error(`no plan in ${file}`);
+}
+
+it('holds job histories of both plan shapes: the options as fields of their own (before the spec), and the spec', () => {
+  // Both replay above: a deploy of the spec runs the jobs started before it, and the plan reader stays for them.
+  expect(recordedPlan('job-transcribe.json')).toMatchObject({ mode: 'transcribe', speakerLabels: true });
+  expect(recordedPlan('job-transcribe.json')).not.toHaveProperty('spec');
+  expect(recordedPlan('job-spec-transcribe.json')).toMatchObject({ spec: { mode: 'transcribe', speaker_labels: true, profile: 'fast' } });
+});
 
 describe('the rule for changing a workflow, shown on a history recorded before the change', () => {
   const before = ['demo-greeting-v1.json'];

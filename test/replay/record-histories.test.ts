@@ -166,6 +166,25 @@ record('recording workflow histories', () => {
     await save('language-discovery', workflowIds.languageDiscovery(languages.body.id));
   }, 300_000);
 
+  // A job whose plan carries the spec (issue 51): recorded beside the histories of before, so both shapes replay.
+  it('records a job whose plan carries the spec', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'histories-'));
+    const wav = await jfkWav(path.join(dir, 'jfk.wav'));
+    const uploadId = await uploadReady(stack.api, ws, wav, 'audio/wav');
+    fs.rmSync(dir, { recursive: true, force: true });
+    const transcribed = await finished({
+      source: { upload_id: uploadId },
+      mode: 'transcribe',
+      language: 'en',
+      profile: 'fast',
+      vocabulary: ['Kennedy'],
+      speaker_labels: true,
+      speakers_expected: 1,
+    });
+    expect(transcribed.status).toBe('succeeded');
+    await save('job-spec-transcribe', workflowIds.job(transcribed.id));
+  }, 300_000);
+
   it('records the demonstration workflow before its change', async () => {
     const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
     const taskQueue = `greeting-${randomUUID()}`;

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Activities } from '../../activities';
 import { toTemporalFailure } from '../../activities/failures';
 import { firstStage } from '../../domain/jobs/state';
+import { JOB_SPEC_DEFAULTS, JobSpecSchema, type JobSpec } from '../../domain/schemas/jobs';
 import type { JobPlan } from '../../workflows/definitions';
 import { ServiceError, type ErrorCode } from '../../core/errors';
 import { workflowIds } from '../../workflows/definitions';
@@ -31,25 +32,26 @@ type JobActivity =
   | 'cancelJob'
   | 'deliverWebhookAttempt';
 
-export function planFor(over: Partial<JobPlan> = {}): JobPlan {
-  const mode = over.mode ?? 'captions_only';
+/** A plan for the workflow tests: the plan's own fields and the spec's (mode, word_timing, …) given side by side. */
+export function planFor(over: Partial<Omit<JobPlan, 'spec'>> & Partial<JobSpec> = {}): JobPlan {
+  const specFields = Object.keys(JobSpecSchema.shape);
+  const specOver = Object.fromEntries(Object.entries(over).filter(([k]) => specFields.includes(k)));
+  const planOver = Object.fromEntries(Object.entries(over).filter(([k]) => !specFields.includes(k)));
+  const spec: JobSpec = { ...JOB_SPEC_DEFAULTS, mode: 'captions_only', caption_languages: ['en'], ...specOver };
   const mediaId = over.mediaId ?? 'rCAS2eD-mcw';
   return {
-    stage: firstStage({ mode, mediaId }),
+    stage: firstStage({ mode: spec.mode, mediaId }),
     jobId: randomUUID(),
     workspaceId: 'ws-1',
-    mode: 'captions_only',
     platform: 'videosite',
     mediaId: 'rCAS2eD-mcw',
     sourceUrl: 'https://www.youtube.com/watch?v=rCAS2eD-mcw',
     canonicalUrl: null,
     recognizer: 'local',
-    captionLanguages: ['en'],
-    captionPreference: 'prefer_creator',
-    language: null,
     holdId: 'hold-1',
     status: 'processing',
-    ...over,
+    ...planOver,
+    spec,
   };
 }
 

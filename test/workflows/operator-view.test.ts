@@ -62,7 +62,14 @@ async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<
 /** A job started as domain/workflow-starts.ts starts it (summary, first search attributes), before any worker serves it. */
 async function startJob(plan: JobPlan, batchId: string | null = null) {
   const { taskQueue } = ts.ids();
-  const facts = { id: plan.jobId, workspaceId: plan.workspaceId, platform: plan.platform, mediaId: plan.mediaId, mode: plan.mode, batchId };
+  const facts = {
+    id: plan.jobId,
+    workspaceId: plan.workspaceId,
+    platform: plan.platform,
+    mediaId: plan.mediaId,
+    mode: plan.spec.mode,
+    batchId,
+  };
   const handle = await ts.env.client.workflow.start(jobWorkflow, {
     taskQueue,
     workflowId: workflowIds.job(plan.jobId),
@@ -307,7 +314,7 @@ describe('batches, their children and webhook deliveries', () => {
     const batchId = randomUUID();
     const workspaceId = `ws-${randomUUID()}`;
     const plans = [planFor({ workspaceId }), planFor({ workspaceId, mode: 'auto', mediaId: 'dQw4w9WgXcQ' })];
-    const jobs = plans.map((p) => ({ id: p.jobId, workspaceId, platform: p.platform, mediaId: p.mediaId, mode: p.mode, batchId }));
+    const jobs = plans.map((p) => ({ id: p.jobId, workspaceId, platform: p.platform, mediaId: p.mediaId, mode: p.spec.mode, batchId }));
     const byId = new Map(plans.map((p) => [p.jobId, p]));
     const acts = {
       ...jobActivities(plans[0]!, {

@@ -3,15 +3,7 @@ import type { Principal } from '../../../domain/accounts/principal';
 import { listJobs, waitForJob } from '../../../domain/jobs/read';
 import { submitJob } from '../../../domain/jobs/submit';
 import { isFinal, type JobView } from '../../../domain/jobs/view';
-import {
-  JobListQuery,
-  JobRequestSchema,
-  SpeakersExpected,
-  ALIGNMENT_FIELDS,
-  RECOGNITION_FIELDS,
-  RECOGNITION_PROFILES,
-  type JobRequest,
-} from '../../../domain/schemas/jobs';
+import { JobListQuery, JobRequestSchema, JOB_OPTION_FIELDS, jobOptionShape, type JobRequest } from '../../../domain/schemas/jobs';
 import type { AppDeps } from '../../http/context';
 import { parseInput } from '../../http/parse-input';
 import { parseIdempotencyKey } from '../../http/route';
@@ -73,7 +65,7 @@ export async function waitJob(deps: AppDeps, p: Principal, jobId: string, deadli
 export function jobRequest(
   args: { url: string; mode?: JobRequest['mode']; language?: string; max_credits?: number } & Pick<
     JobRequest,
-    'profile' | 'vocabulary' | 'speaker_labels' | 'speakers_expected' | 'word_timing' | 'align_text'
+    (typeof JOB_OPTION_FIELDS)[number]
   >,
 ): JobRequest {
   const mode = args.mode ?? 'captions_only';
@@ -81,7 +73,7 @@ export function jobRequest(
     source: { url: args.url },
     mode,
     ...(args.language !== undefined ? { language: args.language } : {}),
-    ...Object.fromEntries([...RECOGNITION_FIELDS, ...ALIGNMENT_FIELDS].filter((f) => args[f] !== undefined).map((f) => [f, args[f]])),
+    ...Object.fromEntries(JOB_OPTION_FIELDS.filter((f) => args[f] !== undefined).map((f) => [f, args[f]])),
     // Word timing spends AI credits on the audio too: the same cap.
     ...(mode !== 'captions_only' || args.word_timing ? { max_credits: args.max_credits ?? UNCONFIRMED_MAX_CREDITS } : {}),
   };
@@ -103,28 +95,8 @@ export function registerJobTools(server: ToolRegistrar, deps: AppDeps): void {
         mode: Mode.optional().describe('Default captions_only.'),
         language: z.string().optional().describe('BCP 47 hint for the spoken language (default: detected).'),
         max_credits: MaxCredits.optional(),
-        speaker_labels: z.boolean().optional().describe('AI transcription: label who speaks when ("A", "B", …). Free.'),
-        speakers_expected: SpeakersExpected.optional().describe('With speaker_labels: how many speakers, when known.'),
-        vocabulary: z
-          .array(z.string())
-          .optional()
-          .describe('AI transcription: up to 100 names or terms (≤ 50 characters each) the recognizer should prefer. Free.'),
-        profile: z
-          .enum(RECOGNITION_PROFILES)
-          .optional()
-          .describe('AI transcription: standard (default, beam search of 5) or fast (beam search of 3: quicker). Same price.'),
-        word_timing: z
-          .boolean()
-          .optional()
-          .describe(
-            'Caption modes: also align the captions to the audio, so the transcript has word times and each segment a match score (low: the track is not what is said). Costs the AI price of the audio plus the caption credit.',
-          ),
-        align_text: z
-          .string()
-          .optional()
-          .describe(
-            'Mode transcribe: a text already known (script, transcript; at most 200,000 characters) to give word times instead of recognising speech. AI price.',
-          ),
+        // The request's own fields: its rules and descriptions, one definition (domain/schemas/jobs.ts).
+        ...jobOptionShape,
         idempotency_key: z.string().describe('8–128 printable ASCII characters; reuse it to repeat the call safely.'),
       }),
       outputSchema: z.object({ job: JobOut, replay: z.boolean(), next: Next }),

@@ -258,6 +258,11 @@ class JobSource(TypedDict):
     upload_id: str | None
 
 
+class JobRetry(TypedDict):
+    attempt: int
+    last_error: ErrorObject
+
+
 class JobOptions(TypedDict):
     mode: Literal['captions_only', 'auto', 'transcribe']
     language: str | None
@@ -269,27 +274,6 @@ class JobOptions(TypedDict):
     speakers_expected: int | None
     word_timing: bool
     align_text_chars: int | None
-
-
-class JobRetry(TypedDict):
-    attempt: int
-    last_error: ErrorObject
-
-
-class Job(TypedDict):
-    id: str
-    status: Literal['queued', 'processing', 'awaiting_provider', 'succeeded', 'failed', 'cancelled']
-    stage: Literal['resolve', 'captions', 'acquire_audio', 'submit_asr', 'wait_asr', 'finalize'] | None
-    result_id: str | None
-    error: ErrorObject | None
-    billing: JobBilling
-    source: JobSource
-    options: JobOptions
-    metadata: dict[str, str]
-    batch_id: str | None
-    retry: JobRetry | None
-    created_at: str
-    updated_at: str
 
 
 JobRequestCaptionLanguage: TypeAlias = str
@@ -312,11 +296,6 @@ JobSourceRequest: TypeAlias = JobSourceRequestJobSourceRequest | JobSourceReques
 
 
 Metadata: TypeAlias = dict[str, str]
-
-
-class JobList(TypedDict):
-    jobs: list[Job]
-    next_cursor: str | None
 
 
 class RetryRequest(TypedDict, closed=True):
@@ -533,6 +512,22 @@ class ApiKeyList(TypedDict):
     keys: list[ApiKey]
 
 
+class Job(TypedDict):
+    id: str
+    status: Literal['queued', 'processing', 'awaiting_provider', 'succeeded', 'failed', 'cancelled']
+    stage: Literal['resolve', 'captions', 'acquire_audio', 'submit_asr', 'wait_asr', 'finalize'] | None
+    result_id: str | None
+    error: ErrorObject | None
+    billing: JobBilling
+    source: JobSource
+    options: JobOptions
+    metadata: dict[str, str]
+    batch_id: str | None
+    retry: JobRetry | None
+    created_at: str
+    updated_at: str
+
+
 class JobRequest(TypedDict, closed=True):
     source: JobSourceRequest
     mode: Literal['captions_only', 'auto', 'transcribe']
@@ -548,6 +543,11 @@ class JobRequest(TypedDict, closed=True):
     align_text: NotRequired[str]
     webhook_endpoint_id: NotRequired[str]
     metadata: NotRequired[Metadata]
+
+
+class JobList(TypedDict):
+    jobs: list[Job]
+    next_cursor: str | None
 
 
 class Transcript(TypedDict):

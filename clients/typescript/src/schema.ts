@@ -1155,22 +1155,7 @@ export interface components {
         /** Format: uuid */
         upload_id: string | null;
       };
-      options: {
-        /** @enum {string} */
-        mode: 'captions_only' | 'auto' | 'transcribe';
-        language: string | null;
-        /** @enum {string} */
-        caption_preference: 'prefer_creator' | 'creator_only' | 'automatic_only';
-        caption_languages: string[];
-        /** @enum {string} */
-        profile: 'standard' | 'fast';
-        vocabulary: string[];
-        speaker_labels: boolean;
-        speakers_expected: number | null;
-        word_timing: boolean;
-        /** @description The length of the `align_text` given (the text itself is the transcript's text); null when none was. */
-        align_text_chars: number | null;
-      };
+      options: components['schemas']['JobOptions'];
       metadata: {
         [key: string]: string;
       };
@@ -1191,6 +1176,23 @@ export interface components {
        * @description UTC ISO 8601
        */
       updated_at: string;
+    };
+    /** @description The options the job was accepted with, every default written out. */
+    JobOptions: {
+      /** @enum {string} */
+      mode: 'captions_only' | 'auto' | 'transcribe';
+      language: string | null;
+      /** @enum {string} */
+      caption_preference: 'prefer_creator' | 'creator_only' | 'automatic_only';
+      caption_languages: string[];
+      /** @enum {string} */
+      profile: 'standard' | 'fast';
+      vocabulary: string[];
+      speaker_labels: boolean;
+      speakers_expected: number | null;
+      word_timing: boolean;
+      /** @description The length of the `align_text` given (the text itself is the transcript's text); null when none was. */
+      align_text_chars: number | null;
     };
     JobRequest: {
       source: components['schemas']['JobSourceRequest'];

@@ -75,8 +75,8 @@ test('an aligned text: its sentences are the segments in its language, with ever
 });
 
 test('word timing holds the caption credit and the minimum audio price, in both caption modes', () => {
-  expect(initialHold({ mode: 'captions_only' })).toBe(1);
-  expect(initialHold({ mode: 'auto' })).toBe(2);
+  expect(initialHold({ mode: 'captions_only', word_timing: false })).toBe(1);
+  expect(initialHold({ mode: 'auto', word_timing: false })).toBe(2);
   expect(initialHold({ mode: 'captions_only', word_timing: true })).toBe(wordTimedCaptionCredits(0));
   expect(initialHold({ mode: 'auto', word_timing: true })).toBe(3);
   expect(wordTimedCaptionCredits(61_000)).toBe(1 + 4);

@@ -2,8 +2,7 @@ import { stitch } from '../../../integrations/media/split';
 import { segmentsFromWords, speakerSummary, sumLanguageSeconds } from '../../../integrations/recognizers/result';
 import { finishWhisperPiece, pieceResult, withSpeakers } from '../../../integrations/recognizers/whisper';
 import { reuseKey } from '../../../domain/jobs/reuse';
-import { recognitionOptionsOf } from '../../../domain/jobs/recognition';
-import { JobRequestSchema } from '../../../domain/schemas/jobs';
+import { JOB_SPEC_DEFAULTS, jobSpecOf, JobRequestSchema } from '../../../domain/schemas/jobs';
 
 // Speakers and languages through the finishing of a recognizer's result (issue 25, items 1 and 4), and the
 // recognition options' part in validation and reuse.
@@ -127,24 +126,9 @@ describe('recognition options', () => {
   test('the defaults keep the reuse key a request without them always had; anything else changes it', () => {
     const key = (body: object) => {
       const req = JobRequestSchema.parse({ ...base, ...body });
-      return reuseKey({
-        platform: 'upload',
-        mediaId: 'u1',
-        mode: req.mode,
-        captionLanguages: [],
-        captionPreference: 'prefer_creator',
-        language: null,
-        recognition: recognitionOptionsOf(req),
-      });
+      return reuseKey({ platform: 'upload', mediaId: 'u1', spec: jobSpecOf(req), alignText: req.align_text ?? null });
     };
-    const plain = reuseKey({
-      platform: 'upload',
-      mediaId: 'u1',
-      mode: 'transcribe',
-      captionLanguages: [],
-      captionPreference: 'prefer_creator',
-      language: null,
-    });
+    const plain = reuseKey({ platform: 'upload', mediaId: 'u1', spec: { ...JOB_SPEC_DEFAULTS, mode: 'transcribe' }, alignText: null });
     expect(key({})).toBe(plain);
     expect(key({ profile: 'standard', speaker_labels: false, vocabulary: [] })).toBe(plain);
     const changed = [
@@ -164,25 +148,15 @@ describe('recognition options', () => {
 
   test('word_timing changes the key of caption requests in both caption modes, and only when true', () => {
     const key = (body: object) => {
-      const req = JobRequestSchema.parse({ source: { url: 'https://www.youtube.com/watch?v=x' }, ...body });
-      return reuseKey({
-        platform: 'videosite',
-        mediaId: 'x',
-        mode: req.mode,
-        captionLanguages: ['en'],
-        captionPreference: 'prefer_creator',
-        language: null,
-        recognition: recognitionOptionsOf(req),
-      });
+      const req = JobRequestSchema.parse({ source: { url: 'https://www.youtube.com/watch?v=x' }, caption_languages: ['en'], ...body });
+      return reuseKey({ platform: 'videosite', mediaId: 'x', spec: jobSpecOf(req), alignText: null });
     };
-    for (const mode of ['captions_only', 'auto']) {
+    for (const mode of ['captions_only', 'auto'] as const) {
       const plain = reuseKey({
         platform: 'videosite',
         mediaId: 'x',
-        mode,
-        captionLanguages: ['en'],
-        captionPreference: 'prefer_creator',
-        language: null,
+        spec: { ...JOB_SPEC_DEFAULTS, mode, caption_languages: ['en'] },
+        alignText: null,
       });
       expect(key({ mode })).toBe(plain);
       expect(key({ mode, word_timing: false })).toBe(plain);
