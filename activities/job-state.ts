@@ -5,6 +5,7 @@ import type { Db } from '../domain/db';
 import { cancelJobState, completeJob, failJob, firstStage, recordJobRetry, setJobStage, startJob } from '../domain/jobs/state';
 import { isFinal } from '../domain/jobs/view';
 import { specOfJob } from '../domain/jobs/spec';
+import { indexTranscript } from '../domain/search/index';
 import { JOB_NOT_COMMITTED, type JobOutcome, type JobPlan, type JobStage } from '../workflows/definitions';
 import { asActivity } from './failures';
 
@@ -64,6 +65,10 @@ export function createJobStateActivities(
     },
     async cancelJob(jobId: string): Promise<JobOutcome> {
       return cancelJobState(db, jobId);
+    },
+    /** The transcript's moments for search, written whole (domain/search/index.ts); run again, the same rows. */
+    async indexTranscriptForSearch(transcriptId: string): Promise<number> {
+      return indexTranscript(db, transcriptId);
     },
     async recordRetry(jobId: string, attempt: number, error: ErrorObject): Promise<void> {
       await recordJobRetry(db, jobId, attempt, error);

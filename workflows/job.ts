@@ -5,6 +5,7 @@ import {
   condition,
   isCancellation,
   proxyActivities,
+  patched,
   proxyLocalActivities,
   setHandler,
   TimeoutFailure,
@@ -318,6 +319,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
           result = await transcribe(plan);
         }
       }
+      // Search: the transcript's moments, written before it is published, so a published transcript is findable.
+      // Behind a patch: the histories of jobs started before it have no such step.
+      if (patched('search-index')) await state.indexTranscriptForSearch(result.transcriptId);
       // The row is at finalize already: storing the draft transcript (or its alignment) moved it (domain/jobs/state.ts).
       track.refuseCancel('stage=finalize');
       track.move('processing', 'finalize', 'committing the result (charging the hold, publishing the transcript).');

@@ -6,6 +6,7 @@ import { discoveryRoutes } from './discoveries';
 import { ingressRoutes } from './ingress';
 import { jobRoutes } from './jobs';
 import { oauthRoutes } from './oauth';
+import { searchRoutes } from './search';
 import { transcriptRoutes } from './transcripts';
 import { uploadRoutes } from './uploads';
 import { usageRoutes } from './usage';
@@ -18,6 +19,7 @@ export const allRoutes: AnyRoute[] = [
   ...billingRoutes,
   ...jobRoutes,
   ...transcriptRoutes,
+  ...searchRoutes,
   ...batchRoutes,
   ...webhookRoutes,
   ...uploadRoutes,

@@ -51,7 +51,11 @@ export async function exportTranscriptFile(db: Db, workspaceId: string, id: stri
  * Temporal workflow that removes the stored text and timing.
  */
 export async function deleteTranscript(db: Db, temporal: Client, taskQueue: string, workspaceId: string, id: string) {
-  const res = await db.transcript.updateMany({ where: visible(workspaceId, id), data: { deletedAt: new Date() } });
+  // Hidden and out of search in one transaction (search also skips deleted transcripts; this frees their rows now).
+  const [res] = await db.$transaction([
+    db.transcript.updateMany({ where: visible(workspaceId, id), data: { deletedAt: new Date() } }),
+    db.transcriptMoment.deleteMany({ where: { transcriptId: id, workspaceId } }),
+  ]);
   if (res.count === 0) throw new ServiceError('NOT_FOUND', 'id', { message: 'No transcript with this id in this workspace.' });
   await startWorkflowOnce(temporal, taskQueue, TRANSCRIPT_PURGE_WORKFLOW, {
     workflowId: workflowIds.transcriptPurge(id),

@@ -207,7 +207,10 @@ function boundedColumns(): Map<string, number> {
   const out = new Map<string, number>();
   for (const [, model, body] of schema.matchAll(/model (\w+) \{([\s\S]*?)\n\}/g)) {
     const indexed = new Set(
-      [...body!.matchAll(/@@(?:index|unique|id)\(\[([^\]]*)\]/g)].flatMap((m) => m[1]!.split(',').map((f) => f.trim().split('(')[0]!)),
+      // btree indexes only: a GIN index (text search, trigrams) holds parts of a value, never the whole of it.
+      [...body!.matchAll(/@@(?:index|unique|id)\(\[([^\]]*)\]([^\n]*)/g)]
+        .filter((m) => !/type:\s*Gin/.test(m[2]!))
+        .flatMap((m) => m[1]!.split(',').map((f) => f.trim().split('(')[0]!)),
     );
     for (const line of body!.split('\n').map((l) => l.trim())) {
       const m = /^(\w+)\s+String\??\s*(.*)$/.exec(line);

@@ -185,6 +185,13 @@ record('recording workflow histories', () => {
     await save('job-spec-transcribe', workflowIds.job(transcribed.id));
   }, 300_000);
 
+  // A job that indexes its transcript for search before publishing it (the patch 'search-index', issue 52).
+  it('records a job with its search-index step', async () => {
+    const captions = await finished({ source: { url: VIDEO_URL }, mode: 'captions_only', caption_languages: ['de'] });
+    expect(captions.status).toBe('succeeded');
+    await save('job-search-index', workflowIds.job(captions.id));
+  }, 120_000);
+
   it('records the demonstration workflow before its change', async () => {
     const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
     const taskQueue = `greeting-${randomUUID()}`;

@@ -27,6 +27,7 @@ type JobActivity =
   | 'storeRecognition'
   | 'submitToProvider'
   | 'fetchProviderResult'
+  | 'indexTranscriptForSearch'
   | 'completeJob'
   | 'failJob'
   | 'cancelJob'
@@ -70,6 +71,7 @@ export function jobActivities(plan: JobPlan, over: Partial<Pick<Activities, JobA
     storeRecognition: async () => ({ transcriptId: 'tr-asr' }),
     submitToProvider: async () => 'provider-job-1',
     fetchProviderResult: async () => ({ transcriptId: 'tr-cloud' }),
+    indexTranscriptForSearch: async () => 1,
     completeJob: async () => ({ status: 'succeeded', eventId: null }),
     failJob: async () => ({ status: 'failed', eventId: null }),
     cancelJob: async () => ({ status: 'cancelled', eventId: null }),

@@ -363,6 +363,27 @@ class TranscriptDeletion(TypedDict):
     purge_after: str
 
 
+class MomentSource(TypedDict):
+    platform: Literal['videosite', 'shortvideo', 'photosocial', 'upload', 'direct']
+    media_id: str
+    title: str | None
+    canonical_url: str | None
+
+
+class Moment(TypedDict):
+    transcript_id: str
+    job_id: str
+    source: MomentSource
+    start: float
+    end: float
+    text: str
+    highlighted_text: str
+    speaker: str | None
+    language: str | None
+    score: float
+    link: str | None
+
+
 class BatchItem(TypedDict):
     job_id: str
     item_index: int
@@ -568,6 +589,11 @@ class Transcript(TypedDict):
     extraction_version: str
     created_at: str
     expires_at: str
+
+
+class SearchResult(TypedDict):
+    moments: list[Moment]
+    next_cursor: str | None
 
 
 class BatchRequest(TypedDict, closed=True):

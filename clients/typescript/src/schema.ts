@@ -418,6 +418,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search transcripts
+     * @description Moments where something was said, across this workspace's visible transcripts (published, not deleted, inside their retention window), best first. A moment is a window of consecutive segments of one speaker and language, about 10–30 s. Free of credits; rate-limited as a read. A GET with a query string: every filter fits one, and a search is a safe, repeatable read a link can hold.
+     *
+     *     Requires the `transcripts:read` scope. Counts against the plan's reads per minute.
+     */
+    get: operations['searchTranscripts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/batches': {
     parameters: {
       query?: never;
@@ -1372,6 +1394,38 @@ export interface components {
        * @description UTC ISO 8601
        */
       purge_after: string;
+    };
+    /** @description Moments of the workspace's visible transcripts, best first. */
+    SearchResult: {
+      moments: components['schemas']['Moment'][];
+      /** @description Opaque; null on the last page (and past 1000 moments). */
+      next_cursor: string | null;
+    };
+    Moment: {
+      /** Format: uuid */
+      transcript_id: string;
+      /** Format: uuid */
+      job_id: string;
+      source: {
+        /** @enum {string} */
+        platform: 'videosite' | 'shortvideo' | 'photosocial' | 'upload' | 'direct';
+        media_id: string;
+        title: string | null;
+        canonical_url: string | null;
+      };
+      /** @description Seconds from the start of the media. */
+      start: number;
+      end: number;
+      /** @description The words of the moment: consecutive segments of one speaker and language, about 10–30 s. */
+      text: string;
+      /** @description The same text as an HTML fragment: `<`, `>`, `&` and `"` escaped, the words that matched in `<mark>…</mark>`. */
+      highlighted_text: string;
+      speaker: string | null;
+      language: string | null;
+      /** @description How well the moment matches; higher is better, comparable within one search only. */
+      score: number;
+      /** @description Opens the media at the moment: the video at its second (`…watch?v=ID&t=123`) for videosite, a signed link to the uploaded file with `#t=` for uploads (valid an hour), the source page for other platforms; null when the service keeps no link (direct links). */
+      link: string | null;
     };
     /** @description Status rule: `queued` while no item has started; `processing` while any item is not final; once all are final: `succeeded` if all succeeded, `failed` if none succeeded and at least one failed, `cancelled` if all were cancelled, otherwise `partial_success`. */
     Batch: {
@@ -3701,6 +3755,99 @@ export interface operations {
         };
       };
       /** @description Error envelope. Codes: TIMESTAMPS_UNAVAILABLE, INVALID_REQUEST. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: RATE_LIMITED. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INTERNAL_ERROR. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  searchTranscripts: {
+    parameters: {
+      query: {
+        /** @description What was said. Words match in any form the language's stemmer relates ("talks" finds "talking"), accents folded ("cafe" finds "café"); `"a phrase"` in double quotes matches those words in that order; `word*` matches words that begin so; `-word` excludes; `or` between words matches either. Japanese, Korean, Chinese and Thai transcripts are matched by the characters given. */
+        q: string;
+        /** @description `keyword`: the words as above (the default). `semantic` (by meaning, across languages) and `hybrid` (both, fused) are refused with 422 `CAPABILITY_UNAVAILABLE` naming `mode` until the embedding index is in service. */
+        mode?: 'keyword' | 'semantic' | 'hybrid';
+        /** @description Only moments spoken in this language (`pt` also matches `pt-BR`). */
+        language?: string;
+        platform?: 'videosite' | 'shortvideo' | 'photosocial' | 'upload' | 'direct';
+        /** @description Only this video or upload: a transcript's `source.media_id`. */
+        source_id?: string;
+        /** @description Only moments of this speaker (transcripts with speaker labels). */
+        speaker?: string;
+        /** @description Only transcripts created at or after this instant. */
+        created_after?: string;
+        /** @description Only transcripts created before this instant. */
+        created_before?: string;
+        limit?: number;
+        /** @description From `next_cursor`; valid for the same query only. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of moments (empty when nothing matches). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SearchResult'];
+        };
+      };
+      /** @description Error envelope. Codes: UNAUTHENTICATED. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: CAPABILITY_UNAVAILABLE, INVALID_REQUEST. */
       422: {
         headers: {
           [name: string]: unknown;
