@@ -60,18 +60,18 @@ describe('the MCP Inspector CLI as an outside client', () => {
     const listed = await inspector(['--header', `Authorization: Bearer ${ws.apiKey}`, '--method', 'tools/list', '--strict']);
     expect(listed.code).toBe(0);
     const out = JSON.parse(listed.stdout) as { result: { tools: unknown[] }; schemaFindings?: unknown[] };
-    expect(out.result.tools).toHaveLength(13);
+    expect(out.result.tools).toHaveLength(14);
     // The findings, when there are any, ride along in the JSON envelope and are reported on stderr.
     expect(out.schemaFindings ?? []).toEqual([]);
     expect(listed.stderr).not.toMatch(/portab/i);
   });
 
-  it('lists the thirteen tools and calls list_jobs with an API key header', async () => {
+  it('lists the fourteen tools and calls list_jobs with an API key header', async () => {
     const listed = await inspector(['--header', `Authorization: Bearer ${ws.apiKey}`, '--method', 'tools/list']);
     expect(listed.code).toBe(0);
     // --format json: one object, the method's result under `result`.
     const tools = (JSON.parse(listed.stdout) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
-    expect(tools).toHaveLength(13);
+    expect(tools).toHaveLength(14);
     expect(tools).toEqual(expect.arrayContaining(['get_video_transcript', 'list_jobs', 'get_transcript']));
 
     const called = await inspector([

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import request from 'supertest';
 import { getBalance } from '../domain/credits/ledger';
+import { indexTranscript } from '../domain/search/index';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
 import { startJobStack, videositeCaptionRoutes, VIDEO_URL, type JobStack } from './support/job-stack';
 import type { ReplayRoute } from './support/replay-origin';
@@ -33,6 +34,7 @@ const TOOLS = [
   'list_playlist_videos',
   'list_shortvideo_user_videos',
   'get_video_discovery',
+  'search_transcripts',
 ];
 
 const hasContinuation = (r: { body: string }) => /"continuation"/.test(r.body);
@@ -131,7 +133,7 @@ describe('agent tool server: transport and authentication', () => {
   });
 
   it.each(ERAS)(
-    '%s client: the thirteen tools with input schemas, descriptions and output schemas; stateless (no session id)',
+    '%s client: the fourteen tools with input schemas, descriptions and output schemas; stateless (no session id)',
     async (era) => {
       const client = await connect(ws.apiKey, era);
       const { tools } = await client.listTools();
@@ -502,5 +504,76 @@ describe('agent tool server: discoveries', () => {
       await client.close();
     },
     60_000,
+  );
+});
+
+describe('search_transcripts', () => {
+  it.each(ERAS)(
+    '%s client: finds a sentence said in one of 200 transcripts with one call, with the words around it',
+    async (era) => {
+      const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+      // 200 transcripts of ordinary talk as finished jobs leave them; one says the sentence looked for.
+      const needle = 199 - 57;
+      const ids: string[] = [];
+      for (let i = 0; i < 200; i++) {
+        const id = randomUUID();
+        ids.push(id);
+        const said =
+          i === needle
+            ? 'The quarterly figures show the lighthouse budget doubled after the storm.'
+            : `Meeting ${i} went over the agenda, the minutes and the next steps.`;
+        const segments = [
+          { start: 0, end: 12, text: `Welcome to recording ${i}.`, speaker: null, language: null, match: null },
+          { start: 12, end: 24, text: said, speaker: null, language: null, match: null },
+          { start: 24, end: 36, text: 'Thank you all for coming.', speaker: null, language: null, match: null },
+        ];
+        await stack.api.deps.db.transcript.create({
+          data: {
+            id,
+            workspaceId: w.workspaceId,
+            jobId: randomUUID(),
+            reuseKey: randomUUID(),
+            platform: 'upload',
+            mediaId: randomUUID(),
+            title: `Recording ${i}`,
+            sourceOrigin: 'speech_recognition',
+            language: 'en',
+            text: segments.map((s) => s.text).join(' '),
+            segments,
+            timingGranularity: 'segment',
+            extractionVersion: 'test',
+            publishedAt: new Date(),
+            expiresAt: new Date(Date.now() + 86400_000),
+          },
+        });
+        await indexTranscript(stack.api.deps.db, id);
+      }
+      const client = await connect(w.apiKey, era);
+      const found = await call(client, 'search_transcripts', { query: 'lighthouse budget' });
+      expect(found.isError).toBeFalsy();
+      const moments = found.structuredContent!.moments;
+      expect(moments).toHaveLength(1);
+      expect(moments[0]).toMatchObject({
+        transcript_id: ids[needle],
+        start: 12,
+        end: 24,
+        text: 'The quarterly figures show the lighthouse budget doubled after the storm.',
+        before: `Welcome to recording ${needle}.`,
+        after: 'Thank you all for coming.',
+        source: { title: `Recording ${needle}` },
+      });
+      expect(moments[0].highlighted_text).toContain('<mark>lighthouse</mark>');
+      expect(found.content[0]!.text).toContain(`transcript ${ids[needle]}`);
+      // Paged like the REST search; a bad argument is the spec's error object naming it.
+      const page = await call(client, 'search_transcripts', { query: 'agenda', limit: 50 });
+      expect(page.structuredContent!.moments).toHaveLength(50);
+      const next = await call(client, 'search_transcripts', { query: 'agenda', limit: 50, cursor: page.structuredContent!.next_cursor });
+      expect(next.structuredContent!.moments).toHaveLength(50);
+      const bad = await call(client, 'search_transcripts', { query: '   ' });
+      expect(bad.isError).toBe(true);
+      expect(bad.structuredContent!.error).toMatchObject({ code: 'INVALID_REQUEST', details: { detail: 'query' } });
+      await client.close();
+    },
+    120_000,
   );
 });

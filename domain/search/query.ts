@@ -182,3 +182,25 @@ function momentLink(r: Row, keys: { secretsKey: string; baseUrl: string }, works
   if (r.platform === 'direct') return null;
   return r.canonical_url;
 }
+
+/** A moment with the words around it: the text of the moments just before and after it in its transcript. */
+export type MomentInContext = SearchResultView['moments'][number] & { before: string | null; after: string | null };
+
+/**
+ * The moments of a page with their neighbours (one statement), for a reader that sees the moment alone, such as
+ * an agent: enough of what was said around it to tell whether it is the one it looks for.
+ */
+export async function withNeighbours(db: Db, page: SearchResultView): Promise<MomentInContext[]> {
+  if (page.moments.length === 0) return [];
+  const keyed = await db.$queryRaw<{ transcript_id: string; start: number; before: string | null; after: string | null }[]>`
+    SELECT m.transcript_id::text, m.start,
+      (SELECT p.text FROM transcript_moments p WHERE p.transcript_id = m.transcript_id AND p.seq = m.seq - 1) AS before,
+      (SELECT n.text FROM transcript_moments n WHERE n.transcript_id = m.transcript_id AND n.seq = m.seq + 1) AS after
+    FROM transcript_moments m
+    WHERE (m.transcript_id, m.start) IN (SELECT * FROM unnest(${page.moments.map((m) => m.transcript_id)}::uuid[], ${page.moments.map((m) => m.start)}::float8[]))`;
+  const around = new Map(keyed.map((k) => [`${k.transcript_id}/${k.start}`, k]));
+  return page.moments.map((m) => {
+    const k = around.get(`${m.transcript_id}/${m.start}`);
+    return { ...m, before: k?.before ?? null, after: k?.after ?? null };
+  });
+}

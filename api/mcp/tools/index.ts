@@ -9,11 +9,12 @@ import { ServiceError } from '../../../core/errors';
 import type { AppDeps } from '../../http/context';
 import { registerDiscoveryTools } from './discoveries';
 import { registerJobTools } from './jobs';
+import { registerSearchTools } from './search';
 import { convertedOnce, failure, type Ctx, type ToolRegistrar } from './kit';
 import { registerTranscriptTools } from './transcripts';
 import { registerVideoTranscriptTool } from './video-transcript';
 
-// The thirteen tools of the spec's "Agent tool server", by resource like
+// The thirteen tools of the spec's "Agent tool server" and search_transcripts (issue 52), by resource like
 // api/routes/: every tool calls the domain functions of its REST twin, checks
 // the scope the twin needs and counts against the same limits; failures are
 // tool results with isError and the spec's error object.
@@ -44,6 +45,7 @@ export function toolDefinitions(deps: AppDeps): ToolDefinition[] {
   registerVideoTranscriptTool(recorder, deps);
   registerJobTools(recorder, deps);
   registerTranscriptTools(recorder, deps);
+  registerSearchTools(recorder, deps);
   registerDiscoveryTools(recorder, deps);
   return defs;
 }
