@@ -8,6 +8,7 @@ import type { CaptionSources } from '../integrations/platforms/types';
 import { createJobStateActivities } from './job-state';
 import type { RecognitionActivities } from './recognition';
 import { createRetentionActivities } from './retention';
+import { createSearchActivities } from './search';
 import type { ObjectStore } from '../integrations/storage';
 import { createTranscriptionActivities, type TranscriptionDeps } from './transcription';
 import { createUploadActivities } from './uploads';
@@ -36,6 +37,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAlignmentActivities({ db, store, recognizer: deps.transcription.recognizer }),
     ...createUploadActivities(db, store),
     ...createRetentionActivities(db),
+    ...createSearchActivities(db),
     ...createBillingActivities(db),
     ...createBatchActivities(db),
     ...createWebhookActivities({ db, ...deps.webhooks }),

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { SEARCH_INDEX_VERSION } from '../domain/search/index';
+import { searchIndexBackfillWorkflow } from '../workflows/search';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
 import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitUntilFinal, type JobStack } from './support/job-stack';
 
@@ -50,4 +53,47 @@ it("finds a finished job's words in its workspace only, at the moment they are s
   expect((await request(stack.api.app).delete(`/v1/transcripts/${a.transcriptId}`).set(bearer(mine.apiKey))).status).toBe(202);
   expect((await search(mine, word)).body.moments).toEqual([]);
   expect((await search(theirs, word)).body.moments.length).toBe(found.body.moments.length);
+}, 120_000);
+
+it('the backfill writes the moments of transcripts written before the index, and a transcript of this version is left as it is', async () => {
+  const w = await createWorkspace(stack.api.deps, { plan: 'starter' });
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const id = randomUUID();
+    ids.push(id);
+    await stack.api.deps.db.transcript.create({
+      data: {
+        id,
+        workspaceId: w.workspaceId,
+        jobId: randomUUID(),
+        reuseKey: randomUUID(),
+        platform: 'upload',
+        mediaId: randomUUID(),
+        sourceOrigin: 'speech_recognition',
+        language: 'en',
+        text: `Old recording ${i} about marmalade.`,
+        segments: [{ start: 0, end: 5, text: `Old recording ${i} about marmalade.`, speaker: null, language: null, match: null }],
+        timingGranularity: 'segment',
+        extractionVersion: 'test',
+        publishedAt: new Date(),
+        expiresAt: new Date(Date.now() + 86400_000),
+      },
+    });
+  }
+  expect((await search(w, 'marmalade')).body.moments).toEqual([]);
+  const run = () =>
+    stack.api.deps.temporal.workflow.execute(searchIndexBackfillWorkflow, {
+      taskQueue: stack.api.deps.config.TEMPORAL_TASK_QUEUE,
+      workflowId: `search-backfill-test-${randomUUID()}`,
+      args: [{ version: SEARCH_INDEX_VERSION, afterId: null, indexed: 0 }],
+    });
+  expect((await run()).indexed).toBeGreaterThanOrEqual(3);
+  const found = (await search(w, 'marmalade')).body.moments.map((m: { transcript_id: string }) => m.transcript_id);
+  expect(found.sort()).toEqual([...ids].sort());
+  const rows = await stack.api.deps.db.transcript.findMany({ where: { id: { in: ids } }, select: { searchIndexVersion: true } });
+  expect(rows.map((r) => r.searchIndexVersion)).toEqual([SEARCH_INDEX_VERSION, SEARCH_INDEX_VERSION, SEARCH_INDEX_VERSION]);
+  // Run again: these are of this version, so it does not write them again.
+  const before = await stack.api.deps.db.transcriptMoment.findMany({ where: { transcriptId: { in: ids } } });
+  await run();
+  expect(await stack.api.deps.db.transcriptMoment.findMany({ where: { transcriptId: { in: ids } } })).toEqual(before);
 }, 120_000);

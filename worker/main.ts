@@ -7,7 +7,7 @@ import { createOutbound } from '../integrations/outbound/http';
 import { activityDepsFromConfig } from './activity-deps';
 import { Client } from '@temporalio/client';
 import { connectTemporal } from '../integrations/temporal-connection';
-import { ensureSchedules } from './schedules';
+import { ensureSchedules, ensureSearchBackfill } from './schedules';
 import { runWorkflowStarter } from './workflow-starter';
 import { workflowCodeOptions } from './workflow-bundle';
 import { missingSearchAttributes } from '../domain/workflow-starts';
@@ -57,6 +57,7 @@ async function main() {
     );
   }
   await ensureSchedules(client, taskQueue);
+  await ensureSearchBackfill(client, taskQueue);
   const activityDeps = activityDepsFromConfig(cfg, { db: prisma, store, outbound });
   const { interceptors, sinks } = temporalWorkerOptions();
   const { prebuilt, ...workflowCode } = workflowCodeOptions(cfg.WORKFLOW_BUNDLE_DIR, interceptors?.workflowModules ?? [], logger);

@@ -1,5 +1,15 @@
 import { Client, ScheduleOverlapPolicy } from '@temporalio/client';
-import { MONTHLY_GRANTS_SCHEDULE_ID, MONTHLY_GRANTS_WORKFLOW, RETENTION_SCHEDULE_ID, RETENTION_WORKFLOW } from '../workflows/definitions';
+import { SEARCH_INDEX_VERSION } from '../domain/search/index';
+import { startWorkflowOnce } from '../integrations/temporal-starts';
+import {
+  MONTHLY_GRANTS_SCHEDULE_ID,
+  MONTHLY_GRANTS_WORKFLOW,
+  RETENTION_SCHEDULE_ID,
+  RETENTION_WORKFLOW,
+  SEARCH_BACKFILL_WORKFLOW,
+  workflowIds,
+  type SearchBackfillInput,
+} from '../workflows/definitions';
 
 /** The periodic work, each a schedule operators see in the Temporal UI. */
 export const SCHEDULES = [
@@ -23,4 +33,17 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
       if ((err as Error).name !== 'ScheduleAlreadyRunning') throw err;
     }
   }
+}
+
+/**
+ * The search index's backfill for the current index version, started once (a second start of its id is
+ * refused, also after it finished): it writes the moments of transcripts written before the index, or by an
+ * older version of it, then ends.
+ */
+export async function ensureSearchBackfill(client: Client, taskQueue: string): Promise<void> {
+  await startWorkflowOnce(client, taskQueue, SEARCH_BACKFILL_WORKFLOW, {
+    workflowId: workflowIds.searchBackfill(SEARCH_INDEX_VERSION),
+    args: [{ version: SEARCH_INDEX_VERSION, afterId: null, indexed: 0 } satisfies SearchBackfillInput],
+    staticSummary: `Search index backfill, version ${SEARCH_INDEX_VERSION}`,
+  });
 }

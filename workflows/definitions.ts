@@ -17,6 +17,8 @@ export const workflowIds = {
   uploadVerify: (uploadId: string) => `upload-verify-${uploadId}`,
   videoDiscovery: (id: string) => `video-discovery-${id}`,
   languageDiscovery: (id: string) => `language-discovery-${id}`,
+  /** One backfill per index version: started once by the workers (worker/schedules.ts). */
+  searchBackfill: (version: number) => `search-index-backfill-v${version}`,
 };
 
 /** Automatic retry of retryable errors (growing delays). */
@@ -208,6 +210,16 @@ export const RETENTION_SCHEDULE_ID = 'transcript-retention';
 export const RETENTION_WORKFLOW = 'retentionSweepWorkflow';
 export const MONTHLY_GRANTS_SCHEDULE_ID = 'billing-monthly-grants';
 export const MONTHLY_GRANTS_WORKFLOW = 'monthlyGrantsWorkflow';
+
+export const SEARCH_BACKFILL_WORKFLOW = 'searchIndexBackfillWorkflow';
+export interface SearchBackfillInput {
+  /** The index version it writes (domain/search/index.ts SEARCH_INDEX_VERSION). */
+  version: number;
+  /** Where it goes on from: the last transcript id done (null at the start). */
+  afterId: string | null;
+  /** Transcripts indexed by the runs before this one. */
+  indexed: number;
+}
 
 export const WEBHOOK_WORKFLOW = 'webhookDeliveryWorkflow';
 /**

@@ -4,6 +4,12 @@ import type { Db } from '../db';
 import { ACCENTED_CONFIG, momentsOf } from './moments';
 
 /**
+ * The version of how moments are cut and read. Raised when that changes (the windows, a configuration, an
+ * embedding model): the backfill workflow then writes every transcript's moments again.
+ */
+export const SEARCH_INDEX_VERSION = 1;
+
+/**
  * A transcript's moments written for search, whole or not at all: one transaction removes the moments it had and
  * writes the new ones (one statement), each with its words read by its language's configuration, with accents
  * and with them folded (ACCENTED_CONFIG). Run again it
@@ -29,6 +35,7 @@ export async function indexTranscript(db: Db, transcriptId: string): Promise<num
       ${column((m) => m.text)}::text[], ${column((m) => m.speaker)}::text[], ${column((m) => m.language)}::text[],
       ${column((m) => m.searchConfig)}::text[], ${column((m) => (m.searchConfig === 'search_trigram' ? null : ACCENTED_CONFIG[m.searchConfig]))}::text[])
       AS m(seq, start, "end", text, speaker, language, cfg, accented)`,
+    db.transcript.update({ where: { id: transcriptId }, data: { searchIndexVersion: SEARCH_INDEX_VERSION } }),
   ]);
   return moments.length;
 }
@@ -37,4 +44,33 @@ export async function indexTranscript(db: Db, transcriptId: string): Promise<num
 export function removeTranscriptMoments(db: Db | Prisma.TransactionClient, transcriptId: string) {
   // A PrismaPromise, so it can run inside a batch transaction.
   return db.transcriptMoment.deleteMany({ where: { transcriptId } });
+}
+
+/**
+ * One step of the backfill: the next `limit` visible transcripts (by id, after `afterId`) whose moments are not of
+ * this version, each indexed (indexTranscript: whole or not at all). `lastId` is where the next step goes on from;
+ * null when none were left. Run again from the same `afterId`, it writes the same rows.
+ */
+export async function indexTranscriptsAfter(
+  db: Db,
+  afterId: string | null,
+  limit: number,
+  onEach: () => void = () => {},
+): Promise<{ indexed: number; lastId: string | null }> {
+  const ids = await db.transcript.findMany({
+    where: {
+      ...(afterId ? { id: { gt: afterId } } : {}),
+      publishedAt: { not: null },
+      deletedAt: null,
+      OR: [{ searchIndexVersion: null }, { searchIndexVersion: { not: SEARCH_INDEX_VERSION } }],
+    },
+    select: { id: true },
+    orderBy: { id: 'asc' },
+    take: limit,
+  });
+  for (const { id } of ids) {
+    await indexTranscript(db, id);
+    onEach();
+  }
+  return { indexed: ids.length, lastId: ids.length > 0 ? ids[ids.length - 1]!.id : null };
 }
