@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import unittest
 import uuid
 
@@ -50,6 +51,10 @@ class LiveTest(unittest.TestCase):
         self.assertRegex(srt, r"^1\r?\n00:00:\d\d,\d{3} --> ")
         transcript = self.client.transcripts.get(job["result_id"])
         self.assertGreater(len(transcript["segments"]), 5)
+        # Its words are findable: the longest word of its text, in this transcript.
+        word = max((w for w in re.split(r"[\W\d_]+", transcript["text"]) if len(w) >= 5), key=len)
+        found = self.client.transcripts.search(word, limit=50)
+        self.assertTrue(any(m["transcript_id"] == job["result_id"] and word.lower() in m["text"].lower() for m in found["moments"]))
 
     def test_the_same_idempotency_key_makes_one_job(self) -> None:
         key = str(uuid.uuid4())

@@ -269,6 +269,33 @@ class Transcripts:
     def delete(self, transcript_id: str) -> models.TranscriptDeletion:
         return cast(models.TranscriptDeletion, self._c.request("DELETE", f"/v1/transcripts/{transcript_id}"))
 
+    def search(
+        self,
+        q: str,
+        *,
+        language: str | None = None,
+        platform: str | None = None,
+        source_id: str | None = None,
+        speaker: str | None = None,
+        created_after: str | None = None,
+        created_before: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> models.SearchResult:
+        """Where something was said across the workspace's transcripts: moments, best first (GET /v1/search)."""
+        params = {
+            "q": q,
+            "language": language,
+            "platform": platform,
+            "source_id": source_id,
+            "speaker": speaker,
+            "created_after": created_after,
+            "created_before": created_before,
+            "limit": limit,
+            "cursor": cursor,
+        }
+        return cast(models.SearchResult, self._c.request("GET", "/v1/search", params=params))
+
 
 class Uploads:
     def __init__(self, client: TranscriptClient) -> None:

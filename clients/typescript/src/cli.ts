@@ -21,6 +21,7 @@ Commands:
   get <url>            Transcribe a video or media link and print the transcript when it is ready
   upload <file>        Upload a local audio or video file, transcribe it, print the transcript
   jobs list            List your jobs, newest first
+  search <query>       Find where something was said across your transcripts
   usage                Show credits and plan
 
 Options for get and upload:
@@ -32,6 +33,9 @@ Options for get and upload:
 Options for jobs list:
   --limit <n>          At most this many jobs (default 20)
   --status <s>         Only jobs with this status
+Options for search:
+  --limit <n>          At most this many moments (default 10, at most 50)
+  --language <tag>     Only moments in this language
 Options for every command:
   --json               Print the API's JSON instead of text
   --help               This text
@@ -96,6 +100,13 @@ function positiveInt(value: string | undefined, name: string, fallback: number):
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`--${name} must be a whole number of at least 1`);
   return Number(value);
+}
+
+/** Seconds as h:mm:ss or m:ss, as a player shows them. */
+function clock(seconds: number): string {
+  const s = Math.floor(seconds);
+  const [h, m, r] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${String(r).padStart(2, '0')}` : `${m}:${String(r).padStart(2, '0')}`;
 }
 
 /** Runs one command line; returns the exit code (bin/transcript.js exits with it). */
@@ -167,6 +178,16 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
             io.out(
               `${j.id}\t${j.status}\t${j.options.mode}\t${j.created_at}\t${j.source.canonical_url ?? j.source.title ?? j.source.media_id}\n`,
             );
+        return EXIT.ok;
+      }
+      case 'search': {
+        if (rest.length !== 1) throw new UsageError('search takes one query (quote it): transcript search "what was said"');
+        const limit = positiveInt(values.limit, 'limit', 10);
+        const found = await client.transcripts.search({ q: rest[0]!, limit: Math.min(limit, 50), ...language });
+        if (values.json) io.out(`${JSON.stringify(found, null, 2)}\n`);
+        else
+          for (const m of found.moments)
+            io.out(`${m.transcript_id}\t${clock(m.start)}\t${m.source.title ?? m.source.media_id}\t${m.text}\t${m.link ?? ''}\n`);
         return EXIT.ok;
       }
       case 'usage': {

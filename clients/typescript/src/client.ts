@@ -4,7 +4,7 @@ import path from 'node:path';
 import createClient, { type Client } from 'openapi-fetch';
 import { isErrorEnvelope, TranscriptApiError, TranscriptTimeoutError, type ErrorEnvelope } from './errors';
 import { DEFAULT_RETRY, retryAfterMs, retryingFetch, serializeQuery, type RetryPolicy } from './http';
-import type { components, paths } from './schema';
+import type { components, operations, paths } from './schema';
 import { verifyWebhook } from './webhooks';
 
 export type Schemas = components['schemas'];
@@ -17,6 +17,9 @@ export type BatchRequest = Schemas['BatchRequest'];
 export type Usage = Schemas['Usage'];
 export type Capabilities = Schemas['Capabilities'];
 export type ExportFormat = 'txt' | 'json' | 'srt' | 'vtt';
+export type SearchQuery = operations['searchTranscripts']['parameters']['query'];
+export type SearchResult = Schemas['SearchResult'];
+export type Moment = Schemas['Moment'];
 export type ListJobsQuery = NonNullable<paths['/v1/jobs']['get']['parameters']['query']>['query'];
 
 export const FINAL_JOB_STATUSES: readonly Job['status'][] = ['succeeded', 'failed', 'cancelled'];
@@ -184,6 +187,8 @@ export class TranscriptClient {
         }),
       ) as string,
     delete: async (id: string) => unwrap(await this.raw.DELETE('/v1/transcripts/{id}', { params: { path: { id } } })),
+    /** Where something was said across the workspace's transcripts: moments, best first (GET /v1/search). */
+    search: async (query: SearchQuery): Promise<SearchResult> => unwrap(await this.raw.GET('/v1/search', { params: { query } })),
   };
 
   readonly uploads = {

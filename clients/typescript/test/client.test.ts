@@ -15,6 +15,13 @@ import { TranscriptApiError, TranscriptClient, TranscriptTimeoutError, verifyWeb
 const env = process.env;
 const live = Boolean(env.TRANSCRIPT_API_URL && env.TRANSCRIPT_API_KEY);
 
+/** The longest word of a text: one its transcript surely says. */
+const longestWord = (text: string) =>
+  text
+    .split(/[^\p{L}]+/u)
+    .filter((w) => w.length >= 5)
+    .sort((a, b) => b.length - a.length)[0]!;
+
 describe('against the live service', { skip: !live && 'needs TRANSCRIPT_API_URL and TRANSCRIPT_API_KEY' }, () => {
   const client = new TranscriptClient();
   const video = env.TRANSCRIPT_TEST_VIDEO_URL!;
@@ -28,7 +35,13 @@ describe('against the live service', { skip: !live && 'needs TRANSCRIPT_API_URL 
     assert.equal(job.status, 'succeeded');
     assert.equal(statuses.at(-1), 'succeeded');
     assert.match(await client.transcripts.export(job.result_id!, 'srt'), /^1\r?\n00:00:\d\d,\d{3} --> /);
-    assert.ok((await client.transcripts.get(job.result_id!)).segments.length > 5);
+    const transcript = await client.transcripts.get(job.result_id!);
+    assert.ok(transcript.segments.length > 5);
+    // Its words are findable: the longest word of its text, found in this transcript, with a link to the second.
+    const word = longestWord(transcript.text);
+    const found = await client.transcripts.search({ q: word, limit: 50 });
+    assert.ok(found.moments.some((m) => m.transcript_id === job.result_id && m.text.toLowerCase().includes(word.toLowerCase())));
+    assert.ok(found.moments.every((m) => m.link === null || /[?&#]t=\d+$/.test(m.link)));
   });
 
   it('makes one job of one Idempotency-Key', async () => {
@@ -122,6 +135,17 @@ describe('against the live service', { skip: !live && 'needs TRANSCRIPT_API_URL 
       assert.equal(await main(['get', video, '--format', 'vtt', '--mode', 'captions_only'], t.io), 0);
       assert.match(t.out.join(''), /^WEBVTT\n/);
       assert.match(t.err.join(''), /succeeded/);
+    });
+
+    it('searches the transcripts: one moment a line, its transcript id first', async () => {
+      const job = await new TranscriptClient().jobs.createAndWait({ source: { url: video }, mode: 'captions_only' }, { timeoutMs: 60_000 });
+      const word = longestWord((await new TranscriptClient().transcripts.get(job.result_id!)).text);
+      const t = io();
+      assert.equal(await main(['search', word, '--limit', '3'], t.io), 0);
+      const lines = t.out.join('').trim().split('\n');
+      assert.ok(lines.length >= 1 && lines.length <= 3);
+      for (const line of lines) assert.match(line, /^[0-9a-f-]{36}\t\d+:\d\d\t/);
+      assert.equal(await main(['search'], io().io), 2);
     });
 
     it('uploads a file, lists jobs and shows usage', async () => {
