@@ -15,12 +15,13 @@ export interface Shell {
   scripts?: string[];
 }
 
-export type NavKey = 'new' | 'usage' | 'keys' | 'jobs' | 'webhooks' | 'billing' | 'profile' | 'none';
+export type NavKey = 'new' | 'usage' | 'keys' | 'jobs' | 'search' | 'webhooks' | 'billing' | 'profile' | 'none';
 
 const NAV: [NavKey, string, string][] = [
   ['new', 'New transcript', '/dashboard/new'],
   ['usage', 'Usage', '/dashboard/usage'],
   ['jobs', 'Jobs', '/dashboard/jobs'],
+  ['search', 'Search', '/dashboard/search'],
   ['keys', 'API keys', '/dashboard/keys'],
   ['webhooks', 'Webhooks', '/dashboard/webhooks'],
   ['billing', 'Billing', '/dashboard/billing'],

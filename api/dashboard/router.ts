@@ -5,6 +5,7 @@ import { PAGE_HEADERS } from './headers';
 import { dashboardPages } from './kit';
 import { mountBillingPages } from './pages/billing';
 import { mountJobPages } from './pages/jobs';
+import { mountSearchPages } from './pages/search';
 import { mountKeyPages } from './pages/keys';
 import { mountProfilePages } from './pages/profile';
 import { mountSignInPages } from './pages/sign-in';
@@ -33,6 +34,7 @@ export function dashboardRouter(deps: AppDeps): Router {
     mountUsagePages,
     mountKeyPages,
     mountJobPages,
+    mountSearchPages,
     mountWebhookPages,
     mountBillingPages,
     mountProfilePages,

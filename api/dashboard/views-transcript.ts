@@ -4,7 +4,7 @@ import { EXPORT_FORMATS } from '../../domain/transcripts/export';
 import { html, type SafeHtml } from './html';
 import { csrfField, time } from './layout';
 
-function clock(seconds: number): string {
+export function clock(seconds: number): string {
   const ms = Math.round(seconds * 1000);
   const h = Math.floor(ms / 3_600_000);
   const m = Math.floor((ms % 3_600_000) / 60_000);

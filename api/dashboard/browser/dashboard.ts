@@ -117,7 +117,21 @@ function followPlayer(player: HTMLMediaElement): void {
   });
 }
 
+/** A link to a moment (`?t=<seconds>`, from search) starts the player there. */
+function startAt(player: HTMLMediaElement): void {
+  const t = Number(new URLSearchParams(location.search).get('t'));
+  if (!Number.isFinite(t) || t <= 0) return;
+  const seek = (): void => {
+    player.currentTime = t;
+  };
+  if (player.readyState >= 1) seek();
+  else player.addEventListener('loadedmetadata', seek, { once: true });
+}
+
 const job = document.querySelector('[data-job]');
 if (job && job.getAttribute('data-final') === 'false') followJob(job);
 const player = document.querySelector('[data-player]');
-if (player instanceof HTMLMediaElement) followPlayer(player);
+if (player instanceof HTMLMediaElement) {
+  followPlayer(player);
+  startAt(player);
+}

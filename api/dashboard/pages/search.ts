@@ -1,0 +1,38 @@
+import { ServiceError } from '../../../core/errors';
+import { SearchQuery } from '../../../domain/schemas/search';
+import { searchMoments } from '../../../domain/search/query';
+import { parseInput } from '../../http/parse-input';
+import { nonEmpty, send, str, type Pages } from '../kit';
+import { page } from '../layout';
+import { pageSession } from '../session';
+import { searchBody } from '../views-search';
+
+/** Search: GET /v1/search's moments for the signed-in workspace, each opening its transcript at its second. */
+export function mountSearchPages(pages: Pages): void {
+  const { deps } = pages;
+  pages.get('/dashboard/search', async (req, res) => {
+    const s = await pageSession(req, deps);
+    const q = str(req.query.q) ?? '';
+    const cursor = nonEmpty(req.query.cursor);
+    let result = null;
+    let refusal: string | null = null;
+    if (q.trim() !== '') {
+      try {
+        const query = parseInput(SearchQuery, { q, ...(cursor ? { cursor } : {}) }, 'query');
+        result = await searchMoments(deps.db, { secretsKey: deps.secretsKey, baseUrl: deps.baseUrl }, s.principal.workspaceId, query);
+      } catch (err) {
+        if (!(err instanceof ServiceError) || err.status >= 500) throw err;
+        refusal = `${err.message}${err.detail ? ` (${err.detail})` : ''}`;
+      }
+    }
+    send(
+      res,
+      refusal ? 422 : 200,
+      page({
+        title: 'Search transcripts',
+        session: pages.shell(s, 'search', await pages.emailOf(s)),
+        body: searchBody(q, result, refusal),
+      }),
+    );
+  });
+}
