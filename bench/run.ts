@@ -25,6 +25,7 @@ import { discoverySection } from './sections/discovery';
 import { discoveryParseSection } from './sections/discovery-parse';
 import { exportsSection } from './sections/exports';
 import { mcpSection } from './sections/mcp';
+import { searchSection } from './sections/search';
 import { serversSection } from './sections/servers';
 import { tracesSection } from './sections/traces';
 import { usageSection } from './sections/usage';
@@ -41,6 +42,7 @@ const SECTIONS: BenchSection[] = [
   asrSection,
   exportsSection,
   mcpSection,
+  searchSection,
   tracesSection,
   serversSection,
 ];

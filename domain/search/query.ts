@@ -116,23 +116,51 @@ export async function searchMoments(
   const where = Prisma.join(filters, ' AND ');
   const trigramTerms = plain.map((t) => Prisma.sql`m.text ILIKE ${`%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
 
-  // The query for each configuration, read with accents and with them folded (as the moments' words are);
-  // an empty one (only stop words) matches nothing.
+  // The query as each configuration reads it, with accents and with them folded (as the moments' words are), its
+  // configurations written out so the planner sees a constant it can look up in the GIN index (a query of stop
+  // words only is empty and matches nothing).
+  const tsquery = (cfg: (typeof SEARCH_CONFIGS)[number]) => {
+    const folded = Prisma.raw(`'${cfg}'::regconfig`);
+    const accented = Prisma.raw(`'${ACCENTED_CONFIG[cfg]}'::regconfig`);
+    const words = Prisma.sql`(websearch_to_tsquery(${accented}, ${websearch}) || websearch_to_tsquery(${folded}, ${websearch}))`;
+    const starts = Prisma.sql`(to_tsquery(${accented}, ${prefixQuery}) || to_tsquery(${folded}, ${prefixQuery}))`;
+    if (websearch && prefixQuery) return Prisma.sql`(${words} && ${starts})`;
+    return websearch ? words : starts;
+  };
+  if (!websearch && !prefixQuery && plain.length === 0) return { moments: [], next_cursor: null };
+  // The query of each configuration made once (a one-row CTE: made per row, as a generic plan of the prepared
+  // statement would, it cost seconds on a million moments), then one scan of the words index for all of them at
+  // once; each moment is kept and ranked by the query of its own configuration.
+  const column = (cfg: string) => Prisma.raw(`q.${cfg}`);
+  const byConfig = (expr: (cfg: (typeof SEARCH_CONFIGS)[number]) => Prisma.Sql) =>
+    Prisma.join(
+      SEARCH_CONFIGS.map((cfg) => Prisma.sql`WHEN ${cfg} THEN ${expr(cfg)}`),
+      ' ',
+    );
   const queries = Prisma.sql`
-    SELECT c.cfg, CASE
-      WHEN ${websearch} <> '' AND ${prefixQuery} <> '' THEN
-        (websearch_to_tsquery(c.accented::regconfig, ${websearch}) || websearch_to_tsquery(c.cfg::regconfig, ${websearch}))
-        && (to_tsquery(c.accented::regconfig, ${prefixQuery}) || to_tsquery(c.cfg::regconfig, ${prefixQuery}))
-      WHEN ${websearch} <> '' THEN
-        websearch_to_tsquery(c.accented::regconfig, ${websearch}) || websearch_to_tsquery(c.cfg::regconfig, ${websearch})
-      ELSE to_tsquery(c.accented::regconfig, ${prefixQuery}) || to_tsquery(c.cfg::regconfig, ${prefixQuery}) END AS query
-    FROM unnest(${[...SEARCH_CONFIGS]}::text[], ${SEARCH_CONFIGS.map((c) => ACCENTED_CONFIG[c])}::text[]) AS c(cfg, accented)`;
-  const rows = await db.$queryRaw<Row[]>`
-    WITH q AS (${queries}),
+    SELECT x.*, ${Prisma.join(
+      SEARCH_CONFIGS.map((cfg) => Prisma.raw(`x.${cfg}`)),
+      ' || ',
+    )} AS any_config
+    FROM (SELECT ${Prisma.join(
+      SEARCH_CONFIGS.map((cfg) => Prisma.sql`${tsquery(cfg)} AS ${Prisma.raw(cfg)}`),
+      ', ',
+    )}) AS x`;
+  const keyword = Prisma.sql`
+      SELECT m.transcript_id, m.seq, m.search_config,
+        (CASE m.search_config ${byConfig((cfg) => Prisma.sql`ts_rank_cd(m.words, ${column(cfg)})`)} END)::float8 AS score
+      FROM q CROSS JOIN transcript_moments m JOIN transcripts t ON t.id = m.transcript_id
+      WHERE m.words @@ q.any_config
+        AND (CASE m.search_config ${byConfig((cfg) => Prisma.sql`m.words @@ ${column(cfg)}`)} ELSE false END)
+        AND ${where}`;
+  const headline = byConfig(
+    (cfg) => Prisma.sql`ts_headline(${Prisma.raw(`'${cfg}'::regconfig`)}, m.text, ${column(cfg)},
+          'HighlightAll=true, StartSel=' || chr(57344) || ', StopSel=' || chr(57345))`,
+  );
+  const statement = Prisma.sql`
+    WITH q AS MATERIALIZED (${queries}),
     ranked AS (
-      SELECT m.transcript_id, m.seq, m.search_config, ts_rank_cd(m.words, q.query)::float8 AS score
-      FROM transcript_moments m JOIN q ON q.cfg = m.search_config JOIN transcripts t ON t.id = m.transcript_id
-      WHERE m.words @@ q.query AND ${where}
+      ${websearch || prefixQuery ? keyword : Prisma.sql`SELECT NULL::uuid AS transcript_id, 0 AS seq, '' AS search_config, 0::float8 AS score WHERE false`}
       UNION ALL
       SELECT m.transcript_id, m.seq, m.search_config, similarity(m.text, ${plain.join(' ')})::float8 AS score
       FROM transcript_moments m JOIN transcripts t ON t.id = m.transcript_id
@@ -142,14 +170,12 @@ export async function searchMoments(
     )
     SELECT r.transcript_id::text, r.seq, t.job_id::text, t.platform::text AS platform, t.media_id, t.title, t.canonical_url,
       m.start, m."end", m.text, m.speaker, m.language, r.score,
-      CASE WHEN r.search_config = 'search_trigram' THEN m.text
-        ELSE ts_headline(r.search_config::regconfig, m.text, q.query,
-          'HighlightAll=true, StartSel=' || chr(57344) || ', StopSel=' || chr(57345)) END AS marked
-    FROM ranked r
+      CASE r.search_config ${headline} ELSE m.text END AS marked
+    FROM ranked r CROSS JOIN q
     JOIN transcript_moments m ON m.transcript_id = r.transcript_id AND m.seq = r.seq
     JOIN transcripts t ON t.id = r.transcript_id
-    LEFT JOIN q ON q.cfg = r.search_config
     ORDER BY r.score DESC, r.transcript_id, r.seq`;
+  const rows = await db.$queryRaw<Row[]>(statement);
   const page = rows.slice(0, limit);
   const next = offset + limit;
   return {
