@@ -37,7 +37,7 @@ from .audio import SAMPLE_RATE
 from .decoding import Decoder, Word
 from .engine import Engine, RecognitionRequest, Stopped
 from .errors import ServiceError
-from .wire import Json
+from .wire import AlignedCue, AlignedSegment, Json, RecognizedWord, TimedWord
 
 # Whisper's window: one alignment pass sees at most this much audio.
 WINDOW_S = 30.0
@@ -109,7 +109,7 @@ def surface(units: list[Unit]) -> str:
     return "".join((" " if u.space_before and i > 0 else "") + u.surface for i, u in enumerate(units))
 
 
-def heard_units(words: list[Json]) -> list[tuple[str, float, float]]:
+def heard_units(words: list[RecognizedWord]) -> list[tuple[str, float, float]]:
     """The recognizer's words as units for matching, each with its start and end (the characters of a CJK word
     share its time evenly): what a cue is matched against, and the anchors a text is placed by."""
     out: list[tuple[str, float, float]] = []
@@ -231,7 +231,7 @@ def align_cues(
     pad: float = CUE_PAD_S,
     check_stop: Callable[[], None] | None = None,
     on_progress: Callable[[float], None] | None = None,
-) -> list[Json]:
+) -> list[AlignedCue]:
     """Every cue's words with times (seconds of `audio`) and its match against what the recognizer `heard`
     (heard_units); a cue with no text has neither, a cue past the end of the audio no words."""
     duration = len(audio) / SAMPLE_RATE
@@ -252,13 +252,13 @@ def align_cues(
             words[parts[i].owner] += [Word(round(w.start + a, 3), round(w.end + a, 3), w.text, w.probability) for w in aligned]
         if on_progress:
             on_progress(b)
-    out = []
+    out: list[AlignedCue] = []
     for c, ws in zip(cues, words, strict=True):
         has_text = any(u.key for u in units_of(c.text))
         out.append(
             {
                 "words": [
-                    {"start": w.start, "end": max(w.start, w.end), "text": w.text, "confidence": round(min(1.0, max(0.0, w.probability)), 4)}
+                    TimedWord(start=w.start, end=max(w.start, w.end), text=w.text, confidence=round(min(1.0, max(0.0, w.probability)), 4))
                     for w in ws
                 ],
                 "match": match_share(c, heard) if has_text else None,
@@ -312,7 +312,7 @@ def align_captions(
     cues: list[Cue],
     stop: threading.Event | None = None,
     on_progress: Callable[[float], None] | None = None,
-) -> list[Json]:
+) -> list[AlignedCue]:
     """A caption track's cues (in `language`) aligned to their audio: words with times and a match per cue."""
     duration = len(audio) / SAMPLE_RATE
     heard = heard_units(hear(engine, audio, language, stop, (lambda t: on_progress(t / 2)) if on_progress else None)["words"])
@@ -383,9 +383,9 @@ def _fill(at: list[tuple[float, float] | None], duration: float) -> list[tuple[f
     return out
 
 
-def text_segments(cues: list[Cue], aligned: list[Json]) -> list[Json]:
+def text_segments(cues: list[Cue], aligned: list[AlignedCue]) -> list[AlignedSegment]:
     """Segments of an aligned text: one per placed sentence (or its cut parts), timed by its words."""
-    out = []
+    out: list[AlignedSegment] = []
     for c, r in zip(cues, aligned, strict=True):
         ws = r["words"]
         start = ws[0]["start"] if ws else c.start

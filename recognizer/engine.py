@@ -48,7 +48,7 @@ from .languages import SUPPORTED, choose_detected, primary_language
 from .model import ModelSpec, verify_model
 from .speech import SpeechMap, map_speech, pack_windows
 from .tracing import stage
-from .wire import Json
+from .wire import Json, LanguageSeconds, RecognizedWord, SpeechRegion
 
 if TYPE_CHECKING:  # loaded on first use: speaker labels are asked for by few jobs
     from .speakers import SpeakerEncoder
@@ -144,7 +144,7 @@ class _Unit:
         """Where the unit's regions lie in its joined audio."""
         return [p for i in self.regions for p in [joined_place(self.chunks, *speech.regions[i])] if p is not None]
 
-    def words(self, decoded: Decoded) -> list[Json]:
+    def words(self, decoded: Decoded) -> list[RecognizedWord]:
         """The decoded words in the piece's time, as the result carries them."""
         return [
             {"start": s, "end": e, "text": w.text, "confidence": round(min(1.0, max(0.0, w.probability)), 4), "language": self.language}
@@ -190,7 +190,7 @@ def _norm(text: str) -> str:
     return " ".join(_WORD.findall(unicodedata.normalize("NFKC", text).lower()))
 
 
-def drop_echoed_vocabulary(words: list[Json], vocabulary: tuple[str, ...]) -> list[Json]:
+def drop_echoed_vocabulary(words: list[RecognizedWord], vocabulary: tuple[str, ...]) -> list[RecognizedWord]:
     """Whisper given hotwords sometimes says them again after the speech ("… Lord Byron. Sintra, Sintra,"):
     vocabulary words ending a decoded unit go while each was already said earlier in it."""
     if not vocabulary or not words:
@@ -203,7 +203,7 @@ def drop_echoed_vocabulary(words: list[Json], vocabulary: tuple[str, ...]) -> li
     return words[:k]
 
 
-def collapse_loops(words: list[Json], max_repeats: int = 4) -> list[Json]:
+def collapse_loops(words: list[RecognizedWord], max_repeats: int = 4) -> list[RecognizedWord]:
     """Whisper's loops ("thank you thank you thank you …" over music): a phrase of up to 4 words said more than
     `max_repeats` times in a row is kept `max_repeats` times."""
     out = list(words)
@@ -383,18 +383,17 @@ class Engine:
             seconds = sum(s for _p, s in heard)
             result["language_probability"] = round(sum(p * s for p, s in heard) / seconds, 4) if seconds > 0 else None
 
-        words: list[Json] = []
+        words: list[RecognizedWord] = []
         decoded = self._decode_units(units, profile, hotwords, speech, check_stop, on_progress)
         for unit, d in zip(units, decoded, strict=True):
             words += collapse_loops(drop_echoed_vocabulary(unit.words(d), request.vocabulary))
         words = _inside_speech(words, speech)
-        repaired = self._repair(x, speech, region_languages, words, profile, hotwords, check_stop)
-        result["repaired_regions"] = repaired["regions"]
-        words = repaired["words"]
+        result["repaired_regions"], words = self._repair(x, speech, region_languages, words, profile, hotwords, check_stop)
 
-        result["regions"] = [
+        regions: list[SpeechRegion] = [
             {"start": a, "end": b, "language": region_languages[i]} for i, (a, b) in enumerate(speech.regions)
         ]
+        result["regions"] = regions
         result["languages"] = _language_seconds(speech, region_languages)
         result["words"] = words
         result["text"] = "".join(w["text"] for w in words).strip()
@@ -572,11 +571,11 @@ class Engine:
         x: np.ndarray,
         speech: SpeechMap,
         region_languages: list[str],
-        words: list[Json],
+        words: list[RecognizedWord],
         profile: Profile,
         hotwords: str | None,
         check_stop: Callable[[], None],
-    ) -> Json:
+    ) -> tuple[int, list[RecognizedWord]]:
         """Regions of speech that came out with (almost) no word, decoded again on their own (with the standard
         beam); what the repair finds replaces the region's words when it finds more. The words kept, in order."""
         mids = np.array([(w["start"] + w["end"]) / 2 for w in words]) if words else np.zeros(0)
@@ -590,13 +589,13 @@ class Engine:
         # Each region a window of its own, decoded as windows are (in batches; one that fails gets the fallback).
         decoded = self._decode_units([u for u, _inside in sparse], standard, hotwords, speech, check_stop, None)
         dropped = np.zeros(len(words), dtype=bool)
-        found: list[Json] = []
+        found: list[RecognizedWord] = []
         for (unit, inside), d in zip(sparse, decoded, strict=True):
             if len(d.words) > inside.sum():
                 dropped |= inside
                 found += unit.words(d)
         kept = [w for w, drop in zip(words, dropped, strict=True) if not drop]
-        return {"regions": len(sparse), "words": sorted(kept + found, key=lambda w: (w["start"], w["end"]))}
+        return len(sparse), sorted(kept + found, key=lambda w: (w["start"], w["end"]))
 
 
 def _choose(probs: list[tuple[str, float]]) -> tuple[str, float]:
@@ -625,7 +624,7 @@ def _merge_adjacent(ranges: list[tuple[float, float]], gap: float = 0.05) -> lis
     return out
 
 
-def _language_seconds(speech: SpeechMap, languages: list[str]) -> list[Json]:
+def _language_seconds(speech: SpeechMap, languages: list[str]) -> list[LanguageSeconds]:
     seconds: dict[str, float] = {}
     for (a, b), lang in zip(speech.regions, languages, strict=True):
         if lang:
@@ -638,7 +637,7 @@ def _main_language(speech: SpeechMap, languages: list[str]) -> str:
     return ranked[0]["language"] if ranked else ""
 
 
-def _inside_speech(words: list[Json], speech: SpeechMap, tolerance: float = 0.1) -> list[Json]:
+def _inside_speech(words: list[RecognizedWord], speech: SpeechMap, tolerance: float = 0.1) -> list[RecognizedWord]:
     """Words that touch no speech region (Whisper's inventions in the pauses of a span) go; a word stretched
     over a pause (Whisper's times run on until the next word) is cut back to the region it shares most with."""
     regions = speech.regions
@@ -649,6 +648,12 @@ def _inside_speech(words: list[Json], speech: SpeechMap, tolerance: float = 0.1)
         if best[0] <= 0 and not any(a - tolerance <= w["start"] <= b + tolerance or a - tolerance <= w["end"] <= b + tolerance for a, b in regions):
             continue
         if best[0] > 0:
-            w = {**w, "start": round(max(w["start"], best[1]), 3), "end": round(min(w["end"], best[2]), 3)}
+            w = RecognizedWord(
+                start=round(max(w["start"], best[1]), 3),
+                end=round(min(w["end"], best[2]), 3),
+                text=w["text"],
+                confidence=w["confidence"],
+                language=w["language"],
+            )
         kept.append(w)
     return kept

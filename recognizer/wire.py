@@ -1,18 +1,66 @@
-"""What crosses between the TypeScript activities and this worker: JSON objects (plans, words, segments, results).
+"""What crosses between the TypeScript activities and this worker: plans, words, segments, results.
 
 Their shapes are the TypeScript side's (workflows/, activities/). A plan's `spec`, the job's options, is read into
-the model generated from its schema (job_spec.py); the rest is typed as JSON objects and read by key.
+the model generated from its schema (job_spec.py); the words, regions, aligned cues and segments this worker
+writes are typed here (TypedDicts: they are written as the JSON the activities read, field for field).
 """
 
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any
+from typing import Any, TypedDict
 
 from .errors import ServiceError
 from .job_spec import JobSpec
 
 Json = dict[str, Any]
+
+
+class RecognizedWord(TypedDict):
+    """A word the recognizer heard, in seconds of its piece (activities/transcription.ts reads it)."""
+
+    start: float
+    end: float
+    text: str
+    confidence: float
+    language: str | None
+
+
+class TimedWord(TypedDict):
+    """A word of a given text or caption, timed by forced alignment."""
+
+    start: float
+    end: float
+    text: str
+    confidence: float
+
+
+class SpeechRegion(TypedDict):
+    start: float
+    end: float
+    language: str
+
+
+class LanguageSeconds(TypedDict):
+    language: str
+    seconds: float
+
+
+class AlignedCue(TypedDict):
+    """A cue's (or a sentence's) words with times, and the share of its words the recognizer heard (None: no text)."""
+
+    words: list[TimedWord]
+    match: float | None
+
+
+class AlignedSegment(TypedDict):
+    """A sentence of an aligned text: its times, its text as given, its words and match."""
+
+    start: float
+    end: float
+    text: str
+    words: list[TimedWord]
+    match: float | None
 
 _SPEC_FIELDS = frozenset(f.name for f in fields(JobSpec))
 
