@@ -36,7 +36,7 @@ import time
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
@@ -113,6 +113,13 @@ class RecognitionRequest:
             vocabulary=tuple(t.strip() for t in spec.vocabulary[:MAX_VOCABULARY_TERMS] if t.strip()),
             speaker_windows=spec.speaker_labels,
         )
+
+
+class Repair(TypedDict):
+    """What the repair of sparse regions came to: how many regions it decoded again, and the words kept."""
+
+    regions: int
+    words: list[RecognizedWord]
 
 
 class Stopped(Exception):
@@ -388,7 +395,9 @@ class Engine:
         for unit, d in zip(units, decoded, strict=True):
             words += collapse_loops(drop_echoed_vocabulary(unit.words(d), request.vocabulary))
         words = _inside_speech(words, speech)
-        result["repaired_regions"], words = self._repair(x, speech, region_languages, words, profile, hotwords, check_stop)
+        repaired = self._repair(x, speech, region_languages, words, profile, hotwords, check_stop)
+        result["repaired_regions"] = repaired["regions"]
+        words = repaired["words"]
 
         regions: list[SpeechRegion] = [
             {"start": a, "end": b, "language": region_languages[i]} for i, (a, b) in enumerate(speech.regions)
@@ -575,7 +584,7 @@ class Engine:
         profile: Profile,
         hotwords: str | None,
         check_stop: Callable[[], None],
-    ) -> tuple[int, list[RecognizedWord]]:
+    ) -> Repair:
         """Regions of speech that came out with (almost) no word, decoded again on their own (with the standard
         beam); what the repair finds replaces the region's words when it finds more. The words kept, in order."""
         mids = np.array([(w["start"] + w["end"]) / 2 for w in words]) if words else np.zeros(0)
@@ -595,7 +604,7 @@ class Engine:
                 dropped |= inside
                 found += unit.words(d)
         kept = [w for w, drop in zip(words, dropped, strict=True) if not drop]
-        return len(sparse), sorted(kept + found, key=lambda w: (w["start"], w["end"]))
+        return {"regions": len(sparse), "words": sorted(kept + found, key=lambda w: (w["start"], w["end"]))}
 
 
 def _choose(probs: list[tuple[str, float]]) -> tuple[str, float]:
@@ -648,12 +657,7 @@ def _inside_speech(words: list[RecognizedWord], speech: SpeechMap, tolerance: fl
         if best[0] <= 0 and not any(a - tolerance <= w["start"] <= b + tolerance or a - tolerance <= w["end"] <= b + tolerance for a, b in regions):
             continue
         if best[0] > 0:
-            w = RecognizedWord(
-                start=round(max(w["start"], best[1]), 3),
-                end=round(min(w["end"], best[2]), 3),
-                text=w["text"],
-                confidence=w["confidence"],
-                language=w["language"],
-            )
+            w = w.copy()
+            w["start"], w["end"] = round(max(w["start"], best[1]), 3), round(min(w["end"], best[2]), 3)
         kept.append(w)
     return kept
