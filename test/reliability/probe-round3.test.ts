@@ -63,6 +63,9 @@ describe('MCP tool arguments are refused with the error object, one line (item 4
     ['list_playlist_videos', { playlist: ['PL1'] }, 'playlist'],
     ['list_shortvideo_user_videos', { user: '@u', include_details: 'yes' }, 'include_details'],
     ['get_video_discovery', { id: 12 }, 'id'],
+    ['search_transcripts', { query: 5 }, 'query'],
+    ['search_transcripts', { query: '   ' }, 'query'],
+    ['search_transcripts', { query: 'moon', limit: 51 }, 'limit'],
   ];
   it.each(cases)('%s %j: INVALID_REQUEST naming %s', async (name, args, detail) => {
     const result = (await client.callTool({ name, arguments: args })) as {

@@ -171,6 +171,9 @@ describe('a caption job, as the Temporal UI shows it', () => {
         MediaId: 'rCAS2eD-mcw',
         JobMode: 'captions_only',
         JobStatus: 'succeeded',
+        // Temporal's own record of the patches a run took (the search-index step): operators can find by it the
+        // jobs that ran a change, as the runbook says.
+        TemporalChangeVersion: ['search-index'],
       });
       expect(await jobView(handle)).toMatchObject({
         status: 'succeeded',
