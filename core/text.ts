@@ -115,3 +115,10 @@ const ARROW = /-{2,}>/g;
 export function neutraliseArrows(text: string): string {
   return text.indexOf('->') === -1 ? text : text.replace(ARROW, '->');
 }
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text as HTML: the five characters HTML gives meaning to, escaped (the dashboard's templates, search's marks). */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+}

@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Browser } from 'playwright-core';
 import request from 'supertest';
-import { indexTranscript } from '../domain/search/index';
+import { publishedTranscript } from './support/transcripts';
 import { launchChromium, seriousA11yViolations } from './support/browser';
 import { createWorkspace, type TestWorkspace } from './support/harness';
 import { startJobStack, videositeCaptionRoutes, type JobStack } from './support/job-stack';
@@ -39,32 +38,11 @@ async function uploadTranscript(w: TestWorkspace): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'search-page-'));
   const uploadId = await uploadReady(stack.api, w, await twoVoiceWav(path.join(dir, 'two.wav')), 'audio/wav');
   fs.rmSync(dir, { recursive: true, force: true });
-  const id = randomUUID();
   const segments = [
     ...Array.from({ length: 40 }, (_, i) => ({ start: i * 0.25, end: i * 0.25 + 0.25, text: `Opening remark ${i}.` })),
     { start: 10, end: 14, text: 'The leopard came out of the forest at dawn.' },
-  ].map((s) => ({ ...s, speaker: null, language: null, match: null }));
-  await stack.api.deps.db.transcript.create({
-    data: {
-      id,
-      workspaceId: w.workspaceId,
-      jobId: randomUUID(),
-      reuseKey: randomUUID(),
-      platform: 'upload',
-      mediaId: uploadId,
-      title: 'Two voices',
-      sourceOrigin: 'speech_recognition',
-      language: 'en',
-      text: segments.map((s) => s.text).join(' '),
-      segments,
-      timingGranularity: 'segment',
-      extractionVersion: 'test',
-      publishedAt: new Date(),
-      expiresAt: new Date(Date.now() + 86400_000),
-    },
-  });
-  await indexTranscript(stack.api.deps.db, id);
-  return id;
+  ];
+  return publishedTranscript(stack.api.deps.db, w.workspaceId, segments, { platform: 'upload', mediaId: uploadId, title: 'Two voices' });
 }
 
 it('finds the words from the search box and opens the transcript at the moment, the player started there', async () => {

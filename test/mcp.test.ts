@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import request from 'supertest';
 import { getBalance } from '../domain/credits/ledger';
-import { indexTranscript } from '../domain/search/index';
+import { publishedTranscript } from './support/transcripts';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
 import { startJobStack, videositeCaptionRoutes, VIDEO_URL, type JobStack } from './support/job-stack';
 import type { ReplayRoute } from './support/replay-origin';
@@ -516,37 +516,16 @@ describe('search_transcripts', () => {
       const needle = 199 - 57;
       const ids: string[] = [];
       for (let i = 0; i < 200; i++) {
-        const id = randomUUID();
-        ids.push(id);
         const said =
           i === needle
             ? 'The quarterly figures show the lighthouse budget doubled after the storm.'
             : `Meeting ${i} went over the agenda, the minutes and the next steps.`;
         const segments = [
-          { start: 0, end: 12, text: `Welcome to recording ${i}.`, speaker: null, language: null, match: null },
-          { start: 12, end: 24, text: said, speaker: null, language: null, match: null },
-          { start: 24, end: 36, text: 'Thank you all for coming.', speaker: null, language: null, match: null },
+          { start: 0, end: 12, text: `Welcome to recording ${i}.` },
+          { start: 12, end: 24, text: said },
+          { start: 24, end: 36, text: 'Thank you all for coming.' },
         ];
-        await stack.api.deps.db.transcript.create({
-          data: {
-            id,
-            workspaceId: w.workspaceId,
-            jobId: randomUUID(),
-            reuseKey: randomUUID(),
-            platform: 'upload',
-            mediaId: randomUUID(),
-            title: `Recording ${i}`,
-            sourceOrigin: 'speech_recognition',
-            language: 'en',
-            text: segments.map((s) => s.text).join(' '),
-            segments,
-            timingGranularity: 'segment',
-            extractionVersion: 'test',
-            publishedAt: new Date(),
-            expiresAt: new Date(Date.now() + 86400_000),
-          },
-        });
-        await indexTranscript(stack.api.deps.db, id);
+        ids.push(await publishedTranscript(stack.api.deps.db, w.workspaceId, segments, { platform: 'upload', title: `Recording ${i}` }));
       }
       const client = await connect(w.apiKey, era);
       const found = await call(client, 'search_transcripts', { query: 'lighthouse budget' });

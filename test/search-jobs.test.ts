@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { SEARCH_INDEX_VERSION } from '../domain/search/index';
 import { searchIndexBackfillWorkflow } from '../workflows/search';
+import { publishedTranscript } from './support/transcripts';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
 import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitUntilFinal, type JobStack } from './support/job-stack';
 
@@ -59,26 +60,8 @@ it('the backfill writes the moments of transcripts written before the index, and
   const w = await createWorkspace(stack.api.deps, { plan: 'starter' });
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const id = randomUUID();
-    ids.push(id);
-    await stack.api.deps.db.transcript.create({
-      data: {
-        id,
-        workspaceId: w.workspaceId,
-        jobId: randomUUID(),
-        reuseKey: randomUUID(),
-        platform: 'upload',
-        mediaId: randomUUID(),
-        sourceOrigin: 'speech_recognition',
-        language: 'en',
-        text: `Old recording ${i} about marmalade.`,
-        segments: [{ start: 0, end: 5, text: `Old recording ${i} about marmalade.`, speaker: null, language: null, match: null }],
-        timingGranularity: 'segment',
-        extractionVersion: 'test',
-        publishedAt: new Date(),
-        expiresAt: new Date(Date.now() + 86400_000),
-      },
-    });
+    const said = [{ start: 0, end: 5, text: `Old recording ${i} about marmalade.` }];
+    ids.push(await publishedTranscript(stack.api.deps.db, w.workspaceId, said, { platform: 'upload', index: false }));
   }
   expect((await search(w, 'marmalade')).body.moments).toEqual([]);
   const run = () =>

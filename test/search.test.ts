@@ -4,6 +4,7 @@ import { indexTranscript } from '../domain/search/index';
 import { momentsOf, searchConfigOf } from '../domain/search/moments';
 import { parseSearchQuery } from '../domain/search/query';
 import { bearer, createWorkspace, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
+import { publishedTranscript, type TestSegment } from './support/transcripts';
 
 // Issue 52, first part: keyword search across a workspace's transcripts (GET /v1/search). Transcripts are
 // written here as a job writes them and indexed by the step the job workflow runs (indexTranscript);
@@ -20,39 +21,11 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => api?.close());
 
-type Seg = { start: number; end: number; text: string; speaker?: string | null; language?: string | null };
+type Seg = TestSegment;
 
-/** A published transcript as a finished job leaves it, indexed as its workflow indexes it. */
-async function transcript(
-  w: TestWorkspace,
-  segments: Seg[],
-  opts: { language?: string; platform?: 'videosite' | 'upload'; mediaId?: string; title?: string; index?: boolean } = {},
-) {
-  const id = randomUUID();
-  const platform = opts.platform ?? 'videosite';
-  await api.deps.db.transcript.create({
-    data: {
-      id,
-      workspaceId: w.workspaceId,
-      jobId: randomUUID(),
-      reuseKey: randomUUID(),
-      platform,
-      mediaId: opts.mediaId ?? (platform === 'upload' ? randomUUID() : 'rCAS2eD-mcw'),
-      canonicalUrl: platform === 'videosite' ? `https://www.youtube.com/watch?v=${opts.mediaId ?? 'rCAS2eD-mcw'}` : null,
-      title: opts.title ?? 'A talk',
-      sourceOrigin: 'speech_recognition',
-      language: opts.language ?? 'en',
-      text: segments.map((s) => s.text).join(' '),
-      segments: segments.map((s) => ({ speaker: null, language: null, match: null, ...s })),
-      timingGranularity: 'segment',
-      extractionVersion: 'test',
-      publishedAt: new Date(),
-      expiresAt: new Date(Date.now() + 86400_000),
-    },
-  });
-  if (opts.index !== false) await indexTranscript(api.deps.db, id);
-  return id;
-}
+/** A published transcript of `w`, indexed as its job's workflow indexes it. */
+const transcript = (w: TestWorkspace, segments: Seg[], opts: Parameters<typeof publishedTranscript>[3] = {}) =>
+  publishedTranscript(api.deps.db, w.workspaceId, segments, opts);
 
 const search = (w: TestWorkspace, query: Record<string, string | number>) =>
   request(api.app).get('/v1/search').query(query).set(bearer(w.apiKey));

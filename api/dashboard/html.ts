@@ -1,3 +1,4 @@
+import { escapeHtml } from '../../core/text';
 // The dashboard's only template mechanism: a tagged template that escapes every
 // interpolated value unless it is already markup made by `html` (or `raw` for a
 // trusted constant). No template language to learn, type-checked by tsc, no
@@ -10,11 +11,7 @@ export interface SafeHtml {
   readonly text: string;
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
+export { escapeHtml };
 
 const isSafe = (v: unknown): v is SafeHtml => typeof v === 'object' && v !== null && MARK in v;
 

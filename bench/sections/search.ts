@@ -1,10 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { Pool } from 'pg';
 import { SEARCH_INDEX_VERSION } from '../../domain/search/index';
 import { ACCENTED_CONFIG, searchConfigOf } from '../../domain/search/moments';
 import { searchMoments } from '../../domain/search/query';
 import type { SearchRequest } from '../../domain/schemas/search';
+import { allEvalClips } from '../../test/support/asr-eval';
 import { type BenchContext, type BenchSection, ms, pct, ratio } from '../harness';
 
 // Keyword search at scale (issue 52, item 6): a workspace of TRANSCRIPTS transcripts of MOMENTS_EACH moments,
@@ -15,29 +14,14 @@ const TRANSCRIPTS = Number(process.env.SEARCH_BENCH_TRANSCRIPTS ?? 20_000);
 const MOMENTS_EACH = 50;
 const CONCURRENCY = 16;
 const ROUNDS = 25;
-const SETS = [
-  path.resolve(__dirname, '../../../shared/asr-eval'),
-  path.resolve(__dirname, '../../../shared/asr-eval-large'),
-  path.resolve(__dirname, '../sets/speech'),
-];
 const SPACED = new Set(['en', 'es', 'fr', 'de', 'pt', 'it']);
 
-/** The reference texts of the eval sets in languages written with spaces, one sentence each. */
+/** The reference texts of the eval sets (allEvalClips) in languages written with spaces, one sentence each. */
 function sentences(): { lang: string; text: string }[] {
-  const out: { lang: string; text: string }[] = [];
-  for (const set of SETS) {
-    if (!fs.existsSync(set)) continue;
-    for (const lang of fs.readdirSync(set).filter((l) => SPACED.has(l))) {
-      for (const file of fs.readdirSync(path.join(set, lang)).filter((f) => f.endsWith('.txt'))) {
-        const text = fs
-          .readFileSync(path.join(set, lang, file), 'utf8')
-          .replace(/\s+/g, ' ')
-          .trim();
-        if (text.split(' ').length >= 5) out.push({ lang, text });
-      }
-    }
-  }
-  return out;
+  return allEvalClips()
+    .filter((c) => SPACED.has(c.lang))
+    .map((c) => ({ lang: c.lang, text: c.reference.replace(/\s+/g, ' ').trim() }))
+    .filter((s) => s.text.split(' ').length >= 5);
 }
 
 /** Queries from the corpus itself: its longest words, three-word phrases in quotes, prefixes. */

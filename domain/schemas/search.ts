@@ -72,7 +72,7 @@ export const MomentSchema = z
     end: z.number(),
     text: z.string().openapi({ description: 'The words of the moment: consecutive segments of one speaker and language, about 10–30 s.' }),
     highlighted_text: z.string().openapi({
-      description: 'The same text as an HTML fragment: `<`, `>`, `&` and `"` escaped, the words that matched in `<mark>…</mark>`.',
+      description: 'The same text as an HTML fragment: `<`, `>`, `&`, `"` and `\'` escaped, the words that matched in `<mark>…</mark>`.',
     }),
     speaker: z.string().nullable(),
     language: z.string().nullable(),

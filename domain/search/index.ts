@@ -41,9 +41,9 @@ export async function indexTranscript(db: Db, transcriptId: string): Promise<num
 }
 
 /** The moments of a transcript, removed (its deletion hides it at once; the purge removes the row and, by cascade, them). */
-export function removeTranscriptMoments(db: Db | Prisma.TransactionClient, transcriptId: string) {
+export function removeTranscriptMoments(db: Db | Prisma.TransactionClient, transcriptId: string, workspaceId?: string) {
   // A PrismaPromise, so it can run inside a batch transaction.
-  return db.transcriptMoment.deleteMany({ where: { transcriptId } });
+  return db.transcriptMoment.deleteMany({ where: { transcriptId, ...(workspaceId ? { workspaceId } : {}) } });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Prisma } from '../../prisma/generated/client';
 import { ServiceError } from '../../core/errors';
+import { escapeHtml } from '../../core/text';
 import { signPayload, verifyPayload } from '../accounts/secrets';
 import type { Db } from '../db';
 import { signedMediaLink } from '../transcripts/media';
@@ -54,8 +55,6 @@ interface Cursor {
   o: number; // offset
   h: string; // the query it belongs to
 }
-
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** `marked` (text with MARK_START/MARK_END around matches) as an HTML fragment with <mark>. */
 function highlighted(marked: string): string {

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { startWorkflowOnce } from '../../integrations/temporal-starts';
 import { TRANSCRIPT_PURGE_WORKFLOW, workflowIds } from '../../workflows/definitions';
 import type { Db } from '../db';
+import { removeTranscriptMoments } from '../search/index';
 import { ServiceError } from '../../core/errors';
 import { exportServedJson, exportTranscript, type CaptionLayout, type ExportFormat, type ExportNaming } from './export';
 import { toTranscriptView, transcriptJson, type TranscriptView } from './view';
@@ -54,7 +55,7 @@ export async function deleteTranscript(db: Db, temporal: Client, taskQueue: stri
   // Hidden and out of search in one transaction (search also skips deleted transcripts; this frees their rows now).
   const [res] = await db.$transaction([
     db.transcript.updateMany({ where: visible(workspaceId, id), data: { deletedAt: new Date() } }),
-    db.transcriptMoment.deleteMany({ where: { transcriptId: id, workspaceId } }),
+    removeTranscriptMoments(db, id, workspaceId),
   ]);
   if (res.count === 0) throw new ServiceError('NOT_FOUND', 'id', { message: 'No transcript with this id in this workspace.' });
   await startWorkflowOnce(temporal, taskQueue, TRANSCRIPT_PURGE_WORKFLOW, {

@@ -1,5 +1,5 @@
 import { searchMoments, withNeighbours } from '../../../domain/search/query';
-import { MAX_SEARCH_PAGE, SearchQuery } from '../../../domain/schemas/search';
+import { MAX_SEARCH_PAGE, MomentSchema, SearchQuery } from '../../../domain/schemas/search';
 import { PLATFORMS } from '../../../domain/schemas/jobs';
 import { ServiceError } from '../../../core/errors';
 import type { AppDeps } from '../../http/context';
@@ -9,21 +9,8 @@ import { countedRead, guarded, ok, requireScopes, z, type ToolRegistrar } from '
 // search_transcripts: where something was said across the workspace's transcripts (GET /v1/search), each
 // moment with the words around it, so an agent finds the sentence without reading whole transcripts.
 
-const MomentOut = z.object({
-  transcript_id: z.string(),
-  job_id: z.string(),
-  source: z.object({ platform: z.string(), media_id: z.string(), title: z.string().nullable(), canonical_url: z.string().nullable() }),
-  start: z.number(),
-  end: z.number(),
-  text: z.string(),
-  highlighted_text: z.string(),
-  before: z.string().nullable(),
-  after: z.string().nullable(),
-  speaker: z.string().nullable(),
-  language: z.string().nullable(),
-  score: z.number(),
-  link: z.string().nullable(),
-});
+/** GET /v1/search's moment, with the text of the moments before and after it. */
+const MomentOut = MomentSchema.extend({ before: z.string().nullable(), after: z.string().nullable() });
 
 /** The tool's arguments as GET /v1/search reads them; a refusal names the tool's own argument (`query`, not `q`). */
 function searchRequest(query: string, filters: Record<string, unknown>) {
