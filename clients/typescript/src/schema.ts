@@ -1418,7 +1418,7 @@ export interface components {
       end: number;
       /** @description The words of the moment: consecutive segments of one speaker and language, about 10–30 s. */
       text: string;
-      /** @description The same text as an HTML fragment: `<`, `>`, `&` and `"` escaped, the words that matched in `<mark>…</mark>`. */
+      /** @description The same text as an HTML fragment: `<`, `>`, `&`, `"` and `'` escaped, the words that matched in `<mark>…</mark>`. */
       highlighted_text: string;
       speaker: string | null;
       language: string | null;
