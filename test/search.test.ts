@@ -27,8 +27,12 @@ type Seg = TestSegment;
 const transcript = (w: TestWorkspace, segments: Seg[], opts: Parameters<typeof publishedTranscript>[3] = {}) =>
   publishedTranscript(api.deps.db, w.workspaceId, segments, opts);
 
+/** A keyword search (this file's subject; test/search-meaning.test.ts has the others): unless the query says otherwise. */
 const search = (w: TestWorkspace, query: Record<string, string | number>) =>
-  request(api.app).get('/v1/search').query(query).set(bearer(w.apiKey));
+  request(api.app)
+    .get('/v1/search')
+    .query({ mode: 'keyword', ...query })
+    .set(bearer(w.apiKey));
 
 describe('moments', () => {
   it('are windows of consecutive segments of one speaker and language, closed once they hold 10 s, never past 30 s', () => {
@@ -238,7 +242,7 @@ describe('GET /v1/search', () => {
     const w = await createWorkspace(api.deps, { plan: 'trial' });
     const res = await search(w, { q: 'anything' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ moments: [], next_cursor: null });
+    expect(res.body).toEqual({ mode: 'keyword', moments: [], next_cursor: null });
   });
 
   it.each([
@@ -263,11 +267,19 @@ describe('GET /v1/search', () => {
     expect(res.body.error.request_id ?? res.body.request_id).toBeTruthy();
   });
 
-  it('refuses search by meaning until its index is in service, naming mode', async () => {
-    for (const mode of ['semantic', 'hybrid']) {
-      const res = await search(ws, { q: 'moon', mode });
-      expect(res.status).toBe(422);
-      expect(res.body.error).toMatchObject({ code: 'CAPABILITY_UNAVAILABLE', details: { detail: 'mode' } });
+  it('without the embedding model: keyword by default, and search by meaning refused naming mode', async () => {
+    const plain = await startTestApi({ EMBEDDING_MODEL_DIR: '/nonexistent/e5' });
+    try {
+      expect(plain.deps.embedder).toBeNull();
+      const res = await request(plain.app).get('/v1/search').query({ q: 'choosing' }).set(bearer(ws.apiKey));
+      expect(res.body).toMatchObject({ mode: 'keyword', moments: [{ transcript_id: english }] });
+      for (const mode of ['semantic', 'hybrid']) {
+        const refused = await request(plain.app).get('/v1/search').query({ q: 'moon', mode }).set(bearer(ws.apiKey));
+        expect(refused.status).toBe(422);
+        expect(refused.body.error).toMatchObject({ code: 'CAPABILITY_UNAVAILABLE', details: { detail: 'mode' } });
+      }
+    } finally {
+      await plain.close();
     }
   });
 

@@ -7,7 +7,9 @@ import { createOutbound } from '../integrations/outbound/http';
 import { activityDepsFromConfig } from './activity-deps';
 import { Client } from '@temporalio/client';
 import { connectTemporal } from '../integrations/temporal-connection';
-import { ensureSchedules, ensureSearchBackfill } from './schedules';
+import { ensureSchedules, ensureSearchBackfill, ensureSearchEmbeddings } from './schedules';
+import { createEmbeddingActivities } from '../activities/search';
+import { e5Embedder } from '../integrations/embeddings/e5';
 import { runWorkflowStarter } from './workflow-starter';
 import { workflowCodeOptions } from './workflow-bundle';
 import { missingSearchAttributes } from '../domain/workflow-starts';
@@ -74,6 +76,20 @@ async function main() {
     ...(interceptors ? { interceptors: prebuilt ? { ...interceptors, workflowModules: [] } : interceptors } : {}),
     ...(sinks ? { sinks } : {}),
   });
+  // Search by meaning: where the model is, this process also serves the embedding queue, one batch at a time (the
+  // engine uses every core for a batch), and makes sure the follower that feeds it runs.
+  const embedder = e5Embedder(cfg.EMBEDDING_MODEL_DIR);
+  const embeddingWorker = embedder
+    ? await Worker.create({
+        connection,
+        namespace: cfg.TEMPORAL_NAMESPACE,
+        taskQueue: cfg.EMBEDDING_TASK_QUEUE,
+        activities: createEmbeddingActivities(prisma, embedder),
+        maxConcurrentActivityTaskExecutions: 1,
+        shutdownGraceTime: WORKER_SHUTDOWN_GRACE,
+      })
+    : null;
+  if (embedder) await ensureSearchEmbeddings(client, taskQueue, cfg.EMBEDDING_TASK_QUEUE);
   // Starts the workflows of committed work whose start after the commit was lost (domain/workflow-starts.ts).
   const stopStarter = runWorkflowStarter(prisma, { temporal: client, taskQueue }, logger);
   logger.info(
@@ -84,10 +100,11 @@ async function main() {
       recognizer: cfg.RECOGNIZER,
       recognition_task_queue: activityDeps.transcription.cloud ? null : cfg.RECOGNITION_TASK_QUEUE,
       scratch_swept: sweptScratch,
+      embedding: embedder ? { model: embedder.model, task_queue: cfg.EMBEDDING_TASK_QUEUE } : null,
     },
     'worker running',
   );
-  await worker.run();
+  await Promise.all([worker.run(), embeddingWorker?.run()]);
   // No activity runs any more: this process's own scratch folder goes too.
   await clearIdleScratch();
   await stopStarter();

@@ -7,8 +7,11 @@ import {
   RETENTION_SCHEDULE_ID,
   RETENTION_WORKFLOW,
   SEARCH_BACKFILL_WORKFLOW,
+  SEARCH_EMBEDDING_WORKFLOW,
+  SEARCH_EMBEDDING_WORKFLOW_ID,
   workflowIds,
   type SearchBackfillInput,
+  type SearchEmbeddingInput,
 } from '../workflows/definitions';
 
 /** The periodic work, each a schedule operators see in the Temporal UI. */
@@ -45,5 +48,18 @@ export async function ensureSearchBackfill(client: Client, taskQueue: string): P
     workflowId: workflowIds.searchBackfill(SEARCH_INDEX_VERSION),
     args: [{ version: SEARCH_INDEX_VERSION, afterId: null, indexed: 0 } satisfies SearchBackfillInput],
     staticSummary: `Search index backfill, version ${SEARCH_INDEX_VERSION}`,
+  });
+}
+
+/**
+ * The search embedding follower (workflows/search.ts), started when none runs: it runs for as long as the service
+ * does; one that was terminated by an operator is started again by the next worker start.
+ */
+export async function ensureSearchEmbeddings(client: Client, taskQueue: string, embeddingTaskQueue: string): Promise<void> {
+  await startWorkflowOnce(client, taskQueue, SEARCH_EMBEDDING_WORKFLOW, {
+    workflowId: SEARCH_EMBEDDING_WORKFLOW_ID,
+    restartAfterClose: true,
+    args: [{ embeddingTaskQueue, idleSeconds: 5, embedded: 0 } satisfies SearchEmbeddingInput],
+    staticSummary: `Search embeddings of new moments, on ${embeddingTaskQueue}`,
   });
 }

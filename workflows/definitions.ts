@@ -221,6 +221,18 @@ export interface SearchBackfillInput {
   indexed: number;
 }
 
+export const SEARCH_EMBEDDING_WORKFLOW = 'searchEmbeddingFollowerWorkflow';
+/** The one embedding follower of a namespace: it runs for as long as the service does (continued as new). */
+export const SEARCH_EMBEDDING_WORKFLOW_ID = 'search-embedding-follower';
+export interface SearchEmbeddingInput {
+  /** Where the embedding workers take their activities (EMBEDDING_TASK_QUEUE). */
+  embeddingTaskQueue: string;
+  /** How long it waits when nothing is left to embed, before it looks again. */
+  idleSeconds: number;
+  /** Moments embedded by the runs before this one. */
+  embedded: number;
+}
+
 export const WEBHOOK_WORKFLOW = 'webhookDeliveryWorkflow';
 /**
  * Delays between delivery attempts: 10 s, 30 s, 2 min, 10 min, 30 min, 1 h,

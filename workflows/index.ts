@@ -6,4 +6,4 @@ export { verifyUploadWorkflow } from './upload';
 export { purgeTranscriptWorkflow, retentionSweepWorkflow } from './retention';
 export { discoveryWorkflow } from './discovery';
 export { monthlyGrantsWorkflow } from './billing';
-export { searchIndexBackfillWorkflow } from './search';
+export { searchEmbeddingFollowerWorkflow, searchIndexBackfillWorkflow } from './search';

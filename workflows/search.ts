@@ -1,6 +1,14 @@
-import { continueAsNew, proxyActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities, setCurrentDetails, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { HEARTBEAT_TIMEOUT, LOST_ATTEMPT_RETRY, retryPolicy, searchAttributes as sa, type SearchBackfillInput } from './definitions';
+import type { EmbeddingActivities } from '../activities/search';
+import {
+  HEARTBEAT_TIMEOUT,
+  LOST_ATTEMPT_RETRY,
+  retryPolicy,
+  searchAttributes as sa,
+  type SearchBackfillInput,
+  type SearchEmbeddingInput,
+} from './definitions';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
@@ -39,4 +47,44 @@ export async function searchIndexBackfillWorkflow(input: SearchBackfillInput): P
     afterId = done.lastId;
   }
   return continueAsNew<typeof searchIndexBackfillWorkflow>({ ...input, afterId, indexed });
+}
+
+/** Batches per run before the history is handed to a new run; and the batch. */
+const EMBEDDING_STEPS_PER_RUN = 500;
+const EMBEDDING_BATCH = 32;
+
+/**
+ * The search embedding follower: writes the sentence embedding of every moment that has none of the current model,
+ * batch after batch, on the embedding workers' queue, and looks again every `idleSeconds` once none is left. New
+ * transcripts are found by meaning within seconds of being indexed; after a change of model, every moment is
+ * embedded again by the same loop. Each batch is whole or not at all (domain/search/embeddings.ts), so a worker
+ * killed mid-batch loses nothing. One per namespace (SEARCH_EMBEDDING_WORKFLOW_ID); its current details say how
+ * far it got and how many moments wait.
+ */
+export async function searchEmbeddingFollowerWorkflow(input: SearchEmbeddingInput): Promise<never> {
+  const embeddings = proxyActivities<EmbeddingActivities>({
+    taskQueue: input.embeddingTaskQueue,
+    startToCloseTimeout: '5 minutes',
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    retry: retryPolicy(LOST_ATTEMPT_RETRY),
+  });
+  let { embedded } = input;
+  upsertSearchAttributes([{ key: sa.jobStatus, value: 'processing' }]);
+  for (let step = 0; step < EMBEDDING_STEPS_PER_RUN; step++) {
+    let done: Awaited<ReturnType<EmbeddingActivities['embedPendingMoments']>>;
+    try {
+      done = await embeddings.embedPendingMoments(EMBEDDING_BATCH);
+    } catch (err) {
+      // Retries spent (the database away for long): the follower waits and goes on, it never ends on its own.
+      setCurrentDetails(`Embedded ${embedded} moment(s); the last batch failed (${(err as Error).message}), trying again soon.`);
+      await sleep(`${input.idleSeconds} seconds`);
+      continue;
+    }
+    embedded += done.embedded;
+    setCurrentDetails(
+      `Embedded ${embedded} moment(s) with ${done.model}; ${done.pending >= 10000 ? '10,000 or more' : done.pending} waiting.`,
+    );
+    if (done.embedded === 0) await sleep(`${input.idleSeconds} seconds`);
+  }
+  return continueAsNew<typeof searchEmbeddingFollowerWorkflow>({ ...input, embedded });
 }

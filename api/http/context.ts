@@ -12,6 +12,7 @@ import type { ObjectStore } from '../../integrations/storage';
 import type { StartDispatcher } from '../../domain/start-dispatcher';
 import type { Stripe } from '../../integrations/payments/stripe-client';
 import type { RequestLoad } from './request-load';
+import type { TextEmbedder } from '../../integrations/embeddings/e5';
 
 /** Everything a handler may use; built once per API process in api/app.ts. */
 export interface AppDeps {
@@ -40,6 +41,8 @@ export interface AppDeps {
   starts: StartDispatcher;
   /** The writes this process is answering: while it is busy, `starts` holds its starts (api/http/request-load.ts). */
   requestLoad: RequestLoad;
+  /** The search query's embedder (search by meaning); null where the model is not installed. */
+  embedder: TextEmbedder | null;
   /** stripe-node for billing (domain/billing); null without STRIPE_SECRET_KEY (checkout and portal answer 503). */
   stripe: Stripe | null;
   /**

@@ -1,3 +1,4 @@
+import { searchContext } from '../wiring';
 import { searchMoments } from '../../domain/search/query';
 import { SearchQuery, SearchResultSchema } from '../../domain/schemas/search';
 import { defineRoute, type AnyRoute } from '../http/route';
@@ -17,7 +18,7 @@ const search = defineRoute({
   errors: ['CAPABILITY_UNAVAILABLE'],
   handler: async ({ deps, principal, query }) => ({
     status: 200,
-    body: await searchMoments(deps.db, { secretsKey: deps.secretsKey, baseUrl: deps.baseUrl }, principal.workspaceId, query),
+    body: await searchMoments(deps.db, searchContext(deps), principal.workspaceId, query),
   }),
 });
 

@@ -2,11 +2,12 @@ import { Pool } from 'pg';
 import { SEARCH_INDEX_VERSION } from '../../domain/search/index';
 import { ACCENTED_CONFIG, searchConfigOf } from '../../domain/search/moments';
 import { searchMoments } from '../../domain/search/query';
+import { vectorLiteral } from '../../integrations/embeddings/e5';
 import type { SearchRequest } from '../../domain/schemas/search';
 import { allEvalClips } from '../../test/support/asr-eval';
 import { type BenchContext, type BenchSection, ms, pct, ratio } from '../harness';
 
-// Keyword search at scale (issue 52, item 6): a workspace of TRANSCRIPTS transcripts of MOMENTS_EACH moments,
+// Search at scale (issue 52, item 6): keyword, semantic and hybrid,: a workspace of TRANSCRIPTS transcripts of MOMENTS_EACH moments,
 // built from real speech (the reference sentences of the eval sets, two of one language a moment), searched 16
 // at a time through the domain function GET /v1/search calls, beside the bare SQL of the same mode.
 
@@ -70,8 +71,20 @@ export const searchSection: BenchSection = {
         SELECT gen_random_uuid(), ${ws!.workspaceId}::uuid, gen_random_uuid(), 'bench-search-' || g, 'upload', gen_random_uuid()::text,
           'Bench ' || g, 'speech_recognition', 'en', '', '[]'::jsonb, 'segment', 'bench', now(), now() + interval '30 days', ${SEARCH_INDEX_VERSION}
         FROM generate_series(1, ${TRANSCRIPTS}) g`;
+      // Each moment's vector from its sentences' real embeddings (the normalised sum of the two sentences' vectors:
+      // embedding a million distinct texts would take the model seven hours on two cores).
+      const embedder = api.deps.embedder;
+      if (!embedder) throw new Error('the e5 model is not installed (stack/search-setup.sh)');
+      const embed0 = performance.now();
+      const sentenceVectors = await embedder.embedPassages(pool.map((p) => p.text));
+      const sentenceEmbedSeconds = (performance.now() - embed0) / 1000;
+      await db.$executeRawUnsafe('CREATE TABLE IF NOT EXISTS bench_sentence_vectors (n int PRIMARY KEY, v vector(384))');
+      await db.$executeRawUnsafe('TRUNCATE bench_sentence_vectors');
+      await db.$executeRaw`INSERT INTO bench_sentence_vectors SELECT n, v::vector FROM unnest(${sentenceVectors.map(vectorLiteral)}::text[]) WITH ORDINALITY AS s(v, n)`;
       // A bulk load as an operator would make it: the indexes built after the rows.
-      await db.$executeRawUnsafe('DROP INDEX transcript_moments_words_idx, transcript_moments_trigram_idx');
+      await db.$executeRawUnsafe(
+        'DROP INDEX transcript_moments_words_idx, transcript_moments_trigram_idx, transcript_moments_embedding_idx',
+      );
       const langs = pool.map((s) => s.lang);
       const cfgs = pool.map((s) => searchConfigOf(s.lang));
       await db.$executeRaw`
@@ -82,24 +95,39 @@ export const searchSection: BenchSection = {
           SELECT t.id, k.seq, 1 + ((t.rn * ${MOMENTS_EACH} + k.seq) * 7919) % ${pool.length} AS a,
             1 + ((t.rn * ${MOMENTS_EACH} + k.seq) * 104729) % ${pool.length} AS b
           FROM t CROSS JOIN generate_series(0, ${MOMENTS_EACH - 1}) AS k(seq))
-        INSERT INTO transcript_moments (transcript_id, seq, workspace_id, start, "end", text, speaker, language, search_config, words)
+        INSERT INTO transcript_moments (transcript_id, seq, workspace_id, start, "end", text, speaker, language, search_config, words,
+          embedding, embedding_model)
         SELECT p.id, p.seq, ${ws!.workspaceId}::uuid, p.seq * 15, p.seq * 15 + 15, x.text, NULL, x.lang, x.cfg,
-          to_tsvector(x.accented::regconfig, x.text) || to_tsvector(x.cfg::regconfig, x.text)
-        FROM picks p JOIN s sa ON sa.n = p.a JOIN s sb ON sb.n = p.b,
+          to_tsvector(x.accented::regconfig, x.text) || to_tsvector(x.cfg::regconfig, x.text),
+          CASE WHEN sb.lang = sa.lang THEN l2_normalize(va.v + vb.v) ELSE va.v END, ${embedder.model}
+        FROM picks p JOIN s sa ON sa.n = p.a JOIN s sb ON sb.n = p.b
+          JOIN bench_sentence_vectors va ON va.n = p.a JOIN bench_sentence_vectors vb ON vb.n = p.b,
           LATERAL (SELECT sa.lang, sa.cfg, sa.accented, CASE WHEN sb.lang = sa.lang THEN sa.text || ' ' || sb.text ELSE sa.text END AS text) x`;
       await db.$executeRawUnsafe('CREATE INDEX transcript_moments_words_idx ON transcript_moments USING GIN (words)');
       await db.$executeRawUnsafe(
         "CREATE INDEX transcript_moments_trigram_idx ON transcript_moments USING GIN (text gin_trgm_ops) WHERE search_config = 'search_trigram'",
       );
+      const buildSeconds = (performance.now() - built0) / 1000;
+      // The HNSW index, built as an operator would for a bulk load: with the memory to hold the graph.
+      const hnsw0 = performance.now();
+      const builder = await bare.connect();
+      try {
+        await builder.query(`SET maintenance_work_mem = '2GB'`);
+        await builder.query(
+          'CREATE INDEX transcript_moments_embedding_idx ON transcript_moments USING hnsw (embedding vector_cosine_ops) WHERE embedding IS NOT NULL',
+        );
+      } finally {
+        builder.release();
+      }
+      const hnswSeconds = (performance.now() - hnsw0) / 1000;
       await db.$executeRawUnsafe('ANALYZE transcript_moments');
       await db.$executeRawUnsafe('ANALYZE transcripts');
-      const buildSeconds = (performance.now() - built0) / 1000;
-      const [sizes] = await db.$queryRaw<{ table: bigint; words: bigint; trigram: bigint; rows: bigint }[]>`
+      const [sizes] = await db.$queryRaw<{ table: bigint; words: bigint; trigram: bigint; hnsw: bigint; rows: bigint }[]>`
         SELECT pg_table_size('transcript_moments') AS table, pg_relation_size('transcript_moments_words_idx') AS words,
-          pg_relation_size('transcript_moments_trigram_idx') AS trigram, (SELECT count(*) FROM transcript_moments WHERE workspace_id = ${ws!.workspaceId}::uuid) AS rows`;
+          pg_relation_size('transcript_moments_trigram_idx') AS trigram, pg_relation_size('transcript_moments_embedding_idx') AS hnsw, (SELECT count(*) FROM transcript_moments WHERE workspace_id = ${ws!.workspaceId}::uuid) AS rows`;
 
       const qs = queries(pool);
-      const keys = { secretsKey: api.deps.secretsKey, baseUrl: api.deps.baseUrl };
+      const keys = { secretsKey: api.deps.secretsKey, baseUrl: api.deps.baseUrl, embedder: null };
       const request = (q: string): SearchRequest => ({ q, mode: 'keyword', limit: 10 });
       // Warm both paths once per query (plans, caches), then measure.
       for (const { q } of qs) await searchMoments(db, keys, ws!.workspaceId, request(q));
@@ -118,10 +146,47 @@ export const searchSection: BenchSection = {
         await bare.query(bareSql, [ws!.workspaceId, qs[i % qs.length]!.q]);
       });
 
+      // By meaning: the service's semantic and hybrid searches (the query's embedding included), beside the bare SQL
+      // of the semantic mode (the nearest moments of the workspace by the HNSW index, the query's vector given) and
+      // the query's embedding alone.
+      const meaningKeys = { ...keys, embedder };
+      const queryVectors = new Map<string, string>();
+      for (const { q } of qs) queryVectors.set(q, vectorLiteral(await embedder.embedQuery(q)));
+      const byMeaning = async (mode: 'semantic' | 'hybrid') => {
+        for (const { q } of qs) await searchMoments(db, meaningKeys, ws!.workspaceId, { q, mode, limit: 10 });
+        return concurrently(total, async (i) => {
+          await searchMoments(db, meaningKeys, ws!.workspaceId, { q: qs[i % qs.length]!.q, mode, limit: 10 });
+        });
+      };
+      const semantic = await byMeaning('semantic');
+      const hybrid = await byMeaning('hybrid');
+      const bareSemanticSql = `SELECT transcript_id, seq FROM transcript_moments
+        WHERE workspace_id = $1 AND embedding IS NOT NULL ORDER BY embedding <=> $2::vector LIMIT 11`;
+      const bareSemantic = await concurrently(total, async (i) => {
+        const c = await bare.connect();
+        try {
+          await c.query('BEGIN');
+          await c.query('SET LOCAL hnsw.iterative_scan = relaxed_order');
+          await c.query(bareSemanticSql, [ws!.workspaceId, queryVectors.get(qs[i % qs.length]!.q)]);
+          await c.query('COMMIT');
+        } finally {
+          c.release();
+        }
+      });
+      const embedOnly = await concurrently(total, async (i) => {
+        await embedder.embedQuery(qs[i % qs.length]!.q);
+      });
+      const embedAlone: number[] = [];
+      for (const { q } of qs) {
+        const t0 = performance.now();
+        await embedder.embedQuery(q);
+        embedAlone.push(performance.now() - t0);
+      }
+
       const rows = Number(sizes!.rows);
       const hours = (rows * 15) / 3600;
       const mb = (b: bigint) => Number(b) / 1048576;
-      out(`## Keyword search at scale (issue 52)`);
+      out(`## Search at scale (issue 52)`);
       out();
       out(
         `One workspace of ${TRANSCRIPTS.toLocaleString('en')} transcripts × ${MOMENTS_EACH} moments = ${rows.toLocaleString('en')} moments (${hours.toFixed(0)} h of speech at 15 s a moment), each two real sentences of one language from the eval sets' references (${pool.length} sentences in en, es, fr, de, pt, it: a small vocabulary, so a word matches far more moments than in real speech, the hard case for ranking). ${qs.length} queries from the corpus (single words, three-word phrases in quotes, prefixes), ${ROUNDS} rounds, ${CONCURRENCY} at once. "Service" is searchMoments, what GET /v1/search runs after authentication (every configuration's query, visibility join, headline, links); the baseline is the bare SQL of one configuration's match, rank and page. Built in ${buildSeconds.toFixed(0)} s (rows, then the GIN indexes).`,
@@ -133,13 +198,28 @@ export const searchSection: BenchSection = {
       out(
         `| service keyword search | ${ms(pct(service, 50))} | ${ms(pct(service, 99))} | ${ratio(pct(service, 50), pct(baseline, 50))} | p50 ≤ 15 ms, p99 ≤ 60 ms: ${pct(service, 50) <= 15 && pct(service, 99) <= 60 ? 'met' : 'not met'} |`,
       );
+      out(
+        `| bare SQL, semantic (baseline: the HNSW scan, the query's vector given) | ${ms(pct(bareSemantic, 50))} | ${ms(pct(bareSemantic, 99))} | 1.00× | |`,
+      );
+      out(`| the query's embedding alone (${CONCURRENCY} at once) | ${ms(pct(embedOnly, 50))} | ${ms(pct(embedOnly, 99))} | | |`);
+      out(
+        `| service semantic search | ${ms(pct(semantic, 50))} | ${ms(pct(semantic, 99))} | ${ratio(pct(semantic, 50), pct(bareSemantic, 50))} | |`,
+      );
+      out(
+        `| service hybrid search | ${ms(pct(hybrid, 50))} | ${ms(pct(hybrid, 99))} | ${ratio(pct(hybrid, 50), pct(bareSemantic, 50))} | p50 ≤ 40 ms: ${pct(hybrid, 50) <= 40 ? 'met' : 'not met'} |`,
+      );
       out();
       out(
-        `Moments found per search: median ${pct(hits, 50)} of 10. Index size: table ${mb(sizes!.table).toFixed(0)} MB, words (GIN) ${mb(sizes!.words).toFixed(0)} MB, trigrams (GIN) ${mb(sizes!.trigram).toFixed(0)} MB: ${((mb(sizes!.table) + mb(sizes!.words) + mb(sizes!.trigram)) / hours).toFixed(2)} MB per hour of speech.`,
+        `One query's embedding alone, one at a time: p50 ${ms(pct(embedAlone, 50))}. The model embeds one text at a time on all cores, so ${CONCURRENCY} searches at once queue for it: on two cores the embedding, not the index, sets the pace of search by meaning. The moments' vectors: ${pool.length} sentences embedded in ${sentenceEmbedSeconds.toFixed(1)} s; the HNSW index (m 16, ef_construction 64, cosine) built in ${hnswSeconds.toFixed(0)} s.`,
+      );
+      out();
+      out(
+        `Moments found per search: median ${pct(hits, 50)} of 10. Index size: table ${mb(sizes!.table).toFixed(0)} MB, words (GIN) ${mb(sizes!.words).toFixed(0)} MB, trigrams (GIN) ${mb(sizes!.trigram).toFixed(0)} MB, vectors (HNSW) ${mb(sizes!.hnsw).toFixed(0)} MB: ${((mb(sizes!.table) + mb(sizes!.words) + mb(sizes!.trigram) + mb(sizes!.hnsw)) / hours).toFixed(2)} MB per hour of speech (the table holds the vectors).`,
       );
       out();
     } finally {
       await db.transcript.deleteMany({ where: { workspaceId: ws!.workspaceId } });
+      await db.$executeRawUnsafe('DROP TABLE IF EXISTS bench_sentence_vectors');
       await bare.end();
       await api.close();
     }

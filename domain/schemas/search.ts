@@ -7,6 +7,8 @@ export const MAX_SEARCH_QUERY_CHARS = 500;
 export const MAX_SEARCH_PAGE = 50;
 /** How deep paging goes: moments ranked past this are not paged to (refine the query instead). */
 export const MAX_SEARCH_DEPTH = 1000;
+/** How deep semantic and hybrid search page (each ranking is read this deep, then fused). */
+export const MEANING_DEPTH = 200;
 
 const isoInstant = (field: string) =>
   z
@@ -28,10 +30,12 @@ export const SearchQuery = z
         description:
           'What was said. Words match in any form the language\'s stemmer relates ("talks" finds "talking"), accents folded ("cafe" finds "café"); `"a phrase"` in double quotes matches those words in that order; `word*` matches words that begin so; `-word` excludes; `or` between words matches either. Japanese, Korean, Chinese and Thai transcripts are matched by the characters given.',
       }),
-    mode: z.enum(SEARCH_MODES).default('keyword').openapi({
-      description:
-        '`keyword`: the words as above (the default). `semantic` (by meaning, across languages) and `hybrid` (both, fused) are refused with 422 `CAPABILITY_UNAVAILABLE` naming `mode` until the embedding index is in service.',
-    }),
+    mode: z
+      .enum(SEARCH_MODES)
+      .optional()
+      .openapi({
+        description: `\`keyword\`: the words as above. \`semantic\`: by meaning, in any language (a question in Spanish finds the English moment that answers it), through sentence embeddings of every moment; a moment is found this way a few seconds after its transcript is published. \`hybrid\`: both rankings fused by reciprocal rank, so an exact phrase and a paraphrase both come first. Absent: \`hybrid\`, or \`keyword\` where the deployment has no embedding model (the answer's \`mode\` says which ran); \`semantic\` or \`hybrid\` asked of such a deployment is refused with 422 \`CAPABILITY_UNAVAILABLE\` naming \`mode\`. Semantic and hybrid page through the best ${MEANING_DEPTH} moments, keyword through ${MAX_SEARCH_DEPTH}.`,
+      }),
     language: Bcp47Tag.optional().openapi({
       description: 'Only moments spoken in this language (`pt` also matches `pt-BR`).',
     }),
@@ -76,7 +80,10 @@ export const MomentSchema = z
     }),
     speaker: z.string().nullable(),
     language: z.string().nullable(),
-    score: z.number().openapi({ description: 'How well the moment matches; higher is better, comparable within one search only.' }),
+    score: z.number().openapi({
+      description:
+        'How well the moment matches; higher is better, comparable within one search only (keyword: text search rank; semantic: cosine similarity; hybrid: the fused reciprocal rank).',
+    }),
     link: z.string().nullable().openapi({
       description:
         'Opens the media at the moment: the video at its second (`…watch?v=ID&t=123`) for videosite, a signed link to the uploaded file with `#t=` for uploads (valid an hour), the source page for other platforms; null when the service keeps no link (direct links).',
@@ -86,6 +93,7 @@ export const MomentSchema = z
 
 export const SearchResultSchema = z
   .object({
+    mode: z.enum(SEARCH_MODES).openapi({ description: 'The mode that ran: the one asked for, or the default.' }),
     moments: z.array(MomentSchema),
     next_cursor: z
       .string()

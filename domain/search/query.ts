@@ -6,8 +6,9 @@ import { signPayload, verifyPayload } from '../accounts/secrets';
 import type { Db } from '../db';
 import { signedMediaLink } from '../transcripts/media';
 import { videositeCanonicalUrl } from '../../integrations/platforms/links';
-import { MAX_SEARCH_DEPTH, type SearchRequest, type SearchResultView } from '../schemas/search';
+import { MAX_SEARCH_DEPTH, MEANING_DEPTH, type SearchRequest, type SearchResultView } from '../schemas/search';
 import { ACCENTED_CONFIG, SEARCH_CONFIGS } from './moments';
+import { vectorLiteral, type TextEmbedder } from '../../integrations/embeddings/e5';
 
 /** The marks ts_headline puts around a matched word: private-use characters no transcript holds. */
 const MARK_START = '\uE000';
@@ -49,6 +50,7 @@ interface Row {
   speaker: string | null;
   language: string | null;
   score: number;
+  search_config: string;
 }
 
 interface Cursor {
@@ -68,38 +70,97 @@ function markTerms(text: string, terms: string[]): string {
   return text.replace(pattern, (m) => `${MARK_START}${m}${MARK_END}`);
 }
 
+/** What a search needs besides the database: the keys of its cursors and links, and the query's embedder. */
+export interface SearchContext {
+  secretsKey: string;
+  baseUrl: string;
+  /** Null where the model is not installed: semantic and hybrid are then unavailable. */
+  embedder: TextEmbedder | null;
+}
+
+/** A ranked moment, before its text and source are read. */
+interface Pick {
+  transcript_id: string;
+  seq: number;
+  score: number;
+}
+
+/** Reciprocal rank fusion's constant: a moment's fused score is the sum over the rankings of 1 / (RRF_K + rank). */
+const RRF_K = 60;
+
 /**
- * GET /v1/search, mode keyword: the workspace's visible transcripts' moments that match, best first. Each
- * moment's words are matched with its own language's configuration (the query read once per configuration),
- * the languages written without spaces by their characters (trigram-indexed ILIKE).
+ * GET /v1/search: the workspace's visible transcripts' moments that match, best first. `keyword`: each moment's
+ * words matched with its own language's configuration (the query read once per configuration), the languages
+ * written without spaces by their characters (trigram-indexed ILIKE). `semantic`: the moments nearest the query's
+ * embedding (any language). `hybrid` (the default where the model is installed): both rankings fused by
+ * reciprocal rank.
  */
-export async function searchMoments(
-  db: Db,
-  keys: { secretsKey: string; baseUrl: string },
-  workspaceId: string,
-  req: SearchRequest,
-): Promise<SearchResultView> {
-  if (req.mode !== 'keyword')
+export async function searchMoments(db: Db, ctx: SearchContext, workspaceId: string, req: SearchRequest): Promise<SearchResultView> {
+  const mode = req.mode ?? (ctx.embedder ? 'hybrid' : 'keyword');
+  const embedder = ctx.embedder;
+  if (mode !== 'keyword' && !embedder)
     throw new ServiceError('CAPABILITY_UNAVAILABLE', 'mode', {
-      message: 'Search by meaning (semantic, hybrid) is not in service yet; use mode keyword.',
+      message: `Search by meaning (${mode}) needs the embedding model, which this deployment has not installed; use mode keyword.`,
     });
   const { cursor, limit, ...asked } = req;
   const fingerprint = createHash('sha256')
-    .update(JSON.stringify([workspaceId, asked]))
+    .update(JSON.stringify([workspaceId, { ...asked, mode }]))
     .digest('base64url')
     .slice(0, 16);
+  // Semantic and hybrid read each ranking MEANING_DEPTH deep (for hybrid, reciprocal rank fusion needs both lists
+  // to the same depth, so that every page is cut from the same fused list).
+  const depth = mode === 'keyword' ? MAX_SEARCH_DEPTH : MEANING_DEPTH;
   let offset = 0;
   if (cursor) {
-    const c = verifyPayload<Cursor>(cursor, keys.secretsKey);
-    if (!c || c.h !== fingerprint || !Number.isInteger(c.o) || c.o < 0 || c.o > MAX_SEARCH_DEPTH)
+    const c = verifyPayload<Cursor>(cursor, ctx.secretsKey);
+    if (!c || c.h !== fingerprint || !Number.isInteger(c.o) || c.o < 0 || c.o > depth)
       throw new ServiceError('INVALID_REQUEST', 'cursor', {
         message: 'The cursor is malformed, was altered or belongs to another query; start from the first page.',
       });
     offset = c.o;
   }
-  const { websearch, prefixes, plain } = parseSearchQuery(req.q);
-  const prefixQuery = prefixes.map((p) => `'${p}':*`).join(' & ');
+  const parsed = parseSearchQuery(req.q);
+  const where = visibleMoments(workspaceId, req);
+  let picks: Pick[];
+  if (mode === 'keyword') picks = await keywordRanking(db, where, parsed, limit + 1, offset);
+  else {
+    const vector = await embedder!.embedQuery(req.q);
+    if (mode === 'semantic') picks = await semanticRanking(db, where, vector, limit + 1, offset);
+    else {
+      const [byWords, byMeaning] = await Promise.all([
+        keywordRanking(db, where, parsed, MEANING_DEPTH, 0),
+        semanticRanking(db, where, vector, MEANING_DEPTH, 0),
+      ]);
+      picks = fuseByRank([byWords, byMeaning]).slice(offset, offset + limit + 1);
+    }
+  }
+  const rows = await readMoments(db, picks, parsed);
+  const page = rows.slice(0, limit);
+  const next = offset + limit;
+  return {
+    mode,
+    moments: page.map((r) => {
+      const marked = r.search_config === 'search_trigram' ? markTerms(r.text, parsed.plain) : r.marked;
+      return {
+        transcript_id: r.transcript_id,
+        job_id: r.job_id,
+        source: { platform: r.platform, media_id: r.media_id, title: r.title, canonical_url: r.canonical_url },
+        start: r.start,
+        end: r.end,
+        text: r.text,
+        highlighted_text: highlighted(marked),
+        speaker: r.speaker,
+        language: r.language,
+        score: Math.round(r.score * 1e6) / 1e6,
+        link: momentLink(r, ctx, workspaceId),
+      };
+    }),
+    next_cursor: picks.length > limit && next < depth ? signPayload({ o: next, h: fingerprint } satisfies Cursor, ctx.secretsKey) : null,
+  };
+}
 
+/** The filters every ranking applies: this workspace, visible transcripts, and the request's own. */
+function visibleMoments(workspaceId: string, req: SearchRequest): Prisma.Sql {
   const filters: Prisma.Sql[] = [
     Prisma.sql`m.workspace_id = ${workspaceId}::uuid`,
     Prisma.sql`t.workspace_id = ${workspaceId}::uuid`,
@@ -112,12 +173,19 @@ export async function searchMoments(
   if (req.speaker) filters.push(Prisma.sql`m.speaker = ${req.speaker}`);
   if (req.created_after) filters.push(Prisma.sql`t.created_at >= ${new Date(req.created_after)}`);
   if (req.created_before) filters.push(Prisma.sql`t.created_at < ${new Date(req.created_before)}`);
-  const where = Prisma.join(filters, ' AND ');
-  const trigramTerms = plain.map((t) => Prisma.sql`m.text ILIKE ${`%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
+  return Prisma.join(filters, ' AND ');
+}
 
-  // The query as each configuration reads it, with accents and with them folded (as the moments' words are), its
-  // configurations written out so the planner sees a constant it can look up in the GIN index (a query of stop
-  // words only is empty and matches nothing).
+type ParsedQuery = ReturnType<typeof parseSearchQuery>;
+
+/**
+ * The query as each configuration reads it, with accents and with them folded (as the moments' words are), its
+ * configurations written out so the planner sees a constant it can look up in the GIN index (a query of stop
+ * words only is empty and matches nothing). Null when the query has no words for text search.
+ */
+function configQueries({ websearch, prefixes }: ParsedQuery): Prisma.Sql | null {
+  const prefixQuery = prefixes.map((p) => `'${p}':*`).join(' & ');
+  if (!websearch && !prefixQuery) return null;
   const tsquery = (cfg: (typeof SEARCH_CONFIGS)[number]) => {
     const folded = Prisma.raw(`'${cfg}'::regconfig`);
     const accented = Prisma.raw(`'${ACCENTED_CONFIG[cfg]}'::regconfig`);
@@ -126,17 +194,9 @@ export async function searchMoments(
     if (websearch && prefixQuery) return Prisma.sql`(${words} && ${starts})`;
     return websearch ? words : starts;
   };
-  if (!websearch && !prefixQuery && plain.length === 0) return { moments: [], next_cursor: null };
-  // The query of each configuration made once (a one-row CTE: made per row, as a generic plan of the prepared
-  // statement would, it cost seconds on a million moments), then one scan of the words index for all of them at
-  // once; each moment is kept and ranked by the query of its own configuration.
-  const column = (cfg: string) => Prisma.raw(`q.${cfg}`);
-  const byConfig = (expr: (cfg: (typeof SEARCH_CONFIGS)[number]) => Prisma.Sql) =>
-    Prisma.join(
-      SEARCH_CONFIGS.map((cfg) => Prisma.sql`WHEN ${cfg} THEN ${expr(cfg)}`),
-      ' ',
-    );
-  const queries = Prisma.sql`
+  // Made once (a one-row CTE: made per row, as a generic plan of the prepared statement would, it cost seconds on
+  // a million moments).
+  return Prisma.sql`
     SELECT x.*, ${Prisma.join(
       SEARCH_CONFIGS.map((cfg) => Prisma.raw(`x.${cfg}`)),
       ' || ',
@@ -145,58 +205,101 @@ export async function searchMoments(
       SEARCH_CONFIGS.map((cfg) => Prisma.sql`${tsquery(cfg)} AS ${Prisma.raw(cfg)}`),
       ', ',
     )}) AS x`;
-  const keyword = Prisma.sql`
-      SELECT m.transcript_id, m.seq, m.search_config,
+}
+
+const column = (cfg: string) => Prisma.raw(`q.${cfg}`);
+const byConfig = (expr: (cfg: (typeof SEARCH_CONFIGS)[number]) => Prisma.Sql) =>
+  Prisma.join(
+    SEARCH_CONFIGS.map((cfg) => Prisma.sql`WHEN ${cfg} THEN ${expr(cfg)}`),
+    ' ',
+  );
+
+/**
+ * The keyword ranking: one scan of the words index for every configuration's query at once, each moment kept and
+ * ranked by the query of its own configuration; and the moments of the languages matched by characters.
+ */
+async function keywordRanking(db: Db, where: Prisma.Sql, parsed: ParsedQuery, limit: number, offset: number): Promise<Pick[]> {
+  const queries = configQueries(parsed);
+  const { plain } = parsed;
+  if (!queries && plain.length === 0) return [];
+  const trigramTerms = plain.map((t) => Prisma.sql`m.text ILIKE ${`%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
+  const byWords = queries
+    ? Prisma.sql`
+      SELECT m.transcript_id, m.seq,
         (CASE m.search_config ${byConfig((cfg) => Prisma.sql`ts_rank_cd(m.words, ${column(cfg)})`)} END)::float8 AS score
       FROM q CROSS JOIN transcript_moments m JOIN transcripts t ON t.id = m.transcript_id
       WHERE m.words @@ q.any_config
         AND (CASE m.search_config ${byConfig((cfg) => Prisma.sql`m.words @@ ${column(cfg)}`)} ELSE false END)
-        AND ${where}`;
-  const headline = byConfig(
-    (cfg) => Prisma.sql`ts_headline(${Prisma.raw(`'${cfg}'::regconfig`)}, m.text, ${column(cfg)},
+        AND ${where}
+      UNION ALL`
+    : Prisma.empty;
+  return db.$queryRaw<Pick[]>`
+    WITH q AS MATERIALIZED (${queries ?? Prisma.sql`SELECT 1`})
+    ${byWords}
+    SELECT m.transcript_id, m.seq, similarity(m.text, ${plain.join(' ')})::float8 AS score
+    FROM transcript_moments m JOIN transcripts t ON t.id = m.transcript_id
+    WHERE m.search_config = 'search_trigram' AND ${plain.length > 0 ? Prisma.join(trigramTerms, ' AND ') : Prisma.sql`false`} AND ${where}
+    ORDER BY score DESC, transcript_id, seq
+    LIMIT ${limit} OFFSET ${offset}`.then((rows) => rows.map((r) => ({ ...r, transcript_id: String(r.transcript_id) })));
+}
+
+/**
+ * The semantic ranking: the moments nearest the query's vector by cosine distance, through the HNSW index.
+ * Iterative scans (pgvector 0.8) go on reading the index until the filters let enough moments through, so a small
+ * workspace's moments are found among everyone's; their order is relaxed, so the page is sorted again.
+ */
+async function semanticRanking(db: Db, where: Prisma.Sql, vector: number[], limit: number, offset: number): Promise<Pick[]> {
+  const literal = vectorLiteral(vector);
+  const [, , rows] = await db.$transaction([
+    db.$executeRawUnsafe(`SET LOCAL hnsw.iterative_scan = relaxed_order`),
+    db.$executeRawUnsafe(`SET LOCAL hnsw.ef_search = 100`),
+    db.$queryRaw<Pick[]>`
+      SELECT transcript_id::text, seq, (1 - distance)::float8 AS score FROM (
+        SELECT m.transcript_id, m.seq, m.embedding <=> ${literal}::vector AS distance
+        FROM transcript_moments m JOIN transcripts t ON t.id = m.transcript_id
+        WHERE m.embedding IS NOT NULL AND ${where}
+        ORDER BY m.embedding <=> ${literal}::vector
+        LIMIT ${limit + offset}
+      ) AS near
+      ORDER BY distance, transcript_id, seq
+      OFFSET ${offset}`,
+  ]);
+  return rows;
+}
+
+/** Reciprocal rank fusion of rankings: each moment scores the sum of 1 / (RRF_K + its rank) over the rankings it is in. */
+export function fuseByRank(rankings: Pick[][]): Pick[] {
+  const fused = new Map<string, Pick>();
+  for (const ranking of rankings)
+    ranking.forEach((p, i) => {
+      const key = `${p.transcript_id}/${p.seq}`;
+      const add = 1 / (RRF_K + i + 1);
+      const had = fused.get(key);
+      fused.set(key, { transcript_id: p.transcript_id, seq: p.seq, score: (had?.score ?? 0) + add });
+    });
+  return [...fused.values()].sort((a, b) => b.score - a.score || a.transcript_id.localeCompare(b.transcript_id) || a.seq - b.seq);
+}
+
+/** The picked moments with their text, source and marked words, in the picks' order. */
+async function readMoments(db: Db, picks: Pick[], parsed: ParsedQuery): Promise<Row[]> {
+  if (picks.length === 0) return [];
+  const queries = configQueries(parsed);
+  const headline = queries
+    ? Prisma.sql`CASE m.search_config ${byConfig(
+        (cfg) => Prisma.sql`ts_headline(${Prisma.raw(`'${cfg}'::regconfig`)}, m.text, ${column(cfg)},
           'HighlightAll=true, StartSel=' || chr(57344) || ', StopSel=' || chr(57345))`,
-  );
-  const statement = Prisma.sql`
-    WITH q AS MATERIALIZED (${queries}),
-    ranked AS (
-      ${websearch || prefixQuery ? keyword : Prisma.sql`SELECT NULL::uuid AS transcript_id, 0 AS seq, '' AS search_config, 0::float8 AS score WHERE false`}
-      UNION ALL
-      SELECT m.transcript_id, m.seq, m.search_config, similarity(m.text, ${plain.join(' ')})::float8 AS score
-      FROM transcript_moments m JOIN transcripts t ON t.id = m.transcript_id
-      WHERE m.search_config = 'search_trigram' AND ${plain.length > 0 ? Prisma.join(trigramTerms, ' AND ') : Prisma.sql`false`} AND ${where}
-      ORDER BY score DESC, transcript_id, seq
-      LIMIT ${limit + 1} OFFSET ${offset}
-    )
-    SELECT r.transcript_id::text, r.seq, t.job_id::text, t.platform::text AS platform, t.media_id, t.title, t.canonical_url,
-      m.start, m."end", m.text, m.speaker, m.language, r.score,
-      CASE r.search_config ${headline} ELSE m.text END AS marked
-    FROM ranked r CROSS JOIN q
-    JOIN transcript_moments m ON m.transcript_id = r.transcript_id AND m.seq = r.seq
-    JOIN transcripts t ON t.id = r.transcript_id
-    ORDER BY r.score DESC, r.transcript_id, r.seq`;
-  const rows = await db.$queryRaw<Row[]>(statement);
-  const page = rows.slice(0, limit);
-  const next = offset + limit;
-  return {
-    moments: page.map((r) => {
-      const marked = r.marked === r.text && plain.length > 0 ? markTerms(r.text, plain) : r.marked;
-      return {
-        transcript_id: r.transcript_id,
-        job_id: r.job_id,
-        source: { platform: r.platform, media_id: r.media_id, title: r.title, canonical_url: r.canonical_url },
-        start: r.start,
-        end: r.end,
-        text: r.text,
-        highlighted_text: highlighted(marked),
-        speaker: r.speaker,
-        language: r.language,
-        score: Math.round(r.score * 1e6) / 1e6,
-        link: momentLink(r, keys, workspaceId),
-      };
-    }),
-    next_cursor:
-      rows.length > limit && next < MAX_SEARCH_DEPTH ? signPayload({ o: next, h: fingerprint } satisfies Cursor, keys.secretsKey) : null,
-  };
+      )} ELSE m.text END`
+    : Prisma.sql`m.text`;
+  return db.$queryRaw<Row[]>`
+    WITH q AS MATERIALIZED (${queries ?? Prisma.sql`SELECT 1`}),
+    p AS (SELECT * FROM unnest(${picks.map((p) => p.transcript_id)}::uuid[], ${picks.map((p) => p.seq)}::int[],
+      ${picks.map((p) => p.score)}::float8[]) WITH ORDINALITY AS p(transcript_id, seq, score, ord))
+    SELECT p.transcript_id::text, p.seq, t.job_id::text, t.platform::text AS platform, t.media_id, t.title, t.canonical_url,
+      m.start, m."end", m.text, m.speaker, m.language, m.search_config, p.score, ${headline} AS marked
+    FROM p CROSS JOIN q
+    JOIN transcript_moments m ON m.transcript_id = p.transcript_id AND m.seq = p.seq
+    JOIN transcripts t ON t.id = p.transcript_id
+    ORDER BY p.ord`;
 }
 
 /** Where the moment plays: the video at its second, the uploaded file at its second, or the source page. */

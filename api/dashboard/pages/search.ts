@@ -1,5 +1,6 @@
 import { ServiceError } from '../../../core/errors';
 import { SearchQuery } from '../../../domain/schemas/search';
+import { searchContext } from '../../wiring';
 import { searchMoments } from '../../../domain/search/query';
 import { parseInput } from '../../http/parse-input';
 import { nonEmpty, send, str, type Pages } from '../kit';
@@ -19,7 +20,7 @@ export function mountSearchPages(pages: Pages): void {
     if (q.trim() !== '') {
       try {
         const query = parseInput(SearchQuery, { q, ...(cursor ? { cursor } : {}) }, 'query');
-        result = await searchMoments(deps.db, { secretsKey: deps.secretsKey, baseUrl: deps.baseUrl }, s.principal.workspaceId, query);
+        result = await searchMoments(deps.db, searchContext(deps), s.principal.workspaceId, query);
       } catch (err) {
         if (!(err instanceof ServiceError) || err.status >= 500) throw err;
         refusal = `${err.message}${err.detail ? ` (${err.detail})` : ''}`;

@@ -1,5 +1,6 @@
+import { searchContext } from '../../wiring';
 import { searchMoments, withNeighbours } from '../../../domain/search/query';
-import { MAX_SEARCH_PAGE, MomentSchema, SearchQuery } from '../../../domain/schemas/search';
+import { MAX_SEARCH_PAGE, MomentSchema, SEARCH_MODES, SearchQuery } from '../../../domain/schemas/search';
 import { PLATFORMS } from '../../../domain/schemas/jobs';
 import { ServiceError } from '../../../core/errors';
 import type { AppDeps } from '../../http/context';
@@ -29,10 +30,15 @@ export function registerSearchTools(server: ToolRegistrar, deps: AppDeps): void 
       title: 'Search transcripts',
       description:
         "Finds where something was said across this workspace's transcripts (free), as GET /v1/search: moments of about 10–30 s, best first, each with the text before and after it, its start and end seconds, speaker, language and a link that opens the media at that second. " +
-        'Query syntax: words match in any form ("talks" finds "talking"), accents folded; "a phrase" in double quotes; word* for a prefix; -word to exclude; or between alternatives. ' +
+        'By default it matches both the words and their meaning (a question in one language finds a moment said in another); mode keyword for the words only, semantic for meaning only. ' +
+        'Keyword syntax: words match in any form ("talks" finds "talking"), accents folded; "a phrase" in double quotes; word* for a prefix; -word to exclude; or between alternatives. ' +
         'Then get_transcript with transcript_id for the whole transcript. Pass next_cursor as cursor for more. Needs transcripts:read.',
       inputSchema: z.object({
-        query: z.string().describe('What was said (at most 500 characters).'),
+        query: z.string().describe('What was said, or what it was about (at most 500 characters).'),
+        mode: z
+          .enum(SEARCH_MODES)
+          .optional()
+          .describe('hybrid (words and meaning; the default where the deployment has the embedding model), keyword, or semantic.'),
         language: z.string().optional().describe('Only moments in this language (BCP 47; pt also matches pt-BR).'),
         platform: z.enum(PLATFORMS).optional(),
         source_id: z.string().optional().describe("Only this video or upload (a transcript's source.media_id)."),
@@ -40,7 +46,7 @@ export function registerSearchTools(server: ToolRegistrar, deps: AppDeps): void 
         limit: z.number().int().min(1).max(MAX_SEARCH_PAGE).optional().describe(`Moments per page, 1 to ${MAX_SEARCH_PAGE} (default 10).`),
         cursor: z.string().optional().describe('next_cursor of the previous page (same query).'),
       }),
-      outputSchema: z.object({ moments: z.array(MomentOut), next_cursor: z.string().nullable() }),
+      outputSchema: z.object({ mode: z.enum(SEARCH_MODES), moments: z.array(MomentOut), next_cursor: z.string().nullable() }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     guarded(deps, async (args, _ctx, caller) => {
@@ -48,8 +54,8 @@ export function registerSearchTools(server: ToolRegistrar, deps: AppDeps): void 
       const { query, ...filters } = args;
       const req = searchRequest(query, filters);
       const result = await countedRead(deps, p, async () => {
-        const page = await searchMoments(deps.db, { secretsKey: deps.secretsKey, baseUrl: deps.baseUrl }, p.workspaceId, req);
-        return { moments: await withNeighbours(deps.db, page), next_cursor: page.next_cursor };
+        const page = await searchMoments(deps.db, searchContext(deps), p.workspaceId, req);
+        return { mode: page.mode, moments: await withNeighbours(deps.db, page), next_cursor: page.next_cursor };
       });
       const lines = result.moments.map(
         (m) =>

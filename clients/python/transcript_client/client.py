@@ -273,6 +273,7 @@ class Transcripts:
         self,
         q: str,
         *,
+        mode: str | None = None,
         language: str | None = None,
         platform: str | None = None,
         source_id: str | None = None,
@@ -282,9 +283,14 @@ class Transcripts:
         limit: int | None = None,
         cursor: str | None = None,
     ) -> models.SearchResult:
-        """Where something was said across the workspace's transcripts: moments, best first (GET /v1/search)."""
+        """Where something was said across the workspace's transcripts: moments, best first (GET /v1/search).
+
+        ``mode``: ``hybrid`` (words and meaning; the server's default where it has the embedding model),
+        ``keyword`` or ``semantic``; the answer's ``mode`` says which ran.
+        """
         params = {
             "q": q,
+            "mode": mode,
             "language": language,
             "platform": platform,
             "source_id": source_id,

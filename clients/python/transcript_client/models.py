@@ -592,6 +592,7 @@ class Transcript(TypedDict):
 
 
 class SearchResult(TypedDict):
+    mode: Literal['keyword', 'semantic', 'hybrid']
     moments: list[Moment]
     next_cursor: str | None
 

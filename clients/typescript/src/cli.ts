@@ -36,6 +36,7 @@ Options for jobs list:
 Options for search:
   --limit <n>          At most this many moments (default 10, at most 50)
   --language <tag>     Only moments in this language
+  --mode <m>           hybrid (words and meaning; the default), keyword or semantic
 Options for every command:
   --json               Print the API's JSON instead of text
   --help               This text
@@ -183,7 +184,8 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       case 'search': {
         if (rest.length !== 1) throw new UsageError('search takes one query (quote it): transcript search "what was said"');
         const limit = positiveInt(values.limit, 'limit', 10);
-        const found = await client.transcripts.search({ q: rest[0]!, limit: Math.min(limit, 50), ...language });
+        const searchMode = values.mode ? { mode: oneOf(values.mode, ['hybrid', 'keyword', 'semantic'] as const, 'mode', 'hybrid') } : {};
+        const found = await client.transcripts.search({ q: rest[0]!, limit: Math.min(limit, 50), ...language, ...searchMode });
         if (values.json) io.out(`${JSON.stringify(found, null, 2)}\n`);
         else
           for (const m of found.moments)

@@ -1397,6 +1397,11 @@ export interface components {
     };
     /** @description Moments of the workspace's visible transcripts, best first. */
     SearchResult: {
+      /**
+       * @description The mode that ran: the one asked for, or the default.
+       * @enum {string}
+       */
+      mode: 'keyword' | 'semantic' | 'hybrid';
       moments: components['schemas']['Moment'][];
       /** @description Opaque; null on the last page (and past 1000 moments). */
       next_cursor: string | null;
@@ -1422,7 +1427,7 @@ export interface components {
       highlighted_text: string;
       speaker: string | null;
       language: string | null;
-      /** @description How well the moment matches; higher is better, comparable within one search only. */
+      /** @description How well the moment matches; higher is better, comparable within one search only (keyword: text search rank; semantic: cosine similarity; hybrid: the fused reciprocal rank). */
       score: number;
       /** @description Opens the media at the moment: the video at its second (`…watch?v=ID&t=123`) for videosite, a signed link to the uploaded file with `#t=` for uploads (valid an hour), the source page for other platforms; null when the service keeps no link (direct links). */
       link: string | null;
@@ -3797,7 +3802,7 @@ export interface operations {
       query: {
         /** @description What was said. Words match in any form the language's stemmer relates ("talks" finds "talking"), accents folded ("cafe" finds "café"); `"a phrase"` in double quotes matches those words in that order; `word*` matches words that begin so; `-word` excludes; `or` between words matches either. Japanese, Korean, Chinese and Thai transcripts are matched by the characters given. */
         q: string;
-        /** @description `keyword`: the words as above (the default). `semantic` (by meaning, across languages) and `hybrid` (both, fused) are refused with 422 `CAPABILITY_UNAVAILABLE` naming `mode` until the embedding index is in service. */
+        /** @description `keyword`: the words as above. `semantic`: by meaning, in any language (a question in Spanish finds the English moment that answers it), through sentence embeddings of every moment; a moment is found this way a few seconds after its transcript is published. `hybrid`: both rankings fused by reciprocal rank, so an exact phrase and a paraphrase both come first. Absent: `hybrid`, or `keyword` where the deployment has no embedding model (the answer's `mode` says which ran); `semantic` or `hybrid` asked of such a deployment is refused with 422 `CAPABILITY_UNAVAILABLE` naming `mode`. Semantic and hybrid page through the best 200 moments, keyword through 1000. */
         mode?: 'keyword' | 'semantic' | 'hybrid';
         /** @description Only moments spoken in this language (`pt` also matches `pt-BR`). */
         language?: string;
