@@ -200,6 +200,19 @@ describe('GET /v1/search', () => {
     expect((await search(w, { q: 'zeppelin' })).body.moments).toHaveLength(0);
   });
 
+  it('finds the visible moment below many better-ranked hidden ones (more than the candidates ranked first)', async () => {
+    const w = await createWorkspace(api.deps, { plan: 'pro' });
+    // 80 transcripts still being written, each saying the word three times (ranked above the one visible moment).
+    for (let i = 0; i < 80; i++) {
+      const draft = await transcript(w, [{ start: 0, end: 5, text: `Quasar, quasar, quasar number ${i}.` }]);
+      await api.deps.db.transcript.update({ where: { id: draft }, data: { publishedAt: null } });
+    }
+    const visible = await transcript(w, [{ start: 0, end: 5, text: 'A quasar is far away, said the astronomer at length.' }]);
+    const res = await search(w, { q: 'quasar', limit: 10 });
+    expect(res.body.moments.map((m: { transcript_id: string }) => m.transcript_id)).toEqual([visible]);
+    expect(res.body.next_cursor).toBeNull();
+  });
+
   it('writes the index whole or not at all, and the same rows when run again', async () => {
     const w = await createWorkspace(api.deps, { plan: 'pro' });
     const id = await transcript(w, [

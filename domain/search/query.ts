@@ -159,24 +159,33 @@ export async function searchMoments(db: Db, ctx: SearchContext, workspaceId: str
   };
 }
 
-/** The filters every ranking applies: this workspace, visible transcripts, and the request's own. */
-function visibleMoments(workspaceId: string, req: SearchRequest): Prisma.Sql {
-  const filters: Prisma.Sql[] = [
-    Prisma.sql`m.workspace_id = ${workspaceId}::uuid`,
+/**
+ * The filters every ranking applies, in two parts: what the moment itself holds (its workspace, language, speaker),
+ * and what only its transcript says (visible: published, not deleted, inside retention; the request's platform,
+ * source and creation time).
+ */
+export interface MomentFilters {
+  moments: Prisma.Sql;
+  transcripts: Prisma.Sql;
+}
+
+export function visibleMoments(workspaceId: string, req: SearchRequest): MomentFilters {
+  const moments: Prisma.Sql[] = [Prisma.sql`m.workspace_id = ${workspaceId}::uuid`];
+  const transcripts: Prisma.Sql[] = [
     Prisma.sql`t.workspace_id = ${workspaceId}::uuid`,
     Prisma.sql`t.published_at IS NOT NULL AND t.deleted_at IS NULL AND t.expires_at > now()`,
   ];
   if (req.language)
-    filters.push(Prisma.sql`(lower(m.language) = lower(${req.language}) OR lower(m.language) LIKE lower(${req.language}) || '-%')`);
-  if (req.platform) filters.push(Prisma.sql`t.platform = ${req.platform}::"Platform"`);
-  if (req.source_id) filters.push(Prisma.sql`t.media_id = ${req.source_id}`);
-  if (req.speaker) filters.push(Prisma.sql`m.speaker = ${req.speaker}`);
-  if (req.created_after) filters.push(Prisma.sql`t.created_at >= ${new Date(req.created_after)}`);
-  if (req.created_before) filters.push(Prisma.sql`t.created_at < ${new Date(req.created_before)}`);
-  return Prisma.join(filters, ' AND ');
+    moments.push(Prisma.sql`(lower(m.language) = lower(${req.language}) OR lower(m.language) LIKE lower(${req.language}) || '-%')`);
+  if (req.speaker) moments.push(Prisma.sql`m.speaker = ${req.speaker}`);
+  if (req.platform) transcripts.push(Prisma.sql`t.platform = ${req.platform}::"Platform"`);
+  if (req.source_id) transcripts.push(Prisma.sql`t.media_id = ${req.source_id}`);
+  if (req.created_after) transcripts.push(Prisma.sql`t.created_at >= ${new Date(req.created_after)}`);
+  if (req.created_before) transcripts.push(Prisma.sql`t.created_at < ${new Date(req.created_before)}`);
+  return { moments: Prisma.join(moments, ' AND '), transcripts: Prisma.join(transcripts, ' AND ') };
 }
 
-type ParsedQuery = ReturnType<typeof parseSearchQuery>;
+export type ParsedQuery = ReturnType<typeof parseSearchQuery>;
 
 /**
  * The query as each configuration reads it, with accents and with them folded (as the moments' words are), its
@@ -218,29 +227,61 @@ const byConfig = (expr: (cfg: (typeof SEARCH_CONFIGS)[number]) => Prisma.Sql) =>
  * The keyword ranking: one scan of the words index for every configuration's query at once, each moment kept and
  * ranked by the query of its own configuration; and the moments of the languages matched by characters.
  */
-async function keywordRanking(db: Db, where: Prisma.Sql, parsed: ParsedQuery, limit: number, offset: number): Promise<Pick[]> {
+async function keywordRanking(db: Db, where: MomentFilters, parsed: ParsedQuery, limit: number, offset: number): Promise<Pick[]> {
+  const ranked = async (statement: Prisma.Sql | null) =>
+    statement ? (await db.$queryRaw<Pick[]>(statement)).map((r) => ({ ...r, transcript_id: String(r.transcript_id) })) : [];
+  // First the best moments by their own words alone, their transcripts looked up only for those: ranking every
+  // match with its transcript's visibility cost a lookup per match (most of a search for a common word). The
+  // candidates are a prefix of the full ranking, so the visible ones among them are a prefix of the answer: a
+  // full page from them is the page. Short of one (many hidden moments, or the last page), the full ranking.
+  const page = await ranked(keywordRankingSql(where, parsed, limit, offset, (limit + offset) * 2 + 50));
+  if (page.length >= limit) return page;
+  return ranked(keywordRankingSql(where, parsed, limit, offset));
+}
+
+/**
+ * The keyword ranking's statement; null when the query has nothing to match. With `candidates`, the moments are
+ * ranked by their own filters first and cut to that many before their transcripts are checked.
+ */
+export function keywordRankingSql(
+  where: MomentFilters,
+  parsed: ParsedQuery,
+  limit: number,
+  offset: number,
+  candidates?: number,
+): Prisma.Sql | null {
   const queries = configQueries(parsed);
   const { plain } = parsed;
-  if (!queries && plain.length === 0) return [];
+  if (!queries && plain.length === 0) return null;
   const trigramTerms = plain.map((t) => Prisma.sql`m.text ILIKE ${`%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
+  // Joined with transcripts in the ranking itself, or only after the candidates are cut.
+  const joined = candidates === undefined;
+  const join = joined ? Prisma.sql`JOIN transcripts t ON t.id = m.transcript_id` : Prisma.empty;
+  const filters = joined ? Prisma.sql`${where.moments} AND ${where.transcripts}` : where.moments;
   const byWords = queries
     ? Prisma.sql`
       SELECT m.transcript_id, m.seq,
         (CASE m.search_config ${byConfig((cfg) => Prisma.sql`ts_rank_cd(m.words, ${column(cfg)})`)} END)::float8 AS score
-      FROM q CROSS JOIN transcript_moments m JOIN transcripts t ON t.id = m.transcript_id
+      FROM q CROSS JOIN transcript_moments m ${join}
       WHERE m.words @@ q.any_config
         AND (CASE m.search_config ${byConfig((cfg) => Prisma.sql`m.words @@ ${column(cfg)}`)} ELSE false END)
-        AND ${where}
+        AND ${filters}
       UNION ALL`
     : Prisma.empty;
-  return db.$queryRaw<Pick[]>`
-    WITH q AS MATERIALIZED (${queries ?? Prisma.sql`SELECT 1`})
+  const ranking = Prisma.sql`
     ${byWords}
     SELECT m.transcript_id, m.seq, similarity(m.text, ${plain.join(' ')})::float8 AS score
-    FROM transcript_moments m JOIN transcripts t ON t.id = m.transcript_id
-    WHERE m.search_config = 'search_trigram' AND ${plain.length > 0 ? Prisma.join(trigramTerms, ' AND ') : Prisma.sql`false`} AND ${where}
-    ORDER BY score DESC, transcript_id, seq
-    LIMIT ${limit} OFFSET ${offset}`.then((rows) => rows.map((r) => ({ ...r, transcript_id: String(r.transcript_id) })));
+    FROM transcript_moments m ${join}
+    WHERE m.search_config = 'search_trigram' AND ${plain.length > 0 ? Prisma.join(trigramTerms, ' AND ') : Prisma.sql`false`} AND ${filters}
+    ORDER BY score DESC, transcript_id, seq`;
+  const q = Prisma.sql`WITH q AS MATERIALIZED (${queries ?? Prisma.sql`SELECT 1`})`;
+  if (joined) return Prisma.sql`${q} ${ranking} LIMIT ${limit} OFFSET ${offset}`;
+  return Prisma.sql`
+    ${q}, c AS (${ranking} LIMIT ${candidates})
+    SELECT c.transcript_id, c.seq, c.score FROM c JOIN transcripts t ON t.id = c.transcript_id
+    WHERE ${where.transcripts}
+    ORDER BY c.score DESC, c.transcript_id, c.seq
+    LIMIT ${limit} OFFSET ${offset}`;
 }
 
 /**
@@ -248,7 +289,7 @@ async function keywordRanking(db: Db, where: Prisma.Sql, parsed: ParsedQuery, li
  * Iterative scans (pgvector 0.8) go on reading the index until the filters let enough moments through, so a small
  * workspace's moments are found among everyone's; their order is relaxed, so the page is sorted again.
  */
-async function semanticRanking(db: Db, where: Prisma.Sql, vector: number[], limit: number, offset: number): Promise<Pick[]> {
+async function semanticRanking(db: Db, where: MomentFilters, vector: number[], limit: number, offset: number): Promise<Pick[]> {
   const literal = vectorLiteral(vector);
   const [, , rows] = await db.$transaction([
     db.$executeRawUnsafe(`SET LOCAL hnsw.iterative_scan = relaxed_order`),
@@ -257,7 +298,7 @@ async function semanticRanking(db: Db, where: Prisma.Sql, vector: number[], limi
       SELECT transcript_id::text, seq, (1 - distance)::float8 AS score FROM (
         SELECT m.transcript_id, m.seq, m.embedding <=> ${literal}::vector AS distance
         FROM transcript_moments m JOIN transcripts t ON t.id = m.transcript_id
-        WHERE m.embedding IS NOT NULL AND ${where}
+        WHERE m.embedding IS NOT NULL AND ${where.moments} AND ${where.transcripts}
         ORDER BY m.embedding <=> ${literal}::vector
         LIMIT ${limit + offset}
       ) AS near
