@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Browser } from 'playwright-core';
 import request from 'supertest';
+import { embedPendingMoments } from '../domain/search/embeddings';
 import { publishedTranscript } from './support/transcripts';
 import { launchChromium, seriousA11yViolations } from './support/browser';
 import { createWorkspace, type TestWorkspace } from './support/harness';
@@ -61,19 +62,28 @@ it('finds the words from the search box and opens the transcript at the moment, 
     const page = await context.newPage();
     await page.goto('/dashboard/usage');
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Search', exact: true }).click();
-    await page.getByRole('searchbox', { name: 'Words said' }).fill('leopards forest');
+    await page.getByRole('searchbox', { name: 'What was said, or what it was about' }).fill('leopards forest');
+    await page.getByRole('combobox', { name: 'Match' }).selectOption({ label: 'Exact words' });
     await page.getByRole('button', { name: 'Search' }).click();
     const found = page.getByRole('list', { name: 'Moments found' }).getByRole('listitem');
     await expect(found.count()).resolves.toBe(1);
     expect(await found.locator('mark').allTextContents()).toEqual(['leopard', 'forest']);
     expect(await seriousA11yViolations(page)).toEqual([]);
+    // By meaning, once the moments are embedded (as the embedding follower embeds them): other words, another
+    // language, the same moment first.
+    while ((await embedPendingMoments(stack.api.deps.db, stack.api.deps.embedder!, { workspaceId: w.workspaceId })).embedded > 0);
+    await page.getByRole('searchbox', { name: 'What was said, or what it was about' }).fill('un gran felino salió del bosque al amanecer');
+    await page.getByRole('combobox', { name: 'Match' }).selectOption({ label: 'Meaning only' });
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect(found.first().textContent()).resolves.toContain('The leopard came out of the forest at dawn.');
+    expect(await page.getByRole('combobox', { name: 'Match' }).inputValue()).toBe('semantic');
     // Nothing found says so; a refused query says why, in the page.
-    await page.goto('/dashboard/search?q=zebra');
+    await page.goto('/dashboard/search?q=zebra&mode=keyword');
     expect(await page.getByText('Nothing in your transcripts matches').count()).toBe(1);
     await page.goto(`/dashboard/search?q=${'x'.repeat(501)}`);
     expect(await page.getByRole('alert').textContent()).toMatch(/q/);
 
-    await page.goto('/dashboard/search?q=leopard');
+    await page.goto('/dashboard/search?q=leopard&mode=keyword');
     await page.getByRole('link', { name: 'Two voices' }).click();
     await page.waitForURL(`**/dashboard/transcripts/${transcriptId}?t=10#t10`);
     const player = page.locator('audio[data-player]');

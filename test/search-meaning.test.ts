@@ -50,7 +50,8 @@ describe('search by meaning', () => {
 
   it('stores each vector with the model that made it', async () => {
     const rows = await api.deps.db.$queryRaw<{ model: string | null; dims: number | null }[]>`
-      SELECT embedding_model AS model, vector_dims(embedding) AS dims FROM transcript_moments WHERE workspace_id = ${ws.workspaceId}::uuid`;
+      SELECT m.embedding_model AS model, vector_dims(e.embedding) AS dims
+      FROM transcript_moments m LEFT JOIN moment_embeddings e USING (transcript_id, seq) WHERE m.workspace_id = ${ws.workspaceId}::uuid`;
     expect(rows).toHaveLength(5);
     for (const r of rows) expect(r).toEqual({ model: E5_MODEL, dims: 384 });
   });
@@ -143,7 +144,7 @@ describe('the embedding step', () => {
     await expect(embedPendingMoments(api.deps.db, failing, { workspaceId: w.workspaceId })).rejects.toThrow('worker killed');
     expect(calls).toBe(1);
     const vectors = () =>
-      api.deps.db.$queryRaw<{ n: number }[]>`SELECT count(embedding)::int AS n FROM transcript_moments WHERE transcript_id = ${id}::uuid`;
+      api.deps.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM moment_embeddings WHERE transcript_id = ${id}::uuid`;
     expect((await vectors())[0]!.n).toBe(0);
     await embedAll(w);
     expect((await vectors())[0]!.n).toBe(2);

@@ -87,7 +87,8 @@ export const searchRelevanceSection: BenchSection = {
       for (const id of ids) await indexTranscript(db, id);
       const moments = await db.transcriptMoment.count({ where: { workspaceId: ws!.workspaceId } });
       // The indexing cost: every moment of the corpus embedded as the follower embeds them.
-      await db.$executeRaw`UPDATE transcript_moments SET embedding = NULL, embedding_model = NULL WHERE workspace_id = ${ws!.workspaceId}::uuid`;
+      await db.$executeRaw`DELETE FROM moment_embeddings WHERE workspace_id = ${ws!.workspaceId}::uuid`;
+      await db.$executeRaw`UPDATE transcript_moments SET embedding_model = NULL WHERE workspace_id = ${ws!.workspaceId}::uuid`;
       const embed0 = performance.now();
       while ((await embedPendingMoments(db, embedder, { workspaceId: ws!.workspaceId })).embedded > 0);
       const embedSeconds = (performance.now() - embed0) / 1000;

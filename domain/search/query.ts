@@ -165,6 +165,7 @@ export async function searchMoments(db: Db, ctx: SearchContext, workspaceId: str
  * source and creation time).
  */
 export interface MomentFilters {
+  workspaceId: string;
   moments: Prisma.Sql;
   transcripts: Prisma.Sql;
 }
@@ -182,7 +183,7 @@ export function visibleMoments(workspaceId: string, req: SearchRequest): MomentF
   if (req.source_id) transcripts.push(Prisma.sql`t.media_id = ${req.source_id}`);
   if (req.created_after) transcripts.push(Prisma.sql`t.created_at >= ${new Date(req.created_after)}`);
   if (req.created_before) transcripts.push(Prisma.sql`t.created_at < ${new Date(req.created_before)}`);
-  return { moments: Prisma.join(moments, ' AND '), transcripts: Prisma.join(transcripts, ' AND ') };
+  return { workspaceId, moments: Prisma.join(moments, ' AND '), transcripts: Prisma.join(transcripts, ' AND ') };
 }
 
 export type ParsedQuery = ReturnType<typeof parseSearchQuery>;
@@ -204,12 +205,14 @@ function configQueries({ websearch, prefixes }: ParsedQuery): Prisma.Sql | null 
     return websearch ? words : starts;
   };
   // Made once (a one-row CTE: made per row, as a generic plan of the prepared statement would, it cost seconds on
-  // a million moments).
+  // a million moments). any_config, the query the words index is scanned with, holds each distinct reading once:
+  // most configurations read most words alike, and every match is checked against the whole of it.
   return Prisma.sql`
-    SELECT x.*, ${Prisma.join(
-      SEARCH_CONFIGS.map((cfg) => Prisma.raw(`x.${cfg}`)),
-      ' || ',
-    )} AS any_config
+    SELECT x.*, (SELECT string_agg(DISTINCT '(' || v::text || ')', ' | ')::tsquery
+      FROM unnest(ARRAY[${Prisma.join(
+        SEARCH_CONFIGS.map((cfg) => Prisma.raw(`x.${cfg}`)),
+        ', ',
+      )}]) AS v WHERE v::text <> '') AS any_config
     FROM (SELECT ${Prisma.join(
       SEARCH_CONFIGS.map((cfg) => Prisma.sql`${tsquery(cfg)} AS ${Prisma.raw(cfg)}`),
       ', ',
@@ -286,26 +289,37 @@ export function keywordRankingSql(
 
 /**
  * The semantic ranking: the moments nearest the query's vector by cosine distance, through the HNSW index.
- * Iterative scans (pgvector 0.8) go on reading the index until the filters let enough moments through, so a small
- * workspace's moments are found among everyone's; their order is relaxed, so the page is sorted again.
+ * As for keyword, the nearest moments of the workspace are found first by their vectors alone, and their moments
+ * and transcripts checked for the page only: joined in one statement, the planner reads every vector of the
+ * workspace instead of the index. Iterative scans (pgvector 0.8) go on reading the index until the workspace has
+ * that many, so a small workspace's moments are found among everyone's; their order is relaxed, so the page is
+ * sorted again. Short of a page (filters that leave out most of the nearest), ten times as many, then all.
  */
 async function semanticRanking(db: Db, where: MomentFilters, vector: number[], limit: number, offset: number): Promise<Pick[]> {
   const literal = vectorLiteral(vector);
-  const [, , rows] = await db.$transaction([
-    db.$executeRawUnsafe(`SET LOCAL hnsw.iterative_scan = relaxed_order`),
-    db.$executeRawUnsafe(`SET LOCAL hnsw.ef_search = 100`),
-    db.$queryRaw<Pick[]>`
-      SELECT transcript_id::text, seq, (1 - distance)::float8 AS score FROM (
-        SELECT m.transcript_id, m.seq, m.embedding <=> ${literal}::vector AS distance
-        FROM transcript_moments m JOIN transcripts t ON t.id = m.transcript_id
-        WHERE m.embedding IS NOT NULL AND ${where.moments} AND ${where.transcripts}
-        ORDER BY m.embedding <=> ${literal}::vector
-        LIMIT ${limit + offset}
-      ) AS near
-      ORDER BY distance, transcript_id, seq
-      OFFSET ${offset}`,
-  ]);
-  return rows;
+  const nearest = (candidates: number | null) => {
+    const cut = candidates === null ? Prisma.empty : Prisma.sql`ORDER BY e.embedding <=> ${literal}::vector LIMIT ${candidates}`;
+    return Prisma.sql`
+      SELECT c.transcript_id::text, c.seq, (1 - c.distance)::float8 AS score FROM (
+        SELECT e.transcript_id, e.seq, e.embedding <=> ${literal}::vector AS distance FROM moment_embeddings e
+        WHERE e.workspace_id = ${where.workspaceId}::uuid AND e.embedding IS NOT NULL ${cut}
+      ) AS c
+      JOIN transcript_moments m ON m.transcript_id = c.transcript_id AND m.seq = c.seq
+      JOIN transcripts t ON t.id = c.transcript_id
+      WHERE ${where.moments} AND ${where.transcripts}
+      ORDER BY c.distance, c.transcript_id, c.seq
+      LIMIT ${limit} OFFSET ${offset}`;
+  };
+  const first = (limit + offset) * 2 + 50;
+  for (const candidates of [first, first * 10, null]) {
+    const [, , rows] = await db.$transaction([
+      db.$executeRawUnsafe(`SET LOCAL hnsw.iterative_scan = relaxed_order`),
+      db.$executeRawUnsafe(`SET LOCAL hnsw.ef_search = 100`),
+      db.$queryRaw<Pick[]>(nearest(candidates)),
+    ]);
+    if (rows.length >= limit || candidates === null) return rows;
+  }
+  return [];
 }
 
 /** Reciprocal rank fusion of rankings: each moment scores the sum of 1 / (RRF_K + its rank) over the rankings it is in. */

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../../core/errors';
-import { SearchQuery } from '../../../domain/schemas/search';
+import { SEARCH_MODES, SearchQuery } from '../../../domain/schemas/search';
 import { searchContext } from '../../wiring';
 import { searchMoments } from '../../../domain/search/query';
 import { parseInput } from '../../http/parse-input';
@@ -15,11 +15,12 @@ export function mountSearchPages(pages: Pages): void {
     const s = await pageSession(req, deps);
     const q = str(req.query.q) ?? '';
     const cursor = nonEmpty(req.query.cursor);
-    let result = null;
+    const mode = nonEmpty(req.query.mode);
+    let result: Awaited<ReturnType<typeof searchMoments>> | null = null;
     let refusal: string | null = null;
     if (q.trim() !== '') {
       try {
-        const query = parseInput(SearchQuery, { q, ...(cursor ? { cursor } : {}) }, 'query');
+        const query = parseInput(SearchQuery, { q, ...(cursor ? { cursor } : {}), ...(mode ? { mode } : {}) }, 'query');
         result = await searchMoments(deps.db, searchContext(deps), s.principal.workspaceId, query);
       } catch (err) {
         if (!(err instanceof ServiceError) || err.status >= 500) throw err;
@@ -32,7 +33,10 @@ export function mountSearchPages(pages: Pages): void {
       page({
         title: 'Search transcripts',
         session: pages.shell(s, 'search', await pages.emailOf(s)),
-        body: searchBody(q, result, refusal),
+        body: searchBody(q, result, refusal, {
+          mode: result?.mode ?? SEARCH_MODES.find((m) => m === mode) ?? null,
+          byMeaning: deps.embedder !== null,
+        }),
       }),
     );
   });

@@ -55,6 +55,8 @@ class LiveTest(unittest.TestCase):
         word = max((w for w in re.split(r"[\W\d_]+", transcript["text"]) if len(w) >= 5), key=len)
         found = self.client.transcripts.search(word, limit=50)
         self.assertTrue(any(m["transcript_id"] == job["result_id"] and word.lower() in m["text"].lower() for m in found["moments"]))
+        # The mode is passed through: the answer says which ran.
+        self.assertEqual(self.client.transcripts.search(word, mode="keyword", limit=1)["mode"], "keyword")
 
     def test_the_same_idempotency_key_makes_one_job(self) -> None:
         key = str(uuid.uuid4())

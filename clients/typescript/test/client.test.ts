@@ -146,6 +146,11 @@ describe('against the live service', { skip: !live && 'needs TRANSCRIPT_API_URL 
       assert.ok(lines.length >= 1 && lines.length <= 3);
       for (const line of lines) assert.match(line, /^[0-9a-f-]{36}\t\d+:\d\d\t/);
       assert.equal(await main(['search'], io().io), 2);
+      // The mode is passed through and answered; an unknown one is a usage error.
+      const keyword = io();
+      assert.equal(await main(['search', word, '--mode', 'keyword', '--json'], keyword.io), 0);
+      assert.equal(JSON.parse(keyword.out.join('')).mode, 'keyword');
+      assert.equal(await main(['search', word, '--mode', 'fuzzy'], io().io), 2);
     });
 
     it('uploads a file, lists jobs and shows usage', async () => {
