@@ -189,6 +189,7 @@ const COLUMN_SOURCES: Record<string, { probes: string[] } | { server: string }> 
   'Job.workflowId': { server: 'job-<uuid>' },
   'Batch.workflowId': { server: 'batch-<uuid>' },
   'Transcript.reuseKey': { server: 'sha256 of the normalised request' },
+  'TranscriptMoment.embeddingModel': { server: "the embedding model's name and version (integrations/embeddings/e5.ts E5_MODEL)" },
   'Upload.objectKey': { server: 'uploads/<workspace uuid>/<upload uuid>' },
   'VideoDiscovery.cacheKey': { server: 'sha256 of the normalised request' },
   'LanguageDiscovery.cacheKey': { server: 'sha256 of the normalised request' },
