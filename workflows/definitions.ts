@@ -224,6 +224,8 @@ export interface SearchBackfillInput {
 export const SEARCH_EMBEDDING_WORKFLOW = 'searchEmbeddingFollowerWorkflow';
 /** The one embedding follower of a namespace: it runs for as long as the service does (continued as new). */
 export const SEARCH_EMBEDDING_WORKFLOW_ID = 'search-embedding-follower';
+/** Moments embedded per step: about a second of the engine's work, and one short transaction. */
+export const EMBEDDING_BATCH = 32;
 export interface SearchEmbeddingInput {
   /** Where the embedding workers take their activities (EMBEDDING_TASK_QUEUE). */
   embeddingTaskQueue: string;

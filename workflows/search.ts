@@ -2,6 +2,7 @@ import { continueAsNew, proxyActivities, setCurrentDetails, sleep, upsertSearchA
 import type { Activities } from '../activities';
 import type { EmbeddingActivities } from '../activities/search';
 import {
+  EMBEDDING_BATCH,
   HEARTBEAT_TIMEOUT,
   LOST_ATTEMPT_RETRY,
   retryPolicy,
@@ -49,9 +50,8 @@ export async function searchIndexBackfillWorkflow(input: SearchBackfillInput): P
   return continueAsNew<typeof searchIndexBackfillWorkflow>({ ...input, afterId, indexed });
 }
 
-/** Batches per run before the history is handed to a new run; and the batch. */
+/** Batches per run before the history is handed to a new run. */
 const EMBEDDING_STEPS_PER_RUN = 500;
-const EMBEDDING_BATCH = 32;
 
 /**
  * The search embedding follower: writes the sentence embedding of every moment that has none of the current model,

@@ -7,6 +7,8 @@ import type { SearchRequest } from '../../domain/schemas/search';
 import { parseCaptionBody } from '../../integrations/platforms/caption-formats';
 import { allEvalClips } from '../../test/support/asr-eval';
 import { publishedTranscript } from '../../test/support/transcripts';
+import { FIXTURES_DIR } from '../../test/support/replay-origin';
+import { searchContext } from '../../api/wiring';
 import { type BenchContext, type BenchSection, ms, pct } from '../harness';
 
 // Relevance of search (issue 52, item 6): the hand-labelled queries of bench/sets/search/relevance.json over a
@@ -16,7 +18,7 @@ import { type BenchContext, type BenchSection, ms, pct } from '../harness';
 // the baseline: PostgreSQL's own text search, which is what the service had before search by meaning.
 
 const SET = path.resolve(__dirname, '../sets/search/relevance.json');
-const CAPTIONS = path.resolve(__dirname, '../../../shared/fixtures/videosite/caption-bodies/srv3');
+const CAPTIONS = path.join(FIXTURES_DIR, 'videosite/caption-bodies/srv3');
 const CAPTION_TRACKS = { mesmerizer: 'mesmerizer.srv3.xml', aria: 'aria-styled.srv3.xml' } as const;
 const MODES = ['keyword', 'semantic', 'hybrid'] as const;
 const KINDS = ['exact', 'paraphrase', 'cross_language'] as const;
@@ -100,7 +102,7 @@ export const searchRelevanceSection: BenchSection = {
       const answers = async (q: Query, mode: (typeof MODES)[number]) => {
         const req = { q: q.q, mode, limit: 10 } as SearchRequest;
         const t0 = performance.now();
-        const page = await searchMoments(db, { ...api.deps, embedder }, ws!.workspaceId, req);
+        const page = await searchMoments(db, searchContext(api.deps), ws!.workspaceId, req);
         const took = performance.now() - t0;
         const rank = page.moments.findIndex((m) =>
           q.relevant.some((r) =>

@@ -4,6 +4,7 @@ import { SEARCH_INDEX_VERSION } from '../../domain/search/index';
 import { ACCENTED_CONFIG, searchConfigOf } from '../../domain/search/moments';
 import { searchMoments } from '../../domain/search/query';
 import { vectorLiteral } from '../../integrations/embeddings/e5';
+import { searchContext } from '../../api/wiring';
 import type { SearchRequest } from '../../domain/schemas/search';
 import { allEvalClips } from '../../test/support/asr-eval';
 import { type BenchContext, type BenchSection, ms, pct, ratio } from '../harness';
@@ -138,7 +139,7 @@ export const searchSection: BenchSection = {
           pg_relation_size('transcript_moments_trigram_idx') AS trigram, pg_table_size('moment_embeddings') AS vectors, pg_relation_size('moment_embeddings_embedding_idx') AS hnsw, (SELECT count(*) FROM transcript_moments WHERE workspace_id = ${ws!.workspaceId}::uuid) AS rows`;
 
       const qs = queries(pool);
-      const keys = { secretsKey: api.deps.secretsKey, baseUrl: api.deps.baseUrl, embedder: null };
+      const keys = { ...searchContext(api.deps), embedder: null };
       const request = (q: string): SearchRequest => ({ q, mode: 'keyword', limit: 10 });
       // Warm both paths once per query (plans, caches), then measure.
       for (const { q } of qs) await searchMoments(db, keys, ws!.workspaceId, request(q));
@@ -160,7 +161,7 @@ export const searchSection: BenchSection = {
       // By meaning: the service's semantic and hybrid searches (the query's embedding included), beside the bare SQL
       // of the semantic mode (the nearest moments of the workspace by the HNSW index, the query's vector given) and
       // the query's embedding alone.
-      const meaningKeys = { ...keys, embedder };
+      const meaningKeys = searchContext(api.deps);
       const queryVectors = new Map<string, string>();
       for (const { q } of qs) queryVectors.set(q, vectorLiteral(await embedder.embedQuery(q)));
       const byMeaning = async (mode: 'semantic' | 'hybrid') => {

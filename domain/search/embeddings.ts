@@ -2,9 +2,7 @@ import type { TextEmbedder } from '../../integrations/embeddings/e5';
 import { vectorLiteral } from '../../integrations/embeddings/e5';
 import { Prisma } from '../../prisma/generated/client';
 import type { Db } from '../db';
-
-/** Moments embedded per step: about a second of the engine's work, and one short transaction. */
-export const EMBEDDING_BATCH = 32;
+import { EMBEDDING_BATCH } from '../../workflows/definitions';
 
 /**
  * The next moments without a vector of `embedder`'s model (none yet, or one of another model), embedded and

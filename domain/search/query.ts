@@ -164,13 +164,13 @@ export async function searchMoments(db: Db, ctx: SearchContext, workspaceId: str
  * and what only its transcript says (visible: published, not deleted, inside retention; the request's platform,
  * source and creation time).
  */
-export interface MomentFilters {
+interface MomentFilters {
   workspaceId: string;
   moments: Prisma.Sql;
   transcripts: Prisma.Sql;
 }
 
-export function visibleMoments(workspaceId: string, req: SearchRequest): MomentFilters {
+function visibleMoments(workspaceId: string, req: SearchRequest): MomentFilters {
   const moments: Prisma.Sql[] = [Prisma.sql`m.workspace_id = ${workspaceId}::uuid`];
   const transcripts: Prisma.Sql[] = [
     Prisma.sql`t.workspace_id = ${workspaceId}::uuid`,
@@ -186,7 +186,7 @@ export function visibleMoments(workspaceId: string, req: SearchRequest): MomentF
   return { workspaceId, moments: Prisma.join(moments, ' AND '), transcripts: Prisma.join(transcripts, ' AND ') };
 }
 
-export type ParsedQuery = ReturnType<typeof parseSearchQuery>;
+type ParsedQuery = ReturnType<typeof parseSearchQuery>;
 
 /**
  * The query as each configuration reads it, with accents and with them folded (as the moments' words are), its
@@ -246,7 +246,7 @@ async function keywordRanking(db: Db, where: MomentFilters, parsed: ParsedQuery,
  * The keyword ranking's statement; null when the query has nothing to match. With `candidates`, the moments are
  * ranked by their own filters first and cut to that many before their transcripts are checked.
  */
-export function keywordRankingSql(
+function keywordRankingSql(
   where: MomentFilters,
   parsed: ParsedQuery,
   limit: number,

