@@ -7,6 +7,7 @@ import { createDiscoveryActivities, type DiscoveryDeps } from './discoveries';
 import type { CaptionSources } from '../integrations/platforms/types';
 import { createJobStateActivities } from './job-state';
 import type { RecognitionActivities } from './recognition';
+import type { ChapterActivities } from './chapters';
 import { createRetentionActivities } from './retention';
 import { createSearchActivities } from './search';
 import type { ObjectStore } from '../integrations/storage';
@@ -21,6 +22,8 @@ export interface ActivityDeps {
   transcription: Omit<TranscriptionDeps, 'db' | 'store'>;
   webhooks: Omit<WebhookDeps, 'db'>;
   discoveries: DiscoveryDeps;
+  /** Task queue of the embedding workers (chapters); absent = the job's own queue (the tests' single worker). */
+  embeddingTaskQueue?: string;
 }
 
 /** Activities come from a factory that takes their dependencies, so tests can pass their own. */
@@ -30,6 +33,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createJobStateActivities(db, {
       recognizer: deps.transcription.cloud ? 'cloud' : 'local',
       recognitionTaskQueue: deps.transcription.recognitionTaskQueue,
+      embeddingTaskQueue: deps.embeddingTaskQueue,
     }),
     ...createCaptionActivities(db, deps.captions),
     ...createDiscoveryActivities(db, deps.discoveries),
@@ -44,5 +48,8 @@ export function createActivities(deps: ActivityDeps) {
   };
 }
 
-/** Every activity the workflows call: this worker's, and recognizePiece of the Python recognition worker. */
-export type Activities = ReturnType<typeof createActivities> & RecognitionActivities;
+/**
+ * Every activity the workflows call: this worker's, recognizePiece of the Python recognition worker, and the
+ * embedding workers' (worker/main.ts serves those where the model is).
+ */
+export type Activities = ReturnType<typeof createActivities> & RecognitionActivities & ChapterActivities;

@@ -18,7 +18,7 @@ const NOT_COMMITTED_AFTER_ATTEMPTS = 10;
 
 export function createJobStateActivities(
   db: Db,
-  opts: { recognizer: 'local' | 'cloud'; recognitionTaskQueue?: string } = { recognizer: 'local' },
+  opts: { recognizer: 'local' | 'cloud'; recognitionTaskQueue?: string; embeddingTaskQueue?: string } = { recognizer: 'local' },
 ) {
   return {
     /**
@@ -44,6 +44,7 @@ export function createJobStateActivities(
           canonicalUrl: job.canonicalUrl,
           recognizer: opts.recognizer,
           ...(opts.recognitionTaskQueue ? { recognitionTaskQueue: opts.recognitionTaskQueue } : {}),
+          ...(opts.embeddingTaskQueue ? { embeddingTaskQueue: opts.embeddingTaskQueue } : {}),
           spec: specOfJob(job),
           holdId: job.holdId,
           status: isFinal(job.status) ? job.status : 'processing',

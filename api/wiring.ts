@@ -130,6 +130,7 @@ export function jobServiceDeps(deps: AppDeps): JobServiceDeps {
     addressPolicy: deps.addressPolicy,
     photosocialEnabled: deps.config.PHOTOSOCIAL_ENABLED,
     asrEnabled: deps.config.ASR_ENABLED,
+    chaptersEnabled: deps.embedder !== null,
     cancelWaitMs: deps.config.CANCEL_WAIT_SECONDS * 1000,
     starts: deps.starts,
   };

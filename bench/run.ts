@@ -27,6 +27,7 @@ import { exportsSection } from './sections/exports';
 import { mcpSection } from './sections/mcp';
 import { searchSection } from './sections/search';
 import { searchRelevanceSection } from './sections/search-relevance';
+import { chaptersSection } from './sections/chapters';
 import { serversSection } from './sections/servers';
 import { tracesSection } from './sections/traces';
 import { usageSection } from './sections/usage';
@@ -45,6 +46,7 @@ const SECTIONS: BenchSection[] = [
   mcpSection,
   searchSection,
   searchRelevanceSection,
+  chaptersSection,
   tracesSection,
   serversSection,
 ];

@@ -54,6 +54,11 @@ export const ERROR_CATALOGUE = {
   DURATION_LIMIT_EXCEEDED: { status: 413, retryable: false, message: 'Longer than 2 hours.' },
   FILE_TOO_LARGE: { status: 413, retryable: false, message: 'Larger than 250 MB.' },
   TIMESTAMPS_UNAVAILABLE: { status: 422, retryable: false, message: 'Transcript has no timing, so srt and vtt exports are unavailable.' },
+  CHAPTERS_UNAVAILABLE: {
+    status: 422,
+    retryable: false,
+    message: 'The transcript was made without chapters: ask for chapters: true when creating the job.',
+  },
   PROVIDER_REJECTED: { status: 422, retryable: false, message: 'The recognition model could not process the audio.' },
   SOURCE_RATE_LIMITED: { status: 503, retryable: true, message: 'Source platform throttles; the job retries automatically.' },
   SOURCE_BLOCKED: { status: 503, retryable: true, message: 'Source platform blocked the fetch; automatic retry.' },

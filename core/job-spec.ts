@@ -30,6 +30,7 @@ export const JobSpecShape = z.object({
     .int()
     .nullable()
     .describe("The length of the `align_text` given (the text itself is the transcript's text); null when none was."),
+  chapters: z.boolean(),
 });
 export type JobSpec = z.infer<typeof JobSpecShape>;
 
@@ -44,4 +45,5 @@ export const JOB_SPEC_DEFAULTS: Omit<JobSpec, 'mode'> = {
   speakers_expected: null,
   word_timing: false,
   align_text_chars: null,
+  chapters: false,
 };

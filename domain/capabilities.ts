@@ -11,12 +11,16 @@ import {
 import { languageQualityTable, profileQualityTable } from '../integrations/recognizers/quality';
 import { RECOGNITION_PROFILES } from './schemas/jobs';
 import type { Recognizer } from '../integrations/recognizers/types';
+import type { ExportFormat } from './transcripts/export';
+import { CHAPTER_ORIGINS, CHAPTERS_MIN_DURATION_SECONDS, MIN_CHAPTER_SECONDS } from './transcripts/chapters';
 
 export interface CapabilitySettings {
   asrEnabled: boolean;
   photosocialEnabled: boolean;
   /** The recognizer jobs use: its languages and their measured quality are listed. */
   recognizer?: Recognizer;
+  /** The sentence embedding model of computed chapters and search by meaning; null where none is installed. */
+  embeddingModel: string | null;
 }
 
 /**
@@ -43,7 +47,15 @@ export function capabilitiesFor(plan: PlanId | null, settings: CapabilitySetting
     direct: mediaOnly,
     max_duration_ms: MAX_DURATION_MS,
     max_media_bytes: MAX_MEDIA_BYTES,
-    export_formats: ['txt', 'json', 'srt', 'vtt'] as ('txt' | 'json' | 'srt' | 'vtt')[],
+    // The order clients have always read, chapters last.
+    export_formats: ['txt', 'json', 'srt', 'vtt', 'chapters'] as ExportFormat[],
+    chapters: {
+      available: settings.embeddingModel !== null,
+      origins: [...CHAPTER_ORIGINS],
+      computed_min_duration_seconds: CHAPTERS_MIN_DURATION_SECONDS,
+      min_chapter_seconds: MIN_CHAPTER_SECONDS,
+      model: settings.embeddingModel,
+    },
     recognition_profiles: [...RECOGNITION_PROFILES],
     recognition_profile_measurements: settings.recognizer ? profileQualityTable(settings.recognizer, RECOGNITION_PROFILES) : [],
     recognition_model: settings.recognizer?.model ?? null,

@@ -24,3 +24,4 @@ class JobSpec:
     speakers_expected: int | None = None
     word_timing: bool = False
     align_text_chars: int | None = None
+    chapters: bool = False

@@ -16,6 +16,7 @@ import { escapeHtml, html } from '../api/dashboard/html';
 import { transcriptBody } from '../api/dashboard/views-transcript';
 import { toErrorObject } from '../core/errors';
 import type { TranscriptView } from '../domain/transcripts/read';
+import { Prisma } from '../prisma/generated/client';
 import { HOLD_PLAYER, launchChromium, SCREENSHOT_DIR, screenshots, seriousA11yViolations } from './support/browser';
 import { bearer, createWorkspace, uniqueEmail, type TestWorkspace } from './support/harness';
 import {
@@ -797,6 +798,44 @@ describe("the transcript page's player", () => {
       await context.close();
     }
   });
+  it('lists the chapters, and a click on a chapter seeks the player to its start', async () => {
+    // The page shows the view as stored: chapters written onto the row as the chapters step writes them.
+    const t = await stack.api.deps.db.transcript.findUniqueOrThrow({ where: { id: transcriptId } });
+    const segments = t.segments as Array<{ start: number }>;
+    const second = segments[Math.floor(segments.length / 2)]!.start;
+    const chapters = [
+      { start: 0, end: second, title: 'The president', origin: 'computed' },
+      { start: second, end: t.durationSeconds ?? second + 1, title: 'The <reader>', origin: 'computed' },
+    ];
+    await stack.api.deps.db.transcript.update({ where: { id: transcriptId }, data: { chapters } });
+    const context = await chromium.browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
+    try {
+      await context.addCookies(
+        session.setCookie.map((c) => {
+          const [pair] = c.split(';');
+          const [name, ...value] = pair!.split('=');
+          return { name: name!, value: value.join('='), url: base };
+        }),
+      );
+      const page = await context.newPage();
+      await page.goto(`/dashboard/transcripts/${transcriptId}`);
+      await page.waitForLoadState('load');
+      expect(await page.locator('ol.chapters .chapter-title').allTextContents()).toEqual(['The president', 'The <reader>']);
+      expect(await page.getByRole('link', { name: 'Chapters (WebVTT)' }).getAttribute('href')).toBe(
+        `/v1/transcripts/${transcriptId}/export?format=chapters`,
+      );
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      await page.locator('audio[data-player]').waitFor();
+      await until(page, "document.querySelector('audio[data-player]').readyState >= 1");
+      await page.evaluate(HOLD_PLAYER, 'audio[data-player]');
+      await page.locator('ol.chapters li').nth(1).locator('a.t').click();
+      await until(page, 'window.__player.played && window.__player.seeks.length > 0');
+      expect(await page.evaluate('window.__player.seeks')).toEqual([expect.closeTo(second, 2)]);
+    } finally {
+      await context.close();
+      await stack.api.deps.db.transcript.update({ where: { id: transcriptId }, data: { chapters: Prisma.DbNull } });
+    }
+  });
 });
 
 /**
@@ -844,6 +883,7 @@ describe('units', () => {
       caption_language_check: null,
       recognition: { model: 'whisper-base', profile: 'standard', quality_status: 'validated_language' },
       alignment: null,
+      chapters: null,
       extraction_version: 'x',
       created_at: new Date().toISOString(),
       expires_at: new Date().toISOString(),

@@ -144,6 +144,7 @@ describe('agent tool server: transport and authentication', () => {
       expect(props('get_video_transcript')).toEqual(expect.arrayContaining(['url', 'mode', 'format', 'timeout_seconds']));
       expect(props('transcribe')).toEqual([
         'align_text',
+        'chapters',
         'idempotency_key',
         'language',
         'max_credits',
@@ -250,6 +251,42 @@ describe('agent tool server: jobs and transcripts', () => {
     const done = await call(client, 'wait_for_job', { job_id: a.structuredContent!.job.id, timeout_seconds: 30 });
     expect(done.structuredContent!.job.status).toBe('succeeded');
     await client.close();
+  }, 60_000);
+
+  it("transcribe takes chapters, and get_transcript gives them to the agent: the video's own here", async () => {
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const client = await connect(w.apiKey, 'modern');
+    stack.origin.setRoutes([
+      ...ROUTES,
+      { method: 'POST', path: '/youtubei/v1/next', recording: 'videosite/next-transcript-panel/web-next-rCAS2eD-mcw.newpipe-mock.json' },
+    ]);
+    try {
+      const started = await call(client, 'transcribe', {
+        url: VIDEO_URL,
+        mode: 'captions_only',
+        chapters: true,
+        idempotency_key: `agent-${randomUUID()}`,
+      });
+      expect(started.structuredContent).toMatchObject({ job: { options: { chapters: true } } });
+      const done = await call(client, 'wait_for_job', { job_id: started.structuredContent!.job.id, timeout_seconds: 30 });
+      expect(done.structuredContent!.job.status).toBe('succeeded');
+      const page = await call(client, 'get_transcript', { transcript_id: done.structuredContent!.job.result_id });
+      expect(
+        page.structuredContent!.transcript.chapters.map((c: { start: number; title: string; origin: string }) => [
+          c.start,
+          c.title,
+          c.origin,
+        ]),
+      ).toEqual([
+        [39, 'Method of Oxygenation', 'platform'],
+        [115, 'LMA Insertion', 'platform'],
+        [242, 'Assessment of Ventilation', 'platform'],
+        [268, 'Troubleshooting', 'platform'],
+      ]);
+    } finally {
+      stack.origin.setRoutes(ROUTES);
+      await client.close();
+    }
   }, 60_000);
 
   it.each(ERAS)('%s client: failures are tool results with isError and the error code, message and retryable', async (era) => {

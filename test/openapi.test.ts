@@ -97,6 +97,7 @@ describe('OpenAPI document', () => {
         'webhook_endpoint_id',
         'word_timing',
         'align_text',
+        'chapters',
       ].sort(),
     );
     expect(job.properties.caption_languages.maxItems).toBe(5);

@@ -256,12 +256,14 @@ describe('the playground, a file', () => {
     await page.getByLabel('Label speakers').check();
     await page.getByLabel('Number of speakers (optional)').fill('2');
     await page.getByLabel('Vocabulary (optional)').fill('Kennedy\nLibriSpeech');
+    await page.getByLabel('Chapters: the video’s own').check();
     await check(page, '06-file-ready');
 
     // The code for a file: the three upload calls, then the job with the form's options.
     const python = (await code(page, 'python'))!;
     expect(python).toContain('"speaker_labels": True');
     expect(python).toContain('"vocabulary": [');
+    expect(python).toContain('"chapters": True');
     const curl = (await code(page, 'curl'))!;
     expect(curl).toContain("FILE='interview.wav'");
     expect(python).toContain('with open("interview.wav", "rb")');
@@ -270,11 +272,18 @@ describe('the playground, a file', () => {
     const jobId = await waitForJobPage(page);
     await page.getByRole('link', { name: 'Open the transcript' }).waitFor({ timeout: 90_000 });
     const job = await request(stack.api.app).get(`/v1/jobs/${jobId}`).set('Authorization', `Bearer ${apiKey}`).expect(200);
-    expect(job.body.options).toMatchObject({ speaker_labels: true, speakers_expected: 2, vocabulary: ['Kennedy', 'LibriSpeech'] });
+    expect(job.body.options).toMatchObject({
+      speaker_labels: true,
+      speakers_expected: 2,
+      vocabulary: ['Kennedy', 'LibriSpeech'],
+      chapters: true,
+    });
     expect(job.body.billing.credits_charged).toBe(credits);
     await page.getByRole('link', { name: 'Open the transcript' }).click();
     await page.waitForURL(/\/dashboard\/transcripts\//);
     expect(await page.locator('.segments li .spk').allTextContents()).toEqual(expect.arrayContaining(['A', 'B']));
+    // A recording under three minutes: chapters were asked for, and there are none.
+    await expect(textOf(page.locator('h2:has-text("Chapters") + p'))).resolves.toBe('None: the transcript is shorter than three minutes.');
     await page.locator('audio[data-player]').waitFor();
     await check(page, '07-file-transcript');
 

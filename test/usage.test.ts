@@ -47,7 +47,7 @@ describe('GET /v1/capabilities', () => {
       photosocial_enabled: false,
       plan: null,
     });
-    expect(res.body.export_formats.sort()).toEqual(['json', 'srt', 'txt', 'vtt']);
+    expect(res.body.export_formats.sort()).toEqual(['chapters', 'json', 'srt', 'txt', 'vtt']);
     expect(res.body.price_version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(res.body.videosite).toEqual({
       enabled: true,

@@ -38,5 +38,6 @@ export function activityDepsFromConfig(
     },
     webhooks: { secretsKey: resolveSecretsKey(cfg), addressPolicy: addressPolicy(cfg), outbound: io.outbound, ...overrides.webhooks },
     discoveries: { sources: createDiscoverySources(io.outbound), secretsKey: resolveSecretsKey(cfg) },
+    embeddingTaskQueue: cfg.EMBEDDING_TASK_QUEUE,
   };
 }

@@ -9,6 +9,7 @@ import { Client } from '@temporalio/client';
 import { connectTemporal } from '../integrations/temporal-connection';
 import { ensureSchedules, ensureSearchBackfill, ensureSearchEmbeddings } from './schedules';
 import { createEmbeddingActivities } from '../activities/search';
+import { createChapterActivities } from '../activities/chapters';
 import { e5Embedder } from '../integrations/embeddings/e5';
 import { runWorkflowStarter } from './workflow-starter';
 import { workflowCodeOptions } from './workflow-bundle';
@@ -84,7 +85,10 @@ async function main() {
         connection,
         namespace: cfg.TEMPORAL_NAMESPACE,
         taskQueue: cfg.EMBEDDING_TASK_QUEUE,
-        activities: createEmbeddingActivities(prisma, embedder),
+        activities: {
+          ...createEmbeddingActivities(prisma, embedder),
+          ...createChapterActivities({ db: prisma, embedder, sources: activityDeps.captions }),
+        },
         maxConcurrentActivityTaskExecutions: 1,
         shutdownGraceTime: WORKER_SHUTDOWN_GRACE,
       })

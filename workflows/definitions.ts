@@ -124,6 +124,8 @@ export interface JobPlan {
   recognizer: 'local' | 'cloud';
   /** Task queue of the recognition workers (recognizePiece); absent = the job's own queue (the workflow tests' mocks). */
   recognitionTaskQueue?: string;
+  /** Task queue of the embedding workers (writeTranscriptChapters); absent = the job's own queue. */
+  embeddingTaskQueue?: string;
   /**
    * The job's options as accepted (jobs.spec), whole: what every stage and the recognizer read
    * (recognizer/job_spec.py is generated from its schema).
@@ -186,6 +188,7 @@ export function planWithSpec(plan: JobPlan | PlanBeforeSpec): JobPlan {
       speakers_expected: speakersExpected ?? null,
       word_timing: wordTiming ?? false,
       align_text_chars: alignText ? 0 : null,
+      chapters: false,
     },
   };
 }

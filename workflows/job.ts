@@ -85,6 +85,17 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       retry,
     });
 
+  // Chapters: on the embedding workers' queue, where the sentence embedding model is loaded (worker/main.ts). A
+  // deployment without that model refuses `chapters` at submit; a queue no worker serves fails the job in time.
+  const embedding = (plan: JobPlan) =>
+    proxyActivities<Activities>({
+      taskQueue: plan.embeddingTaskQueue,
+      startToCloseTimeout: '30 minutes',
+      scheduleToStartTimeout: RECOGNITION_QUEUE_TIMEOUT_MS,
+      heartbeatTimeout: HEARTBEAT_TIMEOUT,
+      retry,
+    });
+
   let finished = false;
   let cancelRequested = false;
   // Search attributes, current details and the jobView query (README, the Temporal UI runbook).
@@ -193,7 +204,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       const results = await Promise.all(
         keys.map((key, i) => recognize.recognizePiece.executeWithOptions({ summary: `piece ${i + 1} of ${keys.length}` }, [plan, key, i])),
       ).catch((err: unknown) => {
-        throw noRecognizerInTime(err) ?? err;
+        throw noWorkerInTime(err, RECOGNIZER_LATE, 'recognizer_queue_timeout') ?? err;
       });
       // Speaker labels: the voices of all pieces clustered at once, so a voice is one speaker across pieces.
       const speakersKey = plan.spec.speaker_labels
@@ -215,7 +226,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     return recognition(plan)
       .alignAudio.executeWithOptions({ summary }, [plan, audioKey, requestKey])
       .catch((err: unknown) => {
-        throw noRecognizerInTime(err) ?? err;
+        throw noWorkerInTime(err, RECOGNIZER_LATE, 'recognizer_queue_timeout') ?? err;
       });
   }
 
@@ -322,6 +333,15 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       // Search: the transcript's moments, written before it is published, so a published transcript is findable.
       // Behind a patch: the histories of jobs started before it have no such step.
       if (patched('search-index')) await state.indexTranscriptForSearch(result.transcriptId);
+      if (plan.spec.chapters) {
+        track.move('processing', 'finalize', 'finding the chapters of the transcript.');
+        const found = await embedding(plan)
+          .writeTranscriptChapters.executeWithOptions({ summary: 'chapters of the transcript' }, [result.transcriptId])
+          .catch((err: unknown) => {
+            throw noWorkerInTime(err, 'No embedding worker took the chapters in time.', 'embedding_queue_timeout') ?? err;
+          });
+        track.move('processing', 'finalize', `${found.chapters} chapter(s) (${found.origin ?? 'none'}).`);
+      }
       // The row is at finalize already: storing the draft transcript (or its alignment) moved it (domain/jobs/state.ts).
       track.refuseCancel('stage=finalize');
       track.move('processing', 'finalize', 'committing the result (charging the hold, publishing the transcript).');
@@ -340,14 +360,11 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   return outcome;
 }
 
-/** A piece that waited out the recognition queue's schedule-to-start timeout: no recognition worker is serving the queue. */
-function noRecognizerInTime(err: unknown): ApplicationFailure | null {
+const RECOGNIZER_LATE = 'No speech recognition worker took the audio in time.';
+
+/** Work that waited out its queue's schedule-to-start timeout: no worker is serving the queue. */
+function noWorkerInTime(err: unknown, message: string, detail: string): ApplicationFailure | null {
   if (!(err instanceof ActivityFailure) || !(err.cause instanceof TimeoutFailure) || err.cause.timeoutType !== 'SCHEDULE_TO_START')
     return null;
-  return ApplicationFailure.create({
-    type: 'PROVIDER_UNAVAILABLE',
-    nonRetryable: true,
-    message: 'No speech recognition worker took the audio in time.',
-    details: ['recognizer_queue_timeout'],
-  });
+  return ApplicationFailure.create({ type: 'PROVIDER_UNAVAILABLE', nonRetryable: true, message, details: [detail] });
 }

@@ -161,6 +161,9 @@ export function playgroundBody(facts: PlaygroundFacts): SafeHtml {
             `Names and terms the recognizer should prefer, one per line (at most ${MAX_VOCABULARY_TERMS}).`,
           )}
         </div>
+        <label class="check"
+          ><input type="checkbox" data-field="chapters" /> Chapters: the video’s own, or found from what is said (free of charge)</label
+        >
         ${field(
           'pg-max-credits',
           'Spending cap in credits (optional)',

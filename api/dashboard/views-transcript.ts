@@ -53,6 +53,15 @@ export function transcriptBody(t: TranscriptView, csrf: string, media: { content
     </li>`;
   });
   const check = t.caption_language_check;
+  // A chapter links to the first segment that starts in it (the text's anchors), and with a player seeks there.
+  const chapters = (t.chapters ?? []).map((c) => {
+    const first = t.segments.find((s) => s.end > c.start) ?? t.segments.at(-1);
+    return html`<li data-start="${c.start}">
+      <a class="t" href="#t${Math.floor(first?.start ?? 0)}"><time datetime="PT${c.start.toFixed(3)}S">${clock(c.start)}</time></a>
+      <span class="chapter-title">${c.title}</span>
+      ${c.origin === 'platform' ? html`<span class="origin" title="the video's own chapter">from the video</span>` : ''}
+    </li>`;
+  });
   return html`<dl class="facts">
       <div>
         <dt>Source</dt>
@@ -144,15 +153,29 @@ export function transcriptBody(t: TranscriptView, csrf: string, media: { content
     }
     <h2>Download</h2>
     <ul class="downloads">
-      ${EXPORT_FORMATS.map(
+      ${EXPORT_FORMATS.filter((f) => f !== 'chapters' || t.chapters).map(
         (f) =>
           html`<li>
             <a href="/v1/transcripts/${t.id}/export?format=${f}" download
-              >${f.toUpperCase()}${t.timing_granularity === 'none' && (f === 'srt' || f === 'vtt') ? ' (needs timestamps)' : ''}</a
+              >${f === 'chapters' ? 'Chapters (WebVTT)' : f.toUpperCase()}${
+                t.timing_granularity === 'none' && (f === 'srt' || f === 'vtt') ? ' (needs timestamps)' : ''
+              }</a
             >
           </li>`,
       )}
     </ul>
+    ${
+      t.chapters
+        ? html`<h2>Chapters</h2>
+            ${
+              chapters.length > 0
+                ? html`<ol class="chapters">
+                    ${chapters}
+                  </ol>`
+                : html`<p>None: the transcript is shorter than three minutes.</p>`
+            }`
+        : ''
+    }
     <h2>Text</h2>
     ${
       words.length > 0

@@ -47,6 +47,7 @@ export function transcriptSummary(t: TranscriptView) {
     duration_seconds: t.duration_seconds,
     recognition: t.recognition,
     alignment: t.alignment,
+    chapters: t.chapters,
     created_at: t.created_at,
     expires_at: t.expires_at,
   };

@@ -52,7 +52,7 @@ const exportRoute = defineRoute({
   summary: 'File export',
   tags,
   description:
-    'txt (one segment per line, text/plain), srt (text/srt), vtt (text/vtt), json (application/json, the transcript object). srt and vtt captions break at word and punctuation boundaries within `max_line_length` and `max_lines`, timed by the words where the transcript has word times; with speaker labels a caption starts with the speaker ("B: …") where the speaker changes. The download filename is in `Content-Disposition: attachment; filename="…"; filename*=UTF-8\'\'…`.',
+    'txt (one segment per line, text/plain), srt (text/srt), vtt (text/vtt), json (application/json, the transcript object), chapters (text/vtt: a WebVTT chapters track, one cue per chapter, for a job that asked for `chapters`). srt and vtt captions break at word and punctuation boundaries within `max_line_length` and `max_lines`, timed by the words where the transcript has word times; with speaker labels a caption starts with the speaker ("B: …") where the speaker changes. The download filename is in `Content-Disposition: attachment; filename="…"; filename*=UTF-8\'\'…`.',
   auth: { kind: 'required', scope: 'transcripts:read' },
   rateLimit: 'read',
   params: IdParams,
@@ -64,7 +64,7 @@ const exportRoute = defineRoute({
       headers: { 'Content-Disposition': 'attachment with the download filename' },
     },
   },
-  errors: ['NOT_FOUND', 'TIMESTAMPS_UNAVAILABLE'],
+  errors: ['NOT_FOUND', 'TIMESTAMPS_UNAVAILABLE', 'CHAPTERS_UNAVAILABLE'],
   handler: async ({ deps, principal, params, query }) => {
     const file = await exportTranscriptFile(deps.db, principal.workspaceId, params.id, query.format, {
       maxLineLength: query.max_line_length,

@@ -18,6 +18,7 @@ const capabilities = defineRoute({
       asrEnabled: deps.config.ASR_ENABLED,
       photosocialEnabled: deps.config.PHOTOSOCIAL_ENABLED,
       recognizer: deps.recognizer,
+      embeddingModel: deps.embedder?.model ?? null,
     }),
   }),
 });

@@ -4,6 +4,7 @@ import { DEFAULT_MAX_CREDITS, transcriptionCredits, wordTimedCaptionCredits, typ
 import { ServiceError, type ErrorObject } from '../../core/errors';
 import type { Segment, Word } from '../../core/timing';
 import { renderTranscriptBody, type TranscriptAlignment } from '../transcripts/view';
+import type { Chapter } from '../transcripts/chapters';
 import type { JobOutcome, JobStage } from '../../workflows/definitions';
 import { chargeHoldIn, increaseHold, releaseHoldIn } from '../credits/ledger';
 import { jsonColumn, type Db, type Tx } from '../db';
@@ -191,6 +192,8 @@ export async function saveDraftTranscript(db: Db, jobId: string, content: Transc
     languages: content.languages ? jsonColumn(content.languages) : Prisma.DbNull,
     captionLanguageCheck: content.captionLanguageCheck ? jsonColumn(content.captionLanguageCheck) : Prisma.DbNull,
     alignment: content.alignment ? jsonColumn(content.alignment) : Prisma.DbNull,
+    // Written by the chapters step after this one (saveTranscriptChapters); a rewritten draft has none yet.
+    chapters: Prisma.DbNull,
     extractionVersion: content.extractionVersion,
     // Replaced by the retention window when published.
     expiresAt: new Date(Date.now() + 86400_000),
@@ -248,6 +251,20 @@ export async function saveCaptionAlignment(
     await storeRendering(tx, transcriptId, renderTranscriptBody(t));
   });
   await db.job.updateMany({ where: { id: jobId, status: { in: [...ACTIVE_STATUSES] } }, data: { stage: 'finalize' } });
+}
+
+/**
+ * `chapters: true`: the draft transcript gains its chapters, row and rendering in one transaction. Idempotent (the
+ * same chapters written again are the same row); a published transcript is never changed.
+ */
+export async function saveTranscriptChapters(db: Db, transcriptId: string, chapters: Chapter[]): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const updated = await tx.transcript.updateManyAndReturn({
+      where: { id: transcriptId, publishedAt: null },
+      data: { chapters: jsonColumn(chapters) },
+    });
+    if (updated[0]) await storeRendering(tx, transcriptId, renderTranscriptBody(updated[0]));
+  });
 }
 
 /** What completeJob reads back from the row it moved. */

@@ -28,6 +28,8 @@ export interface JobServiceDeps {
   addressPolicy?: AddressPolicy;
   photosocialEnabled: boolean;
   asrEnabled: boolean;
+  /** Computed chapters need the sentence embedding model (EMBEDDING_MODEL_DIR): without it `chapters` is refused. */
+  chaptersEnabled: boolean;
   /** How long a cancel waits for the job's workflow to decide. */
   cancelWaitMs: number;
   /** Starts workflows after their accepting commits (domain/workflow-starts.ts StartDispatcher). */
@@ -94,7 +96,13 @@ export async function resolveJobSource(
   db: Db | Tx,
   principal: Principal,
   job: Pick<JobSubmission, 'source' | 'spec'>,
-  settings: { photosocialEnabled: boolean; asrEnabled: boolean; recognizer?: Recognizer; addressPolicy?: AddressPolicy },
+  settings: {
+    photosocialEnabled: boolean;
+    asrEnabled: boolean;
+    chaptersEnabled: boolean;
+    recognizer?: Recognizer;
+    addressPolicy?: AddressPolicy;
+  },
   at: FieldPath = plainPath,
 ): Promise<ResolvedSource> {
   const { spec } = job;
@@ -132,6 +140,10 @@ export async function resolveJobSource(
       message: `Uploads and direct links have no captions; use mode transcribe.`,
     });
   }
+  if (spec.chapters && !settings.chaptersEnabled)
+    throw new ServiceError('CAPABILITY_UNAVAILABLE', at('chapters'), {
+      message: 'Chapters are not available on this deployment (no sentence embedding model is installed).',
+    });
   // Word timing runs the recognizer on the audio too: the same plan and availability rules, named by its field.
   const audioWork = spec.mode !== 'captions_only' ? 'mode' : spec.word_timing ? 'word_timing' : null;
   if (audioWork) {

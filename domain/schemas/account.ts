@@ -3,6 +3,8 @@ import { PLAN_IDS } from '../../core/plans';
 import { z } from './zod';
 import { DateTime, Uuid } from './common';
 import { RECOGNITION_PROFILES } from './jobs';
+import { EXPORT_FORMATS } from '../transcripts/export';
+import { CHAPTER_ORIGINS } from '../transcripts/chapters';
 import { languageQualitySummary } from '../../integrations/recognizers/quality';
 import { WhisperRecognizer } from '../../integrations/recognizers/whisper';
 
@@ -44,7 +46,21 @@ export const CapabilitiesSchema = z
     direct: SourceCapability,
     max_duration_ms: z.number().int(),
     max_media_bytes: z.number().int(),
-    export_formats: z.array(z.enum(['txt', 'json', 'srt', 'vtt'])),
+    export_formats: z.array(z.enum(EXPORT_FORMATS)),
+    chapters: z
+      .object({
+        available: z.boolean().openapi({ description: 'Whether a job may ask for `chapters: true` here.' }),
+        origins: z.array(z.enum(CHAPTER_ORIGINS)),
+        computed_min_duration_seconds: z
+          .number()
+          .int()
+          .openapi({ description: 'Shorter transcripts get no computed chapters (an empty list).' }),
+        min_chapter_seconds: z.number().int().openapi({ description: 'No computed chapter is shorter.' }),
+        model: z.string().nullable().openapi({ description: 'The sentence embedding model computed chapters come from.' }),
+      })
+      .openapi({
+        description: "Chapters (the job request field `chapters`): a video's own, or computed from what is said. Free of charge.",
+      }),
     recognition_profiles: z.array(z.enum(RECOGNITION_PROFILES)).openapi({
       description:
         "`standard` (beam search of 5 with Whisper's fallback temperatures, the default) and `fast` (beam search of 3, no fallback); the job request field `profile` chooses.",

@@ -23,8 +23,10 @@ export const JOB_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 export const RECOGNITION_FIELDS = ['profile', 'vocabulary', 'speaker_labels', 'speakers_expected'] as const;
 /** The request fields of forced alignment: `word_timing` (caption modes) and `align_text` (transcribe). */
 export const ALIGNMENT_FIELDS = ['word_timing', 'align_text'] as const;
+/** What the service adds to the words, in any mode. */
+export const TRANSCRIPT_EXTRA_FIELDS = ['chapters'] as const;
 /** The options the agents' `transcribe` tool takes as they are, each with the request's own schema and description. */
-export const JOB_OPTION_FIELDS = [...RECOGNITION_FIELDS, ...ALIGNMENT_FIELDS] as const;
+export const JOB_OPTION_FIELDS = [...RECOGNITION_FIELDS, ...ALIGNMENT_FIELDS, ...TRANSCRIPT_EXTRA_FIELDS] as const;
 
 /** `speakers_expected`: 1–10 (also the agents' `transcribe` tool). */
 export const SpeakersExpected = z.number().int().min(1).max(MAX_SPEAKERS_EXPECTED);
@@ -121,6 +123,12 @@ export const JobRequestSchema = z
       .openapi({ maxLength: MAX_ALIGN_TEXT_CHARS })
       .describe(
         "Mode `transcribe`: the words said in the audio, known already (a script, a manuscript, your own transcript). Instead of recognising speech the service gives this text word times: the transcript's `text` is this text, its `segments` are its sentences (cut at line breaks and sentence ends, and where a sentence runs longer than 20 s) with a `match` score each, and `words` carry times. At most 200,000 characters, and at most as much text as the audio can say: 30 tokens of the recognition model's tokenizer per second of audio plus 400 (an English word is about 1.3 tokens, a Japanese character 1 to 2, an emoji 2 to 4; speech runs at up to 10 a second). A longer text is refused once the audio's duration is known: the job fails with 422 `INVALID_REQUEST` naming `align_text`, not retryable, nothing charged. Priced as AI transcription. Not with `profile`, `vocabulary` or `speaker_labels` (nothing is recognised); `language` names the text's language (default: detected from the audio).",
+      ),
+    chapters: z
+      .boolean()
+      .optional()
+      .describe(
+        'Any mode: the transcript gets `chapters` (`start`, `end`, `title`, `origin`) and the `chapters` export (a WebVTT chapters track). A videosite video that has chapters keeps its own (`origin: "platform"`); any other transcript of 3 minutes or more gets chapters computed from what is said (`origin: "computed"`: topic boundaries from sentence embeddings, at least 60 s apart, each titled by its most central passage); a shorter one gets none (`[]`). Default false (`chapters: null`). Free of charge. Refused with 422 `CAPABILITY_UNAVAILABLE` naming `chapters` where the deployment has no embedding model.',
       ),
     webhook_endpoint_id: Uuid.optional().openapi({
       description:

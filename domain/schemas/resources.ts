@@ -4,6 +4,8 @@ import { z } from './zod';
 import { DateTime, ErrorObjectSchema, queryInteger, Uuid } from './common';
 import { JobRequestSchema, MetadataSchema, PLATFORMS, RECOGNITION_PROFILES } from './jobs';
 import { languageQualitySummary } from '../../integrations/recognizers/quality';
+import { CHAPTER_ORIGINS } from '../transcripts/chapters';
+import { EXPORT_FORMATS } from '../transcripts/export';
 import { WhisperRecognizer } from '../../integrations/recognizers/whisper';
 
 // Transcripts, batches, uploads, discoveries and webhook endpoints.
@@ -38,6 +40,17 @@ export const SpeakerSchema = z
   })
   .openapi('Speaker');
 export const LanguageSecondsSchema = z.object({ language: z.string(), seconds: z.number().nonnegative() }).openapi('LanguageSeconds');
+
+export const ChapterSchema = z
+  .object({
+    start: z.number().nonnegative().openapi({ description: 'Seconds from the start of the media.' }),
+    end: z.number().nonnegative(),
+    title: z.string(),
+    origin: z.enum(CHAPTER_ORIGINS).openapi({
+      description: "`platform`: the video's own chapters, as the platform lists them. `computed`: found by the service from what is said.",
+    }),
+  })
+  .openapi('Chapter');
 
 export const TranscriptSchema = z
   .object({
@@ -101,6 +114,10 @@ export const TranscriptSchema = z
         description:
           'Aligned transcripts: a caption track given word times (`word_timing`) or a given text (`align_text`), by forced alignment with the recognition model; how many segments the audio does not seem to say. Null otherwise.',
       }),
+    chapters: z.array(ChapterSchema).nullable().openapi({
+      description:
+        "With `chapters: true`: the chapters in order, each ending where the next starts. The platform's own where the video has them (they may start after 0, as the platform lists them), else computed for transcripts of 3 minutes or more ([] for shorter ones). Null when chapters were not asked for. Also the `chapters` export (WebVTT).",
+    }),
     extraction_version: z.string(),
     created_at: DateTime,
     expires_at: DateTime.openapi({ description: 'End of the retention window; the transcript is purged then.' }),
@@ -109,7 +126,9 @@ export const TranscriptSchema = z
 
 export const ExportQuery = z
   .strictObject({
-    format: z.enum(['txt', 'srt', 'vtt', 'json']),
+    format: z.enum(EXPORT_FORMATS).openapi({
+      description: '`chapters`: the chapters as a WebVTT chapters track (422 `CHAPTERS_UNAVAILABLE` when the job did not ask for them).',
+    }),
     max_line_length: queryInteger(z.number().int().min(20).max(80))
       .optional()
       .openapi({ description: 'srt and vtt: characters per caption line, 20–80 (wide characters count 2). Default 42.' }),

@@ -15,15 +15,18 @@
 import { ServiceError } from '../../core/errors';
 import { Cue, CueBuilder, MAX_TIMESTAMP_MS, SegmentInput, WordInput } from './cues';
 import { normaliseLine, normaliseText } from '../../core/text';
+import type { Chapter } from './chapters';
 
-export type ExportFormat = 'txt' | 'srt' | 'vtt' | 'json';
-export const EXPORT_FORMATS: readonly ExportFormat[] = ['txt', 'srt', 'vtt', 'json'];
+/** `chapters`: the transcript's chapters as a WebVTT chapters track (a job that asked for `chapters`). */
+export const EXPORT_FORMATS = ['txt', 'srt', 'vtt', 'json', 'chapters'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export const EXPORT_CONTENT_TYPES: Readonly<Record<ExportFormat, string>> = Object.freeze({
   txt: 'text/plain; charset=utf-8',
   srt: 'text/srt; charset=utf-8',
   vtt: 'text/vtt; charset=utf-8',
   json: 'application/json; charset=utf-8',
+  chapters: 'text/vtt; charset=utf-8',
 });
 
 export type TimingGranularity = 'word' | 'segment' | 'none';
@@ -64,6 +67,8 @@ export interface ExportableTranscript {
     quality_status: 'validated_language' | 'provider_supported' | 'experimental_language';
   } | null;
   extraction_version: string;
+  /** Null when the job did not ask for chapters. */
+  chapters?: Chapter[] | null;
   created_at: string;
 }
 
@@ -116,6 +121,10 @@ export function exportTranscript(transcript: ExportableTranscript, format: Expor
       body = format === 'srt' ? serializeSrt(cues) : serializeVtt(cues);
       break;
     }
+    case 'chapters':
+      if (!transcript.chapters) throw new ServiceError('CHAPTERS_UNAVAILABLE', 'format');
+      body = chaptersWebVtt(transcript.chapters);
+      break;
   }
   return exportFile(body, transcript, format);
 }
@@ -156,6 +165,19 @@ function speakerPrefixed(t: Pick<ExportableTranscript, 'segments' | 'speakers'>)
     previous = speaker;
     return changed ? { ...s, text: `${speaker}: ${s.text}` } : s;
   });
+}
+
+/**
+ * A WebVTT chapters track (the `chapters` export, for a <track kind="chapters">): a numbered cue per chapter, its
+ * title the cue's text on one line, escaped as every cue's text is (so no "-->" can occur in it, WebVTT 4.1).
+ */
+export function chaptersWebVtt(chapters: readonly Chapter[]): string {
+  let out = 'WEBVTT\n';
+  chapters.forEach((c, i) => {
+    const title = escapeVttText(c.title.replace(/\s+/g, ' ').trim());
+    out += `\n${i + 1}\n${formatTimestamp(c.start * 1000, '.')} --> ${formatTimestamp(Math.max(c.start, c.end) * 1000, '.')}\n${title}\n`;
+  });
+  return out;
 }
 
 // ---------------------------------------------------------------------------
@@ -334,7 +356,7 @@ export function exportFilenames(transcript: ExportNaming, format: ExportFormat):
     .replace(/[^0-9A-Za-z]/g, '')
     .slice(0, 8)
     .toLowerCase();
-  const suffix = (id8 ? '-' + id8 : '') + '.' + format;
+  const suffix = (id8 ? '-' + id8 : '') + '.' + (format === 'chapters' ? 'chapters.vtt' : format);
   const title = typeof transcript.source?.title === 'string' ? transcript.source.title : '';
   const ascii = asciiSlug(title);
   const uni = unicodeSlug(title);

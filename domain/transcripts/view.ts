@@ -1,5 +1,6 @@
 import type { Transcript } from '../../prisma/generated/client';
 import { spokenSeconds } from '../../integrations/recognizers/result';
+import type { Chapter } from './chapters';
 
 // The transcript as the API shows it (GET /v1/transcripts/{id}, the json export, the tools), and its
 // rendering: the part known when the transcript is written, serialised once then
@@ -31,6 +32,7 @@ export type TranscriptFields = Pick<
   languages?: unknown;
   captionLanguageCheck?: unknown;
   alignment?: unknown;
+  chapters?: unknown;
 };
 
 /**
@@ -60,6 +62,7 @@ export function transcriptBody(t: TranscriptFields) {
     | null
     | undefined;
   const alignment = t.alignment as TranscriptAlignment | null | undefined;
+  const chapters = t.chapters as Chapter[] | null | undefined;
   return {
     source: { platform: t.platform, media_id: t.mediaId, canonical_url: t.canonicalUrl, title: t.title },
     source_origin: t.sourceOrigin,
@@ -100,6 +103,7 @@ export function transcriptBody(t: TranscriptFields) {
           segments_below_threshold: alignment.segments_below_threshold,
         }
       : null,
+    chapters: chapters?.map((c) => ({ start: c.start, end: c.end, title: c.title, origin: c.origin })) ?? null,
     extraction_version: t.extractionVersion,
   };
 }

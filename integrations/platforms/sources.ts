@@ -11,5 +11,7 @@ export function createCaptionSources(outbound: Outbound): CaptionSources {
     fetchCaptions: (platform, mediaId, options) =>
       platform === 'videosite' ? videosite.fetchCaptions(mediaId, options) : shortvideo.fetchCaptions(mediaId, options),
     resolveShareLink: (_platform, url) => shortvideo.resolveShareLink(url),
+    // Only the videosite lists chapters.
+    fetchChapters: async (platform, mediaId) => (platform === 'videosite' ? videosite.fetchChapters(mediaId) : []),
   };
 }

@@ -45,4 +45,6 @@ export interface CaptionSources {
   fetchCaptions(platform: 'videosite' | 'shortvideo', mediaId: string, options: CaptionOptions): Promise<CaptionResult>;
   /** Follows a share link to the video it names. */
   resolveShareLink(platform: 'shortvideo', url: string): Promise<{ mediaId: string; canonicalUrl: string }>;
+  /** The video's own chapters (start seconds, title), in order; [] where the platform has none. */
+  fetchChapters(platform: string, mediaId: string): Promise<Array<{ start: number; title: string }>>;
 }

@@ -78,7 +78,7 @@ export function playerRequest(client: InnertubeClient, videoId: string): { url: 
   return { url: `${INNERTUBE_HOST}/youtubei/v1/player?prettyPrint=false`, headers, json: { context, ...player } };
 }
 
-// The desktop web client, for listings (/search, /browse, /navigation/resolve_url):
+// The desktop web client, for listings (/search, /browse, /navigation/resolve_url) and a video's chapters (/next):
 // only its answers carry the search results and channel tabs the recordings show
 // (shared PROVENANCE, "paging with continuation tokens"). Version as recorded on
 // 2026-05-21; hl=en so that counts and dates come in the English forms
@@ -106,7 +106,7 @@ const WEB_CONTEXT = {
  * NewPipe sends: without it, answers from the EU may be the consent wall.
  */
 export function webRequest(
-  endpoint: 'search' | 'browse' | 'navigation/resolve_url',
+  endpoint: 'search' | 'browse' | 'navigation/resolve_url' | 'next',
   body: Record<string, unknown>,
   fields?: string,
 ): { url: string; headers: Record<string, string>; json: unknown } {

@@ -2,7 +2,7 @@ import { ServiceError } from '../../core/errors';
 import type { Outbound, OutboundResponse } from '../outbound/http';
 import { chooseCaptionTrack, type ChoosableTrack } from './caption-choice';
 import { parseCaptionBody, type ParsedCaptions } from './caption-formats';
-import { DEFAULT_VIDEOSITE_CLIENTS, playerRequest, type InnertubeClient } from './videosite-clients';
+import { DEFAULT_VIDEOSITE_CLIENTS, playerRequest, webRequest, type InnertubeClient } from './videosite-clients';
 import { captionCodes } from './caption-codes';
 import { isObject } from './json-shapes';
 import { checkPlayability, textOf, type Refusal } from './videosite-playability';
@@ -31,6 +31,13 @@ export interface VideositeSource {
   listCaptionTracks(videoId: string, options?: { signal?: AbortSignal }): Promise<CaptionTrackInfo[]>;
   /** The video's title and length with its caption tracks (language discovery), from the same player response a caption job reads. */
   describeCaptions(videoId: string, options?: { signal?: AbortSignal }): Promise<VideositeCaptionListing>;
+  /** The video's own chapters (start seconds and title, in order); [] when it has none. */
+  fetchChapters(videoId: string, options?: { signal?: AbortSignal }): Promise<ChapterMarker[]>;
+}
+
+export interface ChapterMarker {
+  start: number;
+  title: string;
 }
 
 export interface VideositeCaptionListing {
@@ -154,6 +161,22 @@ export function createVideositeSource(deps: VideositeDeps): VideositeSource {
       }, options.signal);
     },
 
+    async fetchChapters(videoId, options = {}) {
+      // The watch page's own call: its answer lists the chapters (engagementPanels).
+      const request = webRequest('next', { videoId, contentCheckOk: true, racyCheckOk: true });
+      const res = await outbound.fetchJson('videosite', request.url, {
+        method: 'POST',
+        headers: request.headers,
+        json: request.json,
+        signal: options.signal,
+        isBlocked: looksBlocked,
+      });
+      const refused = httpRefusal(res, 'next (WEB)');
+      if (refused) throw refused.error;
+      if (res.json === undefined) throw pageRefusal(res.body, 'next (WEB)').error;
+      return readChapterMarkers(res.json);
+    },
+
     async describeCaptions(videoId, options = {}) {
       return eachClient(async (client) => {
         const player = await playerResponse(client, videoId, options.signal);
@@ -169,6 +192,43 @@ export function createVideositeSource(deps: VideositeDeps): VideositeSource {
       }, options.signal);
     },
   };
+}
+
+/**
+ * The chapters of a `next` answer: the engagement panel of macro markers, the creator's chapters
+ * (`…-description-chapters`) before the platform's automatic ones (`…-auto-chapters`). Each item's start is its
+ * watch endpoint's startTimeSeconds (else its "1:02:03" time label). Key moments and other marker lists are not chapters.
+ */
+export function readChapterMarkers(next: unknown): ChapterMarker[] {
+  const panels = isObject(next) && Array.isArray(next.engagementPanels) ? next.engagementPanels : [];
+  const lists = new Map<string, unknown[]>();
+  for (const panel of panels) {
+    const section = isObject(panel) ? panel.engagementPanelSectionListRenderer : undefined;
+    if (!isObject(section) || typeof section.panelIdentifier !== 'string') continue;
+    const markers = isObject(section.content) ? section.content.macroMarkersListRenderer : undefined;
+    if (isObject(markers) && Array.isArray(markers.contents)) lists.set(section.panelIdentifier, markers.contents);
+  }
+  const items =
+    lists.get('engagement-panel-macro-markers-description-chapters') ?? lists.get('engagement-panel-macro-markers-auto-chapters') ?? [];
+  const markers: ChapterMarker[] = [];
+  for (const item of items) {
+    const marker = isObject(item) ? item.macroMarkersListItemRenderer : undefined;
+    if (!isObject(marker)) continue;
+    const title = textOf(marker.title).trim();
+    const endpoint = isObject(marker.onTap) && isObject(marker.onTap.watchEndpoint) ? marker.onTap.watchEndpoint : {};
+    const start = typeof endpoint.startTimeSeconds === 'number' ? endpoint.startTimeSeconds : clockSeconds(textOf(marker.timeDescription));
+    if (title && start !== null) markers.push({ start, title });
+  }
+  return markers;
+}
+
+/** "1:02:03" or "4:05" as seconds; null when it is neither. */
+function clockSeconds(label: string): number | null {
+  if (!/^\d{1,2}(:\d{2}){1,2}$/.test(label.trim())) return null;
+  return label
+    .trim()
+    .split(':')
+    .reduce((s, part) => s * 60 + Number(part), 0);
 }
 
 function videoDetailsOf(pr: Record<string, unknown>): { title: string | null; durationSeconds: number | null } {

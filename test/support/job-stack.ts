@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createActivities, type ActivityDeps } from '../../activities';
+import { createChapterActivities } from '../../activities/chapters';
 import { createOutbound, type Outbound } from '../../integrations/outbound/http';
 import { activityDepsFromConfig } from '../../worker/activity-deps';
 import { bearer, startTestApi, testObjectStore, type TestApi } from './harness';
@@ -31,8 +32,9 @@ export function activityDepsFor(
     recognitionTaskQueue?: string;
   } = {},
 ): ActivityDeps {
-  // The production wiring (worker/activity-deps.ts) with the test stack's changes.
-  return activityDepsFromConfig(
+  // The production wiring (worker/activity-deps.ts) with the test stack's changes: one worker serves the
+  // embedding workers' activities too (chapters), on the job's own queue.
+  const deps = activityDepsFromConfig(
     api.deps.config,
     { db: api.deps.db, store: testObjectStore(), outbound },
     {
@@ -50,6 +52,16 @@ export function activityDepsFor(
       webhooks: { addressPolicy: { loopbackOnly: true }, caForTests: testTls().cert, timeoutMs: 3000 },
     },
   );
+  return { ...deps, embeddingTaskQueue: undefined };
+}
+
+/** The test stack's worker activities: the service's, and the embedding workers' where the model is installed. */
+export function jobStackActivities(api: TestApi, deps: ActivityDeps) {
+  const embedder = api.deps.embedder;
+  return {
+    ...createActivities(deps),
+    ...(embedder ? createChapterActivities({ db: deps.db, embedder, sources: deps.captions }) : {}),
+  };
 }
 
 export interface JobStack {
@@ -79,7 +91,8 @@ export async function startJobStack(
   );
   const outbound = createOutbound({ originOverride: origin.url, timeoutMs: 2000 });
   const worker = await startTestWorker(
-    createActivities(
+    jobStackActivities(
+      api,
       activityDepsFor(api, outbound, {
         originOverride: origin.url,
         maxPieceMs: opts.maxPieceMs,

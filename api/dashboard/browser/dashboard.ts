@@ -78,7 +78,7 @@ function followJob(job: Element): void {
 
 /**
  * The transcript page's player: the word being said is marked (aria-current) while the media plays, and a
- * click on a word or on a segment's time seeks there.
+ * click on a word, on a segment's time or on a chapter's seeks there.
  */
 function followPlayer(player: HTMLMediaElement): void {
   const timed = Array.from(document.querySelectorAll('.w[data-start]'));
@@ -107,7 +107,7 @@ function followPlayer(player: HTMLMediaElement): void {
   player.addEventListener('timeupdate', mark);
   player.addEventListener('seeked', mark);
   document.addEventListener('click', (e) => {
-    const target = closest(e.target, '.w[data-start], .segments li[data-start] a.t');
+    const target = closest(e.target, '.w[data-start], .segments li[data-start] a.t, .chapters li[data-start] a.t');
     if (!target) return;
     const at = target.hasAttribute('data-start') ? target : target.closest('li[data-start]');
     if (!at) return;

@@ -108,7 +108,7 @@ class LiveTest(unittest.TestCase):
 
     def test_usage_and_capabilities(self) -> None:
         self.assertIn("credits_remaining", self.client.usage())
-        self.assertEqual(self.client.capabilities()["export_formats"], ["txt", "json", "srt", "vtt"])
+        self.assertEqual(self.client.capabilities()["export_formats"], ["txt", "json", "srt", "vtt", "chapters"])
 
     def test_verifies_a_real_delivery_and_refuses_a_changed_one(self) -> None:
         with open(os.environ["TRANSCRIPT_TEST_WEBHOOK"], encoding="utf-8") as f:

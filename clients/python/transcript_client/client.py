@@ -20,7 +20,7 @@ from .errors import TranscriptApiError, TranscriptTimeoutError
 from .webhooks import verify_webhook
 
 FINAL_JOB_STATUSES = ("succeeded", "failed", "cancelled")
-ExportFormat = Literal["txt", "json", "srt", "vtt"]
+ExportFormat = Literal["txt", "json", "srt", "vtt", "chapters"]
 #: The longest long poll the service holds (GET /v1/jobs/{id}?wait=).
 MAX_WAIT_SECONDS = 25
 #: Statuses retried without reading the body: rate limits and a service or gateway that is down.
@@ -262,7 +262,7 @@ class Transcripts:
         return cast(models.Transcript, self._c.request("GET", f"/v1/transcripts/{transcript_id}"))
 
     def export(self, transcript_id: str, format: ExportFormat, *, max_line_length: int | None = None, max_lines: int | None = None) -> str:
-        """The transcript as txt, srt, vtt or json text."""
+        """The transcript as txt, srt, vtt or json text, or its chapters as a WebVTT chapters track (`chapters`)."""
         params = {"format": format, "max_line_length": max_line_length, "max_lines": max_lines}
         return cast(str, self._c.request("GET", f"/v1/transcripts/{transcript_id}/export", params=params, parse="text"))
 

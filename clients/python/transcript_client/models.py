@@ -48,6 +48,14 @@ class CapabilitiesDirect(TypedDict):
     social_acquisition_fee: bool
 
 
+class CapabilitiesChapters(TypedDict):
+    available: bool
+    origins: list[Literal['platform', 'computed']]
+    computed_min_duration_seconds: int
+    min_chapter_seconds: int
+    model: str | None
+
+
 class CapabilitiesRecognitionProfileMeasurementLanguage(TypedDict):
     language: str
     metric: Literal['wer', 'cer']
@@ -76,7 +84,8 @@ class Capabilities(TypedDict):
     direct: CapabilitiesDirect
     max_duration_ms: int
     max_media_bytes: int
-    export_formats: list[Literal['txt', 'json', 'srt', 'vtt']]
+    export_formats: list[Literal['txt', 'srt', 'vtt', 'json', 'chapters']]
+    chapters: CapabilitiesChapters
     recognition_profiles: list[Literal['standard', 'fast']]
     recognition_profile_measurements: list[CapabilitiesRecognitionProfileMeasurement]
     recognition_model: str | None
@@ -96,7 +105,7 @@ class ErrorObjectDetails(TypedDict):
 
 
 class ErrorObject(TypedDict):
-    code: Literal['INVALID_REQUEST', 'INVALID_URL', 'UNSUPPORTED_SOURCE', 'UNSAFE_URL', 'INVALID_CURSOR', 'CAPABILITY_UNAVAILABLE', 'IDEMPOTENCY_CONFLICT', 'UNAUTHENTICATED', 'FORBIDDEN', 'EMAIL_UNVERIFIED', 'NOT_FOUND', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED', 'BUDGET_EXCEEDED', 'JOB_NOT_RETRYABLE', 'CANCELLATION_NOT_ALLOWED', 'CONFLICT', 'BAD_REQUEST', 'HEADERS_TOO_LARGE', 'METHOD_NOT_ALLOWED', 'UNSUPPORTED_ENCODING', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'RANGE_NOT_SATISFIABLE', 'RATE_LIMITED', 'SOURCE_NOT_FOUND', 'SOURCE_PRIVATE', 'SOURCE_AUTH_REQUIRED', 'SOURCE_REGION_RESTRICTED', 'NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE', 'LANGUAGE_UNSUPPORTED', 'NO_SPEECH', 'NO_AUDIO', 'INVALID_MEDIA', 'UNSUPPORTED_MEDIA', 'DURATION_LIMIT_EXCEEDED', 'FILE_TOO_LARGE', 'TIMESTAMPS_UNAVAILABLE', 'PROVIDER_REJECTED', 'SOURCE_RATE_LIMITED', 'SOURCE_BLOCKED', 'SOURCE_TIMEOUT', 'SOURCE_CHANGED', 'PROVIDER_UNAVAILABLE', 'STORAGE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR']
+    code: Literal['INVALID_REQUEST', 'INVALID_URL', 'UNSUPPORTED_SOURCE', 'UNSAFE_URL', 'INVALID_CURSOR', 'CAPABILITY_UNAVAILABLE', 'IDEMPOTENCY_CONFLICT', 'UNAUTHENTICATED', 'FORBIDDEN', 'EMAIL_UNVERIFIED', 'NOT_FOUND', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED', 'BUDGET_EXCEEDED', 'JOB_NOT_RETRYABLE', 'CANCELLATION_NOT_ALLOWED', 'CONFLICT', 'BAD_REQUEST', 'HEADERS_TOO_LARGE', 'METHOD_NOT_ALLOWED', 'UNSUPPORTED_ENCODING', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'RANGE_NOT_SATISFIABLE', 'RATE_LIMITED', 'SOURCE_NOT_FOUND', 'SOURCE_PRIVATE', 'SOURCE_AUTH_REQUIRED', 'SOURCE_REGION_RESTRICTED', 'NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE', 'LANGUAGE_UNSUPPORTED', 'NO_SPEECH', 'NO_AUDIO', 'INVALID_MEDIA', 'UNSUPPORTED_MEDIA', 'DURATION_LIMIT_EXCEEDED', 'FILE_TOO_LARGE', 'TIMESTAMPS_UNAVAILABLE', 'CHAPTERS_UNAVAILABLE', 'PROVIDER_REJECTED', 'SOURCE_RATE_LIMITED', 'SOURCE_BLOCKED', 'SOURCE_TIMEOUT', 'SOURCE_CHANGED', 'PROVIDER_UNAVAILABLE', 'STORAGE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR']
     message: str
     retryable: bool
     retry_after_seconds: NotRequired[int]
@@ -274,6 +283,7 @@ class JobOptions(TypedDict):
     speakers_expected: int | None
     word_timing: bool
     align_text_chars: int | None
+    chapters: bool
 
 
 JobRequestCaptionLanguage: TypeAlias = str
@@ -355,6 +365,13 @@ class Speaker(TypedDict):
 class LanguageSeconds(TypedDict):
     language: str
     seconds: float
+
+
+class Chapter(TypedDict):
+    start: float
+    end: float
+    title: str
+    origin: Literal['platform', 'computed']
 
 
 class TranscriptDeletion(TypedDict):
@@ -562,6 +579,7 @@ class JobRequest(TypedDict, closed=True):
     speakers_expected: NotRequired[int]
     word_timing: NotRequired[bool]
     align_text: NotRequired[str]
+    chapters: NotRequired[bool]
     webhook_endpoint_id: NotRequired[str]
     metadata: NotRequired[Metadata]
 
@@ -586,6 +604,7 @@ class Transcript(TypedDict):
     languages: list[LanguageSeconds]
     recognition: TranscriptRecognition | None
     alignment: TranscriptAlignment | None
+    chapters: list[Chapter] | None
     extraction_version: str
     created_at: str
     expires_at: str

@@ -25,7 +25,8 @@ Commands:
   usage                Show credits and plan
 
 Options for get and upload:
-  --format <f>         txt (default), srt, vtt or json
+  --format <f>         txt (default), srt, vtt, json or chapters (WebVTT chapters; implies --chapters)
+  --chapters           Ask for chapters: the video's own, or found from what is said (free)
   --mode <m>           get only: auto (default), captions_only or transcribe
   --language <tag>     Spoken language hint (e.g. en, pt-BR); default: detected
   --timeout <seconds>  Give up waiting after this long (default 1800); the job keeps running
@@ -125,6 +126,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
         limit: { type: 'string' },
         status: { type: 'string' },
         quiet: { type: 'boolean', default: false },
+        chapters: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -143,15 +145,18 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     if (!io.env.TRANSCRIPT_API_KEY)
       throw new UsageError('set TRANSCRIPT_API_KEY to an API key (create one in the dashboard under API keys)');
     const client = new TranscriptClient({ apiKey: io.env.TRANSCRIPT_API_KEY, baseUrl: io.env.TRANSCRIPT_API_URL });
-    const format = oneOf(values.format, ['txt', 'srt', 'vtt', 'json'] as const, 'format', 'txt');
+    const format = oneOf(values.format, ['txt', 'srt', 'vtt', 'json', 'chapters'] as const, 'format', 'txt');
     const timeoutSeconds = positiveInt(values.timeout, 'timeout', 1800);
     const common = { format, timeoutSeconds, quiet: values.quiet, json: values.json };
-    const language = values.language ? { language: values.language } : {};
+    const jobOptions = {
+      ...(values.language ? { language: values.language } : {}),
+      ...(values.chapters || format === 'chapters' ? { chapters: true } : {}),
+    };
     switch (command) {
       case 'get': {
         if (rest.length !== 1) throw new UsageError('get takes one link: transcript get <url>');
         const mode = oneOf(values.mode, ['auto', 'captions_only', 'transcribe'] as const, 'mode', 'auto');
-        return await transcriptOf(client, io, { source: { url: rest[0]! }, mode, ...language }, common);
+        return await transcriptOf(client, io, { source: { url: rest[0]! }, mode, ...jobOptions }, common);
       }
       case 'upload': {
         if (rest.length !== 1) throw new UsageError('upload takes one file: transcript upload <file>');
@@ -159,7 +164,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
           throw new UsageError('a file is always transcribed: --mode transcribe');
         if (!values.quiet) io.err(`uploading ${rest[0]}\n`);
         const upload = await client.uploads.uploadFile(rest[0]!);
-        return await transcriptOf(client, io, { source: { upload_id: upload.id }, mode: 'transcribe', ...language }, common);
+        return await transcriptOf(client, io, { source: { upload_id: upload.id }, mode: 'transcribe', ...jobOptions }, common);
       }
       case 'jobs': {
         if (rest[0] !== 'list' || rest.length !== 1) throw new UsageError('jobs takes one subcommand: transcript jobs list');
@@ -185,7 +190,12 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
         if (rest.length !== 1) throw new UsageError('search takes one query (quote it): transcript search "what was said"');
         const limit = positiveInt(values.limit, 'limit', 10);
         const searchMode = values.mode ? { mode: oneOf(values.mode, ['hybrid', 'keyword', 'semantic'] as const, 'mode', 'hybrid') } : {};
-        const found = await client.transcripts.search({ q: rest[0]!, limit: Math.min(limit, 50), ...language, ...searchMode });
+        const found = await client.transcripts.search({
+          q: rest[0]!,
+          limit: Math.min(limit, 50),
+          ...(values.language ? { language: values.language } : {}),
+          ...searchMode,
+        });
         if (values.json) io.out(`${JSON.stringify(found, null, 2)}\n`);
         else
           for (const m of found.moments)

@@ -16,7 +16,8 @@ export type Batch = Schemas['Batch'];
 export type BatchRequest = Schemas['BatchRequest'];
 export type Usage = Schemas['Usage'];
 export type Capabilities = Schemas['Capabilities'];
-export type ExportFormat = 'txt' | 'json' | 'srt' | 'vtt';
+/** txt, json, srt, vtt, or `chapters` (a WebVTT chapters track, for a job that asked for chapters). */
+export type ExportFormat = operations['exportTranscript']['parameters']['query']['format'];
 export type SearchQuery = operations['searchTranscripts']['parameters']['query'];
 export type SearchResult = Schemas['SearchResult'];
 export type Moment = Schemas['Moment'];

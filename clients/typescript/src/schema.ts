@@ -405,7 +405,7 @@ export interface paths {
     };
     /**
      * File export
-     * @description txt (one segment per line, text/plain), srt (text/srt), vtt (text/vtt), json (application/json, the transcript object). srt and vtt captions break at word and punctuation boundaries within `max_line_length` and `max_lines`, timed by the words where the transcript has word times; with speaker labels a caption starts with the speaker ("B: …") where the speaker changes. The download filename is in `Content-Disposition: attachment; filename="…"; filename*=UTF-8''…`.
+     * @description txt (one segment per line, text/plain), srt (text/srt), vtt (text/vtt), json (application/json, the transcript object), chapters (text/vtt: a WebVTT chapters track, one cue per chapter, for a job that asked for `chapters`). srt and vtt captions break at word and punctuation boundaries within `max_line_length` and `max_lines`, timed by the words where the transcript has word times; with speaker labels a caption starts with the speaker ("B: …") where the speaker changes. The download filename is in `Content-Disposition: attachment; filename="…"; filename*=UTF-8''…`.
      *
      *     Requires the `transcripts:read` scope. Counts against the plan's reads per minute.
      */
@@ -851,7 +851,19 @@ export interface components {
       };
       max_duration_ms: number;
       max_media_bytes: number;
-      export_formats: ('txt' | 'json' | 'srt' | 'vtt')[];
+      export_formats: ('txt' | 'srt' | 'vtt' | 'json' | 'chapters')[];
+      /** @description Chapters (the job request field `chapters`): a video's own, or computed from what is said. Free of charge. */
+      chapters: {
+        /** @description Whether a job may ask for `chapters: true` here. */
+        available: boolean;
+        origins: ('platform' | 'computed')[];
+        /** @description Shorter transcripts get no computed chapters (an empty list). */
+        computed_min_duration_seconds: number;
+        /** @description No computed chapter is shorter. */
+        min_chapter_seconds: number;
+        /** @description The sentence embedding model computed chapters come from. */
+        model: string | null;
+      };
       /** @description `standard` (beam search of 5 with Whisper's fallback temperatures, the default) and `fast` (beam search of 3, no fallback); the job request field `profile` chooses. */
       recognition_profiles: ('standard' | 'fast')[];
       /** @description Each profile measured by `npm run eval:asr` on real speech: its speed and its error rate per language. */
@@ -949,6 +961,7 @@ export interface components {
         | 'DURATION_LIMIT_EXCEEDED'
         | 'FILE_TOO_LARGE'
         | 'TIMESTAMPS_UNAVAILABLE'
+        | 'CHAPTERS_UNAVAILABLE'
         | 'PROVIDER_REJECTED'
         | 'SOURCE_RATE_LIMITED'
         | 'SOURCE_BLOCKED'
@@ -1215,6 +1228,7 @@ export interface components {
       word_timing: boolean;
       /** @description The length of the `align_text` given (the text itself is the transcript's text); null when none was. */
       align_text_chars: number | null;
+      chapters: boolean;
     };
     JobRequest: {
       source: components['schemas']['JobSourceRequest'];
@@ -1245,6 +1259,8 @@ export interface components {
       word_timing?: boolean;
       /** @description Mode `transcribe`: the words said in the audio, known already (a script, a manuscript, your own transcript). Instead of recognising speech the service gives this text word times: the transcript's `text` is this text, its `segments` are its sentences (cut at line breaks and sentence ends, and where a sentence runs longer than 20 s) with a `match` score each, and `words` carry times. At most 200,000 characters, and at most as much text as the audio can say: 30 tokens of the recognition model's tokenizer per second of audio plus 400 (an English word is about 1.3 tokens, a Japanese character 1 to 2, an emoji 2 to 4; speech runs at up to 10 a second). A longer text is refused once the audio's duration is known: the job fails with 422 `INVALID_REQUEST` naming `align_text`, not retryable, nothing charged. Priced as AI transcription. Not with `profile`, `vocabulary` or `speaker_labels` (nothing is recognised); `language` names the text's language (default: detected from the audio). */
       align_text?: string;
+      /** @description Any mode: the transcript gets `chapters` (`start`, `end`, `title`, `origin`) and the `chapters` export (a WebVTT chapters track). A videosite video that has chapters keeps its own (`origin: "platform"`); any other transcript of 3 minutes or more gets chapters computed from what is said (`origin: "computed"`: topic boundaries from sentence embeddings, at least 60 s apart, each titled by its most central passage); a shorter one gets none (`[]`). Default false (`chapters: null`). Free of charge. Refused with 422 `CAPABILITY_UNAVAILABLE` naming `chapters` where the deployment has no embedding model. */
+      chapters?: boolean;
       /**
        * Format: uuid
        * @description An enabled webhook endpoint of this workspace; it receives `job.succeeded` or `job.failed` when the job finishes, also when a retained transcript answers the request at once (200, `billing.kind: cached`).
@@ -1334,6 +1350,8 @@ export interface components {
         match_threshold: number;
         segments_below_threshold: number;
       } | null;
+      /** @description With `chapters: true`: the chapters in order, each ending where the next starts. The platform's own where the video has them (they may start after 0, as the platform lists them), else computed for transcripts of 3 minutes or more ([] for shorter ones). Null when chapters were not asked for. Also the `chapters` export (WebVTT). */
+      chapters: components['schemas']['Chapter'][] | null;
       extraction_version: string;
       /**
        * Format: date-time
@@ -1382,6 +1400,17 @@ export interface components {
     LanguageSeconds: {
       language: string;
       seconds: number;
+    };
+    Chapter: {
+      /** @description Seconds from the start of the media. */
+      start: number;
+      end: number;
+      title: string;
+      /**
+       * @description `platform`: the video's own chapters, as the platform lists them. `computed`: found by the service from what is said.
+       * @enum {string}
+       */
+      origin: 'platform' | 'computed';
     };
     /** @description The transcript is hidden at once and its reuse entry dropped; the stored text is purged by purge_after. */
     TranscriptDeletion: {
@@ -3704,7 +3733,8 @@ export interface operations {
   exportTranscript: {
     parameters: {
       query: {
-        format: 'txt' | 'srt' | 'vtt' | 'json';
+        /** @description `chapters`: the chapters as a WebVTT chapters track (422 `CHAPTERS_UNAVAILABLE` when the job did not ask for them). */
+        format: 'txt' | 'srt' | 'vtt' | 'json' | 'chapters';
         /** @description srt and vtt: characters per caption line, 20–80 (wide characters count 2). Default 42. */
         max_line_length?: number;
         /** @description srt and vtt: lines per caption, 1–3. Default 2. */
@@ -3759,7 +3789,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description Error envelope. Codes: TIMESTAMPS_UNAVAILABLE, INVALID_REQUEST. */
+      /** @description Error envelope. Codes: TIMESTAMPS_UNAVAILABLE, CHAPTERS_UNAVAILABLE, INVALID_REQUEST. */
       422: {
         headers: {
           [name: string]: unknown;

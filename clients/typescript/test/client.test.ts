@@ -100,7 +100,7 @@ describe('against the live service', { skip: !live && 'needs TRANSCRIPT_API_URL 
   it('types every operation through `raw`', async () => {
     const { data, error } = await client.raw.GET('/v1/capabilities');
     assert.equal(error, undefined);
-    assert.deepEqual(data!.export_formats, ['txt', 'json', 'srt', 'vtt']);
+    assert.deepEqual(data!.export_formats, ['txt', 'json', 'srt', 'vtt', 'chapters']);
     assert.ok((await client.usage()).credits_remaining >= 0);
   });
 
@@ -135,6 +135,16 @@ describe('against the live service', { skip: !live && 'needs TRANSCRIPT_API_URL 
       assert.equal(await main(['get', video, '--format', 'vtt', '--mode', 'captions_only'], t.io), 0);
       assert.match(t.out.join(''), /^WEBVTT\n/);
       assert.match(t.err.join(''), /succeeded/);
+    });
+
+    it('asks for chapters with --format chapters and prints them as a WebVTT chapters track', async () => {
+      const t = io();
+      assert.equal(await main(['get', video, '--format', 'chapters', '--mode', 'captions_only', '--json'], t.io), 0);
+      // --json prints the transcript object: the job asked for chapters, so they are a list (none: a short video).
+      assert.ok(Array.isArray(JSON.parse(t.out.join('')).chapters));
+      const vtt = io();
+      assert.equal(await main(['get', video, '--format', 'chapters', '--mode', 'captions_only'], vtt.io), 0);
+      assert.match(vtt.out.join(''), /^WEBVTT\n/);
     });
 
     it('searches the transcripts: one moment a line, its transcript id first', async () => {

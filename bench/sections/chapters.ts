@@ -1,0 +1,262 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  computeChapters,
+  MIN_CHAPTER_SECONDS,
+  TILING,
+  timeBlocks,
+  type TextBlock,
+  type TilingSettings,
+  type TimedText,
+} from '../../domain/transcripts/chapters';
+import { e5Embedder } from '../../integrations/embeddings/e5';
+import { bootstrapInterval, type Score } from '../../test/support/asr-eval';
+import { seededRandom } from '../../test/support/seeded-random';
+import type { BenchContext, BenchSection } from '../harness';
+
+// Computed chapters (issue 53, item 1): boundary F1 within ±15 s on recordings composed of unrelated talks, beside
+// three baselines on the same compositions: TextTiling (Hearst 1997) on word counts, its classic form; TextTiling
+// with the service's sentence embeddings in place of word counts; and the recording cut into as many equal parts
+// as it has talks (which knows the true count, a thing the service never does).
+//
+// The talks: excerpts of State of the Union addresses of 1934 and after (bench/sets/chapters/sotu-excerpts.json,
+// public domain), each a different president's year, so a composition joins texts of different times and topics.
+// Each excerpt is spoken at 150 words a minute, cut into segments as the recognizer cuts them (a sentence, or
+// about 12 words of a longer one), with a pause of 0.4 s between sentences.
+
+const SET = path.resolve(__dirname, '../sets/chapters/sotu-excerpts.json');
+const TOLERANCE_SECONDS = 15;
+const WORDS_PER_SECOND = 2.5;
+const SENTENCE_PAUSE = 0.4;
+const SEGMENT_WORDS = 12;
+
+interface Excerpt {
+  year: number;
+  name: string;
+  sentences: string[];
+}
+
+export interface Composition {
+  segments: TimedText[];
+  /** Where each talk after the first starts (seconds). */
+  boundaries: number[];
+  talks: string[];
+}
+
+/** `count` compositions of 3–6 talks of 2–5 minutes each, drawn with a fixed seed from the excerpts. */
+export function composeTalks(excerpts: Excerpt[], count: number, seed = 53): Composition[] {
+  const random = seededRandom(seed);
+  const pick = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+  const compositions: Composition[] = [];
+  for (let c = 0; c < count; c++) {
+    const talks = pick(3, 6);
+    const used = new Set<number>();
+    const segments: TimedText[] = [];
+    const boundaries: number[] = [];
+    const names: string[] = [];
+    let t = 0;
+    for (let k = 0; k < talks; k++) {
+      let i = pick(0, excerpts.length - 1);
+      while (used.has(i)) i = (i + 1) % excerpts.length;
+      used.add(i);
+      const excerpt = excerpts[i]!;
+      names.push(`${excerpt.year} ${excerpt.name}`);
+      if (k > 0) boundaries.push(t);
+      const seconds = pick(120, 300);
+      const until = t + seconds;
+      for (const sentence of excerpt.sentences) {
+        const words = sentence.split(/\s+/).filter(Boolean);
+        for (let w = 0; w < words.length; w += SEGMENT_WORDS) {
+          const piece = words.slice(w, w + SEGMENT_WORDS);
+          const end = t + piece.length / WORDS_PER_SECOND;
+          segments.push({ start: round(t), end: round(end), text: piece.join(' ') });
+          t = end;
+        }
+        t += SENTENCE_PAUSE;
+        if (t >= until) break;
+      }
+    }
+    compositions.push({ segments, boundaries, talks: names });
+  }
+  return compositions;
+}
+
+const round = (s: number) => Math.round(s * 1000) / 1000;
+
+/** Boundaries found within the tolerance of a true one, each true one matched once (nearest first). */
+export function matchedBoundaries(found: number[], truth: number[], tolerance = TOLERANCE_SECONDS): number {
+  const pairs = found
+    .flatMap((f, i) => truth.map((r, j) => ({ i, j, d: Math.abs(f - r) })))
+    .filter((p) => p.d <= tolerance)
+    .sort((a, b) => a.d - b.d);
+  const usedFound = new Set<number>();
+  const usedTruth = new Set<number>();
+  for (const p of pairs) {
+    if (usedFound.has(p.i) || usedTruth.has(p.j)) continue;
+    usedFound.add(p.i);
+    usedTruth.add(p.j);
+  }
+  return usedFound.size;
+}
+
+/** Word counts as vectors over the texts' vocabulary (lower case, words of 3 letters or more). */
+function wordCountVectors(texts: string[]): number[][] {
+  const tokens = texts.map((t) => t.toLowerCase().match(/\p{L}{3,}/gu) ?? []);
+  const vocabulary = new Map<string, number>();
+  for (const ts of tokens) for (const t of ts) if (!vocabulary.has(t)) vocabulary.set(t, vocabulary.size);
+  return tokens.map((ts) => {
+    const v = new Array<number>(vocabulary.size).fill(0);
+    for (const t of ts) v[vocabulary.get(t)!]! += 1;
+    return v;
+  });
+}
+
+/** TextTiling's settings (Hearst 1997): 10 s blocks compared over a minute each side, dips deeper than mean + 1 sd. */
+const TEXT_TILING = { blockSeconds: 10, windowBlocks: 6, cutoffStds: 1 };
+
+/**
+ * TextTiling: at each gap between blocks, the similarity of the window before with the window after; a boundary
+ * where that similarity dips deeper than the mean dip by `cutoffStds` standard deviations, deepest first, no two
+ * closer than MIN_CHAPTER_SECONDS (as the service's chapters).
+ */
+function textTiling(blocks: TextBlock[], vectors: number[][], end: number): number[] {
+  const { windowBlocks, cutoffStds } = TEXT_TILING;
+  const sum = (vs: number[][]) => vs.reduce((acc, v) => acc.map((x, i) => x + v[i]!), new Array<number>(vs[0]!.length).fill(0));
+  const cosine = (a: number[], b: number[]) => {
+    const dot = a.reduce((acc, x, i) => acc + x * b[i]!, 0);
+    const norm = Math.sqrt(a.reduce((acc, x) => acc + x * x, 0) * b.reduce((acc, x) => acc + x * x, 0));
+    return norm === 0 ? 0 : dot / norm;
+  };
+  const similarity = blocks
+    .slice(0, -1)
+    .map((_, gap) =>
+      cosine(sum(vectors.slice(Math.max(0, gap - windowBlocks + 1), gap + 1)), sum(vectors.slice(gap + 1, gap + 1 + windowBlocks))),
+    );
+  const depth = similarity.map((s, gap) => {
+    let left = s;
+    for (let i = gap - 1; i >= 0 && similarity[i]! >= left; i--) left = similarity[i]!;
+    let right = s;
+    for (let i = gap + 1; i < similarity.length && similarity[i]! >= right; i++) right = similarity[i]!;
+    return left - s + (right - s);
+  });
+  const dips = depth.filter((d) => d > 0);
+  if (dips.length === 0) return [];
+  const m = dips.reduce((a, b) => a + b, 0) / dips.length;
+  const sd = Math.sqrt(dips.reduce((a, d) => a + (d - m) ** 2, 0) / dips.length);
+  const first = blocks[0]!.start;
+  const chosen: number[] = [];
+  for (const { d, gap } of depth.map((d, gap) => ({ d, gap })).sort((a, b) => b.d - a.d)) {
+    if (d <= m + cutoffStds * sd) break;
+    const at = blocks[gap + 1]!.start;
+    if (at - first < MIN_CHAPTER_SECONDS || end - at < MIN_CHAPTER_SECONDS) continue;
+    if (chosen.some((c) => Math.abs(c - at) < MIN_CHAPTER_SECONDS)) continue;
+    chosen.push(at);
+  }
+  return chosen.sort((a, b) => a - b);
+}
+
+function equalParts(c: Composition): number[] {
+  const start = c.segments[0]!.start;
+  const end = c.segments.at(-1)!.end;
+  const parts = c.boundaries.length + 1;
+  return Array.from({ length: parts - 1 }, (_, i) => start + ((i + 1) * (end - start)) / parts);
+}
+
+export interface ChapterScores {
+  method: string;
+  scores: Score[];
+  found: number;
+  matched: number;
+  truth: number;
+}
+
+/** Every method's boundaries on every composition, scored. */
+export async function scoreChapters(
+  compositions: Composition[],
+  embed: (texts: string[]) => Promise<number[][]>,
+  tiling: TilingSettings = TILING,
+): Promise<{ results: ChapterScores[]; seconds: number; speechSeconds: number }> {
+  const methods: Record<string, (c: Composition) => Promise<number[]>> = {
+    'least scatter of sentence embeddings (the service)': async (c) => {
+      const chapters = await computeChapters(c.segments, null, embed, tiling);
+      return chapters.slice(1).map((ch) => ch.start);
+    },
+    'TextTiling on sentence embeddings (baseline)': async (c) => {
+      const blocks = timeBlocks(c.segments, TEXT_TILING.blockSeconds);
+      return textTiling(blocks, await embed(blocks.map((b) => b.text)), c.segments.at(-1)!.end);
+    },
+    'TextTiling on word counts (baseline)': async (c) => {
+      const blocks = timeBlocks(c.segments, TEXT_TILING.blockSeconds);
+      return textTiling(blocks, wordCountVectors(blocks.map((b) => b.text)), c.segments.at(-1)!.end);
+    },
+    'equal parts, true count (baseline)': async (c) => equalParts(c),
+  };
+  const results: ChapterScores[] = [];
+  let seconds = 0;
+  for (const [method, run] of Object.entries(methods)) {
+    const scores: Score[] = [];
+    let found = 0;
+    let matched = 0;
+    let truth = 0;
+    const t0 = performance.now();
+    for (const c of compositions) {
+      const boundaries = await run(c);
+      const m = matchedBoundaries(boundaries, c.boundaries);
+      // F1 pooled over compositions is 2·matched / (found + true): a pooled rate, so the bootstrap of the ASR
+      // evaluation gives its interval.
+      const units = boundaries.length + c.boundaries.length;
+      scores.push({ edits: 2 * m, units, rate: units === 0 ? 0 : (2 * m) / units });
+      found += boundaries.length;
+      matched += m;
+      truth += c.boundaries.length;
+    }
+    if (method.startsWith('least')) seconds = (performance.now() - t0) / 1000;
+    results.push({ method, scores, found, matched, truth });
+  }
+  const speechSeconds = compositions.reduce((s, c) => s + c.segments.at(-1)!.end, 0);
+  return { results, seconds, speechSeconds };
+}
+
+export function loadExcerpts(): Excerpt[] {
+  return (JSON.parse(fs.readFileSync(SET, 'utf8')) as { excerpts: Excerpt[] }).excerpts;
+}
+
+/** Compositions the bench scores. */
+export const COMPOSITIONS = 40;
+
+export const chaptersSection: BenchSection = {
+  name: 'chapters',
+  ownBlock: true,
+  async run(ctx: BenchContext) {
+    const { out } = ctx;
+    const embedder = e5Embedder();
+    if (!embedder) throw new Error('the e5 model is not installed (stack/search-setup.sh)');
+    const excerpts = loadExcerpts();
+    const compositions = composeTalks(excerpts, COMPOSITIONS);
+    const { results, seconds, speechSeconds } = await scoreChapters(compositions, (texts) => embedder.embedPassages(texts));
+    const f1 = (r: ChapterScores) => {
+      const rate = (2 * r.matched) / Math.max(1, r.found + r.truth);
+      const { low, high } = bootstrapInterval(r.scores);
+      return `${rate.toFixed(2)} (${low.toFixed(2)}–${high.toFixed(2)})`;
+    };
+    out(`## Chapters (issue 53)`);
+    out();
+    out(
+      `Boundary F1 within ±${TOLERANCE_SECONDS} s on ${compositions.length} recordings composed of 3–6 unrelated talks of 2–5 minutes (${results[0]!.truth} true boundaries, ${(speechSeconds / 3600).toFixed(1)} h in all): excerpts of ${excerpts.length} State of the Union addresses of 1934 and after (bench/sets/chapters, public domain), each timed at ${WORDS_PER_SECOND * 60} words a minute and cut into recognizer-sized segments. With its 95 % bootstrap interval over recordings (seeded). Computed chapters are at least ${MIN_CHAPTER_SECONDS} s long.`,
+    );
+    out();
+    out(`| method | F1 | precision | recall | boundaries found / true |`);
+    out(`|---|---|---|---|---|`);
+    for (const r of results)
+      out(
+        `| ${r.method} | ${f1(r)} | ${(r.matched / Math.max(1, r.found)).toFixed(2)} | ${(r.matched / Math.max(1, r.truth)).toFixed(2)} | ${r.found} / ${r.truth} |`,
+      );
+    out();
+    const ours = results[0]!;
+    const ourF1 = (2 * ours.matched) / Math.max(1, ours.found + ours.truth);
+    out(
+      `Goal F1 ≥ 0.8: ${ourF1 >= 0.8 ? 'met' : 'not met'} (${ourF1.toFixed(2)}). Cost: ${seconds.toFixed(1)} s for ${(speechSeconds / 60).toFixed(0)} min of speech (real-time factor ${(seconds / speechSeconds).toFixed(4)}), nearly all of it the embedding of every segment. The texts are prepared addresses, timed at a steady pace rather than recorded: no long recordings of unrelated talks with a licence to keep them are at hand. Against the platform's own chapters: the one recorded video with chapters (rCAS2eD-mcw, 4 automatic chapters) has no recorded caption text, so that comparison waits for a recording of its captions.`,
+    );
+    out();
+  },
+};

@@ -1,0 +1,221 @@
+// Chapters (`chapters: true`): the platform's own where the video has them, else computed from what is said.
+//
+// Computed chapters: the transcript's segments pooled into blocks of a few seconds, each block's text embedded
+// (the search's sentence embeddings, multilingual), and the blocks partitioned into chapters of at least
+// MIN_CHAPTER_SECONDS so that meaning spreads least within chapters, each chapter costing a penalty (an exact
+// dynamic programme, leastScatter). On composed talks this beat TextTiling's local dips of similarity (Hearst 1997)
+// with the same embeddings, and TextTiling on word counts by more (bench/RESULTS.md). A chapter's title is its most
+// central block: the one nearest the chapter's mean meaning.
+
+export interface Chapter {
+  start: number;
+  end: number;
+  title: string;
+  /** `platform`: the video's own chapters, as the platform lists them. `computed`: found by the service. */
+  origin: 'platform' | 'computed';
+}
+
+export const CHAPTER_ORIGINS = ['platform', 'computed'] as const;
+/** Shorter transcripts get no computed chapters (an empty list). */
+export const CHAPTERS_MIN_DURATION_SECONDS = 180;
+/** No computed chapter is shorter than this. */
+export const MIN_CHAPTER_SECONDS = 60;
+/**
+ * The boundary search's settings: segments pooled into blocks of about `blockSeconds` (each embedded with
+ * `contextBlocks` blocks either side), and each chapter costing `penalty` (leastScatter). Chosen on compositions
+ * of another seed than the one the bench reports (bench/sections/chapters.ts): 5 s blocks embedded alone, penalty
+ * 0.25; 10 s blocks, more context, the dips of TextTiling and other penalties all scored lower there.
+ */
+export interface TilingSettings {
+  blockSeconds: number;
+  contextBlocks: number;
+  penalty: number;
+}
+export const TILING: TilingSettings = { blockSeconds: 5, contextBlocks: 0, penalty: 0.25 };
+const MAX_TITLE_CHARS = 70;
+
+export interface TimedText {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Vectors of texts, in order, each L2-normalised (the e5 embedder's passages). */
+export type EmbedTexts = (texts: string[]) => Promise<number[][]>;
+
+/**
+ * The platform's chapter starts (seconds, title) as chapters: each ends where the next starts, the last at the
+ * transcript's end. Markers out of order, repeated or past the end are dropped.
+ */
+export function platformChapters(markers: Array<{ start: number; title: string }>, durationSeconds: number | null): Chapter[] {
+  const sorted = markers
+    .filter((m) => Number.isFinite(m.start) && m.start >= 0 && m.title.trim() !== '')
+    .filter((m) => durationSeconds === null || m.start < durationSeconds)
+    .sort((a, b) => a.start - b.start)
+    .filter((m, i, all) => i === 0 || m.start > all[i - 1]!.start);
+  return sorted.map((m, i) => ({
+    start: m.start,
+    end: sorted[i + 1]?.start ?? durationSeconds ?? m.start,
+    title: m.title.trim(),
+    origin: 'platform' as const,
+  }));
+}
+
+/** Computed chapters of a transcript's segments ([] when it is shorter than CHAPTERS_MIN_DURATION_SECONDS). */
+export async function computeChapters(
+  segments: TimedText[],
+  durationSeconds: number | null,
+  embed: EmbedTexts,
+  tiling: TilingSettings = TILING,
+): Promise<Chapter[]> {
+  const spoken = segments.filter((s) => s.text.trim() !== '');
+  if (spoken.length === 0) return [];
+  const end = Math.max(durationSeconds ?? 0, spoken[spoken.length - 1]!.end);
+  if (end - spoken[0]!.start < CHAPTERS_MIN_DURATION_SECONDS) return [];
+  const blocks = timeBlocks(spoken, tiling.blockSeconds);
+  const vectors = await embed(contextTexts(blocks, tiling.contextBlocks));
+  const starts = topicBoundaries(blocks, vectors, end, tiling);
+  const edges = [0, ...starts, blocks.length];
+  return edges.slice(0, -1).map((first, i) => ({
+    start: i === 0 ? 0 : blocks[first]!.start,
+    end: i === edges.length - 2 ? end : blocks[edges[i + 1]!]!.start,
+    title: titleOf(blocks.slice(first, edges[i + 1]!), vectors.slice(first, edges[i + 1]!)),
+    origin: 'computed' as const,
+  }));
+}
+
+/** Consecutive segments in blocks of about `seconds` each. */
+export interface TextBlock {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export function timeBlocks(segments: TimedText[], seconds: number): TextBlock[] {
+  const blocks: TextBlock[] = [];
+  let open: TextBlock | null = null;
+  for (const s of segments) {
+    if (open === null) open = { start: s.start, end: s.end, text: s.text.trim() };
+    else {
+      open.end = s.end;
+      open.text += ` ${s.text.trim()}`;
+    }
+    if (open.end - open.start >= seconds) {
+      blocks.push(open);
+      open = null;
+    }
+  }
+  if (open !== null) blocks.push(open);
+  return blocks;
+}
+
+/** Each block's text with `context` blocks either side: what is embedded for it (a few words alone say little). */
+export function contextTexts(blocks: TextBlock[], context: number): string[] {
+  return blocks.map((_, i) =>
+    blocks
+      .slice(Math.max(0, i - context), i + context + 1)
+      .map((b) => b.text)
+      .join(' '),
+  );
+}
+
+/** The indexes of the blocks that start a new topic, in order. */
+export function topicBoundaries(blocks: TextBlock[], raw: number[][], end: number, tiling: TilingSettings = TILING): number[] {
+  if (blocks.length < 2) return [];
+  // Centred on the transcript's own mean: what every block shares (the genre, the speaker's register) says
+  // nothing about where the topic changes, and it dominates the raw cosines of texts of one kind.
+  const centre = mean(raw);
+  const vectors = raw.map((v) => v.map((x, i) => x - centre[i]!));
+  return leastScatter(blocks, vectors, end, tiling.penalty);
+}
+
+/**
+ * The partition of the blocks into chapters of at least MIN_CHAPTER_SECONDS whose meanings spread least around
+ * their chapter's mean (the sum of squared distances), each chapter adding `penalty` times the spread of an average
+ * block around the whole transcript's mean, scaled by the blocks of the shortest chapter. Exact, by dynamic
+ * programming over the block boundaries.
+ */
+function leastScatter(blocks: TextBlock[], vectors: number[][], end: number, penalty: number): number[] {
+  const n = blocks.length;
+  const d = vectors[0]!.length;
+  // Prefix sums of the vectors and of their squared norms: the spread of any run of blocks in O(d).
+  const sums: Float64Array[] = [new Float64Array(d)];
+  const squares = [0];
+  for (let i = 0; i < n; i++) {
+    const next = Float64Array.from(sums[i]!);
+    const v = vectors[i]!;
+    let sq = 0;
+    for (let k = 0; k < d; k++) {
+      next[k]! += v[k]!;
+      sq += v[k]! * v[k]!;
+    }
+    sums.push(next);
+    squares.push(squares[i]! + sq);
+  }
+  const spread = (i: number, j: number) => {
+    let norm = 0;
+    const a = sums[i]!;
+    const b = sums[j]!;
+    for (let k = 0; k < d; k++) norm += (b[k]! - a[k]!) ** 2;
+    return squares[j]! - squares[i]! - norm / (j - i);
+  };
+  const startOf = (i: number) => (i === n ? end : blocks[i]!.start);
+  const blocksPerChapter = Math.max(1, Math.round((MIN_CHAPTER_SECONDS * n) / Math.max(1, end - blocks[0]!.start)));
+  const cost = penalty * (spread(0, n) / n) * blocksPerChapter;
+  const best = new Array<number>(n + 1).fill(Infinity);
+  const from = new Array<number>(n + 1).fill(-1);
+  best[0] = 0;
+  for (let j = 1; j <= n; j++) {
+    for (let i = 0; i < j; i++) {
+      if (best[i] === Infinity) continue;
+      // Every chapter but a whole transcript's one is at least MIN_CHAPTER_SECONDS long.
+      if (!(i === 0 && j === n) && startOf(j) - startOf(i) < MIN_CHAPTER_SECONDS) continue;
+      const c = best[i]! + spread(i, j) + cost;
+      if (c < best[j]!) {
+        best[j] = c;
+        from[j] = i;
+      }
+    }
+  }
+  const cuts: number[] = [];
+  for (let j = n; j > 0 && from[j]! > 0; j = from[j]!) cuts.push(from[j]!);
+  return cuts.sort((a, b) => a - b);
+}
+
+/** The block nearest the chapter's mean meaning, cut at a word boundary to MAX_TITLE_CHARS. */
+function titleOf(segments: TextBlock[], vectors: number[][]): string {
+  const centre = mean(vectors);
+  let best = 0;
+  vectors.forEach((v, i) => {
+    if (cosine(v, centre) > cosine(vectors[best]!, centre)) best = i;
+  });
+  return shortTitle(segments[best]!.text);
+}
+
+export function shortTitle(text: string): string {
+  const clean = text.replace(/\s+/g, ' ').trim();
+  if (Array.from(clean).length <= MAX_TITLE_CHARS) return clean;
+  const cut = Array.from(clean)
+    .slice(0, MAX_TITLE_CHARS - 1)
+    .join('');
+  const space = cut.lastIndexOf(' ');
+  return `${(space > MAX_TITLE_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, '')}…`;
+}
+
+function mean(vectors: number[][]): number[] {
+  const out = new Array<number>(vectors[0]!.length).fill(0);
+  for (const v of vectors) for (let i = 0; i < v.length; i++) out[i]! += v[i]!;
+  return out.map((x) => x / vectors.length);
+}
+
+function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
