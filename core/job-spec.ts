@@ -31,6 +31,8 @@ export const JobSpecShape = z.object({
     .nullable()
     .describe("The length of the `align_text` given (the text itself is the transcript's text); null when none was."),
   chapters: z.boolean(),
+  filter_profanity: z.boolean(),
+  disfluencies: z.boolean(),
 });
 export type JobSpec = z.infer<typeof JobSpecShape>;
 
@@ -46,4 +48,6 @@ export const JOB_SPEC_DEFAULTS: Omit<JobSpec, 'mode'> = {
   word_timing: false,
   align_text_chars: null,
   chapters: false,
+  filter_profanity: false,
+  disfluencies: true,
 };

@@ -13,6 +13,7 @@ import { RECOGNITION_PROFILES } from './schemas/jobs';
 import type { Recognizer } from '../integrations/recognizers/types';
 import type { ExportFormat } from './transcripts/export';
 import { CHAPTER_ORIGINS, CHAPTERS_MIN_DURATION_SECONDS, MIN_CHAPTER_SECONDS } from './transcripts/chapters';
+import { DISFLUENCY_LANGUAGES, PROFANITY_LANGUAGES } from './transcripts/cleanup';
 
 export interface CapabilitySettings {
   asrEnabled: boolean;
@@ -56,6 +57,7 @@ export function capabilitiesFor(plan: PlanId | null, settings: CapabilitySetting
       min_chapter_seconds: MIN_CHAPTER_SECONDS,
       model: settings.embeddingModel,
     },
+    cleanup: { profanity_languages: [...PROFANITY_LANGUAGES], disfluency_languages: [...DISFLUENCY_LANGUAGES] },
     recognition_profiles: [...RECOGNITION_PROFILES],
     recognition_profile_measurements: settings.recognizer ? profileQualityTable(settings.recognizer, RECOGNITION_PROFILES) : [],
     recognition_model: settings.recognizer?.model ?? null,

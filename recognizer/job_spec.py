@@ -25,3 +25,5 @@ class JobSpec:
     word_timing: bool = False
     align_text_chars: int | None = None
     chapters: bool = False
+    filter_profanity: bool = False
+    disfluencies: bool = True

@@ -145,6 +145,8 @@ describe('agent tool server: transport and authentication', () => {
       expect(props('transcribe')).toEqual([
         'align_text',
         'chapters',
+        'disfluencies',
+        'filter_profanity',
         'idempotency_key',
         'language',
         'max_credits',

@@ -98,6 +98,8 @@ describe('OpenAPI document', () => {
         'word_timing',
         'align_text',
         'chapters',
+        'filter_profanity',
+        'disfluencies',
       ].sort(),
     );
     expect(job.properties.caption_languages.maxItems).toBe(5);

@@ -257,6 +257,7 @@ describe('the playground, a file', () => {
     await page.getByLabel('Number of speakers (optional)').fill('2');
     await page.getByLabel('Vocabulary (optional)').fill('Kennedy\nLibriSpeech');
     await page.getByLabel('Chapters: the video’s own').check();
+    await page.getByLabel('Drop fillers').check();
     await check(page, '06-file-ready');
 
     // The code for a file: the three upload calls, then the job with the form's options.
@@ -264,6 +265,7 @@ describe('the playground, a file', () => {
     expect(python).toContain('"speaker_labels": True');
     expect(python).toContain('"vocabulary": [');
     expect(python).toContain('"chapters": True');
+    expect(python).toContain('"disfluencies": False');
     const curl = (await code(page, 'curl'))!;
     expect(curl).toContain("FILE='interview.wav'");
     expect(python).toContain('with open("interview.wav", "rb")');
@@ -277,6 +279,8 @@ describe('the playground, a file', () => {
       speakers_expected: 2,
       vocabulary: ['Kennedy', 'LibriSpeech'],
       chapters: true,
+      disfluencies: false,
+      filter_profanity: false,
     });
     expect(job.body.billing.credits_charged).toBe(credits);
     await page.getByRole('link', { name: 'Open the transcript' }).click();

@@ -189,6 +189,8 @@ export function planWithSpec(plan: JobPlan | PlanBeforeSpec): JobPlan {
       word_timing: wordTiming ?? false,
       align_text_chars: alignText ? 0 : null,
       chapters: false,
+      filter_profanity: false,
+      disfluencies: true,
     },
   };
 }

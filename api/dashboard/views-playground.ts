@@ -161,6 +161,11 @@ export function playgroundBody(facts: PlaygroundFacts): SafeHtml {
             `Names and terms the recognizer should prefer, one per line (at most ${MAX_VOCABULARY_TERMS}).`,
           )}
         </div>
+        <label class="check"><input type="checkbox" data-field="filter_profanity" /> Mask profanity (free of charge)</label>
+        <label class="check"
+          ><input type="checkbox" data-field="disfluencies" data-checked-value="false" /> Drop fillers (“um”, “euh”) and repeated words
+          (free of charge)</label
+        >
         <label class="check"
           ><input type="checkbox" data-field="chapters" /> Chapters: the video’s own, or found from what is said (free of charge)</label
         >

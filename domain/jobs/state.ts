@@ -5,12 +5,14 @@ import { ServiceError, type ErrorObject } from '../../core/errors';
 import type { Segment, Word } from '../../core/timing';
 import { renderTranscriptBody, type TranscriptAlignment } from '../transcripts/view';
 import type { Chapter } from '../transcripts/chapters';
+import { cleanText, cleanTranscriptWords, cleanWords, type CleanupOptions } from '../transcripts/cleanup';
 import type { JobOutcome, JobStage } from '../../workflows/definitions';
 import { chargeHoldIn, increaseHold, releaseHoldIn } from '../credits/ledger';
 import { jsonColumn, type Db, type Tx } from '../db';
 import { jobEventSubject, recordJobEvent } from '../webhooks/events';
 import { reuseKey } from './reuse';
 import { specOfJob } from './spec';
+import type { JobSpec } from '../schemas/jobs';
 import { ACTIVE_STATUSES, isFinal } from './view';
 import { JOB_FINAL_CHANNEL } from './wakeups';
 
@@ -170,8 +172,10 @@ export interface TranscriptContent {
  * stage finalize. Upserts on the job id, so a retried step overwrites instead
  * of duplicating.
  */
-export async function saveDraftTranscript(db: Db, jobId: string, content: TranscriptContent): Promise<string> {
+export async function saveDraftTranscript(db: Db, jobId: string, produced: TranscriptContent): Promise<string> {
   const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+  // The clean-up the job asked for (filter_profanity, disfluencies) before anything is stored.
+  const content = { ...produced, ...cleanTranscriptWords(produced, cleanupOf(specOfJob(job))) };
   const data = {
     workspaceId: job.workspaceId,
     reuseKey: job.reuseKey,
@@ -238,12 +242,19 @@ export async function saveCaptionAlignment(
   transcriptId: string,
   aligned: { segments: Segment[]; words: Word[]; alignment: TranscriptAlignment },
 ): Promise<void> {
+  const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
+  const language = (await db.transcript.findUniqueOrThrow({ where: { id: transcriptId }, select: { language: true } })).language;
+  const cleanup = cleanupOf(specOfJob(job));
+  const segments = aligned.segments
+    .map((s) => ({ ...s, text: cleanText(s.text, s.language ?? language, cleanup) }))
+    .filter((s) => s.text.trim() !== '');
+  const words = cleanWords(aligned.words, language, cleanup);
   await db.$transaction(async (tx) => {
     const t = await tx.transcript.update({
       where: { id: transcriptId },
       data: {
-        segments: jsonColumn(aligned.segments),
-        words: jsonColumn(aligned.words),
+        segments: jsonColumn(segments),
+        words: jsonColumn(words),
         timingGranularity: 'word',
         alignment: jsonColumn(aligned.alignment),
       },
@@ -265,6 +276,11 @@ export async function saveTranscriptChapters(db: Db, transcriptId: string, chapt
     });
     if (updated[0]) await storeRendering(tx, transcriptId, renderTranscriptBody(updated[0]));
   });
+}
+
+/** The clean-up a job's spec asks for. */
+function cleanupOf(spec: JobSpec): CleanupOptions {
+  return { filterProfanity: spec.filter_profanity, disfluencies: spec.disfluencies };
 }
 
 /** What completeJob reads back from the row it moved. */

@@ -61,6 +61,14 @@ export const CapabilitiesSchema = z
       .openapi({
         description: "Chapters (the job request field `chapters`): a video's own, or computed from what is said. Free of charge.",
       }),
+    cleanup: z
+      .object({
+        profanity_languages: z.array(z.string()).openapi({ description: 'Languages `filter_profanity` has a word list for.' }),
+        disfluency_languages: z
+          .array(z.string())
+          .openapi({ description: 'Languages whose hesitation fillers `disfluencies: false` drops (repeated words: every language).' }),
+      })
+      .openapi({ description: 'The clean-up request fields `filter_profanity` and `disfluencies`. Free of charge.' }),
     recognition_profiles: z.array(z.enum(RECOGNITION_PROFILES)).openapi({
       description:
         "`standard` (beam search of 5 with Whisper's fallback temperatures, the default) and `fast` (beam search of 3, no fallback); the job request field `profile` chooses.",

@@ -24,7 +24,7 @@ export const RECOGNITION_FIELDS = ['profile', 'vocabulary', 'speaker_labels', 's
 /** The request fields of forced alignment: `word_timing` (caption modes) and `align_text` (transcribe). */
 export const ALIGNMENT_FIELDS = ['word_timing', 'align_text'] as const;
 /** What the service adds to the words, in any mode. */
-export const TRANSCRIPT_EXTRA_FIELDS = ['chapters'] as const;
+export const TRANSCRIPT_EXTRA_FIELDS = ['chapters', 'filter_profanity', 'disfluencies'] as const;
 /** The options the agents' `transcribe` tool takes as they are, each with the request's own schema and description. */
 export const JOB_OPTION_FIELDS = [...RECOGNITION_FIELDS, ...ALIGNMENT_FIELDS, ...TRANSCRIPT_EXTRA_FIELDS] as const;
 
@@ -129,6 +129,18 @@ export const JobRequestSchema = z
       .optional()
       .describe(
         'Any mode: the transcript gets `chapters` (`start`, `end`, `title`, `origin`) and the `chapters` export (a WebVTT chapters track). A videosite video that has chapters keeps its own (`origin: "platform"`); any other transcript of 3 minutes or more gets chapters computed from what is said (`origin: "computed"`: topic boundaries from sentence embeddings, at least 60 s apart, each titled by its most central passage); a shorter one gets none (`[]`). Default false (`chapters: null`). Free of charge. Refused with 422 `CAPABILITY_UNAVAILABLE` naming `chapters` where the deployment has no embedding model.',
+      ),
+    filter_profanity: z
+      .boolean()
+      .optional()
+      .describe(
+        'Any mode: profanity in the transcript is masked, its first letter kept ("f***"), in the text, every segment, every word (times kept) and every export; the unmasked words are never stored. Word lists per language from naughty-words (the List of Dirty, Naughty, Obscene and Otherwise Bad Words; GET /v1/capabilities `cleanup.profanity_languages`), matched as whole words and phrases, inside the text for ja, ko and zh. The lists are broad: they also mask some words that are not profane in every context. Default false. Free of charge.',
+      ),
+    disfluencies: z
+      .boolean()
+      .optional()
+      .describe(
+        'Any mode: false drops hesitation fillers ("um", "uh", "euh", "äh", "えーと"; per language, `cleanup.disfluency_languages` of GET /v1/capabilities) and a word said twice in a row ("I I think") from the text, the segments, the words (each kept word keeps its times) and every export. Default true: the words as transcribed. Free of charge.',
       ),
     webhook_endpoint_id: Uuid.optional().openapi({
       description:

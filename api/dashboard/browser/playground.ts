@@ -136,7 +136,9 @@ function playground(form: HTMLFormElement): void {
       if (!isShown(el) || el.disabled) continue;
       const name = attr(el, 'data-field');
       let value: unknown;
-      if (el instanceof HTMLInputElement && el.type === 'checkbox') value = el.checked ? true : undefined;
+      // A box that turns a default of true off says so (data-checked-value="false": `disfluencies`).
+      if (el instanceof HTMLInputElement && el.type === 'checkbox')
+        value = el.checked ? el.getAttribute('data-checked-value') !== 'false' : undefined;
       else {
         const text = el.value.trim();
         if (text === '') value = undefined;

@@ -56,6 +56,11 @@ class CapabilitiesChapters(TypedDict):
     model: str | None
 
 
+class CapabilitiesCleanup(TypedDict):
+    profanity_languages: list[str]
+    disfluency_languages: list[str]
+
+
 class CapabilitiesRecognitionProfileMeasurementLanguage(TypedDict):
     language: str
     metric: Literal['wer', 'cer']
@@ -86,6 +91,7 @@ class Capabilities(TypedDict):
     max_media_bytes: int
     export_formats: list[Literal['txt', 'srt', 'vtt', 'json', 'chapters']]
     chapters: CapabilitiesChapters
+    cleanup: CapabilitiesCleanup
     recognition_profiles: list[Literal['standard', 'fast']]
     recognition_profile_measurements: list[CapabilitiesRecognitionProfileMeasurement]
     recognition_model: str | None
@@ -284,6 +290,8 @@ class JobOptions(TypedDict):
     word_timing: bool
     align_text_chars: int | None
     chapters: bool
+    filter_profanity: bool
+    disfluencies: bool
 
 
 JobRequestCaptionLanguage: TypeAlias = str
@@ -580,6 +588,8 @@ class JobRequest(TypedDict, closed=True):
     word_timing: NotRequired[bool]
     align_text: NotRequired[str]
     chapters: NotRequired[bool]
+    filter_profanity: NotRequired[bool]
+    disfluencies: NotRequired[bool]
     webhook_endpoint_id: NotRequired[str]
     metadata: NotRequired[Metadata]
 

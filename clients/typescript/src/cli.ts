@@ -27,6 +27,8 @@ Commands:
 Options for get and upload:
   --format <f>         txt (default), srt, vtt, json or chapters (WebVTT chapters; implies --chapters)
   --chapters           Ask for chapters: the video's own, or found from what is said (free)
+  --filter-profanity   Mask profanity ("f***") in the transcript (free)
+  --no-fillers         Drop fillers ("um", "euh") and words said twice in a row (free)
   --mode <m>           get only: auto (default), captions_only or transcribe
   --language <tag>     Spoken language hint (e.g. en, pt-BR); default: detected
   --timeout <seconds>  Give up waiting after this long (default 1800); the job keeps running
@@ -127,6 +129,8 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
         status: { type: 'string' },
         quiet: { type: 'boolean', default: false },
         chapters: { type: 'boolean', default: false },
+        'filter-profanity': { type: 'boolean', default: false },
+        'no-fillers': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -151,6 +155,8 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     const jobOptions = {
       ...(values.language ? { language: values.language } : {}),
       ...(values.chapters || format === 'chapters' ? { chapters: true } : {}),
+      ...(values['filter-profanity'] ? { filter_profanity: true } : {}),
+      ...(values['no-fillers'] ? { disfluencies: false } : {}),
     };
     switch (command) {
       case 'get': {

@@ -864,6 +864,13 @@ export interface components {
         /** @description The sentence embedding model computed chapters come from. */
         model: string | null;
       };
+      /** @description The clean-up request fields `filter_profanity` and `disfluencies`. Free of charge. */
+      cleanup: {
+        /** @description Languages `filter_profanity` has a word list for. */
+        profanity_languages: string[];
+        /** @description Languages whose hesitation fillers `disfluencies: false` drops (repeated words: every language). */
+        disfluency_languages: string[];
+      };
       /** @description `standard` (beam search of 5 with Whisper's fallback temperatures, the default) and `fast` (beam search of 3, no fallback); the job request field `profile` chooses. */
       recognition_profiles: ('standard' | 'fast')[];
       /** @description Each profile measured by `npm run eval:asr` on real speech: its speed and its error rate per language. */
@@ -1229,6 +1236,8 @@ export interface components {
       /** @description The length of the `align_text` given (the text itself is the transcript's text); null when none was. */
       align_text_chars: number | null;
       chapters: boolean;
+      filter_profanity: boolean;
+      disfluencies: boolean;
     };
     JobRequest: {
       source: components['schemas']['JobSourceRequest'];
@@ -1261,6 +1270,10 @@ export interface components {
       align_text?: string;
       /** @description Any mode: the transcript gets `chapters` (`start`, `end`, `title`, `origin`) and the `chapters` export (a WebVTT chapters track). A videosite video that has chapters keeps its own (`origin: "platform"`); any other transcript of 3 minutes or more gets chapters computed from what is said (`origin: "computed"`: topic boundaries from sentence embeddings, at least 60 s apart, each titled by its most central passage); a shorter one gets none (`[]`). Default false (`chapters: null`). Free of charge. Refused with 422 `CAPABILITY_UNAVAILABLE` naming `chapters` where the deployment has no embedding model. */
       chapters?: boolean;
+      /** @description Any mode: profanity in the transcript is masked, its first letter kept ("f***"), in the text, every segment, every word (times kept) and every export; the unmasked words are never stored. Word lists per language from naughty-words (the List of Dirty, Naughty, Obscene and Otherwise Bad Words; GET /v1/capabilities `cleanup.profanity_languages`), matched as whole words and phrases, inside the text for ja, ko and zh. The lists are broad: they also mask some words that are not profane in every context. Default false. Free of charge. */
+      filter_profanity?: boolean;
+      /** @description Any mode: false drops hesitation fillers ("um", "uh", "euh", "äh", "えーと"; per language, `cleanup.disfluency_languages` of GET /v1/capabilities) and a word said twice in a row ("I I think") from the text, the segments, the words (each kept word keeps its times) and every export. Default true: the words as transcribed. Free of charge. */
+      disfluencies?: boolean;
       /**
        * Format: uuid
        * @description An enabled webhook endpoint of this workspace; it receives `job.succeeded` or `job.failed` when the job finishes, also when a retained transcript answers the request at once (200, `billing.kind: cached`).
