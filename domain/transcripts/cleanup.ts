@@ -152,19 +152,30 @@ export function cleanText(text: string, language: string | null | undefined, opt
   const lang = baseLanguage(language);
   const masked = maskListedInside(text, lang, options);
   if (lang && UNSPACED.has(lang)) return options.disfluencies ? masked : removeFillersInside(masked, lang);
-  const tokens = masked.split(/\s+/).filter(Boolean);
+  // Tokens with the whitespace before each, so a kept text keeps its spacing and line breaks (align_text).
+  const parts = masked.split(/(\s+)/);
+  const tokens = parts.filter((_, i) => i % 2 === 0);
+  const before = tokens.map((_, k) => (k === 0 ? '' : parts[2 * k - 1]!));
   const verdicts = decide(tokens, lang, options);
-  const kept: string[] = [];
+  const kept: Array<{ token: string; before: string }> = [];
+  let carried: string | null = null;
   tokens.forEach((t, i) => {
     if (verdicts[i] === 'drop') {
-      // A dropped word's closing punctuation ("um." ends the sentence) moves to the word before it.
+      // A dropped word's closing punctuation ("um." ends the sentence) moves to the word before it; a line break
+      // before it stays.
       const tail = /[.!?…]+$/u.exec(t)?.[0];
-      if (tail && kept.length > 0 && !/[.!?…,;:]$/u.test(kept[kept.length - 1]!)) kept[kept.length - 1] += tail;
+      const last = kept[kept.length - 1];
+      if (tail && last && !/[.!?…,;:]$/u.test(last.token)) last.token += tail;
+      if (before[i]!.includes('\n')) carried = before[i]!;
       return;
     }
-    kept.push(verdicts[i] === 'mask' ? mask(t) : t);
+    kept.push({ token: verdicts[i] === 'mask' ? mask(t) : t, before: carried ?? before[i]! });
+    carried = null;
   });
-  return kept.join(' ');
+  return kept
+    .map((k, i) => (i === 0 ? k.before.replace(/^\s+$/, '') : k.before || ' ') + k.token)
+    .join('')
+    .trim();
 }
 
 /** Words cleaned as one run (a repetition spans segments), each kept word with its own times. */

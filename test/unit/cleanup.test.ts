@@ -46,6 +46,8 @@ describe('disfluencies: false', () => {
     expect(cleanText('Alors euh on y va', 'fr', fluent)).toBe('Alors on y va');
     expect(cleanText('Ich äh ähm weiß nicht', 'de', fluent)).toBe('Ich weiß nicht');
     expect(cleanText('えーと、今日はえー晴れです', 'ja', fluent)).toBe('今日は晴れです');
+    // The text's own spacing and line breaks stay (an align_text transcript is the given text).
+    expect(cleanText('Hello  um\nworld,\tshit\n\num\nbye', 'en', both)).toBe('Hello\nworld,\ts***\n\nbye');
     // Words that only sound like fillers elsewhere stay: "like" in English, "este" in Spanish.
     expect(cleanText('I like este', 'en', fluent)).toBe('I like este');
   });
