@@ -134,7 +134,7 @@ export const JobRequestSchema = z
       .boolean()
       .optional()
       .describe(
-        'Any mode: profanity in the transcript is masked, its first letter kept ("f***"), in the text, every segment, every word (times kept) and every export; the unmasked words are never stored. Word lists per language from naughty-words (the List of Dirty, Naughty, Obscene and Otherwise Bad Words; GET /v1/capabilities `cleanup.profanity_languages`), matched as whole words and phrases, inside the text for ja, ko and zh. The lists are broad: they also mask some words that are not profane in every context. Default false. Free of charge.',
+        'Any mode: profanity in the transcript is masked, its first letter kept ("f***"), in the text, every segment, every word (times kept) and every export; the unmasked words are never stored. Word lists per language from naughty-words (the List of Dirty, Naughty, Obscene and Otherwise Bad Words; GET /v1/capabilities `cleanup.profanity_languages`), matched as whole words and phrases, inside the text for ja, ko and zh (there entries of two characters or more). The lists are broad: they also mask some words that are not profane in every context. Default false. Free of charge.',
       ),
     disfluencies: z
       .boolean()

@@ -59,13 +59,23 @@ function profanityList(language: string) {
   let list = lists.get(language);
   if (list) return list;
   const entries = ((naughtyWords as Record<string, string[] | undefined>)[language] ?? []).map((w) => w.toLowerCase().normalize('NFC'));
-  list = MATCHED_INSIDE.has(language)
-    ? { words: new Set(), phrases: [], inside: entries.map((e) => e.replace(/\s+/g, '')).filter((e) => Array.from(e).length >= 1) }
-    : {
-        words: new Set(entries.filter((e) => !/\s/.test(e))),
-        phrases: entries.filter((e) => /\s/.test(e)).map((e) => e.split(/\s+/)),
-        inside: [],
-      };
+  if (MATCHED_INSIDE.has(language)) {
+    // Inside the text only entries of two characters or more in the language's own script: a single character
+    // (zh 性, ja 裸) is part of many ordinary words (可能性, "possibility"), and a Latin entry ("sm", "xx") would be
+    // found inside other words. Latin entries are matched as whole words where words are spaced (ko).
+    const compact = entries.map((e) => e.replace(/\s+/g, ''));
+    list = {
+      words: new Set(compact.filter((e) => /^[\x20-\x7e]+$/.test(e))),
+      phrases: [],
+      inside: compact.filter((e) => !/^[\x20-\x7e]+$/.test(e) && Array.from(e).length >= 2),
+    };
+  } else {
+    list = {
+      words: new Set(entries.filter((e) => !/\s/.test(e))),
+      phrases: entries.filter((e) => /\s/.test(e)).map((e) => e.split(/\s+/)),
+      inside: [],
+    };
+  }
   lists.set(language, list);
   return list;
 }
@@ -110,7 +120,7 @@ function maskInside(text: string, inside: string[]): string {
 function decide(tokens: string[], language: string | null, options: CleanupOptions): Array<'keep' | 'mask' | 'drop'> {
   const cores = tokens.map(core);
   const out: Array<'keep' | 'mask' | 'drop'> = tokens.map(() => 'keep');
-  if (options.filterProfanity && language && !MATCHED_INSIDE.has(language)) {
+  if (options.filterProfanity && language) {
     const list = profanityList(language);
     cores.forEach((c, i) => {
       if (list.words.has(c)) out[i] = 'mask';

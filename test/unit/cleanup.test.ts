@@ -35,6 +35,14 @@ describe('filter_profanity', () => {
     expect(masked.endsWith('です')).toBe(true);
   });
 
+  it('does not mask a single listed character inside ordinary words (zh 性 in 可能性), nor Latin entries inside other words', () => {
+    expect(naughtyWords.zh).toContain('性');
+    expect(cleanText('这种可能性很大', 'zh', profanity)).toBe('这种可能性很大');
+    expect(cleanText('你这个傻逼', 'zh', profanity)).toBe('你这个傻*');
+    expect(naughtyWords.ja).toContain('sm');
+    expect(cleanText('smartphone を使う', 'ja', profanity)).toBe('smartphone を使う');
+  });
+
   it('has a list for every language it says it has', () => {
     for (const lang of PROFANITY_LANGUAGES) expect(naughtyWords[lang]?.length ?? 0).toBeGreaterThan(10);
   });
