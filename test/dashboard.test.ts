@@ -758,15 +758,22 @@ describe("the transcript page's player", () => {
     expect(DASHBOARD_CSP).toContain("media-src 'self'");
   });
 
-  it('names the speakers, marks the word said, and seeks where a word is clicked', async () => {
+  /** A browser context carrying the workspace's dashboard session. */
+  async function signedInBrowser(): Promise<BrowserContext> {
     const context = await chromium.browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
-    try {
-      const cookies = session.setCookie.map((c) => {
+    await context.addCookies(
+      session.setCookie.map((c) => {
         const [pair] = c.split(';');
         const [name, ...value] = pair!.split('=');
         return { name: name!, value: value.join('='), url: base };
-      });
-      await context.addCookies(cookies);
+      }),
+    );
+    return context;
+  }
+
+  it('names the speakers, marks the word said, and seeks where a word is clicked', async () => {
+    const context = await signedInBrowser();
+    try {
       const page = await context.newPage();
       await page.goto(`/dashboard/transcripts/${transcriptId}`);
       await page.waitForLoadState('load');
@@ -808,15 +815,8 @@ describe("the transcript page's player", () => {
       { start: second, end: t.durationSeconds ?? second + 1, title: 'The <reader>', origin: 'computed' },
     ];
     await stack.api.deps.db.transcript.update({ where: { id: transcriptId }, data: { chapters } });
-    const context = await chromium.browser.newContext({ baseURL: base, viewport: { width: 1280, height: 900 } });
+    const context = await signedInBrowser();
     try {
-      await context.addCookies(
-        session.setCookie.map((c) => {
-          const [pair] = c.split(';');
-          const [name, ...value] = pair!.split('=');
-          return { name: name!, value: value.join('='), url: base };
-        }),
-      );
       const page = await context.newPage();
       await page.goto(`/dashboard/transcripts/${transcriptId}`);
       await page.waitForLoadState('load');

@@ -85,6 +85,8 @@ export const RECOGNITION_TASK_QUEUE = 'recognition';
 export const HEARTBEAT_TIMEOUT = '10 seconds';
 /** How long a piece may wait for a free recognition worker before the job fails with PROVIDER_UNAVAILABLE. */
 export const RECOGNITION_QUEUE_TIMEOUT_MS = 60 * 60_000;
+/** How long chapters wait for an embedding worker (the embedding queue's schedule-to-start timeout): as long as recognition. */
+export const EMBEDDING_QUEUE_TIMEOUT_MS = RECOGNITION_QUEUE_TIMEOUT_MS;
 
 /** Cloud recognizer: poll this often when no callback came, and give up after the timeout. */
 export const DEFAULT_PROVIDER_POLL_MS = 60_000;

@@ -18,6 +18,7 @@ import {
   cancelUpdate,
   DEFAULT_PROVIDER_POLL_MS,
   DEFAULT_PROVIDER_TIMEOUT_MS,
+  EMBEDDING_QUEUE_TIMEOUT_MS,
   LOST_ATTEMPT_RETRY,
   HEARTBEAT_TIMEOUT,
   JOB_NOT_COMMITTED,
@@ -91,7 +92,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     proxyActivities<Activities>({
       taskQueue: plan.embeddingTaskQueue,
       startToCloseTimeout: '30 minutes',
-      scheduleToStartTimeout: RECOGNITION_QUEUE_TIMEOUT_MS,
+      scheduleToStartTimeout: EMBEDDING_QUEUE_TIMEOUT_MS,
       heartbeatTimeout: HEARTBEAT_TIMEOUT,
       retry,
     });

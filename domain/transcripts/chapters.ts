@@ -7,15 +7,15 @@
 // with the same embeddings, and TextTiling on word counts by more (bench/RESULTS.md). A chapter's title is its most
 // central block: the one nearest the chapter's mean meaning.
 
+export const CHAPTER_ORIGINS = ['platform', 'computed'] as const;
+
 export interface Chapter {
   start: number;
   end: number;
   title: string;
   /** `platform`: the video's own chapters, as the platform lists them. `computed`: found by the service. */
-  origin: 'platform' | 'computed';
+  origin: (typeof CHAPTER_ORIGINS)[number];
 }
-
-export const CHAPTER_ORIGINS = ['platform', 'computed'] as const;
 /** Shorter transcripts get no computed chapters (an empty list). */
 export const CHAPTERS_MIN_DURATION_SECONDS = 180;
 /** No computed chapter is shorter than this. */
