@@ -12,6 +12,7 @@ import { createRetentionActivities } from './retention';
 import { createSearchActivities } from './search';
 import type { ObjectStore } from '../integrations/storage';
 import { createTranscriptionActivities, type TranscriptionDeps } from './transcription';
+import { createTranslationActivities, type MachineTranslationActivities, type TranslationDeps } from './translation';
 import { createUploadActivities } from './uploads';
 import { createWebhookActivities, type WebhookDeps } from './webhooks';
 
@@ -24,6 +25,8 @@ export interface ActivityDeps {
   discoveries: DiscoveryDeps;
   /** Task queue of the embedding workers (chapters); absent = the job's own queue (the tests' single worker). */
   embeddingTaskQueue?: string;
+  /** What translates `translate_to` besides the platform: the machine pairs and the operator's provider. */
+  translation: Pick<TranslationDeps, 'settings' | 'provider'>;
 }
 
 /** Activities come from a factory that takes their dependencies, so tests can pass their own. */
@@ -45,11 +48,12 @@ export function createActivities(deps: ActivityDeps) {
     ...createBillingActivities(db),
     ...createBatchActivities(db),
     ...createWebhookActivities({ db, ...deps.webhooks }),
+    ...createTranslationActivities({ db, store, sources: deps.captions, ...deps.translation }),
   };
 }
 
 /**
- * Every activity the workflows call: this worker's, recognizePiece of the Python recognition worker, and the
+ * Every activity the workflows call: this worker's, recognizePiece and translateTexts of the Python recognition worker, and the
  * embedding workers' (worker/main.ts serves those where the model is).
  */
-export type Activities = ReturnType<typeof createActivities> & RecognitionActivities & ChapterActivities;
+export type Activities = ReturnType<typeof createActivities> & RecognitionActivities & ChapterActivities & MachineTranslationActivities;

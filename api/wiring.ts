@@ -1,6 +1,6 @@
 import { Client } from '@temporalio/client';
 import pino, { type Logger } from 'pino';
-import { addressPolicy, objectStoreSettings, recognizerSettings, stripeSettings, type Config } from '../domain/config';
+import { addressPolicy, objectStoreSettings, recognizerSettings, stripeSettings, translationSettings, type Config } from '../domain/config';
 import { createDb, openPool } from '../domain/db';
 import { JobWakeups } from '../domain/jobs/wakeups';
 import { resolveSecretsKey } from '../domain/secrets-key';
@@ -131,6 +131,7 @@ export function jobServiceDeps(deps: AppDeps): JobServiceDeps {
     photosocialEnabled: deps.config.PHOTOSOCIAL_ENABLED,
     asrEnabled: deps.config.ASR_ENABLED,
     chaptersEnabled: deps.embedder !== null,
+    translation: translationSettings(deps.config),
     cancelWaitMs: deps.config.CANCEL_WAIT_SECONDS * 1000,
     starts: deps.starts,
   };

@@ -28,6 +28,7 @@ import { mcpSection } from './sections/mcp';
 import { searchSection } from './sections/search';
 import { searchRelevanceSection } from './sections/search-relevance';
 import { chaptersSection } from './sections/chapters';
+import { translationSection } from './sections/translation';
 import { serversSection } from './sections/servers';
 import { tracesSection } from './sections/traces';
 import { usageSection } from './sections/usage';
@@ -47,6 +48,7 @@ const SECTIONS: BenchSection[] = [
   searchSection,
   searchRelevanceSection,
   chaptersSection,
+  translationSection,
   tracesSection,
   serversSection,
 ];

@@ -59,6 +59,11 @@ export const ERROR_CATALOGUE = {
     retryable: false,
     message: 'The transcript was made without chapters: ask for chapters: true when creating the job.',
   },
+  TRANSLATION_UNAVAILABLE: {
+    status: 422,
+    retryable: false,
+    message: 'No translation into that language: the job did not ask for it, or no translation route reaches it from the spoken language.',
+  },
   PROVIDER_REJECTED: { status: 422, retryable: false, message: 'The recognition model could not process the audio.' },
   SOURCE_RATE_LIMITED: { status: 503, retryable: true, message: 'Source platform throttles; the job retries automatically.' },
   SOURCE_BLOCKED: { status: 503, retryable: true, message: 'Source platform blocked the fetch; automatic retry.' },

@@ -33,6 +33,10 @@ export const JobSpecShape = z.object({
   chapters: z.boolean(),
   filter_profanity: z.boolean(),
   disfluencies: z.boolean(),
+  translate_to: z
+    .string()
+    .nullable()
+    .describe('The language the transcript is translated into (a canonical BCP 47 tag); null when none was asked for.'),
 });
 export type JobSpec = z.infer<typeof JobSpecShape>;
 
@@ -50,4 +54,5 @@ export const JOB_SPEC_DEFAULTS: Omit<JobSpec, 'mode'> = {
   chapters: false,
   filter_profanity: false,
   disfluencies: true,
+  translate_to: null,
 };

@@ -14,6 +14,7 @@ import type { Recognizer } from '../integrations/recognizers/types';
 import type { ExportFormat } from './transcripts/export';
 import { CHAPTER_ORIGINS, CHAPTERS_MIN_DURATION_SECONDS, MIN_CHAPTER_SECONDS } from './transcripts/chapters';
 import { DISFLUENCY_LANGUAGES, PROFANITY_LANGUAGES } from './transcripts/cleanup';
+import { MACHINE_TRANSLATION_MODEL, type TranslationSettings } from './transcripts/translation';
 
 export interface CapabilitySettings {
   asrEnabled: boolean;
@@ -22,6 +23,8 @@ export interface CapabilitySettings {
   recognizer?: Recognizer;
   /** The sentence embedding model of computed chapters and search by meaning; null where none is installed. */
   embeddingModel: string | null;
+  /** What translates (`translate_to`): the machine pairs and the operator's provider. */
+  translation: TranslationSettings;
 }
 
 /**
@@ -56,6 +59,14 @@ export function capabilitiesFor(plan: PlanId | null, settings: CapabilitySetting
       computed_min_duration_seconds: CHAPTERS_MIN_DURATION_SECONDS,
       min_chapter_seconds: MIN_CHAPTER_SECONDS,
       model: settings.embeddingModel,
+    },
+    translation: {
+      platform_languages: 'videosite caption tracks' as const,
+      machine_pairs: settings.translation.machinePairs.map((p) => ({ source: p.source, target: p.target })),
+      machine_model: settings.translation.machinePairs.length > 0 ? MACHINE_TRANSLATION_MODEL : null,
+      provider: settings.translation.provider
+        ? { name: settings.translation.provider.name, targets: [...settings.translation.provider.targets] }
+        : null,
     },
     cleanup: { profanity_languages: [...PROFANITY_LANGUAGES], disfluency_languages: [...DISFLUENCY_LANGUAGES] },
     recognition_profiles: [...RECOGNITION_PROFILES],

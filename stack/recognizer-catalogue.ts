@@ -14,6 +14,7 @@ export const RECOGNIZER_CODES: ErrorCode[] = [
   'INVALID_REQUEST',
   'PROVIDER_UNAVAILABLE',
   'STORAGE_UNAVAILABLE',
+  'TRANSLATION_UNAVAILABLE',
 ];
 
 const FILE = path.join(__dirname, '..', 'recognizer', 'catalogue.py');

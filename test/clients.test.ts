@@ -44,7 +44,16 @@ async function runTool(cmd: string, args: string[], opts: { env?: NodeJS.Process
 }
 
 beforeAll(async () => {
-  listening = await startListeningJobStack(videositeCaptionRoutes());
+  // The platform's translation of the caption track into Portuguese (the CLI's --translate-to pt).
+  listening = await startListeningJobStack([
+    {
+      path: '/api/timedtext',
+      when: (req) => req.query.get('tlang') === 'pt',
+      body: '<?xml version="1.0" encoding="utf-8" ?><timedtext format="3"><body><p t="0" d="4000">Tradução da plataforma</p></body></timedtext>',
+      headers: { 'content-type': 'text/xml' },
+    },
+    ...videositeCaptionRoutes(),
+  ]);
   ({ stack, base } = listening);
   receiver = await startWebhookReceiver();
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clients-'));

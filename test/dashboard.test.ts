@@ -884,6 +884,7 @@ describe('units', () => {
       recognition: { model: 'whisper-base', profile: 'standard', quality_status: 'validated_language' },
       alignment: null,
       chapters: null,
+      translation: null,
       extraction_version: 'x',
       created_at: new Date().toISOString(),
       expires_at: new Date().toISOString(),
@@ -911,5 +912,25 @@ describe('units', () => {
     ).text;
     expect(aligned).toContain('<strong>1 of 2 segments not heard</strong>');
     expect(aligned.match(/class="nomatch" title="match 0.1"/g)).toHaveLength(1);
+    // A translated transcript: its text per segment in its language, and the translated caption downloads.
+    expect(out).not.toContain('Translation (');
+    const translated = transcriptBody(
+      {
+        ...t,
+        translation: {
+          language: 'pt',
+          origin: 'machine',
+          segments: [
+            { start: 0, end: 1.5, text: 'olá <mundo>' },
+            { start: 61.2, end: 62, text: 'de novo' },
+          ],
+        },
+      },
+      'tok',
+    ).text;
+    expect(translated).toContain('<h2>Translation (pt)</h2>');
+    expect(translated).toContain('machine translation model');
+    expect(translated).toContain('<span class="seg">olá &lt;mundo&gt;</span>');
+    expect(translated).toContain(`/v1/transcripts/${t.id}/export?format=srt&amp;translated=true`);
   });
 });

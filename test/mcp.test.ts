@@ -154,6 +154,7 @@ describe('agent tool server: transport and authentication', () => {
         'profile',
         'speaker_labels',
         'speakers_expected',
+        'translate_to',
         'url',
         'vocabulary',
         'word_timing',
@@ -290,6 +291,51 @@ describe('agent tool server: jobs and transcripts', () => {
       await client.close();
     }
   }, 60_000);
+
+  it('transcribe takes translate_to, and get_transcript pages through the translation with translated', async () => {
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const client = await connect(w.apiKey, 'modern');
+    // The platform's translation of the track: a caption body of the same format, asked for with tlang.
+    const translatedBody =
+      '<?xml version="1.0" encoding="utf-8" ?><timedtext format="3"><body><p t="0" d="5000">Olá a todos</p><p t="5000" d="5000">e bem-vindos</p></body></timedtext>';
+    stack.origin.setRoutes([
+      {
+        path: '/api/timedtext',
+        when: (req) => req.query.get('tlang') === 'pt',
+        body: translatedBody,
+        headers: { 'content-type': 'text/xml' },
+      },
+      ...ROUTES,
+    ]);
+    try {
+      const started = await call(client, 'transcribe', {
+        url: VIDEO_URL,
+        mode: 'captions_only',
+        translate_to: 'pt',
+        idempotency_key: `agent-${randomUUID()}`,
+      });
+      expect(started.structuredContent).toMatchObject({ job: { options: { translate_to: 'pt' } } });
+      const done = await call(client, 'wait_for_job', { job_id: started.structuredContent!.job.id, timeout_seconds: 30 });
+      expect(done.structuredContent!.job.status).toBe('succeeded');
+      const id = done.structuredContent!.job.result_id;
+      const original = await call(client, 'get_transcript', { transcript_id: id, format: 'text' });
+      expect(original.structuredContent!.transcript.translation).toEqual({ language: 'pt', origin: 'platform' });
+      expect(original.structuredContent!.page.content).not.toContain('Olá a todos');
+      const translated = await call(client, 'get_transcript', { transcript_id: id, format: 'text', translated: true });
+      expect(translated.isError).toBeFalsy();
+      expect(translated.structuredContent!.page.content).toContain('Olá a todos');
+      expect(translated.structuredContent!.page.content).toContain('e bem-vindos');
+      // A transcript without a translation: the tool says so, naming the argument.
+      const plain = await call(client, 'transcribe', { url: VIDEO_URL, mode: 'captions_only', idempotency_key: `agent-${randomUUID()}` });
+      const plainDone = await call(client, 'wait_for_job', { job_id: plain.structuredContent!.job.id, timeout_seconds: 30 });
+      const refused = await call(client, 'get_transcript', { transcript_id: plainDone.structuredContent!.job.result_id, translated: true });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent!.error).toMatchObject({ code: 'TRANSLATION_UNAVAILABLE' });
+    } finally {
+      stack.origin.setRoutes(ROUTES);
+      await client.close();
+    }
+  }, 90_000);
 
   it.each(ERAS)('%s client: failures are tool results with isError and the error code, message and retryable', async (era) => {
     const client = await connect(ws.apiKey, era);

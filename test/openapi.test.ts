@@ -93,6 +93,7 @@ describe('OpenAPI document', () => {
         'source',
         'speaker_labels',
         'speakers_expected',
+        'translate_to',
         'vocabulary',
         'webhook_endpoint_id',
         'word_timing',

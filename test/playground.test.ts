@@ -258,6 +258,7 @@ describe('the playground, a file', () => {
     await page.getByLabel('Vocabulary (optional)').fill('Kennedy\nLibriSpeech');
     await page.getByLabel('Chapters: the video’s own').check();
     await page.getByLabel('Drop fillers').check();
+    await page.getByLabel('Translate into (optional)').fill('pt');
     await check(page, '06-file-ready');
 
     // The code for a file: the three upload calls, then the job with the form's options.
@@ -266,6 +267,7 @@ describe('the playground, a file', () => {
     expect(python).toContain('"vocabulary": [');
     expect(python).toContain('"chapters": True');
     expect(python).toContain('"disfluencies": False');
+    expect(python).toContain('"translate_to": "pt"');
     const curl = (await code(page, 'curl'))!;
     expect(curl).toContain("FILE='interview.wav'");
     expect(python).toContain('with open("interview.wav", "rb")');
@@ -281,6 +283,7 @@ describe('the playground, a file', () => {
       chapters: true,
       disfluencies: false,
       filter_profanity: false,
+      translate_to: 'pt',
     });
     expect(job.body.billing.credits_charged).toBe(credits);
     await page.getByRole('link', { name: 'Open the transcript' }).click();
@@ -288,6 +291,9 @@ describe('the playground, a file', () => {
     expect(await page.locator('.segments li .spk').allTextContents()).toEqual(expect.arrayContaining(['A', 'B']));
     // A recording under three minutes: chapters were asked for, and there are none.
     await expect(textOf(page.locator('h2:has-text("Chapters") + p'))).resolves.toBe('None: the transcript is shorter than three minutes.');
+    // The English interview in Portuguese, by the machine model.
+    await expect(textOf(page.locator('h2:has-text("Translation (pt)") + p'))).resolves.toMatch(/machine translation model/);
+    expect((await page.locator('ol.translation li .seg').allTextContents()).join(' ')).toMatch(/\b(que|de|o|a)\b/);
     await page.locator('audio[data-player]').waitFor();
     await check(page, '07-file-transcript');
 

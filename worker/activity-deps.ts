@@ -1,5 +1,6 @@
 import type { ActivityDeps } from '../activities';
-import { addressPolicy, outboundSettings, recognizerSettings, type Config } from '../domain/config';
+import { addressPolicy, deeplSettings, outboundSettings, recognizerSettings, translationSettings, type Config } from '../domain/config';
+import { createDeeplTranslator } from '../integrations/translation/deepl';
 import type { Db } from '../domain/db';
 import { resolveSecretsKey } from '../domain/secrets-key';
 import { downloadAudio } from '../integrations/media/download';
@@ -39,5 +40,9 @@ export function activityDepsFromConfig(
     webhooks: { secretsKey: resolveSecretsKey(cfg), addressPolicy: addressPolicy(cfg), outbound: io.outbound, ...overrides.webhooks },
     discoveries: { sources: createDiscoverySources(io.outbound), secretsKey: resolveSecretsKey(cfg) },
     embeddingTaskQueue: cfg.EMBEDDING_TASK_QUEUE,
+    translation: {
+      settings: translationSettings(cfg),
+      provider: deeplSettings(cfg) ? createDeeplTranslator(deeplSettings(cfg)!) : null,
+    },
   };
 }

@@ -193,6 +193,7 @@ export function planWithSpec(plan: JobPlan | PlanBeforeSpec): JobPlan {
       chapters: false,
       filter_profanity: false,
       disfluencies: true,
+      translate_to: null,
     },
   };
 }

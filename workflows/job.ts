@@ -343,6 +343,24 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
           });
         track.move('processing', 'finalize', `${found.chapters} chapter(s) (${found.origin ?? 'none'}).`);
       }
+      if (plan.spec.translate_to) {
+        track.move('processing', 'finalize', `translating the transcript into ${plan.spec.translate_to}.`);
+        // Media work's proxy: a provider's batches or a platform's track may take longer than a source call.
+        const step = await media.translateTranscript.executeWithOptions({ summary: `translation into ${plan.spec.translate_to}` }, [
+          plan,
+          result.transcriptId,
+        ]);
+        if (step.requestKey) {
+          // The machine model runs in the recognition workers, beside the recognizer.
+          const resultKey = await recognition(plan)
+            .translateTexts.executeWithOptions({ summary: `machine translation into ${plan.spec.translate_to}` }, [plan, step.requestKey])
+            .catch((err: unknown) => {
+              throw noWorkerInTime(err, RECOGNIZER_LATE, 'recognizer_queue_timeout') ?? err;
+            });
+          await media.saveMachineTranslation(plan, result.transcriptId, resultKey);
+        }
+        track.move('processing', 'finalize', `translated into ${plan.spec.translate_to} (${step.origin}).`);
+      }
       // The row is at finalize already: storing the draft transcript (or its alignment) moved it (domain/jobs/state.ts).
       track.refuseCancel('stage=finalize');
       track.move('processing', 'finalize', 'committing the result (charging the hold, publishing the transcript).');

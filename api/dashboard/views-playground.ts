@@ -170,6 +170,20 @@ export function playgroundBody(facts: PlaygroundFacts): SafeHtml {
           ><input type="checkbox" data-field="chapters" /> Chapters: the video’s own, or found from what is said (free of charge)</label
         >
         ${field(
+          'pg-translate-to',
+          'Translate into (optional)',
+          html`<input
+            id="pg-translate-to"
+            type="text"
+            placeholder="a language tag, e.g. pt"
+            autocomplete="off"
+            spellcheck="false"
+            aria-describedby="pg-translate-to-hint"
+            data-field="translate_to"
+          />`,
+          'The transcript also in this language, a text per segment (free of charge). Capabilities list the pairs.',
+        )}
+        ${field(
           'pg-max-credits',
           'Spending cap in credits (optional)',
           html`<input

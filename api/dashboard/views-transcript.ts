@@ -28,6 +28,12 @@ function band(confidence: number): 0 | 1 | 2 | 3 {
  * being said is highlighted while it plays, and a click on a word or a time seeks to it (dashboard.js; the
  * page reads the same without script). Speakers, where labelled, name their segments.
  */
+const TRANSLATION_ORIGIN_LABELS = {
+  platform: 'The video platform’s own translation of the caption track.',
+  machine: 'Translated by the service’s machine translation model.',
+  provider: 'Translated by the translation provider of this deployment.',
+} as const;
+
 export function transcriptBody(t: TranscriptView, csrf: string, media: { contentType: string } | null = null): SafeHtml {
   const words = t.words ?? [];
   let wi = 0;
@@ -163,6 +169,18 @@ export function transcriptBody(t: TranscriptView, csrf: string, media: { content
             >
           </li>`,
       )}
+      ${
+        t.translation && t.timing_granularity !== 'none'
+          ? (['srt', 'vtt'] as const).map(
+              (f) =>
+                html`<li>
+                  <a href="/v1/transcripts/${t.id}/export?format=${f}&amp;translated=true" download
+                    >${f.toUpperCase()} in ${t.translation!.language}</a
+                  >
+                </li>`,
+            )
+          : ''
+      }
     </ul>
     ${
       t.chapters
@@ -188,6 +206,21 @@ export function transcriptBody(t: TranscriptView, csrf: string, media: { content
     <ol class="segments">
       ${segments}
     </ol>
+    ${
+      t.translation
+        ? html`<h2>Translation (${t.translation.language})</h2>
+            <p class="legend">${TRANSLATION_ORIGIN_LABELS[t.translation.origin]}</p>
+            <ol class="segments translation" lang="${t.translation.language}">
+              ${t.translation.segments.map(
+                (s) =>
+                  html`<li>
+                    <a class="t" href="#t${Math.floor(s.start)}"><time datetime="PT${s.start.toFixed(3)}S">${clock(s.start)}</time></a>
+                    <span class="seg">${s.text}</span>
+                  </li>`,
+              )}
+            </ol>`
+        : ''
+    }
     <h2>Delete</h2>
     <form
       method="post"

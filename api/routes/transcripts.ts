@@ -64,11 +64,12 @@ const exportRoute = defineRoute({
       headers: { 'Content-Disposition': 'attachment with the download filename' },
     },
   },
-  errors: ['NOT_FOUND', 'TIMESTAMPS_UNAVAILABLE', 'CHAPTERS_UNAVAILABLE'],
+  errors: ['NOT_FOUND', 'TIMESTAMPS_UNAVAILABLE', 'CHAPTERS_UNAVAILABLE', 'TRANSLATION_UNAVAILABLE'],
   handler: async ({ deps, principal, params, query }) => {
     const file = await exportTranscriptFile(deps.db, principal.workspaceId, params.id, query.format, {
       maxLineLength: query.max_line_length,
       maxLines: query.max_lines,
+      translated: query.translated,
     });
     return {
       status: 200,

@@ -1,3 +1,4 @@
+import { translationSettings } from '../../domain/config';
 import { capabilitiesFor } from '../../domain/capabilities';
 import { getUsage } from '../../domain/credits/usage';
 import { defineRoute, type AnyRoute } from '../http/route';
@@ -19,6 +20,7 @@ const capabilities = defineRoute({
       photosocialEnabled: deps.config.PHOTOSOCIAL_ENABLED,
       recognizer: deps.recognizer,
       embeddingModel: deps.embedder?.model ?? null,
+      translation: translationSettings(deps.config),
     }),
   }),
 });

@@ -5,6 +5,7 @@ import { ServiceError, type ErrorObject } from '../../core/errors';
 import type { Segment, Word } from '../../core/timing';
 import { renderTranscriptBody, type TranscriptAlignment } from '../transcripts/view';
 import type { Chapter } from '../transcripts/chapters';
+import type { StoredTranslation } from '../transcripts/translation';
 import { cleanText, cleanTranscriptWords, cleanWords, type CleanupOptions } from '../transcripts/cleanup';
 import type { JobOutcome, JobStage } from '../../workflows/definitions';
 import { chargeHoldIn, increaseHold, releaseHoldIn } from '../credits/ledger';
@@ -198,6 +199,8 @@ export async function saveDraftTranscript(db: Db, jobId: string, produced: Trans
     alignment: content.alignment ? jsonColumn(content.alignment) : Prisma.DbNull,
     // Written by the chapters step after this one (saveTranscriptChapters); a rewritten draft has none yet.
     chapters: Prisma.DbNull,
+    // Written by the translation step (saveTranscriptTranslation), as the chapters are.
+    translation: Prisma.DbNull,
     extractionVersion: content.extractionVersion,
     // Replaced by the retention window when published.
     expiresAt: new Date(Date.now() + 86400_000),
@@ -273,6 +276,20 @@ export async function saveTranscriptChapters(db: Db, transcriptId: string, chapt
     const updated = await tx.transcript.updateManyAndReturn({
       where: { id: transcriptId, publishedAt: null },
       data: { chapters: jsonColumn(chapters) },
+    });
+    if (updated[0]) await storeRendering(tx, transcriptId, renderTranscriptBody(updated[0]));
+  });
+}
+
+/**
+ * `translate_to`: the draft transcript gains its translation (one text per segment), row and rendering in one
+ * transaction. Idempotent; a published transcript is never changed.
+ */
+export async function saveTranscriptTranslation(db: Db, transcriptId: string, translation: StoredTranslation): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const updated = await tx.transcript.updateManyAndReturn({
+      where: { id: transcriptId, publishedAt: null },
+      data: { translation: jsonColumn(translation) },
     });
     if (updated[0]) await storeRendering(tx, transcriptId, renderTranscriptBody(updated[0]));
   });

@@ -17,6 +17,7 @@ import { reuseKey } from './reuse';
 import { resolveLanguage, type Recognizer } from '../../integrations/recognizers/types';
 import { assertSafeUrl, type AddressPolicy } from '../../integrations/fetch';
 import { toJobView, type JobView } from './view';
+import { assertTranslationReachable, type TranslationSettings } from '../transcripts/translation';
 
 export interface JobServiceDeps {
   db: Db;
@@ -30,6 +31,8 @@ export interface JobServiceDeps {
   asrEnabled: boolean;
   /** Computed chapters need the sentence embedding model (EMBEDDING_MODEL_DIR): without it `chapters` is refused. */
   chaptersEnabled: boolean;
+  /** What translates `translate_to` (domain/config.ts translationSettings). */
+  translation: TranslationSettings;
   /** How long a cancel waits for the job's workflow to decide. */
   cancelWaitMs: number;
   /** Starts workflows after their accepting commits (domain/workflow-starts.ts StartDispatcher). */
@@ -100,6 +103,7 @@ export async function resolveJobSource(
     photosocialEnabled: boolean;
     asrEnabled: boolean;
     chaptersEnabled: boolean;
+    translation: TranslationSettings;
     recognizer?: Recognizer;
     addressPolicy?: AddressPolicy;
   },
@@ -144,6 +148,7 @@ export async function resolveJobSource(
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('chapters'), {
       message: 'Chapters are not available on this deployment (no sentence embedding model is installed).',
     });
+  assertTranslationReachable(spec, settings.translation, at('translate_to'));
   // Word timing runs the recognizer on the audio too: the same plan and availability rules, named by its field.
   const audioWork = spec.mode !== 'captions_only' ? 'mode' : spec.word_timing ? 'word_timing' : null;
   if (audioWork) {

@@ -61,6 +61,28 @@ export const CapabilitiesSchema = z
       .openapi({
         description: "Chapters (the job request field `chapters`): a video's own, or computed from what is said. Free of charge.",
       }),
+    translation: z
+      .object({
+        platform_languages: z.literal('videosite caption tracks').openapi({
+          description:
+            'Where the platform\'s own translation is used (`origin: "platform"`): a videosite caption track the platform marks translatable, into any language its player lists.',
+        }),
+        machine_pairs: z
+          .array(z.object({ source: z.string(), target: z.string() }))
+          .openapi({ description: 'The language pairs the machine translation model translates (`origin: "machine"`).' }),
+        machine_model: z.string().nullable().openapi({ description: 'The machine translation model; null where none runs.' }),
+        provider: z
+          .object({ name: z.string(), targets: z.array(z.string()) })
+          .nullable()
+          .openapi({
+            description:
+              'The operator\'s translation provider and the languages it translates into, from any language (`origin: "provider"`); null where none is configured.',
+          }),
+      })
+      .openapi({
+        description:
+          'Translation (the job request field `translate_to`): the first of the platform, the machine model and the provider that reaches the target. Free of charge.',
+      }),
     cleanup: z
       .object({
         profanity_languages: z.array(z.string()).openapi({ description: 'Languages `filter_profanity` has a word list for.' }),

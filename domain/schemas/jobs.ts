@@ -1,5 +1,6 @@
 import { JOB_STAGES } from '../../workflows/definitions';
 import { z } from './zod';
+import { canonicalTag, primaryLanguage } from '../transcripts/translation';
 import { ErrorObjectSchema, queryInteger, Uuid, DateTime } from './common';
 import { CAPTION_PREFERENCES, JOB_SPEC_DEFAULTS, JobSpecShape, MODES, RECOGNITION_PROFILES, type JobSpec } from '../../core/job-spec';
 
@@ -24,7 +25,7 @@ export const RECOGNITION_FIELDS = ['profile', 'vocabulary', 'speaker_labels', 's
 /** The request fields of forced alignment: `word_timing` (caption modes) and `align_text` (transcribe). */
 export const ALIGNMENT_FIELDS = ['word_timing', 'align_text'] as const;
 /** What the service adds to the words, in any mode. */
-export const TRANSCRIPT_EXTRA_FIELDS = ['chapters', 'filter_profanity', 'disfluencies'] as const;
+export const TRANSCRIPT_EXTRA_FIELDS = ['chapters', 'filter_profanity', 'disfluencies', 'translate_to'] as const;
 /** The options the agents' `transcribe` tool takes as they are, each with the request's own schema and description. */
 export const JOB_OPTION_FIELDS = [...RECOGNITION_FIELDS, ...ALIGNMENT_FIELDS, ...TRANSCRIPT_EXTRA_FIELDS] as const;
 
@@ -142,6 +143,9 @@ export const JobRequestSchema = z
       .describe(
         'Any mode: false drops hesitation fillers ("um", "uh", "euh", "äh", "えーと"; per language, `cleanup.disfluency_languages` of GET /v1/capabilities) and a word said twice in a row ("I I think") from the text, the segments, the words (each kept word keeps its times) and every export. Default true: the words as transcribed. Free of charge.',
       ),
+    translate_to: Bcp47Tag.optional().describe(
+      'Any mode: the transcript also in this language (BCP 47, e.g. `pt` or `pt-BR`): `translation` holds a second text for every segment (`language`, `origin`, `segments`), and the txt, srt and vtt exports give it with `translated=true`. A videosite caption track the platform translates keeps the platform\'s own translation (`origin: "platform"`); any other transcript is translated by the machine translation model where it has the pair (`origin: "machine"`: English↔Portuguese), else by the operator\'s translation provider where one is configured (`origin: "provider"`). GET /v1/capabilities `translation` lists the pairs and where each comes from. A target that no route reaches from the transcript\'s language (or from any language, when `language` is not given) is refused with 422 `CAPABILITY_UNAVAILABLE` naming `translate_to` before anything is charged; a target in the language of `language` with 422 `INVALID_REQUEST`. When the spoken language is only known after recognition and no route reaches the target from it, the job fails with 422 `TRANSLATION_UNAVAILABLE` (nothing charged). Default: no translation (`translation: null`). Free of charge.',
+    ),
     webhook_endpoint_id: Uuid.optional().openapi({
       description:
         'An enabled webhook endpoint of this workspace; it receives `job.succeeded` or `job.failed` when the job finishes, also when a retained transcript answers the request at once (200, `billing.kind: cached`).',
@@ -168,6 +172,8 @@ export const JobRequestSchema = z
           ctx.addIssue({ code: 'custom', path: [field], message: 'applies to AI transcription only: mode transcribe or auto' });
       }
     }
+    if (req.translate_to !== undefined && req.language !== undefined && primaryLanguage(req.translate_to) === primaryLanguage(req.language))
+      ctx.addIssue({ code: 'custom', path: ['translate_to'], message: 'is the language of the transcript already' });
     if (req.speakers_expected !== undefined && req.speaker_labels !== true)
       ctx.addIssue({ code: 'custom', path: ['speakers_expected'], message: 'needs speaker_labels: true' });
   })
@@ -196,6 +202,7 @@ export function jobSpecOf(req: JobRequest): JobSpec {
     ...given,
     vocabulary: [...new Set(req.vocabulary ?? [])],
     align_text_chars: req.align_text === undefined ? null : Array.from(req.align_text).length,
+    translate_to: req.translate_to === undefined ? null : canonicalTag(req.translate_to),
   });
 }
 

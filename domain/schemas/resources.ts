@@ -5,6 +5,7 @@ import { DateTime, ErrorObjectSchema, queryInteger, Uuid } from './common';
 import { JobRequestSchema, MetadataSchema, PLATFORMS, RECOGNITION_PROFILES } from './jobs';
 import { languageQualitySummary } from '../../integrations/recognizers/quality';
 import { CHAPTER_ORIGINS } from '../transcripts/chapters';
+import { TRANSLATION_ORIGINS } from '../transcripts/translation';
 import { EXPORT_FORMATS } from '../transcripts/export';
 import { WhisperRecognizer } from '../../integrations/recognizers/whisper';
 
@@ -118,6 +119,22 @@ export const TranscriptSchema = z
       description:
         "With `chapters: true`: the chapters in order, each ending where the next starts. The platform's own where the video has them (they may start after 0, as the platform lists them), else computed for transcripts of 3 minutes or more ([] for shorter ones). Null when chapters were not asked for. Also the `chapters` export (WebVTT).",
     }),
+    translation: z
+      .object({
+        language: z.string().openapi({ description: 'The language asked for with `translate_to` (canonical BCP 47).' }),
+        origin: z.enum(TRANSLATION_ORIGINS).openapi({
+          description:
+            "`platform`: the video platform's own translation of its caption track. `machine`: the service's machine translation model. `provider`: the operator's translation provider.",
+        }),
+        segments: z
+          .array(z.object({ start: z.number(), end: z.number(), text: z.string() }))
+          .openapi({ description: "One for every segment, in order, with the segment's times: its text in `language`." }),
+      })
+      .nullable()
+      .openapi('TranscriptTranslation', {
+        description:
+          'With `translate_to`: the transcript in that language, a text for every segment. Null when no translation was asked for. Also the txt, srt and vtt exports with `translated=true`.',
+      }),
     extraction_version: z.string(),
     created_at: DateTime,
     expires_at: DateTime.openapi({ description: 'End of the retention window; the transcript is purged then.' }),
@@ -135,8 +152,22 @@ export const ExportQuery = z
     max_lines: queryInteger(z.number().int().min(1).max(3))
       .optional()
       .openapi({ description: 'srt and vtt: lines per caption, 1–3. Default 2.' }),
+    translated: z
+      .enum(['true', 'false'])
+      .transform((v) => v === 'true')
+      .optional()
+      .openapi({
+        description:
+          "txt, srt and vtt: `true` gives the transcript's translation (`translate_to`), timed by its segments, the file named with its language (422 `TRANSLATION_UNAVAILABLE` naming `translated` when the job asked for none). Default false.",
+      }),
   })
   .superRefine((q, ctx) => {
+    if (q.translated !== undefined && (q.format === 'json' || q.format === 'chapters'))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['translated'],
+        message: 'applies to the txt, srt and vtt formats (the json export holds the translation)',
+      });
     if (q.format === 'srt' || q.format === 'vtt') return;
     for (const field of ['max_line_length', 'max_lines'] as const)
       if (q[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'applies to the srt and vtt formats only' });

@@ -69,6 +69,8 @@ export interface ExportableTranscript {
   extraction_version: string;
   /** Null when the job did not ask for chapters. */
   chapters?: Chapter[] | null;
+  /** Null when the job did not ask for a translation (`translate_to`). */
+  translation?: { language: string; origin: string; segments: Array<{ start: number; end: number; text: string }> } | null;
   created_at: string;
 }
 
@@ -94,6 +96,8 @@ const cueBuilder = new CueBuilder();
 export interface CaptionLayout {
   maxLineLength?: number;
   maxLines?: number;
+  /** txt, srt and vtt: the translation's text instead of the transcript's (`translated=true`). */
+  translated?: boolean;
 }
 
 /**
@@ -103,6 +107,34 @@ export interface CaptionLayout {
  */
 export function exportTranscript(transcript: ExportableTranscript, format: ExportFormat, layout: CaptionLayout = {}): ExportResult {
   if (!isExportFormat(format)) throw new ServiceError('INVALID_REQUEST', 'format');
+  if (layout.translated && format !== 'json' && format !== 'chapters') {
+    const translated = translatedTranscript(transcript);
+    return exportFile(exportBody(translated, format, layout), translated, format, translated.language);
+  }
+  return exportFile(exportBody(transcript, format, layout), transcript, format);
+}
+
+/**
+ * The transcript with its translation's text in every segment: timed by the segments (the words are the original
+ * language's, so none are kept), each segment keeping its speaker.
+ */
+function translatedTranscript(transcript: ExportableTranscript): ExportableTranscript & { language: string } {
+  const translation = transcript.translation;
+  if (!translation)
+    throw new ServiceError('TRANSLATION_UNAVAILABLE', 'translated', {
+      message: 'The transcript was made without a translation: ask for translate_to when creating the job.',
+    });
+  return {
+    ...transcript,
+    language: translation.language,
+    text: translation.segments.map((s) => s.text).join(' '),
+    segments: transcript.segments.map((s, i) => ({ ...s, text: translation.segments[i]?.text ?? '' })).filter((s) => s.text.trim() !== ''),
+    words: null,
+    timing_granularity: transcript.timing_granularity === 'none' ? 'none' : 'segment',
+  };
+}
+
+function exportBody(transcript: ExportableTranscript, format: ExportFormat, layout: CaptionLayout): string {
   let body: string;
   switch (format) {
     case 'txt':
@@ -126,7 +158,7 @@ export function exportTranscript(transcript: ExportableTranscript, format: Expor
       body = chaptersWebVtt(transcript.chapters);
       break;
   }
-  return exportFile(body, transcript, format);
+  return body;
 }
 
 /**
@@ -140,8 +172,8 @@ export function exportServedJson(json: string, transcript: ExportNaming): Export
 /** What names an export file. */
 export type ExportNaming = { id: string; source: { title: string | null } };
 
-function exportFile(body: string, transcript: ExportNaming, format: ExportFormat): ExportResult {
-  const names = exportFilenames(transcript, format);
+function exportFile(body: string, transcript: ExportNaming, format: ExportFormat, language?: string): ExportResult {
+  const names = exportFilenames(transcript, format, language);
   return {
     body,
     contentType: EXPORT_CONTENT_TYPES[format],
@@ -348,15 +380,17 @@ export function unicodeSlug(title: string): string {
 }
 
 /**
- * "<slug>-<id8>.<ext>" from the title (or "transcript-<id8>.<ext>" without a usable one).
+ * "<slug>-<id8>[.<language>].<ext>" from the title (or "transcript-<id8>.<ext>" without a usable one).
  * `unicode` is set only when the title has non-ASCII letters worth keeping (for filename*).
  */
-export function exportFilenames(transcript: ExportNaming, format: ExportFormat): { ascii: string; unicode?: string } {
+export function exportFilenames(transcript: ExportNaming, format: ExportFormat, language?: string): { ascii: string; unicode?: string } {
   const id8 = String(transcript.id ?? '')
     .replace(/[^0-9A-Za-z]/g, '')
     .slice(0, 8)
     .toLowerCase();
-  const suffix = (id8 ? '-' + id8 : '') + '.' + (format === 'chapters' ? 'chapters.vtt' : format);
+  // A translation's file names its language ("…-1a2b3c4d.pt-BR.srt"), as players pick a subtitle file's language.
+  const tag = language ? '.' + language.replace(/[^0-9A-Za-z-]/g, '') : '';
+  const suffix = (id8 ? '-' + id8 : '') + tag + '.' + (format === 'chapters' ? 'chapters.vtt' : format);
   const title = typeof transcript.source?.title === 'string' ? transcript.source.title : '';
   const ascii = asciiSlug(title);
   const uni = unicodeSlug(title);

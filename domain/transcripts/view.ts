@@ -1,6 +1,7 @@
 import type { Transcript } from '../../prisma/generated/client';
 import { spokenSeconds } from '../../integrations/recognizers/result';
 import type { Chapter } from './chapters';
+import { translationView, type StoredTranslation } from './translation';
 
 // The transcript as the API shows it (GET /v1/transcripts/{id}, the json export, the tools), and its
 // rendering: the part known when the transcript is written, serialised once then
@@ -33,6 +34,7 @@ export type TranscriptFields = Pick<
   captionLanguageCheck?: unknown;
   alignment?: unknown;
   chapters?: unknown;
+  translation?: unknown;
 };
 
 /**
@@ -104,6 +106,7 @@ export function transcriptBody(t: TranscriptFields) {
         }
       : null,
     chapters: chapters?.map((c) => ({ start: c.start, end: c.end, title: c.title, origin: c.origin })) ?? null,
+    translation: translationView(t.translation as StoredTranslation | null | undefined, segments),
     extraction_version: t.extractionVersion,
   };
 }

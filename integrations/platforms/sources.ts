@@ -13,5 +13,8 @@ export function createCaptionSources(outbound: Outbound): CaptionSources {
     resolveShareLink: (_platform, url) => shortvideo.resolveShareLink(url),
     // Only the videosite lists chapters.
     fetchChapters: async (platform, mediaId) => (platform === 'videosite' ? videosite.fetchChapters(mediaId) : []),
+    // Only the videosite translates its tracks.
+    fetchTranslatedCaptions: async (platform, mediaId, options) =>
+      platform === 'videosite' ? videosite.fetchTranslatedCaptions(mediaId, options) : null,
   };
 }

@@ -47,4 +47,13 @@ export interface CaptionSources {
   resolveShareLink(platform: 'shortvideo', url: string): Promise<{ mediaId: string; canonicalUrl: string }>;
   /** The video's own chapters (start seconds, title), in order; [] where the platform has none. */
   fetchChapters(platform: string, mediaId: string): Promise<Array<{ start: number; title: string }>>;
+  /**
+   * The caption track fetchCaptions chooses with these options, in the platform's own translation into
+   * `translateTo`; null where the platform does not translate it (and on platforms without translations).
+   */
+  fetchTranslatedCaptions(
+    platform: string,
+    mediaId: string,
+    options: CaptionOptions & { translateTo: string },
+  ): Promise<{ language: string; segments: Segment[] } | null>;
 }

@@ -33,6 +33,17 @@ export interface VideositeSource {
   describeCaptions(videoId: string, options?: { signal?: AbortSignal }): Promise<VideositeCaptionListing>;
   /** The video's own chapters (start seconds and title, in order); [] when it has none. */
   fetchChapters(videoId: string, options?: { signal?: AbortSignal }): Promise<ChapterMarker[]>;
+  /**
+   * The track fetchCaptions chooses, as the platform translates it into `translateTo` (its timedtext `tlang`);
+   * null when the track is not translatable or the platform does not list that language.
+   */
+  fetchTranslatedCaptions(videoId: string, options: CaptionOptions & { translateTo: string }): Promise<TranslatedCaptions | null>;
+}
+
+export interface TranslatedCaptions {
+  /** The platform's code of the translation's language. */
+  language: string;
+  segments: Array<{ start: number; end: number; text: string }>;
 }
 
 export interface ChapterMarker {
@@ -106,6 +117,29 @@ export function createVideositeSource(deps: VideositeDeps): VideositeSource {
     return { value: pr as Record<string, unknown> };
   }
 
+  /** A caption track's body, parsed; a refusal for what a client may get wrong (throttling, a PO-token demand, a page). */
+  async function trackBody(client: InnertubeClient, url: string, signal?: AbortSignal): Promise<Attempt<ParsedCaptions>> {
+    const res = await outbound.fetchText('videosite', url, {
+      headers: { 'user-agent': client.userAgent },
+      signal,
+      isBlocked: isRateLimitHtml,
+    });
+    const refused = httpRefusal(res, `captions (${client.id})`);
+    if (refused) return { refusal: refused };
+    // The platform's answer to a missing PO token is HTTP 200 with nothing in it.
+    if (res.body.trim() === '')
+      return refuse('SOURCE_BLOCKED', `captions (${client.id}): empty body with HTTP 200 (PO token demanded)`, true);
+    if (isHtml(res.body)) return { refusal: pageRefusal(res.body, `captions (${client.id})`) };
+    let parsed: ParsedCaptions;
+    try {
+      parsed = parseCaptionBody(res.body);
+    } catch (err) {
+      if (err instanceof ServiceError) return { refusal: { error: err, clientSpecific: true } };
+      throw err;
+    }
+    return { value: parsed };
+  }
+
   return {
     async fetchCaptions(videoId, options = {}) {
       const { signal } = options;
@@ -119,24 +153,9 @@ export function createVideositeSource(deps: VideositeDeps): VideositeSource {
           return refuse('SOURCE_BLOCKED', `captions (${client.id}): track ${track.language} needs a PO token (exp=xpe)`, true);
         }
 
-        const res = await outbound.fetchText('videosite', timedtextUrl(track.baseUrl), {
-          headers: { 'user-agent': client.userAgent },
-          signal,
-          isBlocked: isRateLimitHtml,
-        });
-        const refused = httpRefusal(res, `captions (${client.id})`);
-        if (refused) return { refusal: refused };
-        // The platform's answer to a missing PO token is HTTP 200 with nothing in it.
-        if (res.body.trim() === '')
-          return refuse('SOURCE_BLOCKED', `captions (${client.id}): empty body with HTTP 200 (PO token demanded)`, true);
-        if (isHtml(res.body)) return { refusal: pageRefusal(res.body, `captions (${client.id})`) };
-        let parsed: ParsedCaptions;
-        try {
-          parsed = parseCaptionBody(res.body);
-        } catch (err) {
-          if (err instanceof ServiceError) return { refusal: { error: err, clientSpecific: true } };
-          throw err;
-        }
+        const body = await trackBody(client, timedtextUrl(track.baseUrl), signal);
+        if ('refusal' in body) return body;
+        const parsed = body.value;
         if (parsed.segments.length === 0) throw new ServiceError('NO_CAPTIONS', `captions: track ${track.language} has no text`);
 
         return {
@@ -175,6 +194,25 @@ export function createVideositeSource(deps: VideositeDeps): VideositeSource {
       if (refused) throw refused.error;
       if (res.json === undefined) throw pageRefusal(res.body, 'next (WEB)').error;
       return readChapterMarkers(res.json);
+    },
+
+    async fetchTranslatedCaptions(videoId, options) {
+      const { signal } = options;
+      return eachClient(async (client) => {
+        const player = await playerResponse(client, videoId, signal);
+        if ('refusal' in player) return player;
+        const tracks = readTracks(player.value);
+        if ('refusal' in tracks) return tracks;
+        const track = chooseCaptionTrack(tracks.value, { languages: options.captionLanguages, preference: options.captionPreference });
+        const language = translationLanguageOf(player.value, options.translateTo);
+        if (!track.isTranslatable || language === null) return { value: null };
+        if (needsPoToken(track.baseUrl)) {
+          return refuse('SOURCE_BLOCKED', `translated captions (${client.id}): track ${track.language} needs a PO token (exp=xpe)`, true);
+        }
+        const body = await trackBody(client, `${timedtextUrl(track.baseUrl)}&tlang=${encodeURIComponent(language)}`, signal);
+        if ('refusal' in body) return body;
+        return { value: { language, segments: body.value.segments } };
+      }, signal);
     },
 
     async describeCaptions(videoId, options = {}) {
@@ -287,6 +325,24 @@ function readTracks(pr: Record<string, unknown>): Attempt<VideositeTrack[]> {
   return { value: tracks };
 }
 
+/**
+ * The platform's code of the language `tag` names in the player response's `translationLanguages`: the exact tag,
+ * else one of its language (`pt` finds `pt`, `pt-BR` finds `pt` where only that is listed); null when not listed.
+ */
+export function translationLanguageOf(pr: Record<string, unknown>, tag: string): string | null {
+  const renderer = isObject(pr.captions) ? pr.captions.playerCaptionsTracklistRenderer : undefined;
+  const listed = isObject(renderer) && Array.isArray(renderer.translationLanguages) ? renderer.translationLanguages : [];
+  const codes = listed.flatMap((l) => (isObject(l) && typeof l.languageCode === 'string' ? [l.languageCode] : []));
+  const wanted = tag.toLowerCase();
+  const primary = wanted.split('-')[0];
+  return (
+    codes.find((c) => c.toLowerCase() === wanted) ??
+    codes.find((c) => c.toLowerCase() === primary) ??
+    codes.find((c) => c.toLowerCase().split('-')[0] === primary) ??
+    null
+  );
+}
+
 /** exp=xpe / xpv: the track is only served with a PO token, which this service does not make. */
 function needsPoToken(baseUrl: string): boolean {
   const exp = new URL(baseUrl, 'https://www.youtube.com').searchParams.get('exp') ?? '';
@@ -297,7 +353,7 @@ function needsPoToken(baseUrl: string): boolean {
  * The track URL with fmt=json3. Edited as text so every other parameter (the
  * signed ones included) is sent byte for byte as the platform wrote it; xosf
  * is dropped because it adds position data to the text (yt-dlp #13654), tlang
- * because we never ask for machine translations.
+ * because the original track is read without it (a translation adds its own, fetchTranslatedCaptions).
  */
 export function timedtextUrl(baseUrl: string): string {
   const absolute = new URL(baseUrl, 'https://www.youtube.com').href;

@@ -81,12 +81,14 @@ export async function startJobStack(
     recognitionTaskQueue?: string;
     /** The API's public base URL, when a browser calls it (then the local store signs upload URLs for it too). */
     baseUrl?: string;
+    /** Settings of the API and the worker (both read one config), e.g. a translation provider's. */
+    env?: Record<string, string>;
   } = {},
 ): Promise<JobStack> {
   const origin = await startReplayOrigin(routes);
   const taskQueue = `jobs-${randomUUID()}`;
   const api = await startTestApi(
-    { TEMPORAL_TASK_QUEUE: taskQueue },
+    { ...opts.env, TEMPORAL_TASK_QUEUE: taskQueue },
     opts.baseUrl ? { baseUrl: opts.baseUrl, objectStore: testObjectStore(opts.baseUrl) } : {},
   );
   const outbound = createOutbound({ originOverride: origin.url, timeoutMs: 2000 });

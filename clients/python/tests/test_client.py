@@ -58,6 +58,17 @@ class LiveTest(unittest.TestCase):
         # The mode is passed through: the answer says which ran.
         self.assertEqual(self.client.transcripts.search(word, mode="keyword", limit=1)["mode"], "keyword")
 
+    def test_a_translated_transcript_and_its_translated_export(self) -> None:
+        job = self.client.jobs.create_and_wait({"source": {"url": self.video}, "mode": "captions_only", "translate_to": "pt"}, timeout=60)
+        self.assertEqual(job["status"], "succeeded")
+        transcript = self.client.transcripts.get(job["result_id"])
+        self.assertEqual(transcript["translation"]["language"], "pt")
+        self.assertEqual(transcript["translation"]["origin"], "platform")
+        self.assertEqual(len(transcript["translation"]["segments"]), len(transcript["segments"]))
+        srt = self.client.transcripts.export(job["result_id"], "srt", translated=True)
+        self.assertIn("Tradução da plataforma", srt)
+        self.assertNotIn("Tradução da plataforma", self.client.transcripts.export(job["result_id"], "srt"))
+
     def test_the_same_idempotency_key_makes_one_job(self) -> None:
         key = str(uuid.uuid4())
         body = {"source": {"url": self.video}, "mode": "captions_only", "metadata": {"run": key}}

@@ -261,9 +261,23 @@ class Transcripts:
     def get(self, transcript_id: str) -> models.Transcript:
         return cast(models.Transcript, self._c.request("GET", f"/v1/transcripts/{transcript_id}"))
 
-    def export(self, transcript_id: str, format: ExportFormat, *, max_line_length: int | None = None, max_lines: int | None = None) -> str:
-        """The transcript as txt, srt, vtt or json text, or its chapters as a WebVTT chapters track (`chapters`)."""
-        params = {"format": format, "max_line_length": max_line_length, "max_lines": max_lines}
+    def export(
+        self,
+        transcript_id: str,
+        format: ExportFormat,
+        *,
+        max_line_length: int | None = None,
+        max_lines: int | None = None,
+        translated: bool = False,
+    ) -> str:
+        """The transcript as txt, srt, vtt or json text, or its chapters as a WebVTT chapters track (`chapters`).
+        `translated=True`: its translation as txt, srt or vtt (a job that asked for `translate_to`)."""
+        params = {
+            "format": format,
+            "max_line_length": max_line_length,
+            "max_lines": max_lines,
+            "translated": "true" if translated else None,
+        }
         return cast(str, self._c.request("GET", f"/v1/transcripts/{transcript_id}/export", params=params, parse="text"))
 
     def delete(self, transcript_id: str) -> models.TranscriptDeletion:

@@ -56,6 +56,23 @@ class CapabilitiesChapters(TypedDict):
     model: str | None
 
 
+class CapabilitiesTranslationMachinePair(TypedDict):
+    source: str
+    target: str
+
+
+class CapabilitiesTranslationProvider(TypedDict):
+    name: str
+    targets: list[str]
+
+
+class CapabilitiesTranslation(TypedDict):
+    platform_languages: Literal['videosite caption tracks']
+    machine_pairs: list[CapabilitiesTranslationMachinePair]
+    machine_model: str | None
+    provider: CapabilitiesTranslationProvider | None
+
+
 class CapabilitiesCleanup(TypedDict):
     profanity_languages: list[str]
     disfluency_languages: list[str]
@@ -91,6 +108,7 @@ class Capabilities(TypedDict):
     max_media_bytes: int
     export_formats: list[Literal['txt', 'srt', 'vtt', 'json', 'chapters']]
     chapters: CapabilitiesChapters
+    translation: CapabilitiesTranslation
     cleanup: CapabilitiesCleanup
     recognition_profiles: list[Literal['standard', 'fast']]
     recognition_profile_measurements: list[CapabilitiesRecognitionProfileMeasurement]
@@ -111,7 +129,7 @@ class ErrorObjectDetails(TypedDict):
 
 
 class ErrorObject(TypedDict):
-    code: Literal['INVALID_REQUEST', 'INVALID_URL', 'UNSUPPORTED_SOURCE', 'UNSAFE_URL', 'INVALID_CURSOR', 'CAPABILITY_UNAVAILABLE', 'IDEMPOTENCY_CONFLICT', 'UNAUTHENTICATED', 'FORBIDDEN', 'EMAIL_UNVERIFIED', 'NOT_FOUND', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED', 'BUDGET_EXCEEDED', 'JOB_NOT_RETRYABLE', 'CANCELLATION_NOT_ALLOWED', 'CONFLICT', 'BAD_REQUEST', 'HEADERS_TOO_LARGE', 'METHOD_NOT_ALLOWED', 'UNSUPPORTED_ENCODING', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'RANGE_NOT_SATISFIABLE', 'RATE_LIMITED', 'SOURCE_NOT_FOUND', 'SOURCE_PRIVATE', 'SOURCE_AUTH_REQUIRED', 'SOURCE_REGION_RESTRICTED', 'NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE', 'LANGUAGE_UNSUPPORTED', 'NO_SPEECH', 'NO_AUDIO', 'INVALID_MEDIA', 'UNSUPPORTED_MEDIA', 'DURATION_LIMIT_EXCEEDED', 'FILE_TOO_LARGE', 'TIMESTAMPS_UNAVAILABLE', 'CHAPTERS_UNAVAILABLE', 'PROVIDER_REJECTED', 'SOURCE_RATE_LIMITED', 'SOURCE_BLOCKED', 'SOURCE_TIMEOUT', 'SOURCE_CHANGED', 'PROVIDER_UNAVAILABLE', 'STORAGE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR']
+    code: Literal['INVALID_REQUEST', 'INVALID_URL', 'UNSUPPORTED_SOURCE', 'UNSAFE_URL', 'INVALID_CURSOR', 'CAPABILITY_UNAVAILABLE', 'IDEMPOTENCY_CONFLICT', 'UNAUTHENTICATED', 'FORBIDDEN', 'EMAIL_UNVERIFIED', 'NOT_FOUND', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED', 'BUDGET_EXCEEDED', 'JOB_NOT_RETRYABLE', 'CANCELLATION_NOT_ALLOWED', 'CONFLICT', 'BAD_REQUEST', 'HEADERS_TOO_LARGE', 'METHOD_NOT_ALLOWED', 'UNSUPPORTED_ENCODING', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'RANGE_NOT_SATISFIABLE', 'RATE_LIMITED', 'SOURCE_NOT_FOUND', 'SOURCE_PRIVATE', 'SOURCE_AUTH_REQUIRED', 'SOURCE_REGION_RESTRICTED', 'NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE', 'LANGUAGE_UNSUPPORTED', 'NO_SPEECH', 'NO_AUDIO', 'INVALID_MEDIA', 'UNSUPPORTED_MEDIA', 'DURATION_LIMIT_EXCEEDED', 'FILE_TOO_LARGE', 'TIMESTAMPS_UNAVAILABLE', 'CHAPTERS_UNAVAILABLE', 'TRANSLATION_UNAVAILABLE', 'PROVIDER_REJECTED', 'SOURCE_RATE_LIMITED', 'SOURCE_BLOCKED', 'SOURCE_TIMEOUT', 'SOURCE_CHANGED', 'PROVIDER_UNAVAILABLE', 'STORAGE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR']
     message: str
     retryable: bool
     retry_after_seconds: NotRequired[int]
@@ -292,6 +310,7 @@ class JobOptions(TypedDict):
     chapters: bool
     filter_profanity: bool
     disfluencies: bool
+    translate_to: str | None
 
 
 JobRequestCaptionLanguage: TypeAlias = str
@@ -380,6 +399,18 @@ class Chapter(TypedDict):
     end: float
     title: str
     origin: Literal['platform', 'computed']
+
+
+class TranscriptTranslationSegment(TypedDict):
+    start: float
+    end: float
+    text: str
+
+
+class TranscriptTranslation(TypedDict):
+    language: str
+    origin: Literal['platform', 'machine', 'provider']
+    segments: list[TranscriptTranslationSegment]
 
 
 class TranscriptDeletion(TypedDict):
@@ -590,6 +621,7 @@ class JobRequest(TypedDict, closed=True):
     chapters: NotRequired[bool]
     filter_profanity: NotRequired[bool]
     disfluencies: NotRequired[bool]
+    translate_to: NotRequired[str]
     webhook_endpoint_id: NotRequired[str]
     metadata: NotRequired[Metadata]
 
@@ -615,6 +647,7 @@ class Transcript(TypedDict):
     recognition: TranscriptRecognition | None
     alignment: TranscriptAlignment | None
     chapters: list[Chapter] | None
+    translation: TranscriptTranslation | None
     extraction_version: str
     created_at: str
     expires_at: str

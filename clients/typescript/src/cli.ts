@@ -29,6 +29,7 @@ Options for get and upload:
   --chapters           Ask for chapters: the video's own, or found from what is said (free)
   --filter-profanity   Mask profanity ("f***") in the transcript (free)
   --no-fillers         Drop fillers ("um", "euh") and words said twice in a row (free)
+  --translate-to <l>   Also translate into this language (BCP 47, e.g. pt) and print the translation (free)
   --mode <m>           get only: auto (default), captions_only or transcribe
   --language <tag>     Spoken language hint (e.g. en, pt-BR); default: detected
   --timeout <seconds>  Give up waiting after this long (default 1800); the job keeps running
@@ -80,7 +81,7 @@ async function transcriptOf(
   client: TranscriptClient,
   io: Io,
   request: JobRequest,
-  opts: { format: ExportFormat; timeoutSeconds: number; quiet: boolean; json: boolean },
+  opts: { format: ExportFormat; timeoutSeconds: number; quiet: boolean; json: boolean; translated: boolean },
 ): Promise<number> {
   const job = await client.jobs.createAndWait(request, { timeoutMs: opts.timeoutSeconds * 1000, onUpdate: progress(io, opts.quiet) });
   if (!opts.quiet && io.errIsTty) io.err('\n');
@@ -89,7 +90,9 @@ async function transcriptOf(
     if (opts.json) io.out(`${JSON.stringify(job, null, 2)}\n`);
     return EXIT.refused;
   }
-  const text = await client.transcripts.export(job.result_id, opts.json ? 'json' : opts.format);
+  const text = opts.json
+    ? await client.transcripts.export(job.result_id, 'json')
+    : await client.transcripts.export(job.result_id, opts.format, opts.translated ? { translated: true } : {});
   io.out(text.endsWith('\n') ? text : `${text}\n`);
   return EXIT.ok;
 }
@@ -131,6 +134,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
         chapters: { type: 'boolean', default: false },
         'filter-profanity': { type: 'boolean', default: false },
         'no-fillers': { type: 'boolean', default: false },
+        'translate-to': { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -151,12 +155,18 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
     const client = new TranscriptClient({ apiKey: io.env.TRANSCRIPT_API_KEY, baseUrl: io.env.TRANSCRIPT_API_URL });
     const format = oneOf(values.format, ['txt', 'srt', 'vtt', 'json', 'chapters'] as const, 'format', 'txt');
     const timeoutSeconds = positiveInt(values.timeout, 'timeout', 1800);
-    const common = { format, timeoutSeconds, quiet: values.quiet, json: values.json };
+    const translateTo = values['translate-to'];
+    if (translateTo !== undefined && (format === 'json' || format === 'chapters'))
+      throw new UsageError(
+        '--translate-to prints the translation as txt, srt or vtt (the json format holds it already: leave --translate-to out of --format json)',
+      );
+    const common = { format, timeoutSeconds, quiet: values.quiet, json: values.json, translated: translateTo !== undefined };
     const jobOptions = {
       ...(values.language ? { language: values.language } : {}),
       ...(values.chapters || format === 'chapters' ? { chapters: true } : {}),
       ...(values['filter-profanity'] ? { filter_profanity: true } : {}),
       ...(values['no-fillers'] ? { disfluencies: false } : {}),
+      ...(translateTo !== undefined ? { translate_to: translateTo } : {}),
     };
     switch (command) {
       case 'get': {

@@ -179,11 +179,23 @@ export class TranscriptClient {
 
   readonly transcripts = {
     get: async (id: string): Promise<Transcript> => unwrap(await this.raw.GET('/v1/transcripts/{id}', { params: { path: { id } } })),
-    /** The transcript as txt, srt, vtt or json text. */
-    export: async (id: string, format: ExportFormat, opts: { max_line_length?: number; max_lines?: number } = {}): Promise<string> =>
+    /** The transcript as txt, srt, vtt or json text; `translated`: its translation (a job with `translate_to`). */
+    export: async (
+      id: string,
+      format: ExportFormat,
+      opts: { max_line_length?: number; max_lines?: number; translated?: boolean } = {},
+    ): Promise<string> =>
       unwrap(
         await this.raw.GET('/v1/transcripts/{id}/export', {
-          params: { path: { id }, query: { format, ...opts } },
+          params: {
+            path: { id },
+            query: {
+              format,
+              ...(opts.max_line_length !== undefined ? { max_line_length: opts.max_line_length } : {}),
+              ...(opts.max_lines !== undefined ? { max_lines: opts.max_lines } : {}),
+              ...(opts.translated ? { translated: 'true' as const } : {}),
+            },
+          },
           parseAs: 'text',
         }),
       ) as string,

@@ -864,6 +864,26 @@ export interface components {
         /** @description The sentence embedding model computed chapters come from. */
         model: string | null;
       };
+      /** @description Translation (the job request field `translate_to`): the first of the platform, the machine model and the provider that reaches the target. Free of charge. */
+      translation: {
+        /**
+         * @description Where the platform's own translation is used (`origin: "platform"`): a videosite caption track the platform marks translatable, into any language its player lists.
+         * @enum {string}
+         */
+        platform_languages: 'videosite caption tracks';
+        /** @description The language pairs the machine translation model translates (`origin: "machine"`). */
+        machine_pairs: {
+          source: string;
+          target: string;
+        }[];
+        /** @description The machine translation model; null where none runs. */
+        machine_model: string | null;
+        /** @description The operator's translation provider and the languages it translates into, from any language (`origin: "provider"`); null where none is configured. */
+        provider: {
+          name: string;
+          targets: string[];
+        } | null;
+      };
       /** @description The clean-up request fields `filter_profanity` and `disfluencies`. Free of charge. */
       cleanup: {
         /** @description Languages `filter_profanity` has a word list for. */
@@ -969,6 +989,7 @@ export interface components {
         | 'FILE_TOO_LARGE'
         | 'TIMESTAMPS_UNAVAILABLE'
         | 'CHAPTERS_UNAVAILABLE'
+        | 'TRANSLATION_UNAVAILABLE'
         | 'PROVIDER_REJECTED'
         | 'SOURCE_RATE_LIMITED'
         | 'SOURCE_BLOCKED'
@@ -1238,6 +1259,8 @@ export interface components {
       chapters: boolean;
       filter_profanity: boolean;
       disfluencies: boolean;
+      /** @description The language the transcript is translated into (a canonical BCP 47 tag); null when none was asked for. */
+      translate_to: string | null;
     };
     JobRequest: {
       source: components['schemas']['JobSourceRequest'];
@@ -1274,6 +1297,11 @@ export interface components {
       filter_profanity?: boolean;
       /** @description Any mode: false drops hesitation fillers ("um", "uh", "euh", "äh", "えーと"; per language, `cleanup.disfluency_languages` of GET /v1/capabilities) and a word said twice in a row ("I I think") from the text, the segments, the words (each kept word keeps its times) and every export. Default true: the words as transcribed. Free of charge. */
       disfluencies?: boolean;
+      /**
+       * @description Any mode: the transcript also in this language (BCP 47, e.g. `pt` or `pt-BR`): `translation` holds a second text for every segment (`language`, `origin`, `segments`), and the txt, srt and vtt exports give it with `translated=true`. A videosite caption track the platform translates keeps the platform's own translation (`origin: "platform"`); any other transcript is translated by the machine translation model where it has the pair (`origin: "machine"`: English↔Portuguese), else by the operator's translation provider where one is configured (`origin: "provider"`). GET /v1/capabilities `translation` lists the pairs and where each comes from. A target that no route reaches from the transcript's language (or from any language, when `language` is not given) is refused with 422 `CAPABILITY_UNAVAILABLE` naming `translate_to` before anything is charged; a target in the language of `language` with 422 `INVALID_REQUEST`. When the spoken language is only known after recognition and no route reaches the target from it, the job fails with 422 `TRANSLATION_UNAVAILABLE` (nothing charged). Default: no translation (`translation: null`). Free of charge.
+       * @example en
+       */
+      translate_to?: string;
       /**
        * Format: uuid
        * @description An enabled webhook endpoint of this workspace; it receives `job.succeeded` or `job.failed` when the job finishes, also when a retained transcript answers the request at once (200, `billing.kind: cached`).
@@ -1365,6 +1393,7 @@ export interface components {
       } | null;
       /** @description With `chapters: true`: the chapters in order, each ending where the next starts. The platform's own where the video has them (they may start after 0, as the platform lists them), else computed for transcripts of 3 minutes or more ([] for shorter ones). Null when chapters were not asked for. Also the `chapters` export (WebVTT). */
       chapters: components['schemas']['Chapter'][] | null;
+      translation: components['schemas']['TranscriptTranslation'];
       extraction_version: string;
       /**
        * Format: date-time
@@ -1425,6 +1454,22 @@ export interface components {
        */
       origin: 'platform' | 'computed';
     };
+    /** @description With `translate_to`: the transcript in that language, a text for every segment. Null when no translation was asked for. Also the txt, srt and vtt exports with `translated=true`. */
+    TranscriptTranslation: {
+      /** @description The language asked for with `translate_to` (canonical BCP 47). */
+      language: string;
+      /**
+       * @description `platform`: the video platform's own translation of its caption track. `machine`: the service's machine translation model. `provider`: the operator's translation provider.
+       * @enum {string}
+       */
+      origin: 'platform' | 'machine' | 'provider';
+      /** @description One for every segment, in order, with the segment's times: its text in `language`. */
+      segments: {
+        start: number;
+        end: number;
+        text: string;
+      }[];
+    } | null;
     /** @description The transcript is hidden at once and its reuse entry dropped; the stored text is purged by purge_after. */
     TranscriptDeletion: {
       /** Format: uuid */
@@ -3752,6 +3797,8 @@ export interface operations {
         max_line_length?: number;
         /** @description srt and vtt: lines per caption, 1–3. Default 2. */
         max_lines?: number;
+        /** @description txt, srt and vtt: `true` gives the transcript's translation (`translate_to`), timed by its segments, the file named with its language (422 `TRANSLATION_UNAVAILABLE` naming `translated` when the job asked for none). Default false. */
+        translated?: 'true' | 'false';
       };
       header?: never;
       path: {
@@ -3802,7 +3849,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope'];
         };
       };
-      /** @description Error envelope. Codes: TIMESTAMPS_UNAVAILABLE, CHAPTERS_UNAVAILABLE, INVALID_REQUEST. */
+      /** @description Error envelope. Codes: TIMESTAMPS_UNAVAILABLE, CHAPTERS_UNAVAILABLE, TRANSLATION_UNAVAILABLE, INVALID_REQUEST. */
       422: {
         headers: {
           [name: string]: unknown;

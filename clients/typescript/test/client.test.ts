@@ -147,6 +147,14 @@ describe('against the live service', { skip: !live && 'needs TRANSCRIPT_API_URL 
       assert.match(vtt.out.join(''), /^WEBVTT\n/);
     });
 
+    it('asks for a translation with --translate-to and prints it', async () => {
+      const t = io();
+      assert.equal(await main(['get', video, '--format', 'srt', '--mode', 'captions_only', '--translate-to', 'pt'], t.io), 0);
+      assert.match(t.out.join(''), /^1\n\d\d:\d\d:\d\d,\d{3} --> /);
+      assert.match(t.out.join(''), /Tradução da plataforma/);
+      assert.equal(await main(['get', video, '--format', 'json', '--translate-to', 'pt'], io().io), 2);
+    });
+
     it('searches the transcripts: one moment a line, its transcript id first', async () => {
       const job = await new TranscriptClient().jobs.createAndWait({ source: { url: video }, mode: 'captions_only' }, { timeoutMs: 60_000 });
       const word = longestWord((await new TranscriptClient().transcripts.get(job.result_id!)).text);
