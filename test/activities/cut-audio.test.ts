@@ -83,6 +83,15 @@ function attempt(info: ConstructorParameters<typeof MockActivityEnvironment>[0] 
   return { cut, beats };
 }
 
+/**
+ * The progress the heartbeats saved, in order: a heartbeat after each piece. The periodic heartbeat (every few
+ * seconds while the activity runs) repeats the last progress, or none yet, on a slow or busy machine: repeats are
+ * not progress, so they are left out, and the test does not depend on the machine's speed.
+ */
+function progressOf(beats: unknown[]): unknown[] {
+  return beats.filter((b, i) => b !== undefined && JSON.stringify(b) !== JSON.stringify(beats[i - 1]));
+}
+
 describe('cutAudio', () => {
   it('cuts at pauses and stores every piece, saving its progress after each', async () => {
     const put = jest.spyOn(store, 'put');
@@ -95,7 +104,7 @@ describe('cutAudio', () => {
       pieces.slice(1).forEach((p, i) => expect(p.startMs).toBe(pieces[i]!.endMs));
       expect(keys).toEqual(pieces.map((_, i) => `work/${plan.jobId}/piece-${i}.wav`));
       expect(put.mock.calls.map(([key]) => key)).toEqual(keys);
-      expect(beats).toEqual(keys.map((_, i) => ({ piecesStored: i + 1 })));
+      expect(progressOf(beats)).toEqual(keys.map((_, i) => ({ piecesStored: i + 1 })));
       // Each stored piece is the audio of its span.
       for (const [i, key] of keys.entries()) {
         const file = path.join(dir, `check-${i}.wav`);
@@ -129,7 +138,7 @@ describe('cutAudio', () => {
       const retry = attempt({ attempt: 2, heartbeatDetails: first.beats.at(-1) });
       const { keys } = await retry.cut(job);
       expect(put.mock.calls.map(([key]) => key)).toEqual(keys.slice(2));
-      expect(retry.beats).toEqual(keys.slice(2).map((_, i) => ({ piecesStored: i + 3 })));
+      expect(progressOf(retry.beats)).toEqual(keys.slice(2).map((_, i) => ({ piecesStored: i + 3 })));
       for (const key of keys) expect(await store.stat(key)).not.toBeNull();
     } finally {
       put.mockRestore();
