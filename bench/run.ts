@@ -29,6 +29,7 @@ import { searchSection } from './sections/search';
 import { searchRelevanceSection } from './sections/search-relevance';
 import { chaptersSection } from './sections/chapters';
 import { translationSection } from './sections/translation';
+import { redactionSection } from './sections/redaction';
 import { serversSection } from './sections/servers';
 import { tracesSection } from './sections/traces';
 import { usageSection } from './sections/usage';
@@ -49,6 +50,7 @@ const SECTIONS: BenchSection[] = [
   searchRelevanceSection,
   chaptersSection,
   translationSection,
+  redactionSection,
   tracesSection,
   serversSection,
 ];

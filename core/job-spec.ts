@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PII_TYPE_NAMES } from './pii-types';
 
 // A job's options as accepted: the one shape a job's choices travel in, from the request to the recognizer
 // (docs/architecture.md, "A job's options: one spec"). Here in the kernel because every layer reads it, the
@@ -33,6 +34,10 @@ export const JobSpecShape = z.object({
   chapters: z.boolean(),
   filter_profanity: z.boolean(),
   disfluencies: z.boolean(),
+  redact_pii: z.boolean(),
+  redact_pii_types: z
+    .array(z.enum(PII_TYPE_NAMES))
+    .describe('The kinds of personal data redacted, in the list order of PII_TYPE_NAMES; [] when `redact_pii` is false.'),
   translate_to: z
     .string()
     .nullable()
@@ -54,5 +59,7 @@ export const JOB_SPEC_DEFAULTS: Omit<JobSpec, 'mode'> = {
   chapters: false,
   filter_profanity: false,
   disfluencies: true,
+  redact_pii: false,
+  redact_pii_types: [],
   translate_to: null,
 };

@@ -15,6 +15,7 @@ import type { ExportFormat } from './transcripts/export';
 import { CHAPTER_ORIGINS, CHAPTERS_MIN_DURATION_SECONDS, MIN_CHAPTER_SECONDS } from './transcripts/chapters';
 import { DISFLUENCY_LANGUAGES, PROFANITY_LANGUAGES } from './transcripts/cleanup';
 import { MACHINE_TRANSLATION_MODEL, type TranslationSettings } from './transcripts/translation';
+import { PII_PLACEHOLDERS, PII_TYPES, RULE_PII_TYPES, SPOKEN_FORM_LANGUAGES } from './transcripts/redaction';
 
 export interface CapabilitySettings {
   asrEnabled: boolean;
@@ -67,6 +68,12 @@ export function capabilitiesFor(plan: PlanId | null, settings: CapabilitySetting
       provider: settings.translation.provider
         ? { name: settings.translation.provider.name, targets: [...settings.translation.provider.targets] }
         : null,
+    },
+    redaction: {
+      types: [...RULE_PII_TYPES],
+      needs_model: PII_TYPES.filter((t) => !(RULE_PII_TYPES as readonly string[]).includes(t)),
+      spoken_form_languages: [...SPOKEN_FORM_LANGUAGES],
+      placeholders: { ...PII_PLACEHOLDERS },
     },
     cleanup: { profanity_languages: [...PROFANITY_LANGUAGES], disfluency_languages: [...DISFLUENCY_LANGUAGES] },
     recognition_profiles: [...RECOGNITION_PROFILES],

@@ -27,4 +27,8 @@ class JobSpec:
     chapters: bool = False
     filter_profanity: bool = False
     disfluencies: bool = True
+    redact_pii: bool = False
+    redact_pii_types: list[Literal["person", "email", "phone", "card", "iban", "address", "id"]] = field(
+        default_factory=list
+    )
     translate_to: str | None = None

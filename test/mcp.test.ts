@@ -152,6 +152,8 @@ describe('agent tool server: transport and authentication', () => {
         'max_credits',
         'mode',
         'profile',
+        'redact_pii',
+        'redact_pii_types',
         'speaker_labels',
         'speakers_expected',
         'translate_to',

@@ -90,6 +90,8 @@ describe('OpenAPI document', () => {
         'metadata',
         'mode',
         'profile',
+        'redact_pii',
+        'redact_pii_types',
         'source',
         'speaker_labels',
         'speakers_expected',

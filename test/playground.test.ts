@@ -259,6 +259,7 @@ describe('the playground, a file', () => {
     await page.getByLabel('Chapters: the video’s own').check();
     await page.getByLabel('Drop fillers').check();
     await page.getByLabel('Translate into (optional)').fill('pt');
+    await page.getByLabel('Redact personal data').check();
     await check(page, '06-file-ready');
 
     // The code for a file: the three upload calls, then the job with the form's options.
@@ -268,6 +269,7 @@ describe('the playground, a file', () => {
     expect(python).toContain('"chapters": True');
     expect(python).toContain('"disfluencies": False');
     expect(python).toContain('"translate_to": "pt"');
+    expect(python).toContain('"redact_pii": True');
     const curl = (await code(page, 'curl'))!;
     expect(curl).toContain("FILE='interview.wav'");
     expect(python).toContain('with open("interview.wav", "rb")');
@@ -284,6 +286,8 @@ describe('the playground, a file', () => {
       disfluencies: false,
       filter_profanity: false,
       translate_to: 'pt',
+      redact_pii: true,
+      redact_pii_types: ['email', 'phone', 'card', 'iban'],
     });
     expect(job.body.billing.credits_charged).toBe(credits);
     await page.getByRole('link', { name: 'Open the transcript' }).click();

@@ -193,6 +193,8 @@ export function planWithSpec(plan: JobPlan | PlanBeforeSpec): JobPlan {
       chapters: false,
       filter_profanity: false,
       disfluencies: true,
+      redact_pii: false,
+      redact_pii_types: [],
       translate_to: null,
     },
   };

@@ -167,6 +167,10 @@ export function playgroundBody(facts: PlaygroundFacts): SafeHtml {
           (free of charge)</label
         >
         <label class="check"
+          ><input type="checkbox" data-field="redact_pii" /> Redact personal data: e-mail addresses, phone, card and IBAN numbers (free of
+          charge)</label
+        >
+        <label class="check"
           ><input type="checkbox" data-field="chapters" /> Chapters: the video’s own, or found from what is said (free of charge)</label
         >
         ${field(

@@ -6,6 +6,7 @@ import type { Segment, Word } from '../../core/timing';
 import { renderTranscriptBody, type TranscriptAlignment } from '../transcripts/view';
 import type { Chapter } from '../transcripts/chapters';
 import type { StoredTranslation } from '../transcripts/translation';
+import { redactText, redactTranscript, redactWords } from '../transcripts/redaction';
 import { cleanText, cleanTranscriptWords, cleanWords, type CleanupOptions } from '../transcripts/cleanup';
 import type { JobOutcome, JobStage } from '../../workflows/definitions';
 import { chargeHoldIn, increaseHold, releaseHoldIn } from '../credits/ledger';
@@ -175,8 +176,10 @@ export interface TranscriptContent {
  */
 export async function saveDraftTranscript(db: Db, jobId: string, produced: TranscriptContent): Promise<string> {
   const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
-  // The clean-up the job asked for (filter_profanity, disfluencies) before anything is stored.
-  const content = { ...produced, ...cleanTranscriptWords(produced, cleanupOf(specOfJob(job))) };
+  // The clean-up and redaction the job asked for (filter_profanity, disfluencies, redact_pii) before anything is stored.
+  const spec = specOfJob(job);
+  const cleaned = { ...produced, ...cleanTranscriptWords(produced, cleanupOf(spec)) };
+  const content = { ...cleaned, ...redactTranscript(cleaned, spec.redact_pii_types ?? []) };
   const data = {
     workspaceId: job.workspaceId,
     reuseKey: job.reuseKey,
@@ -247,11 +250,13 @@ export async function saveCaptionAlignment(
 ): Promise<void> {
   const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
   const language = (await db.transcript.findUniqueOrThrow({ where: { id: transcriptId }, select: { language: true } })).language;
-  const cleanup = cleanupOf(specOfJob(job));
+  const spec = specOfJob(job);
+  const cleanup = cleanupOf(spec);
+  const redacted = new Set(spec.redact_pii_types ?? []);
   const segments = aligned.segments
-    .map((s) => ({ ...s, text: cleanText(s.text, s.language ?? language, cleanup) }))
+    .map((s) => ({ ...s, text: redactText(cleanText(s.text, s.language ?? language, cleanup), s.language ?? language, redacted) }))
     .filter((s) => s.text.trim() !== '');
-  const words = cleanWords(aligned.words, language, cleanup);
+  const words = redactWords(cleanWords(aligned.words, language, cleanup), language, redacted);
   await db.$transaction(async (tx) => {
     const t = await tx.transcript.update({
       where: { id: transcriptId },

@@ -5,6 +5,7 @@ import { DateTime, Uuid } from './common';
 import { RECOGNITION_PROFILES } from './jobs';
 import { EXPORT_FORMATS } from '../transcripts/export';
 import { CHAPTER_ORIGINS } from '../transcripts/chapters';
+import { PII_TYPES } from '../transcripts/redaction';
 import { languageQualitySummary } from '../../integrations/recognizers/quality';
 import { WhisperRecognizer } from '../../integrations/recognizers/whisper';
 
@@ -83,6 +84,18 @@ export const CapabilitiesSchema = z
         description:
           'Translation (the job request field `translate_to`): the first of the platform, the machine model and the provider that reaches the target. Free of charge.',
       }),
+    redaction: z
+      .object({
+        types: z.array(z.enum(PII_TYPES)).openapi({ description: 'The kinds `redact_pii` redacts here, in every language (its default).' }),
+        needs_model: z
+          .array(z.enum(PII_TYPES))
+          .openapi({ description: 'Kinds that need a personal-data model this deployment does not run: refused in `redact_pii_types`.' }),
+        spoken_form_languages: z
+          .array(z.string())
+          .openapi({ description: 'Languages whose spoken forms are found too ("john at example dot com", digits read out one by one).' }),
+        placeholders: z.record(z.enum(PII_TYPES), z.string()).openapi({ description: 'What replaces each kind in the transcript.' }),
+      })
+      .openapi({ description: 'Redaction of personal data (the job request fields `redact_pii` and `redact_pii_types`). Free of charge.' }),
     cleanup: z
       .object({
         profanity_languages: z.array(z.string()).openapi({ description: 'Languages `filter_profanity` has a word list for.' }),

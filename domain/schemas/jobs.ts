@@ -1,6 +1,7 @@
 import { JOB_STAGES } from '../../workflows/definitions';
 import { z } from './zod';
 import { canonicalTag, primaryLanguage } from '../transcripts/translation';
+import { PII_TYPES, RULE_PII_TYPES, type PiiType } from '../transcripts/redaction';
 import { ErrorObjectSchema, queryInteger, Uuid, DateTime } from './common';
 import { CAPTION_PREFERENCES, JOB_SPEC_DEFAULTS, JobSpecShape, MODES, RECOGNITION_PROFILES, type JobSpec } from '../../core/job-spec';
 
@@ -25,7 +26,14 @@ export const RECOGNITION_FIELDS = ['profile', 'vocabulary', 'speaker_labels', 's
 /** The request fields of forced alignment: `word_timing` (caption modes) and `align_text` (transcribe). */
 export const ALIGNMENT_FIELDS = ['word_timing', 'align_text'] as const;
 /** What the service adds to the words, in any mode. */
-export const TRANSCRIPT_EXTRA_FIELDS = ['chapters', 'filter_profanity', 'disfluencies', 'translate_to'] as const;
+export const TRANSCRIPT_EXTRA_FIELDS = [
+  'chapters',
+  'filter_profanity',
+  'disfluencies',
+  'redact_pii',
+  'redact_pii_types',
+  'translate_to',
+] as const;
 /** The options the agents' `transcribe` tool takes as they are, each with the request's own schema and description. */
 export const JOB_OPTION_FIELDS = [...RECOGNITION_FIELDS, ...ALIGNMENT_FIELDS, ...TRANSCRIPT_EXTRA_FIELDS] as const;
 
@@ -143,6 +151,19 @@ export const JobRequestSchema = z
       .describe(
         'Any mode: false drops hesitation fillers ("um", "uh", "euh", "äh", "えーと"; per language, `cleanup.disfluency_languages` of GET /v1/capabilities) and a word said twice in a row ("I I think") from the text, the segments, the words (each kept word keeps its times) and every export. Default true: the words as transcribed. Free of charge.',
       ),
+    redact_pii: z
+      .boolean()
+      .optional()
+      .describe(
+        'Any mode: personal data in the transcript is replaced by its kind (`[EMAIL]`, `[PHONE]`, `[CARD]`, `[IBAN]`) in the text, every segment, every word (a redacted run of words becomes one word spanning their times) and every export, search and translation included; the unredacted text is never stored. Found by rules and checksums in every language: e-mail addresses (written, or spoken as "john at example dot com"), phone numbers (7 to 15 digits, written or read out one by one), payment card numbers (13 to 19 digits passing the Luhn check) and IBANs (mod-97 check); spoken forms in the languages of GET /v1/capabilities `redaction.spoken_form_languages`. Default false. Free of charge.',
+      ),
+    redact_pii_types: z
+      .array(z.enum(PII_TYPES))
+      .min(1)
+      .optional()
+      .describe(
+        'With `redact_pii`: which kinds to redact (default: every kind the deployment redacts, `redaction.types` of GET /v1/capabilities). `person`, `address` and `id` need a personal-data model: where none is installed they are refused with 422 `CAPABILITY_UNAVAILABLE` naming `redact_pii_types`.',
+      ),
     translate_to: Bcp47Tag.optional().describe(
       'Any mode: the transcript also in this language (BCP 47, e.g. `pt` or `pt-BR`): `translation` holds a second text for every segment (`language`, `origin`, `segments`), and the txt, srt and vtt exports give it with `translated=true`. A videosite caption track the platform translates keeps the platform\'s own translation (`origin: "platform"`); any other transcript is translated by the machine translation model where it has the pair (`origin: "machine"`: English↔Portuguese), else by the operator\'s translation provider where one is configured (`origin: "provider"`). GET /v1/capabilities `translation` lists the pairs and where each comes from. A target that no route reaches from the transcript\'s language (or from any language, when `language` is not given) is refused with 422 `CAPABILITY_UNAVAILABLE` naming `translate_to` before anything is charged; a target in the language of `language` with 422 `INVALID_REQUEST`. When the spoken language is only known after recognition and no route reaches the target from it, the job fails with 422 `TRANSLATION_UNAVAILABLE` (nothing charged). Default: no translation (`translation: null`). Free of charge.',
     ),
@@ -174,6 +195,8 @@ export const JobRequestSchema = z
     }
     if (req.translate_to !== undefined && req.language !== undefined && primaryLanguage(req.translate_to) === primaryLanguage(req.language))
       ctx.addIssue({ code: 'custom', path: ['translate_to'], message: 'is the language of the transcript already' });
+    if (req.redact_pii_types !== undefined && req.redact_pii !== true)
+      ctx.addIssue({ code: 'custom', path: ['redact_pii_types'], message: 'needs redact_pii: true' });
     if (req.speakers_expected !== undefined && req.speaker_labels !== true)
       ctx.addIssue({ code: 'custom', path: ['speakers_expected'], message: 'needs speaker_labels: true' });
   })
@@ -203,6 +226,10 @@ export function jobSpecOf(req: JobRequest): JobSpec {
     vocabulary: [...new Set(req.vocabulary ?? [])],
     align_text_chars: req.align_text === undefined ? null : Array.from(req.align_text).length,
     translate_to: req.translate_to === undefined ? null : canonicalTag(req.translate_to),
+    // In one order, so the same kinds are the same spec (and reuse key) however they were listed.
+    redact_pii_types: req.redact_pii
+      ? PII_TYPES.filter((t) => (req.redact_pii_types ?? (RULE_PII_TYPES as readonly PiiType[])).includes(t))
+      : [],
   });
 }
 

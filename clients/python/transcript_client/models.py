@@ -73,6 +73,23 @@ class CapabilitiesTranslation(TypedDict):
     provider: CapabilitiesTranslationProvider | None
 
 
+class CapabilitiesRedactionPlaceholders(TypedDict):
+    person: NotRequired[str]
+    email: NotRequired[str]
+    phone: NotRequired[str]
+    card: NotRequired[str]
+    iban: NotRequired[str]
+    address: NotRequired[str]
+    id: NotRequired[str]
+
+
+class CapabilitiesRedaction(TypedDict):
+    types: list[Literal['person', 'email', 'phone', 'card', 'iban', 'address', 'id']]
+    needs_model: list[Literal['person', 'email', 'phone', 'card', 'iban', 'address', 'id']]
+    spoken_form_languages: list[str]
+    placeholders: CapabilitiesRedactionPlaceholders
+
+
 class CapabilitiesCleanup(TypedDict):
     profanity_languages: list[str]
     disfluency_languages: list[str]
@@ -109,6 +126,7 @@ class Capabilities(TypedDict):
     export_formats: list[Literal['txt', 'srt', 'vtt', 'json', 'chapters']]
     chapters: CapabilitiesChapters
     translation: CapabilitiesTranslation
+    redaction: CapabilitiesRedaction
     cleanup: CapabilitiesCleanup
     recognition_profiles: list[Literal['standard', 'fast']]
     recognition_profile_measurements: list[CapabilitiesRecognitionProfileMeasurement]
@@ -310,6 +328,8 @@ class JobOptions(TypedDict):
     chapters: bool
     filter_profanity: bool
     disfluencies: bool
+    redact_pii: bool
+    redact_pii_types: list[Literal['person', 'email', 'phone', 'card', 'iban', 'address', 'id']]
     translate_to: str | None
 
 
@@ -621,6 +641,8 @@ class JobRequest(TypedDict, closed=True):
     chapters: NotRequired[bool]
     filter_profanity: NotRequired[bool]
     disfluencies: NotRequired[bool]
+    redact_pii: NotRequired[bool]
+    redact_pii_types: NotRequired[list[Literal['person', 'email', 'phone', 'card', 'iban', 'address', 'id']]]
     translate_to: NotRequired[str]
     webhook_endpoint_id: NotRequired[str]
     metadata: NotRequired[Metadata]

@@ -29,6 +29,7 @@ Options for get and upload:
   --chapters           Ask for chapters: the video's own, or found from what is said (free)
   --filter-profanity   Mask profanity ("f***") in the transcript (free)
   --no-fillers         Drop fillers ("um", "euh") and words said twice in a row (free)
+  --redact-pii         Replace e-mail addresses, phone, card and IBAN numbers by [EMAIL], [PHONE] … (free)
   --translate-to <l>   Also translate into this language (BCP 47, e.g. pt) and print the translation (free)
   --mode <m>           get only: auto (default), captions_only or transcribe
   --language <tag>     Spoken language hint (e.g. en, pt-BR); default: detected
@@ -135,6 +136,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
         'filter-profanity': { type: 'boolean', default: false },
         'no-fillers': { type: 'boolean', default: false },
         'translate-to': { type: 'string' },
+        'redact-pii': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -167,6 +169,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       ...(values['filter-profanity'] ? { filter_profanity: true } : {}),
       ...(values['no-fillers'] ? { disfluencies: false } : {}),
       ...(translateTo !== undefined ? { translate_to: translateTo } : {}),
+      ...(values['redact-pii'] ? { redact_pii: true } : {}),
     };
     switch (command) {
       case 'get': {

@@ -884,6 +884,25 @@ export interface components {
           targets: string[];
         } | null;
       };
+      /** @description Redaction of personal data (the job request fields `redact_pii` and `redact_pii_types`). Free of charge. */
+      redaction: {
+        /** @description The kinds `redact_pii` redacts here, in every language (its default). */
+        types: ('person' | 'email' | 'phone' | 'card' | 'iban' | 'address' | 'id')[];
+        /** @description Kinds that need a personal-data model this deployment does not run: refused in `redact_pii_types`. */
+        needs_model: ('person' | 'email' | 'phone' | 'card' | 'iban' | 'address' | 'id')[];
+        /** @description Languages whose spoken forms are found too ("john at example dot com", digits read out one by one). */
+        spoken_form_languages: string[];
+        /** @description What replaces each kind in the transcript. */
+        placeholders: {
+          person?: string;
+          email?: string;
+          phone?: string;
+          card?: string;
+          iban?: string;
+          address?: string;
+          id?: string;
+        };
+      };
       /** @description The clean-up request fields `filter_profanity` and `disfluencies`. Free of charge. */
       cleanup: {
         /** @description Languages `filter_profanity` has a word list for. */
@@ -1259,6 +1278,9 @@ export interface components {
       chapters: boolean;
       filter_profanity: boolean;
       disfluencies: boolean;
+      redact_pii: boolean;
+      /** @description The kinds of personal data redacted, in the list order of PII_TYPE_NAMES; [] when `redact_pii` is false. */
+      redact_pii_types: ('person' | 'email' | 'phone' | 'card' | 'iban' | 'address' | 'id')[];
       /** @description The language the transcript is translated into (a canonical BCP 47 tag); null when none was asked for. */
       translate_to: string | null;
     };
@@ -1297,6 +1319,10 @@ export interface components {
       filter_profanity?: boolean;
       /** @description Any mode: false drops hesitation fillers ("um", "uh", "euh", "äh", "えーと"; per language, `cleanup.disfluency_languages` of GET /v1/capabilities) and a word said twice in a row ("I I think") from the text, the segments, the words (each kept word keeps its times) and every export. Default true: the words as transcribed. Free of charge. */
       disfluencies?: boolean;
+      /** @description Any mode: personal data in the transcript is replaced by its kind (`[EMAIL]`, `[PHONE]`, `[CARD]`, `[IBAN]`) in the text, every segment, every word (a redacted run of words becomes one word spanning their times) and every export, search and translation included; the unredacted text is never stored. Found by rules and checksums in every language: e-mail addresses (written, or spoken as "john at example dot com"), phone numbers (7 to 15 digits, written or read out one by one), payment card numbers (13 to 19 digits passing the Luhn check) and IBANs (mod-97 check); spoken forms in the languages of GET /v1/capabilities `redaction.spoken_form_languages`. Default false. Free of charge. */
+      redact_pii?: boolean;
+      /** @description With `redact_pii`: which kinds to redact (default: every kind the deployment redacts, `redaction.types` of GET /v1/capabilities). `person`, `address` and `id` need a personal-data model: where none is installed they are refused with 422 `CAPABILITY_UNAVAILABLE` naming `redact_pii_types`. */
+      redact_pii_types?: ('person' | 'email' | 'phone' | 'card' | 'iban' | 'address' | 'id')[];
       /**
        * @description Any mode: the transcript also in this language (BCP 47, e.g. `pt` or `pt-BR`): `translation` holds a second text for every segment (`language`, `origin`, `segments`), and the txt, srt and vtt exports give it with `translated=true`. A videosite caption track the platform translates keeps the platform's own translation (`origin: "platform"`); any other transcript is translated by the machine translation model where it has the pair (`origin: "machine"`: English↔Portuguese), else by the operator's translation provider where one is configured (`origin: "provider"`). GET /v1/capabilities `translation` lists the pairs and where each comes from. A target that no route reaches from the transcript's language (or from any language, when `language` is not given) is refused with 422 `CAPABILITY_UNAVAILABLE` naming `translate_to` before anything is charged; a target in the language of `language` with 422 `INVALID_REQUEST`. When the spoken language is only known after recognition and no route reaches the target from it, the job fails with 422 `TRANSLATION_UNAVAILABLE` (nothing charged). Default: no translation (`translation: null`). Free of charge.
        * @example en

@@ -10,7 +10,14 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { main } from '../src/cli';
-import { TranscriptApiError, TranscriptClient, TranscriptTimeoutError, verifyWebhook, WebhookVerificationError } from '../src/index';
+import {
+  TranscriptApiError,
+  TranscriptClient,
+  TranscriptTimeoutError,
+  verifyWebhook,
+  WebhookVerificationError,
+  type Job,
+} from '../src/index';
 
 const env = process.env;
 const live = Boolean(env.TRANSCRIPT_API_URL && env.TRANSCRIPT_API_KEY);
@@ -153,6 +160,17 @@ describe('against the live service', { skip: !live && 'needs TRANSCRIPT_API_URL 
       assert.match(t.out.join(''), /^1\n\d\d:\d\d:\d\d,\d{3} --> /);
       assert.match(t.out.join(''), /Tradução da plataforma/);
       assert.equal(await main(['get', video, '--format', 'json', '--translate-to', 'pt'], io().io), 2);
+    });
+
+    it('asks for redaction with --redact-pii', async () => {
+      const t = io();
+      assert.equal(await main(['get', video, '--mode', 'captions_only', '--redact-pii', '--json'], t.io), 0);
+      let newest: Job | undefined;
+      for await (const job of new TranscriptClient().jobs.iterate({ limit: 1 })) {
+        newest = job;
+        break;
+      }
+      assert.deepEqual(newest?.options.redact_pii_types, ['email', 'phone', 'card', 'iban']);
     });
 
     it('searches the transcripts: one moment a line, its transcript id first', async () => {

@@ -1,0 +1,145 @@
+import { JobRequestSchema, jobSpecOf } from '../../domain/schemas/jobs';
+import {
+  findPii,
+  ibanValid,
+  luhnValid,
+  redactText,
+  redactTranscript,
+  redactWords,
+  RULE_PII_TYPES,
+  type PiiType,
+} from '../../domain/transcripts/redaction';
+
+// Issue 53, item 3 (`redact_pii`): what rules and checksums find, written and spoken, and what they leave alone.
+
+const ALL = new Set<PiiType>(RULE_PII_TYPES);
+const red = (text: string, language = 'en', types: ReadonlySet<PiiType> = ALL) => redactText(text, language, types);
+
+describe('e-mail addresses', () => {
+  it('finds written ones, and spoken ones ending in a known domain, per language', () => {
+    expect(red('Write to jane.doe+news@example.co.uk today.')).toBe('Write to [EMAIL] today.');
+    expect(red('my email is john at example dot com, thanks')).toBe('my email is [EMAIL], thanks');
+    expect(red('it is john dot smith at mail dot example dot org.')).toBe('it is [EMAIL].');
+    expect(red('send it to anna at example.com please')).toBe('send it to [EMAIL] please');
+    expect(red('escribe a juan arroba correo punto es mañana', 'es')).toBe('escribe a [EMAIL] mañana');
+    expect(red('écrivez à marie arobase exemple point fr', 'fr')).toBe('écrivez à [EMAIL]');
+    expect(red('schreiben Sie an max at firma punkt de', 'de')).toBe('schreiben Sie an [EMAIL]');
+  });
+
+  it('leaves "at" and "dot" alone where they are not an address', () => {
+    for (const text of ['meet me at noon', 'look at that dot over there', 'we arrived at the station dot', 'at example dot nothing'])
+      expect(red(text)).toBe(text);
+  });
+});
+
+describe('phone and card numbers', () => {
+  it('finds phone numbers written or read out digit by digit', () => {
+    expect(red('Call (555) 123-4567, anytime.')).toBe('Call [PHONE], anytime.');
+    expect(red('call +44 20 7946 0958 now')).toBe('call [PHONE] now');
+    expect(red('it is five five five one two three four five six seven')).toBe('it is [PHONE]');
+    expect(red('double five five, one two three four')).toBe('[PHONE]');
+    // As a recognizer wrote "five five five one two three four five six seven": "for" between digits is a four.
+    expect(red('call me back at 555123 for 567. Thank you.')).toBe('call me back at [PHONE]. Thank you.');
+    expect(red('wait for 5 minutes, call 555 for 1234')).toBe('wait for 5 minutes, call [PHONE]');
+    expect(red('mi número es seis uno dos tres cuatro cinco seis siete ocho', 'es')).toBe('mi número es [PHONE]');
+    expect(red('meine Nummer ist null eins sieben zwei drei vier fünf sechs sieben', 'de')).toBe('meine Nummer ist [PHONE]');
+  });
+
+  it('tells a card by its Luhn check, and keeps years, amounts and short numbers', () => {
+    expect(red('card 4111 1111 1111 1111 expires')).toBe('card [CARD] expires');
+    expect(red('four one one one one one one one one one one one one one one one')).toBe('[CARD]');
+    expect(luhnValid('4111111111111111')).toBe(true);
+    expect(luhnValid('4111111111111112')).toBe(false);
+    // Sixteen digits failing the check are neither a card nor a phone number.
+    expect(red('ref 4111 1111 1111 1112')).toBe('ref 4111 1111 1111 1112');
+    for (const text of ['In 2016 and 2017 we sold 300,000 units.', 'It costs 12.50 dollars.', 'one or two people', 'room 101'])
+      expect(red(text)).toBe(text);
+  });
+
+  it('redacts only the kinds asked for', () => {
+    expect(red('call 555 123 4567 or write to a@b.com', 'en', new Set<PiiType>(['email']))).toBe('call 555 123 4567 or write to [EMAIL]');
+    expect(red('card 4111 1111 1111 1111', 'en', new Set<PiiType>(['phone']))).toBe('card 4111 1111 1111 1111');
+  });
+});
+
+describe('IBANs', () => {
+  it('finds them in one piece or in groups of four when the check passes', () => {
+    expect(red('IBAN DE89 3704 0044 0532 0130 00, please.')).toBe('IBAN [IBAN], please.');
+    expect(red('use GB29NWBK60161331926819 for it')).toBe('use [IBAN] for it');
+    expect(ibanValid('DE89370400440532013000')).toBe(true);
+    expect(ibanValid('DE89370400440532013001')).toBe(false);
+    expect(red('not DE89 3704 0044 0532 0130 01')).toBe('not DE89 3704 0044 0532 0130 01');
+  });
+});
+
+describe('a transcript redacted', () => {
+  it('replaces a redacted run of words by one word spanning their times, keeping the rest', () => {
+    const words = [
+      { start: 0, end: 0.4, text: ' Call', confidence: 0.9 },
+      { start: 0.5, end: 0.8, text: ' five', confidence: 0.8 },
+      { start: 0.8, end: 1.1, text: ' five', confidence: 0.7 },
+      { start: 1.1, end: 1.4, text: ' five', confidence: 0.9 },
+      { start: 1.4, end: 1.7, text: ' one', confidence: 0.9 },
+      { start: 1.7, end: 2.0, text: ' two', confidence: 0.9 },
+      { start: 2.0, end: 2.3, text: ' three', confidence: 0.9 },
+      { start: 2.3, end: 2.6, text: ' four.', confidence: 0.95 },
+      { start: 3, end: 3.4, text: ' Thanks.', confidence: 0.9 },
+    ];
+    expect(redactWords(words, 'en', ALL)).toEqual([words[0], { start: 0.5, end: 2.6, text: ' [PHONE].', confidence: 0.7 }, words[8]]);
+    const t = redactTranscript(
+      {
+        text: 'Call five five five one two three four. Thanks.',
+        language: 'en',
+        segments: [{ start: 0, end: 3.4, text: 'Call five five five one two three four. Thanks.' }],
+        words,
+      },
+      ['phone'],
+    );
+    expect(t.text).toBe('Call [PHONE]. Thanks.');
+    expect(t.segments[0]!.text).toBe('Call [PHONE]. Thanks.');
+    expect(t.words!.map((w) => w.text).join('')).toBe(' Call [PHONE]. Thanks.');
+    expect(redactTranscript({ text: 'x', language: 'en', segments: [], words: null }, [])).toEqual({
+      text: 'x',
+      language: 'en',
+      segments: [],
+      words: null,
+    });
+  });
+
+  it('keeps line breaks and spacing of the text', () => {
+    expect(red('Line one\nmail: a@b.com\n\nend')).toBe('Line one\nmail: [EMAIL]\n\nend');
+  });
+
+  it('spans found do not overlap and come in order', () => {
+    const tokens = 'write a@b.com or call 555 123 4567 and DE89 3704 0044 0532 0130 00'.split(' ');
+    const spans = findPii(tokens, 'en', ALL);
+    expect(spans.map((s) => s.type)).toEqual(['email', 'phone', 'iban']);
+    spans.slice(1).forEach((s, i) => expect(s.start).toBeGreaterThanOrEqual(spans[i]!.end));
+  });
+});
+
+describe('the request', () => {
+  const parse = (body: object) =>
+    JobRequestSchema.safeParse({ source: { url: 'https://www.youtube.com/watch?v=rCAS2eD-mcw' }, mode: 'auto', ...body });
+
+  it('redacts every kind the deployment has by default, in one order however they are listed', () => {
+    const all = parse({ redact_pii: true });
+    expect(all.success && jobSpecOf(all.data)).toMatchObject({ redact_pii: true, redact_pii_types: ['email', 'phone', 'card', 'iban'] });
+    const some = parse({ redact_pii: true, redact_pii_types: ['iban', 'email', 'email'] });
+    expect(some.success && jobSpecOf(some.data).redact_pii_types).toEqual(['email', 'iban']);
+    const none = parse({});
+    expect(none.success && jobSpecOf(none.data)).toMatchObject({ redact_pii: false, redact_pii_types: [] });
+  });
+
+  it('refuses kinds without redact_pii, unknown kinds and an empty list, naming the field', () => {
+    for (const body of [
+      { redact_pii_types: ['email'] },
+      { redact_pii: true, redact_pii_types: ['ssn'] },
+      { redact_pii: true, redact_pii_types: [] },
+    ]) {
+      const r = parse(body);
+      expect(r.success).toBe(false);
+      expect(!r.success && r.error.issues[0]!.path[0]).toBe('redact_pii_types');
+    }
+  });
+});
