@@ -15,7 +15,14 @@ import type { ExportFormat } from './transcripts/export';
 import { CHAPTER_ORIGINS, CHAPTERS_MIN_DURATION_SECONDS, MIN_CHAPTER_SECONDS } from './transcripts/chapters';
 import { DISFLUENCY_LANGUAGES, PROFANITY_LANGUAGES } from './transcripts/cleanup';
 import { MACHINE_TRANSLATION_MODEL, type TranslationSettings } from './transcripts/translation';
-import { PII_PLACEHOLDERS, PII_TYPES, RULE_PII_TYPES, SPOKEN_FORM_LANGUAGES } from './transcripts/redaction';
+import {
+  PERSON_LANGUAGES,
+  PII_PLACEHOLDERS,
+  PII_TYPES,
+  REDACTED_PII_TYPES,
+  RULE_PII_TYPES,
+  SPOKEN_FORM_LANGUAGES,
+} from './transcripts/redaction';
 
 export interface CapabilitySettings {
   asrEnabled: boolean;
@@ -70,8 +77,10 @@ export function capabilitiesFor(plan: PlanId | null, settings: CapabilitySetting
         : null,
     },
     redaction: {
-      types: [...RULE_PII_TYPES],
-      needs_model: PII_TYPES.filter((t) => !(RULE_PII_TYPES as readonly string[]).includes(t)),
+      types: [...REDACTED_PII_TYPES],
+      default_types: [...RULE_PII_TYPES],
+      person_languages: [...PERSON_LANGUAGES],
+      needs_model: PII_TYPES.filter((t) => !(REDACTED_PII_TYPES as readonly string[]).includes(t)),
       spoken_form_languages: [...SPOKEN_FORM_LANGUAGES],
       placeholders: { ...PII_PLACEHOLDERS },
     },

@@ -10,7 +10,7 @@ import { uploadReady } from './support/uploads';
 // carry the placeholders, never the data; kinds that need a model are refused before any charge.
 
 const CAPTIONS = [
-  'Thanks for calling the support line.',
+  'Thanks for calling the support line, this is Sarah Johnson.',
   'You can call me back on 555 123 4567 tomorrow.',
   'Or write to john dot smith at example dot com.',
   'My card is 4111 1111 1111 1111 and it expires soon.',
@@ -54,7 +54,8 @@ it('redacts a caption track before it is stored: text, segments, exports, search
   expect(job.options).toMatchObject({ redact_pii: true, redact_pii_types: ['email', 'phone', 'card', 'iban'] });
   expect(job.billing.credits_charged).toBe(1);
   expect(transcript.segments.map((s: { text: string }) => s.text)).toEqual([
-    'Thanks for calling the support line.',
+    // Names are asked for by name (not in the default kinds).
+    'Thanks for calling the support line, this is Sarah Johnson.',
     'You can call me back on [PHONE] tomorrow.',
     'Or write to [EMAIL].',
     'My card is [CARD] and it expires soon.',
@@ -74,6 +75,55 @@ it('redacts a caption track before it is stored: text, segments, exports, search
   const plain = await transcriptOf(w, { source: { url: VIDEO_URL }, mode: 'captions_only' });
   expect(plain.transcript.id).not.toBe(transcript.id);
   expect(plain.transcript.text).toContain('555 123 4567');
+}, 120_000);
+
+it('redacts names of people in English when asked, and fails a transcript in another language before storing it', async () => {
+  const w = await createWorkspace(stack.api.deps, { plan: 'starter' });
+  const { job, transcript } = await transcriptOf(w, {
+    source: { url: VIDEO_URL },
+    mode: 'captions_only',
+    redact_pii: true,
+    redact_pii_types: ['person', 'phone'],
+  });
+  expect(job.options.redact_pii_types).toEqual(['person', 'phone']);
+  expect(transcript.segments[0].text).toBe('Thanks for calling the support line, this is [PERSON].');
+  expect(transcript.segments[1].text).toBe('You can call me back on [PHONE] tomorrow.');
+  // The e-mail address is not asked for: its names go, as names, and the rest of it stays.
+  expect(transcript.segments[2].text).toBe('Or write to [PERSON] dot [PERSON] at example dot com.');
+  expect(await storedText(transcript.id)).not.toContain('Johnson');
+
+  // The French track: names cannot be found in French here, so the job fails and nothing is kept or charged.
+  stack.origin.setRoutes(
+    videositeCaptionRoutes({ captionBody: srv3(['Bonjour, ici Marie Dupont de la banque.', 'Rappelez-moi demain matin, merci.']) }),
+  );
+  try {
+    const before = await getBalance(stack.api.deps.db, w.workspaceId);
+    const res = await submit(stack.api, w.apiKey, {
+      source: { url: VIDEO_URL },
+      mode: 'captions_only',
+      caption_languages: ['fr'],
+      redact_pii: true,
+      redact_pii_types: ['person'],
+    });
+    expect(res.status).toBe(202);
+    const failed = (await waitUntilFinal(stack.api, w.apiKey, res.body.id, 6)).body;
+    expect(failed).toMatchObject({ status: 'failed', result_id: null, error: { code: 'CAPABILITY_UNAVAILABLE', retryable: false } });
+    expect(failed.billing.credits_charged).toBe(0);
+    expect(await getBalance(stack.api.deps.db, w.workspaceId)).toEqual(before);
+    expect(await stack.api.deps.db.transcript.count({ where: { jobId: res.body.id } })).toBe(0);
+    // Asked with the language given, it is refused at once.
+    const refused = await submit(stack.api, w.apiKey, {
+      source: { url: VIDEO_URL },
+      mode: 'auto',
+      language: 'fr',
+      redact_pii: true,
+      redact_pii_types: ['person'],
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'CAPABILITY_UNAVAILABLE', details: { detail: 'redact_pii_types' } });
+  } finally {
+    stack.origin.setRoutes(videositeCaptionRoutes({ captionBody: srv3(CAPTIONS) }));
+  }
 }, 120_000);
 
 it('redacts recognised speech, each redacted run of words one word with their times', async () => {
@@ -105,11 +155,16 @@ it('refuses kinds that need a personal-data model before any charge, naming the 
     source: { url: VIDEO_URL },
     mode: 'captions_only',
     redact_pii: true,
-    redact_pii_types: ['person', 'email'],
+    redact_pii_types: ['address', 'email'],
   });
   expect(res.status).toBe(422);
   expect(res.body.error).toMatchObject({ code: 'CAPABILITY_UNAVAILABLE', details: { detail: 'redact_pii_types' } });
   expect(await getBalance(stack.api.deps.db, w.workspaceId)).toEqual(before);
   const caps = await request(stack.api.app).get('/v1/capabilities');
-  expect(caps.body.redaction).toMatchObject({ types: ['email', 'phone', 'card', 'iban'], needs_model: ['person', 'address', 'id'] });
+  expect(caps.body.redaction).toMatchObject({
+    types: ['email', 'phone', 'card', 'iban', 'person'],
+    default_types: ['email', 'phone', 'card', 'iban'],
+    person_languages: ['en'],
+    needs_model: ['address', 'id'],
+  });
 }, 60_000);

@@ -355,7 +355,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
           const resultKey = await recognition(plan)
             .translateTexts.executeWithOptions({ summary: `machine translation into ${plan.spec.translate_to}` }, [plan, step.requestKey])
             .catch((err: unknown) => {
-              throw noWorkerInTime(err, RECOGNIZER_LATE, 'recognizer_queue_timeout') ?? err;
+              throw noWorkerInTime(err, 'No recognition worker took the translation in time.', 'recognizer_queue_timeout') ?? err;
             });
           await media.saveMachineTranslation(plan, result.transcriptId, resultKey);
         }

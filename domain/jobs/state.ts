@@ -6,7 +6,7 @@ import type { Segment, Word } from '../../core/timing';
 import { renderTranscriptBody, type TranscriptAlignment } from '../transcripts/view';
 import type { Chapter } from '../transcripts/chapters';
 import type { StoredTranslation } from '../transcripts/translation';
-import { redactText, redactTranscript, redactWords } from '../transcripts/redaction';
+import { PERSON_LANGUAGES, personLanguageCovered, redactAligned, redactTranscript } from '../transcripts/redaction';
 import { cleanText, cleanTranscriptWords, cleanWords, type CleanupOptions } from '../transcripts/cleanup';
 import type { JobOutcome, JobStage } from '../../workflows/definitions';
 import { chargeHoldIn, increaseHold, releaseHoldIn } from '../credits/ledger';
@@ -178,8 +178,9 @@ export async function saveDraftTranscript(db: Db, jobId: string, produced: Trans
   const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
   // The clean-up and redaction the job asked for (filter_profanity, disfluencies, redact_pii) before anything is stored.
   const spec = specOfJob(job);
+  assertPersonRedactable(spec, produced);
   const cleaned = { ...produced, ...cleanTranscriptWords(produced, cleanupOf(spec)) };
-  const content = { ...cleaned, ...redactTranscript(cleaned, spec.redact_pii_types ?? []) };
+  const content = { ...cleaned, ...(await redactTranscript(cleaned, spec.redact_pii_types ?? [])) };
   const data = {
     workspaceId: job.workspaceId,
     reuseKey: job.reuseKey,
@@ -252,11 +253,15 @@ export async function saveCaptionAlignment(
   const language = (await db.transcript.findUniqueOrThrow({ where: { id: transcriptId }, select: { language: true } })).language;
   const spec = specOfJob(job);
   const cleanup = cleanupOf(spec);
-  const redacted = new Set(spec.redact_pii_types ?? []);
-  const segments = aligned.segments
-    .map((s) => ({ ...s, text: redactText(cleanText(s.text, s.language ?? language, cleanup), s.language ?? language, redacted) }))
-    .filter((s) => s.text.trim() !== '');
-  const words = redactWords(cleanWords(aligned.words, language, cleanup), language, redacted);
+  assertPersonRedactable(spec, { language, segments: aligned.segments });
+  const redacted = await redactAligned(
+    aligned.segments.map((s) => ({ ...s, text: cleanText(s.text, s.language ?? language, cleanup) })),
+    cleanWords(aligned.words, language, cleanup),
+    language,
+    spec.redact_pii_types ?? [],
+  );
+  const segments = redacted.segments.filter((s) => s.text.trim() !== '');
+  const words = redacted.words;
   await db.$transaction(async (tx) => {
     const t = await tx.transcript.update({
       where: { id: transcriptId },
@@ -298,6 +303,20 @@ export async function saveTranscriptTranslation(db: Db, transcriptId: string, tr
     });
     if (updated[0]) await storeRendering(tx, transcriptId, renderTranscriptBody(updated[0]));
   });
+}
+
+/**
+ * Names of people are found in PERSON_LANGUAGES only: a transcript in another language (or with a segment in one)
+ * whose job asked for `person` fails here, before anything is stored, rather than being published with its names.
+ */
+function assertPersonRedactable(spec: JobSpec, content: { language: string | null; segments: Array<{ language?: string | null }> }) {
+  if (!spec.redact_pii_types?.includes('person')) return;
+  const languages = new Set([content.language, ...content.segments.map((s) => s.language ?? content.language)]);
+  const uncovered = [...languages].filter((l) => !personLanguageCovered(l));
+  if (uncovered.length > 0)
+    throw new ServiceError('CAPABILITY_UNAVAILABLE', 'redact_pii_types', {
+      message: `Names of people are redacted in ${PERSON_LANGUAGES.join(', ')} only; this transcript is in ${uncovered.map((l) => l ?? 'an unknown language').join(', ')}. Nothing was stored or charged.`,
+    });
 }
 
 /** The clean-up a job's spec asks for. */

@@ -18,7 +18,7 @@ import { resolveLanguage, type Recognizer } from '../../integrations/recognizers
 import { assertSafeUrl, type AddressPolicy } from '../../integrations/fetch';
 import { toJobView, type JobView } from './view';
 import { assertTranslationReachable, type TranslationSettings } from '../transcripts/translation';
-import { RULE_PII_TYPES } from '../transcripts/redaction';
+import { PERSON_LANGUAGES, personLanguageCovered, REDACTED_PII_TYPES } from '../transcripts/redaction';
 
 export interface JobServiceDeps {
   db: Db;
@@ -150,10 +150,14 @@ export async function resolveJobSource(
       message: 'Chapters are not available on this deployment (no sentence embedding model is installed).',
     });
   assertTranslationReachable(spec, settings.translation, at('translate_to'));
-  const needModel = (spec.redact_pii_types ?? []).filter((t) => !(RULE_PII_TYPES as readonly string[]).includes(t));
+  const needModel = (spec.redact_pii_types ?? []).filter((t) => !(REDACTED_PII_TYPES as readonly string[]).includes(t));
   if (needModel.length > 0)
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('redact_pii_types'), {
-      message: `${needModel.join(', ')} need a personal-data model, which this deployment does not run: it redacts ${RULE_PII_TYPES.join(', ')}.`,
+      message: `${needModel.join(', ')} need a personal-data model, which this deployment does not run: it redacts ${REDACTED_PII_TYPES.join(', ')}.`,
+    });
+  if (spec.redact_pii_types?.includes('person') && spec.language && !personLanguageCovered(spec.language))
+    throw new ServiceError('CAPABILITY_UNAVAILABLE', at('redact_pii_types'), {
+      message: `Names of people are redacted in ${PERSON_LANGUAGES.join(', ')} only, not in ${spec.language}.`,
     });
   // Word timing runs the recognizer on the audio too: the same plan and availability rules, named by its field.
   const audioWork = spec.mode !== 'captions_only' ? 'mode' : spec.word_timing ? 'word_timing' : null;

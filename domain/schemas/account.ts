@@ -86,7 +86,14 @@ export const CapabilitiesSchema = z
       }),
     redaction: z
       .object({
-        types: z.array(z.enum(PII_TYPES)).openapi({ description: 'The kinds `redact_pii` redacts here, in every language (its default).' }),
+        types: z.array(z.enum(PII_TYPES)).openapi({ description: 'The kinds `redact_pii_types` may name here.' }),
+        default_types: z
+          .array(z.enum(PII_TYPES))
+          .openapi({ description: 'What `redact_pii` redacts when `redact_pii_types` is left out: the kinds found in every language.' }),
+        person_languages: z.array(z.string()).openapi({
+          description:
+            'Languages whose names of people `person` finds; a transcript in another language that asked for `person` fails before anything is stored.',
+        }),
         needs_model: z
           .array(z.enum(PII_TYPES))
           .openapi({ description: 'Kinds that need a personal-data model this deployment does not run: refused in `redact_pii_types`.' }),

@@ -1,3 +1,4 @@
+import nlp from 'compromise';
 import { PII_TYPE_NAMES } from '../../core/pii-types';
 
 // `redact_pii`: personal data in the transcript replaced by its kind (`[EMAIL]`, `[PHONE]` …) before anything is
@@ -6,12 +7,25 @@ import { PII_TYPE_NAMES } from '../../core/pii-types';
 // example dot com"), phone numbers (7–15 digits, written or read out digit by digit), payment card numbers (13–19
 // digits passing the Luhn check) and IBANs (the ISO 13616 mod-97 check). Names, street addresses and ID numbers
 // need a personal-data model, which this deployment does not run yet: asking for them is refused at submit.
+// Names of people (`person`) in English come from compromise's people() (a maintained rule-and-lexicon tagger with
+// its lexicon in the package, no model to download); no such tagger here covers the other languages, so a
+// `person` redaction of another language is refused rather than done halfway (PERSON_LANGUAGES).
 
 export const PII_TYPES = PII_TYPE_NAMES;
 export type PiiType = (typeof PII_TYPES)[number];
 
 /** The types found by rules and checksums, in every language: what `redact_pii` redacts by default. */
 export const RULE_PII_TYPES = ['email', 'phone', 'card', 'iban'] as const satisfies readonly PiiType[];
+/** The kinds this deployment redacts: the rule kinds, and names in the languages of PERSON_LANGUAGES. */
+export const REDACTED_PII_TYPES = [...RULE_PII_TYPES, 'person'] as const satisfies readonly PiiType[];
+/** The languages whose names of people are found (`person`). */
+export const PERSON_LANGUAGES = ['en'] as const;
+
+/** Whether `person` can be redacted in `language` (its language subtag). */
+export function personLanguageCovered(language: string | null | undefined): boolean {
+  const lang = baseLanguage(language);
+  return lang !== null && (PERSON_LANGUAGES as readonly string[]).includes(lang);
+}
 
 export const PII_PLACEHOLDERS: Record<PiiType, string> = {
   person: '[PERSON]',
@@ -244,7 +258,33 @@ export function findPii(tokens: readonly string[], language: string | null | und
       } else i++;
     }
   }
+  if (types.has('person') && personLanguageCovered(lang)) {
+    for (const [start, end] of personSpans(tokens)) add(start, end, 'person');
+  }
   return spans.sort((a, b) => a.start - b.start);
+}
+
+/** The token ranges compromise reads as names of people, in an English text made of `tokens`. */
+function personSpans(tokens: readonly string[]): Array<[number, number]> {
+  const starts: number[] = [];
+  let text = '';
+  for (const t of tokens) {
+    if (text) text += ' ';
+    starts.push(text.length);
+    text += t.trim();
+  }
+  const tokenAt = (offset: number) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const people = nlp(text).people().json({ offset: true }) as Array<{ offset: { start: number; length: number } }>;
+  return people.filter((p) => p.offset.length > 0).map((p) => [tokenAt(p.offset.start), tokenAt(p.offset.start + p.offset.length - 1) + 1]);
 }
 
 /** The text's punctuation before and after its core, kept around a placeholder ("(555-1234)," → "([PHONE]),"). */
@@ -308,16 +348,84 @@ export function redactWords<W extends TimedWord>(words: W[], language: string | 
   return out;
 }
 
+/** Words of one piece of the work: names are found in about 1,000 words in well under a second. */
+const CHUNK_WORDS = 1000;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Pieces of about CHUNK_WORDS items, each ending after an item that ends a sentence where one does (a name or a
+ * number is not cut in two), so a long transcript is redacted piece by piece with the event loop free in between:
+ * the activity's heartbeats go on (a two-hour transcript takes seconds to read for names).
+ */
+function sentencePieces<T>(items: readonly T[], text: (item: T) => string): T[][] {
+  const pieces: T[][] = [];
+  let piece: T[] = [];
+  for (const item of items) {
+    piece.push(item);
+    if ((piece.length >= CHUNK_WORDS && /[.!?…]["')\]]*\s*$/u.test(text(item))) || piece.length >= 2 * CHUNK_WORDS) {
+      pieces.push(piece);
+      piece = [];
+    }
+  }
+  if (piece.length > 0) pieces.push(piece);
+  return pieces;
+}
+
+/** redactText, a piece at a time. */
+async function redactLongText(text: string, language: string | null | undefined, types: ReadonlySet<PiiType>): Promise<string> {
+  // Tokens with the whitespace after each, so the pieces join back into the same text.
+  const tokens = text.match(/\S+\s*/g) ?? [];
+  const lead = /^\s*/.exec(text)![0];
+  let out = lead;
+  for (const piece of sentencePieces(tokens, (t) => t)) {
+    const joined = piece.join('');
+    const trail = /\s*$/.exec(joined)![0];
+    out += redactText(joined.slice(0, joined.length - trail.length), language, types) + trail;
+    await yieldToLoop();
+  }
+  return out;
+}
+
+/** redactWords, a piece at a time. */
+async function redactLongWords<W extends TimedWord>(
+  words: W[],
+  language: string | null | undefined,
+  types: ReadonlySet<PiiType>,
+): Promise<W[]> {
+  const out: W[] = [];
+  for (const piece of sentencePieces(words, (w) => w.text)) {
+    out.push(...redactWords(piece, language, types));
+    await yieldToLoop();
+  }
+  return out;
+}
+
 /** The transcript's text, segments (each in its own language) and words with the asked types redacted. */
-export function redactTranscript<S extends { text: string; language?: string | null }, W extends TimedWord>(
+export async function redactTranscript<S extends { text: string; language?: string | null }, W extends TimedWord>(
   content: { text: string; language: string | null; segments: S[]; words: W[] | null },
   types: readonly PiiType[],
-): { text: string; segments: S[]; words: W[] | null } {
+): Promise<{ text: string; segments: S[]; words: W[] | null }> {
   const asked = new Set(types);
   if (asked.size === 0) return content;
+  const segments: S[] = [];
+  for (const s of content.segments) {
+    segments.push({ ...s, text: redactText(s.text, s.language ?? content.language, asked) });
+    if (segments.length % 200 === 0) await yieldToLoop();
+  }
   return {
-    text: redactText(content.text, content.language, asked),
-    segments: content.segments.map((s) => ({ ...s, text: redactText(s.text, s.language ?? content.language, asked) })),
-    words: content.words && redactWords(content.words, content.language, asked),
+    text: await redactLongText(content.text, content.language, asked),
+    segments,
+    words: content.words && (await redactLongWords(content.words, content.language, asked)),
   };
+}
+
+/** The aligned segments and words of a caption transcript (word_timing) redacted, as redactTranscript does. */
+export async function redactAligned<S extends { text: string; language?: string | null }, W extends TimedWord>(
+  segments: S[],
+  words: W[],
+  language: string | null,
+  types: readonly PiiType[],
+): Promise<{ segments: S[]; words: W[] }> {
+  const done = await redactTranscript({ text: '', language, segments, words }, types);
+  return { segments: done.segments, words: done.words ?? [] };
 }

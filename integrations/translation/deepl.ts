@@ -100,6 +100,8 @@ const DEEPL_SOURCE_LANGUAGES = new Set([
 const primaryLanguage = (tag: string) => tag.split('-')[0].toLowerCase();
 
 const MAX_TEXTS = 50;
+/** The job error's message when the provider cannot answer now (the catalogue's speaks of recognition). */
+const UNAVAILABLE = 'The translation provider is temporarily unavailable; automatic retry.';
 /** Under DeepL's 128 KiB a request, with room for the JSON around the texts. */
 const MAX_BATCH_BYTES = 100 * 1024;
 
@@ -139,7 +141,10 @@ export function createDeeplTranslator(settings: DeeplSettings): TextTranslator {
       });
     } catch (err) {
       if (signal?.aborted) throw err;
-      throw new ServiceError('PROVIDER_UNAVAILABLE', `deepl POST /v2/translate: no answer (${(err as Error).message})`, { cause: err });
+      throw new ServiceError('PROVIDER_UNAVAILABLE', `deepl POST /v2/translate: no answer (${(err as Error).message})`, {
+        cause: err,
+        message: UNAVAILABLE,
+      });
     }
     const text = await res.body.text().catch(() => '');
     let json: { translations?: Array<{ text?: unknown }>; message?: unknown } | undefined;
@@ -154,13 +159,18 @@ export function createDeeplTranslator(settings: DeeplSettings): TextTranslator {
       throw new ServiceError(
         'PROVIDER_UNAVAILABLE',
         `deepl POST /v2/translate: HTTP ${res.statusCode}${res.statusCode === 456 ? ' (quota exceeded)' : ''}${said}`,
-        Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {},
+        { message: UNAVAILABLE, ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}) },
       );
     }
-    if (res.statusCode >= 400) throw new ServiceError('PROVIDER_REJECTED', `deepl POST /v2/translate: HTTP ${res.statusCode}${said}`);
+    if (res.statusCode >= 400)
+      throw new ServiceError('PROVIDER_REJECTED', `deepl POST /v2/translate: HTTP ${res.statusCode}${said}`, {
+        message: 'The translation provider refused the request (its key or settings): nothing was translated.',
+      });
     const translations = json?.translations;
     if (!Array.isArray(translations) || translations.length !== texts.length || translations.some((t) => typeof t?.text !== 'string'))
-      throw new ServiceError('PROVIDER_UNAVAILABLE', `deepl POST /v2/translate: HTTP ${res.statusCode} without one translation per text`);
+      throw new ServiceError('PROVIDER_UNAVAILABLE', `deepl POST /v2/translate: HTTP ${res.statusCode} without one translation per text`, {
+        message: UNAVAILABLE,
+      });
     return translations.map((t) => t.text as string);
   }
 

@@ -72,8 +72,33 @@ describe('IBANs', () => {
   });
 });
 
+describe('names of people (English)', () => {
+  const PERSON = new Set<PiiType>(['person']);
+  it('finds names as a recognizer writes them, and leaves places, companies and plain words', () => {
+    expect(red('Hello, this is Sarah Johnson calling from the bank.', 'en', PERSON)).toBe('Hello, this is [PERSON] calling from the bank.');
+    expect(red('my name is john smith and I live in Boston', 'en', PERSON)).toBe('my name is [PERSON] and I live in Boston');
+    expect(red('Please ask Dr. Patel to call me.', 'en', PERSON)).toBe('Please ask [PERSON] to call me.');
+    for (const text of ['The weather is nice in Paris today.', 'Apple announced a new phone on Monday.', 'We will meet next week.'])
+      expect(red(text, 'en', PERSON)).toBe(text);
+  });
+
+  it('is English only: another language keeps its text (the job refuses it before storing, domain/jobs/state.ts)', () => {
+    expect(red('Hola, soy María García del banco.', 'es', PERSON)).toBe('Hola, soy María García del banco.');
+  });
+
+  it('makes one word of a name said in several words, with their times', () => {
+    const words = [
+      { start: 0, end: 0.3, text: ' I', confidence: 0.9 },
+      { start: 0.3, end: 0.6, text: ' met', confidence: 0.9 },
+      { start: 0.6, end: 1.0, text: ' Sarah', confidence: 0.8 },
+      { start: 1.0, end: 1.5, text: ' Johnson.', confidence: 0.7 },
+    ];
+    expect(redactWords(words, 'en', PERSON)).toEqual([words[0], words[1], { start: 0.6, end: 1.5, text: ' [PERSON].', confidence: 0.7 }]);
+  });
+});
+
 describe('a transcript redacted', () => {
-  it('replaces a redacted run of words by one word spanning their times, keeping the rest', () => {
+  it('replaces a redacted run of words by one word spanning their times, keeping the rest', async () => {
     const words = [
       { start: 0, end: 0.4, text: ' Call', confidence: 0.9 },
       { start: 0.5, end: 0.8, text: ' five', confidence: 0.8 },
@@ -86,7 +111,7 @@ describe('a transcript redacted', () => {
       { start: 3, end: 3.4, text: ' Thanks.', confidence: 0.9 },
     ];
     expect(redactWords(words, 'en', ALL)).toEqual([words[0], { start: 0.5, end: 2.6, text: ' [PHONE].', confidence: 0.7 }, words[8]]);
-    const t = redactTranscript(
+    const t = await redactTranscript(
       {
         text: 'Call five five five one two three four. Thanks.',
         language: 'en',
@@ -98,12 +123,26 @@ describe('a transcript redacted', () => {
     expect(t.text).toBe('Call [PHONE]. Thanks.');
     expect(t.segments[0]!.text).toBe('Call [PHONE]. Thanks.');
     expect(t.words!.map((w) => w.text).join('')).toBe(' Call [PHONE]. Thanks.');
-    expect(redactTranscript({ text: 'x', language: 'en', segments: [], words: null }, [])).toEqual({
+    expect(await redactTranscript({ text: 'x', language: 'en', segments: [], words: null }, [])).toEqual({
       text: 'x',
       language: 'en',
       segments: [],
       words: null,
     });
+  });
+
+  it('redacts a long transcript piece by piece, the same as at once, its spacing kept', async () => {
+    const sentence = 'So I talked to Sarah Johnson, then called 555 123 4567.\n';
+    const text = `  ${sentence.repeat(300)}`;
+    const words = text
+      .trim()
+      .split(/\s+/)
+      .map((w, i) => ({ start: i, end: i + 0.5, text: ` ${w}`, confidence: 0.9 }));
+    const types = ['person', 'phone'] as const;
+    const long = await redactTranscript({ text, language: 'en', segments: [], words }, types);
+    expect(long.text).toBe(`  ${'So I talked to [PERSON], then called [PHONE].\n'.repeat(300)}`);
+    expect(long.words).toEqual(redactWords(words, 'en', new Set(types)));
+    expect(long.words!.filter((w) => w.text.includes('[PERSON]'))).toHaveLength(300);
   });
 
   it('keeps line breaks and spacing of the text', () => {

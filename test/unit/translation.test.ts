@@ -230,6 +230,10 @@ describe('DeepL, the operator provider, against a local fake of its published AP
     expect(await code(() => deepl.translate(['a'], 'en', 'de'))).toEqual(['PROVIDER_UNAVAILABLE', true]);
     const wrongKey = createDeeplTranslator({ apiKey: 'other', baseUrl: fake.url, loopbackOnly: true });
     expect(await code(() => wrongKey.translate(['a'], 'en', 'de'))).toEqual(['PROVIDER_REJECTED', false]);
+    // The job's error speaks of translation, not of the recognizer the catalogue's message names.
+    await expect(wrongKey.translate(['a'], 'en', 'de')).rejects.toThrow(/translation provider refused/);
+    fake.failNext(429);
+    await expect(deepl.translate(['a'], 'en', 'de')).rejects.toThrow(/translation provider is temporarily unavailable/);
   });
 
   it('calls only a loopback address in the test stack', () => {

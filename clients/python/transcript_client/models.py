@@ -85,6 +85,8 @@ class CapabilitiesRedactionPlaceholders(TypedDict):
 
 class CapabilitiesRedaction(TypedDict):
     types: list[Literal['person', 'email', 'phone', 'card', 'iban', 'address', 'id']]
+    default_types: list[Literal['person', 'email', 'phone', 'card', 'iban', 'address', 'id']]
+    person_languages: list[str]
     needs_model: list[Literal['person', 'email', 'phone', 'card', 'iban', 'address', 'id']]
     spoken_form_languages: list[str]
     placeholders: CapabilitiesRedactionPlaceholders

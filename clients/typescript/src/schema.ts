@@ -886,8 +886,12 @@ export interface components {
       };
       /** @description Redaction of personal data (the job request fields `redact_pii` and `redact_pii_types`). Free of charge. */
       redaction: {
-        /** @description The kinds `redact_pii` redacts here, in every language (its default). */
+        /** @description The kinds `redact_pii_types` may name here. */
         types: ('person' | 'email' | 'phone' | 'card' | 'iban' | 'address' | 'id')[];
+        /** @description What `redact_pii` redacts when `redact_pii_types` is left out: the kinds found in every language. */
+        default_types: ('person' | 'email' | 'phone' | 'card' | 'iban' | 'address' | 'id')[];
+        /** @description Languages whose names of people `person` finds; a transcript in another language that asked for `person` fails before anything is stored. */
+        person_languages: string[];
         /** @description Kinds that need a personal-data model this deployment does not run: refused in `redact_pii_types`. */
         needs_model: ('person' | 'email' | 'phone' | 'card' | 'iban' | 'address' | 'id')[];
         /** @description Languages whose spoken forms are found too ("john at example dot com", digits read out one by one). */
@@ -1321,7 +1325,7 @@ export interface components {
       disfluencies?: boolean;
       /** @description Any mode: personal data in the transcript is replaced by its kind (`[EMAIL]`, `[PHONE]`, `[CARD]`, `[IBAN]`) in the text, every segment, every word (a redacted run of words becomes one word spanning their times) and every export, search and translation included; the unredacted text is never stored. Found by rules and checksums in every language: e-mail addresses (written, or spoken as "john at example dot com"), phone numbers (7 to 15 digits, written or read out one by one), payment card numbers (13 to 19 digits passing the Luhn check) and IBANs (mod-97 check); spoken forms in the languages of GET /v1/capabilities `redaction.spoken_form_languages`. Default false. Free of charge. */
       redact_pii?: boolean;
-      /** @description With `redact_pii`: which kinds to redact (default: every kind the deployment redacts, `redaction.types` of GET /v1/capabilities). `person`, `address` and `id` need a personal-data model: where none is installed they are refused with 422 `CAPABILITY_UNAVAILABLE` naming `redact_pii_types`. */
+      /** @description With `redact_pii`: which kinds to redact. Default: `email`, `phone`, `card` and `iban`, found in every language. `person` (`[PERSON]`) finds names of people in English (`redaction.person_languages` of GET /v1/capabilities): asked with a `language` it does not cover it is refused with 422 `CAPABILITY_UNAVAILABLE` naming `redact_pii_types`, and a transcript found to be in such a language fails with that error before anything is stored (nothing charged). `address` and `id` need a personal-data model this deployment does not run: refused the same way. */
       redact_pii_types?: ('person' | 'email' | 'phone' | 'card' | 'iban' | 'address' | 'id')[];
       /**
        * @description Any mode: the transcript also in this language (BCP 47, e.g. `pt` or `pt-BR`): `translation` holds a second text for every segment (`language`, `origin`, `segments`), and the txt, srt and vtt exports give it with `translated=true`. A videosite caption track the platform translates keeps the platform's own translation (`origin: "platform"`); any other transcript is translated by the machine translation model where it has the pair (`origin: "machine"`: English↔Portuguese), else by the operator's translation provider where one is configured (`origin: "provider"`). GET /v1/capabilities `translation` lists the pairs and where each comes from. A target that no route reaches from the transcript's language (or from any language, when `language` is not given) is refused with 422 `CAPABILITY_UNAVAILABLE` naming `translate_to` before anything is charged; a target in the language of `language` with 422 `INVALID_REQUEST`. When the spoken language is only known after recognition and no route reaches the target from it, the job fails with 422 `TRANSLATION_UNAVAILABLE` (nothing charged). Default: no translation (`translation: null`). Free of charge.
