@@ -246,14 +246,18 @@ export function patternSpans(text: string): Array<{ type: PiiType; from: number;
   return spans;
 }
 
-/** The service's spans in character offsets: its token spans mapped back onto the text. */
-export function serviceSpans(text: string, language: string): Array<{ type: PiiType; from: number; to: number }> {
+/** The service's spans of `types` in character offsets: its token spans mapped back onto the text. */
+export function serviceSpans(
+  text: string,
+  language: string,
+  types: ReadonlySet<PiiType> = new Set(RULE_PII_TYPES),
+): Array<{ type: PiiType; from: number; to: number }> {
   const tokens: Array<{ text: string; from: number; to: number }> = [];
   for (const m of text.matchAll(/\S+/g)) tokens.push({ text: m[0], from: m.index, to: m.index + m[0].length });
   return findPii(
     tokens.map((t) => t.text),
     language,
-    new Set(RULE_PII_TYPES),
+    types,
   ).map((s) => ({ type: s.type, from: tokens[s.start]!.from, to: tokens[s.end - 1]!.to }));
 }
 
@@ -360,17 +364,6 @@ export function capitalisedNameSpans(text: string): Array<{ type: PiiType; from:
   return spans;
 }
 
-/** The service's person spans in character offsets. */
-function servicePersonSpans(text: string): Array<{ type: PiiType; from: number; to: number }> {
-  const tokens: Array<{ text: string; from: number; to: number }> = [];
-  for (const m of text.matchAll(/\S+/g)) tokens.push({ text: m[0], from: m.index, to: m.index + m[0].length });
-  return findPii(
-    tokens.map((t) => t.text),
-    'en',
-    new Set<PiiType>(['person']),
-  ).map((s) => ({ type: s.type, from: tokens[s.start]!.from, to: tokens[s.end - 1]!.to }));
-}
-
 /**
  * Spoken English sentences with a phone number read out digit by digit or an e-mail address, said by a synthetic
  * voice (flite) and written down by the service's recognizer (Whisper base through `python -m recognizer
@@ -439,7 +432,7 @@ export const redactionSection: BenchSection = {
       }
     out();
     const names = labelledNames();
-    const ourNames = score(names, servicePersonSpans).get('en/person')!;
+    const ourNames = score(names, (text, language) => serviceSpans(text, language, new Set<PiiType>(['person']))).get('en/person')!;
     const baseNames = score(names, capitalisedNameSpans).get('en/person')!;
     out(
       `Names of people (\`person\`, English only, compromise 14's people()): ${names.filter((n) => n.item).length} sentences with a name (full names of many origins, first names, titles) and ${names.filter((n) => !n.item).length} with capitalised places, firms, days and titles but no person. Baseline: runs of capitalised words (or a title and a name) not opening the sentence. Goal: recall ≥ 0.85.`,

@@ -117,6 +117,20 @@ export function createVideositeSource(deps: VideositeDeps): VideositeSource {
     return { value: pr as Record<string, unknown> };
   }
 
+  /** The player response and the caption track the job's options choose in it (caption-choice.ts). */
+  async function chosenTrack(
+    client: InnertubeClient,
+    videoId: string,
+    options: CaptionOptions,
+  ): Promise<Attempt<{ player: { value: Record<string, unknown> }; track: VideositeTrack }>> {
+    const player = await playerResponse(client, videoId, options.signal);
+    if ('refusal' in player) return player;
+    const tracks = readTracks(player.value);
+    if ('refusal' in tracks) return tracks;
+    const track = chooseCaptionTrack(tracks.value, { languages: options.captionLanguages, preference: options.captionPreference });
+    return { value: { player, track } };
+  }
+
   /** A caption track's body, parsed; a refusal for what a client may get wrong (throttling, a PO-token demand, a page). */
   async function trackBody(client: InnertubeClient, url: string, signal?: AbortSignal): Promise<Attempt<ParsedCaptions>> {
     const res = await outbound.fetchText('videosite', url, {
@@ -144,11 +158,9 @@ export function createVideositeSource(deps: VideositeDeps): VideositeSource {
     async fetchCaptions(videoId, options = {}) {
       const { signal } = options;
       return eachClient(async (client) => {
-        const player = await playerResponse(client, videoId, signal);
-        if ('refusal' in player) return player;
-        const tracks = readTracks(player.value);
-        if ('refusal' in tracks) return tracks;
-        const track = chooseCaptionTrack(tracks.value, { languages: options.captionLanguages, preference: options.captionPreference });
+        const chosen = await chosenTrack(client, videoId, options);
+        if ('refusal' in chosen) return chosen;
+        const { player, track } = chosen.value;
         if (needsPoToken(track.baseUrl)) {
           return refuse('SOURCE_BLOCKED', `captions (${client.id}): track ${track.language} needs a PO token (exp=xpe)`, true);
         }
@@ -199,11 +211,9 @@ export function createVideositeSource(deps: VideositeDeps): VideositeSource {
     async fetchTranslatedCaptions(videoId, options) {
       const { signal } = options;
       return eachClient(async (client) => {
-        const player = await playerResponse(client, videoId, signal);
-        if ('refusal' in player) return player;
-        const tracks = readTracks(player.value);
-        if ('refusal' in tracks) return tracks;
-        const track = chooseCaptionTrack(tracks.value, { languages: options.captionLanguages, preference: options.captionPreference });
+        const chosen = await chosenTrack(client, videoId, options);
+        if ('refusal' in chosen) return chosen;
+        const { player, track } = chosen.value;
         const language = translationLanguageOf(player.value, options.translateTo);
         if (!track.isTranslatable || language === null) return { value: null };
         if (needsPoToken(track.baseUrl)) {
