@@ -4,14 +4,9 @@ import { log } from '@temporalio/activity';
 import { ServiceError } from '../core/errors';
 import type { Db } from '../domain/db';
 import { saveTranscriptTranslation } from '../domain/jobs/state';
-import {
-  primaryLanguage,
-  textsByTime,
-  translationRoute,
-  type StoredTranslation,
-  type TranslationSettings,
-} from '../domain/transcripts/translation';
+import { textsByTime, translationRoute, type StoredTranslation, type TranslationSettings } from '../domain/transcripts/translation';
 import type { CaptionSources } from '../integrations/platforms/types';
+import { primaryLanguage } from '../integrations/recognizers/types';
 import type { ObjectStore } from '../integrations/storage';
 import type { TextTranslator } from '../integrations/translation/types';
 import type { JobPlan } from '../workflows/definitions';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { getBalance } from '../domain/credits/ledger';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
-import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitUntilFinal, type JobStack } from './support/job-stack';
+import { startJobStack, submit, srv3Captions, videositeCaptionRoutes, VIDEO_URL, waitUntilFinal, type JobStack } from './support/job-stack';
 import { audioDir, makeSpeech } from './support/speech';
 import { uploadReady } from './support/uploads';
 
@@ -15,15 +15,10 @@ const CAPTIONS = [
   'Or write to john dot smith at example dot com.',
   'My card is 4111 1111 1111 1111 and it expires soon.',
 ];
-const srv3 = (lines: string[]) =>
-  `<?xml version="1.0" encoding="utf-8" ?><timedtext format="3"><body>${lines
-    .map((text, i) => `<p t="${i * 4000}" d="3500">${text}</p>`)
-    .join('')}</body></timedtext>`;
-
 let stack: JobStack;
 let dir: { dir: string; cleanup: () => Promise<void> };
 beforeAll(async () => {
-  stack = await startJobStack(videositeCaptionRoutes({ captionBody: srv3(CAPTIONS) }));
+  stack = await startJobStack(videositeCaptionRoutes({ captionBody: srv3Captions(CAPTIONS) }));
   dir = await audioDir('redact-');
 }, 120_000);
 afterAll(async () => {
@@ -94,7 +89,7 @@ it('redacts names of people in English when asked, and fails a transcript in ano
 
   // The French track: names cannot be found in French here, so the job fails and nothing is kept or charged.
   stack.origin.setRoutes(
-    videositeCaptionRoutes({ captionBody: srv3(['Bonjour, ici Marie Dupont de la banque.', 'Rappelez-moi demain matin, merci.']) }),
+    videositeCaptionRoutes({ captionBody: srv3Captions(['Bonjour, ici Marie Dupont de la banque.', 'Rappelez-moi demain matin, merci.']) }),
   );
   try {
     const before = await getBalance(stack.api.deps.db, w.workspaceId);
@@ -122,7 +117,7 @@ it('redacts names of people in English when asked, and fails a transcript in ano
     expect(refused.status).toBe(422);
     expect(refused.body.error).toMatchObject({ code: 'CAPABILITY_UNAVAILABLE', details: { detail: 'redact_pii_types' } });
   } finally {
-    stack.origin.setRoutes(videositeCaptionRoutes({ captionBody: srv3(CAPTIONS) }));
+    stack.origin.setRoutes(videositeCaptionRoutes({ captionBody: srv3Captions(CAPTIONS) }));
   }
 }, 120_000);
 

@@ -6,7 +6,7 @@ import { evalClips } from './support/asr-eval';
 import { startFakeDeepl, type FakeDeepl } from './support/fake-deepl';
 import { bearer, createWorkspace, testObjectStore, type TestWorkspace } from './support/harness';
 import { translationRequestKey } from '../activities/translation';
-import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitUntilFinal, type JobStack } from './support/job-stack';
+import { startJobStack, submit, srv3Captions, videositeCaptionRoutes, VIDEO_URL, waitUntilFinal, type JobStack } from './support/job-stack';
 import type { ReplayRoute } from './support/replay-origin';
 import { audioDir } from './support/speech';
 import { uploadReady } from './support/uploads';
@@ -24,27 +24,22 @@ const SENTENCES_FR = [
   'Merci de nous avoir regardés.',
 ];
 const SENTENCES_PT = ['Boa noite e bem-vindos ao programa.', 'Hoje falamos sobre o tempo.', 'Obrigado por assistir.'];
-const srv3 = (lines: string[]) =>
-  `<?xml version="1.0" encoding="utf-8" ?><timedtext format="3"><body>${lines
-    .map((text, i) => `<p t="${i * 4000}" d="3500">${text}</p>`)
-    .join('')}</body></timedtext>`;
-
 /** The caption track, and its translation where the request asks for `tlang=pt` (the platform keeps the cue times). */
 function captionRoutes(translated: 'pt' | 'refused' = 'pt'): ReplayRoute[] {
-  const [reel, player, original] = videositeCaptionRoutes({ captionBody: srv3(SENTENCES_EN) });
+  const [reel, player, original] = videositeCaptionRoutes({ captionBody: srv3Captions(SENTENCES_EN) });
   const tlang: ReplayRoute =
     translated === 'pt'
       ? {
           path: '/api/timedtext',
           when: (req) => req.query.get('tlang') === 'pt',
-          body: srv3(SENTENCES_PT),
+          body: srv3Captions(SENTENCES_PT),
           headers: { 'content-type': 'text/xml' },
         }
       : { path: '/api/timedtext', when: (req) => req.query.has('tlang'), status: 404, body: '' };
   const french: ReplayRoute = {
     path: '/api/timedtext',
     when: (req) => req.query.get('lang') === 'fr' && !req.query.has('tlang'),
-    body: srv3(SENTENCES_FR),
+    body: srv3Captions(SENTENCES_FR),
     headers: { 'content-type': 'text/xml' },
   };
   return [reel!, player!, tlang, french, original!];

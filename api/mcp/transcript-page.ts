@@ -1,4 +1,3 @@
-import { ServiceError } from '../../core/errors';
 import { exportTranscript } from '../../domain/transcripts/export';
 import type { TranscriptView } from '../../domain/transcripts/read';
 
@@ -53,27 +52,6 @@ export function transcriptSummary(t: TranscriptView) {
     translation: t.translation ? { language: t.translation.language, origin: t.translation.origin } : null,
     created_at: t.created_at,
     expires_at: t.expires_at,
-  };
-}
-
-/**
- * The transcript as its translation (`translate_to`): every segment with the translation's text, timed by the
- * segments (the words are the original language's, so there are none). TRANSLATION_UNAVAILABLE without one.
- */
-export function translatedView(t: TranscriptView): TranscriptView {
-  const translation = t.translation;
-  if (!translation)
-    throw new ServiceError('TRANSLATION_UNAVAILABLE', 'translated', {
-      message: 'The transcript was made without a translation: ask for translate_to when transcribing.',
-    });
-  const segments = t.segments.map((s, i) => ({ ...s, text: translation.segments[i]?.text ?? '', language: translation.language }));
-  return {
-    ...t,
-    language: translation.language,
-    text: segments.map((s) => s.text).join(' '),
-    segments,
-    words: null,
-    timing_granularity: t.timing_granularity === 'none' ? 'none' : 'segment',
   };
 }
 

@@ -1,6 +1,7 @@
 import { JOB_STAGES } from '../../workflows/definitions';
 import { z } from './zod';
-import { canonicalTag, primaryLanguage } from '../transcripts/translation';
+import { canonicalTag } from '../transcripts/translation';
+import { primaryLanguage } from '../../integrations/recognizers/types';
 import { PII_TYPES, RULE_PII_TYPES, type PiiType } from '../transcripts/redaction';
 import { ErrorObjectSchema, queryInteger, Uuid, DateTime } from './common';
 import { CAPTION_PREFERENCES, JOB_SPEC_DEFAULTS, JobSpecShape, MODES, RECOGNITION_PROFILES, type JobSpec } from '../../core/job-spec';

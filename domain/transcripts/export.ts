@@ -114,21 +114,35 @@ export function exportTranscript(transcript: ExportableTranscript, format: Expor
   return exportFile(exportBody(transcript, format, layout), transcript, format);
 }
 
+/** What a transcript needs to be shown as its translation (the export's and the agents' view alike). */
+interface Translatable {
+  language: string | null;
+  text: string;
+  segments: ReadonlyArray<{ text: string; language?: string | null }>;
+  words: unknown[] | null;
+  timing_granularity: TimingGranularity;
+  translation?: { language: string; segments: ReadonlyArray<{ text: string }> } | null;
+}
+
 /**
- * The transcript with its translation's text in every segment: timed by the segments (the words are the original
- * language's, so none are kept), each segment keeping its speaker.
+ * The transcript as its translation (`translate_to`): every segment with the translation's text and language,
+ * timed by the segments (the words are the original language's, so none are kept), each keeping its speaker; a
+ * segment with no translated text is left out. TRANSLATION_UNAVAILABLE naming `translated` without one.
  */
-function translatedTranscript(transcript: ExportableTranscript): ExportableTranscript & { language: string } {
+export function translatedTranscript<T extends Translatable>(transcript: T): T & { language: string } {
   const translation = transcript.translation;
   if (!translation)
     throw new ServiceError('TRANSLATION_UNAVAILABLE', 'translated', {
       message: 'The transcript was made without a translation: ask for translate_to when creating the job.',
     });
+  const segments = transcript.segments
+    .map((s, i) => ({ ...s, text: translation.segments[i]?.text ?? '', language: translation.language }))
+    .filter((s) => s.text.trim() !== '');
   return {
     ...transcript,
     language: translation.language,
-    text: translation.segments.map((s) => s.text).join(' '),
-    segments: transcript.segments.map((s, i) => ({ ...s, text: translation.segments[i]?.text ?? '' })).filter((s) => s.text.trim() !== ''),
+    text: segments.map((s) => s.text).join(' '),
+    segments,
     words: null,
     timing_granularity: transcript.timing_granularity === 'none' ? 'none' : 'segment',
   };

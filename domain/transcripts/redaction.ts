@@ -1,5 +1,6 @@
 import nlp from 'compromise';
 import { PII_TYPE_NAMES } from '../../core/pii-types';
+import { primaryLanguage } from '../../integrations/recognizers/types';
 
 // `redact_pii`: personal data in the transcript replaced by its kind (`[EMAIL]`, `[PHONE]` …) before anything is
 // stored, in the text, every segment and every word (a redacted run of words becomes one word spanning their
@@ -132,7 +133,7 @@ function core(token: string): string {
 }
 
 function baseLanguage(language: string | null | undefined): string | null {
-  return language ? language.split('-')[0]!.toLowerCase() : null;
+  return language ? primaryLanguage(language) : null;
 }
 
 /** Luhn's check of a card number. */

@@ -1,4 +1,5 @@
 import { ServiceError } from '../../core/errors';
+import { primaryLanguage } from '../../integrations/recognizers/types';
 
 // `translate_to`: a second text for every segment, from the first route that reaches the target language from the
 // transcript's language: the platform's own translated caption track, the machine translation model where it has
@@ -32,11 +33,6 @@ export function canonicalTag(tag: string): string {
   } catch {
     return tag;
   }
-}
-
-/** The language subtag of a tag, lower-case: `pt-BR` → `pt`. */
-export function primaryLanguage(tag: string): string {
-  return tag.split('-')[0].toLowerCase();
 }
 
 /** Whether the provider takes `target`: the exact tag, or its language where the provider lists it bare or by region. */

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { ServiceError } from '../../core/errors';
+import { primaryLanguage } from '../recognizers/types';
 import type { TextTranslator } from './types';
 
 /**
@@ -18,7 +19,7 @@ export interface DeeplSettings {
   timeoutMs?: number;
 }
 
-/** DeepL's target languages as its documentation lists them (GET /v2/languages?type=target answers the same). */
+/** DeepL's target languages as its documentation lists them. */
 export const DEEPL_TARGET_LANGUAGES = [
   'ar',
   'bg',
@@ -59,45 +60,11 @@ export const DEEPL_TARGET_LANGUAGES = [
   'zh-Hant',
 ] as const;
 
-/** DeepL's source languages: the language subtag alone. Another source is left to DeepL's own detection. */
-const DEEPL_SOURCE_LANGUAGES = new Set([
-  'ar',
-  'bg',
-  'cs',
-  'da',
-  'de',
-  'el',
-  'en',
-  'es',
-  'et',
-  'fi',
-  'fr',
-  'he',
-  'hu',
-  'id',
-  'it',
-  'ja',
-  'ko',
-  'lt',
-  'lv',
-  'nb',
-  'nl',
-  'pl',
-  'pt',
-  'ro',
-  'ru',
-  'sk',
-  'sl',
-  'sv',
-  'th',
-  'tr',
-  'uk',
-  'vi',
-  'zh',
-]);
-
-/** The language subtag of a BCP 47 tag, lower-case (`pt-BR` → `pt`). */
-const primaryLanguage = (tag: string) => tag.split('-')[0].toLowerCase();
+/**
+ * DeepL's source languages: the language subtag alone, one for each language it translates into (its list of
+ * sources is its list of targets without their regions and scripts). Another source is left to DeepL's detection.
+ */
+const DEEPL_SOURCE_LANGUAGES = new Set(DEEPL_TARGET_LANGUAGES.map((t) => primaryLanguage(t)));
 
 const MAX_TEXTS = 50;
 /** The job error's message when the provider cannot answer now (the catalogue's speaks of recognition). */

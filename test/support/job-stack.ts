@@ -197,6 +197,12 @@ export function videositeCaptionRoutes(
 
 export const VIDEO_URL = 'https://www.youtube.com/watch?v=rCAS2eD-mcw';
 
+/** A caption body in the platform's srv3 format: one cue per line, every 4 s, each 3.5 s long. */
+export function srv3Captions(lines: readonly string[]): string {
+  const cues = lines.map((text, i) => `<p t="${i * 4000}" d="3500">${text}</p>`).join('');
+  return `<?xml version="1.0" encoding="utf-8" ?><timedtext format="3"><body>${cues}</body></timedtext>`;
+}
+
 /**
  * The handle of a job's workflow once it exists: POST /v1/jobs answers right
  * after its commit and starts the workflow just after (domain/workflow-starts.ts),

@@ -1,14 +1,8 @@
+import { translatedTranscript } from '../../../domain/transcripts/export';
 import { getTranscript } from '../../../domain/transcripts/read';
 import type { AppDeps } from '../../http/context';
 import { appMedia, appToolMeta, withAppMedia } from '../app/transcript-app';
-import {
-  DEFAULT_PAGE_CHARS,
-  TRANSCRIPT_FORMATS,
-  transcriptPage,
-  transcriptSummary,
-  translatedView,
-  type TranscriptFormat,
-} from '../transcript-page';
+import { DEFAULT_PAGE_CHARS, TRANSCRIPT_FORMATS, transcriptPage, transcriptSummary, type TranscriptFormat } from '../transcript-page';
 import {
   countedRead,
   guarded,
@@ -55,7 +49,7 @@ export function registerTranscriptTools(server: ToolRegistrar, deps: AppDeps): v
       const transcript = await countedRead(deps, p, () => getTranscript(deps.db, p.workspaceId, args.transcript_id));
       const format: TranscriptFormat = args.format ?? 'segments';
       const page = transcriptPage(
-        args.translated ? translatedView(transcript) : transcript,
+        args.translated ? translatedTranscript(transcript) : transcript,
         format,
         args.offset ?? 0,
         args.max_chars ?? DEFAULT_PAGE_CHARS,
