@@ -1,4 +1,3 @@
-import nlp from 'compromise';
 import { PII_TYPE_NAMES } from '../../core/pii-types';
 import { primaryLanguage } from '../../integrations/recognizers/types';
 
@@ -284,6 +283,9 @@ function personSpans(tokens: readonly string[]): Array<[number, number]> {
     }
     return lo;
   };
+  // Required here, not imported: compromise builds a large lexicon when loaded, which only a job that redacts
+  // names needs (every process and test that reads the job schema imports this module).
+  const nlp = require('compromise') as typeof import('compromise').default;
   const people = nlp(text).people().json({ offset: true }) as Array<{ offset: { start: number; length: number } }>;
   return people.filter((p) => p.offset.length > 0).map((p) => [tokenAt(p.offset.start), tokenAt(p.offset.start + p.offset.length - 1) + 1]);
 }
