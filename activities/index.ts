@@ -8,6 +8,7 @@ import type { CaptionSources } from '../integrations/platforms/types';
 import { createJobStateActivities } from './job-state';
 import type { RecognitionActivities } from './recognition';
 import type { ChapterActivities } from './chapters';
+import type { SummaryActivities } from './summaries';
 import { createRetentionActivities } from './retention';
 import { createSearchActivities } from './search';
 import type { ObjectStore } from '../integrations/storage';
@@ -25,6 +26,8 @@ export interface ActivityDeps {
   discoveries: DiscoveryDeps;
   /** Task queue of the embedding workers (chapters); absent = the job's own queue (the tests' single worker). */
   embeddingTaskQueue?: string;
+  /** Task queue of the summary workers (summarize); absent = the job's own queue (the tests' single worker). */
+  summaryTaskQueue?: string;
   /** What translates `translate_to` besides the platform: the machine pairs and the operator's provider. */
   translation: Pick<TranslationDeps, 'settings' | 'provider'>;
 }
@@ -37,13 +40,14 @@ export function createActivities(deps: ActivityDeps) {
       recognizer: deps.transcription.cloud ? 'cloud' : 'local',
       recognitionTaskQueue: deps.transcription.recognitionTaskQueue,
       embeddingTaskQueue: deps.embeddingTaskQueue,
+      summaryTaskQueue: deps.summaryTaskQueue,
     }),
     ...createCaptionActivities(db, deps.captions),
     ...createDiscoveryActivities(db, deps.discoveries),
     ...createTranscriptionActivities({ db, store, ...deps.transcription }),
     ...createAlignmentActivities({ db, store, recognizer: deps.transcription.recognizer }),
     ...createUploadActivities(db, store),
-    ...createRetentionActivities(db),
+    ...createRetentionActivities(db, store),
     ...createSearchActivities(db),
     ...createBillingActivities(db),
     ...createBatchActivities(db),
@@ -56,4 +60,8 @@ export function createActivities(deps: ActivityDeps) {
  * Every activity the workflows call: this worker's, recognizePiece and translateTexts of the Python recognition worker, and the
  * embedding workers' (worker/main.ts serves those where the model is).
  */
-export type Activities = ReturnType<typeof createActivities> & RecognitionActivities & ChapterActivities & MachineTranslationActivities;
+export type Activities = ReturnType<typeof createActivities> &
+  RecognitionActivities &
+  ChapterActivities &
+  SummaryActivities &
+  MachineTranslationActivities;

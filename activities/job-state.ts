@@ -18,7 +18,9 @@ const NOT_COMMITTED_AFTER_ATTEMPTS = 10;
 
 export function createJobStateActivities(
   db: Db,
-  opts: { recognizer: 'local' | 'cloud'; recognitionTaskQueue?: string; embeddingTaskQueue?: string } = { recognizer: 'local' },
+  opts: { recognizer: 'local' | 'cloud'; recognitionTaskQueue?: string; embeddingTaskQueue?: string; summaryTaskQueue?: string } = {
+    recognizer: 'local',
+  },
 ) {
   return {
     /**
@@ -45,6 +47,7 @@ export function createJobStateActivities(
           recognizer: opts.recognizer,
           ...(opts.recognitionTaskQueue ? { recognitionTaskQueue: opts.recognitionTaskQueue } : {}),
           ...(opts.embeddingTaskQueue ? { embeddingTaskQueue: opts.embeddingTaskQueue } : {}),
+          ...(opts.summaryTaskQueue ? { summaryTaskQueue: opts.summaryTaskQueue } : {}),
           spec: specOfJob(job),
           holdId: job.holdId,
           status: isFinal(job.status) ? job.status : 'processing',

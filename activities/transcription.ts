@@ -11,12 +11,20 @@ import {
   recordMediaMeasured,
   reserveTranscriptionCredits,
   saveDraftTranscript,
+  saveTranscriptRedactedAudio,
 } from '../domain/jobs/state';
 import type { JobPlan } from '../workflows/definitions';
 import { announceRetry, asActivity } from './failures';
 import { savedProgress, saveProgress } from './heartbeat';
 import { safeFetch, type AddressPolicy } from '../integrations/fetch';
-import { toRecognizerWav } from '../integrations/media/convert';
+import { toOggOpus, toRecognizerWav } from '../integrations/media/convert';
+import {
+  overlayTone,
+  REDACTED_AUDIO_CONTENT_TYPE,
+  redactedAudioKey,
+  toneSpans,
+  type StoredRedactedAudio,
+} from '../domain/transcripts/redacted-audio';
 import { probeMedia } from '../integrations/media/probe';
 import { splitAtSilences, stitch, type Piece, type RecognizedPiece } from '../integrations/media/split';
 import type { AssemblyAiRecognizer } from '../integrations/recognizers/cloud';
@@ -67,7 +75,53 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
     await Promise.allSettled([recordJobRetry(db, jobId, attempt, err.toObject()), announceRetry(err)]);
   };
 
+  /** An upload's file from the store, or a direct link fetched again through the outbound rules, into `dir`. */
+  async function fetchStoredOrLinkedMedia(plan: JobPlan, dir: string): Promise<string> {
+    if (plan.platform === 'upload') {
+      const upload = await db.upload.findUniqueOrThrow({ where: { id: plan.mediaId } });
+      const media = path.join(dir, 'media');
+      await store.download(upload.objectKey, media);
+      return media;
+    }
+    return (await safeFetch(plan.sourceUrl!, { toFile: path.join(dir, 'media'), ...deps.directLinkPolicy })).file;
+  }
+
   return {
+    /**
+     * `redacted_audio`: the source's audio again (the upload, or the direct link fetched again), 16 kHz mono as the
+     * recognizer heard it, a tone over every redacted word of the stored transcript, encoded as Ogg Opus and stored
+     * beside the transcript. Run again, it finds the copy the transcript names and does nothing.
+     */
+    async writeRedactedAudio(plan: JobPlan, transcriptId: string): Promise<{ toneSpans: number; bytes: number }> {
+      return asActivity(
+        () =>
+          withScratchDir('job-', async (dir) => {
+            const t = await db.transcript.findUniqueOrThrow({ where: { id: transcriptId }, select: { words: true, redactedAudio: true } });
+            const done = t.redactedAudio as StoredRedactedAudio | null;
+            if (done && (await store.stat(done.key))) return { toneSpans: done.tone_spans, bytes: done.bytes };
+            const wav = await toRecognizerWav(await fetchStoredOrLinkedMedia(plan, dir), path.join(dir, 'audio.wav'));
+            const bytes = await fs.readFile(wav);
+            // A plain 44-byte header (toRecognizerWav), then 16-bit little-endian samples.
+            const samples = new Int16Array(bytes.buffer, bytes.byteOffset + 44, (bytes.length - 44) >> 1);
+            const spans = toneSpans((t.words ?? []) as Array<{ start: number; end: number; text: string }>, samples.length / 16000);
+            overlayTone(samples, 16000, spans);
+            await fs.writeFile(wav, bytes);
+            const ogg = await toOggOpus(wav, path.join(dir, 'redacted.ogg'));
+            const key = redactedAudioKey(transcriptId);
+            await store.put(key, ogg, REDACTED_AUDIO_CONTENT_TYPE);
+            const size = (await fs.stat(ogg)).size;
+            await saveTranscriptRedactedAudio(db, transcriptId, {
+              key,
+              bytes: size,
+              content_type: REDACTED_AUDIO_CONTENT_TYPE,
+              tone_spans: spans.length,
+            });
+            return { toneSpans: spans.length, bytes: size };
+          }),
+        onRetry(plan.jobId),
+      );
+    },
+
     /** acquire_audio: fetches the media, measures it, and stores 16 kHz mono audio for the recognizer. */
     async acquireAudio(plan: JobPlan): Promise<{ audioKey: string; durationMs: number }> {
       return asActivity(
@@ -79,12 +133,8 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
             if (measured !== null && (await store.stat(audioKey))) return { audioKey, durationMs: measured };
             let media: string;
             let title: string | null = null;
-            if (plan.platform === 'upload') {
-              const upload = await db.upload.findUniqueOrThrow({ where: { id: plan.mediaId } });
-              media = path.join(dir, 'media');
-              await store.download(upload.objectKey, media);
-            } else if (plan.platform === 'direct') {
-              media = (await safeFetch(plan.sourceUrl!, { toFile: path.join(dir, 'media'), ...deps.directLinkPolicy })).file;
+            if (plan.platform === 'upload' || plan.platform === 'direct') {
+              media = await fetchStoredOrLinkedMedia(plan, dir);
             } else if ((plan.platform === 'videosite' || plan.platform === 'shortvideo') && deps.downloadPlatformAudio) {
               const got = await deps.downloadPlatformAudio(plan.canonicalUrl ?? plan.sourceUrl!, plan.platform, dir);
               media = got.file;

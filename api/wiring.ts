@@ -131,6 +131,7 @@ export function jobServiceDeps(deps: AppDeps): JobServiceDeps {
     photosocialEnabled: deps.config.PHOTOSOCIAL_ENABLED,
     asrEnabled: deps.config.ASR_ENABLED,
     chaptersEnabled: deps.embedder !== null,
+    summariesEnabled: deps.config.LLM_BASE_URL !== undefined,
     translation: translationSettings(deps.config),
     cancelWaitMs: deps.config.CANCEL_WAIT_SECONDS * 1000,
     starts: deps.starts,

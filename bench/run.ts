@@ -29,6 +29,7 @@ import { searchSection } from './sections/search';
 import { searchRelevanceSection } from './sections/search-relevance';
 import { chaptersSection } from './sections/chapters';
 import { translationSection } from './sections/translation';
+import { summariesSection } from './sections/summaries';
 import { redactionSection } from './sections/redaction';
 import { serversSection } from './sections/servers';
 import { tracesSection } from './sections/traces';
@@ -50,6 +51,7 @@ const SECTIONS: BenchSection[] = [
   searchRelevanceSection,
   chaptersSection,
   translationSection,
+  summariesSection,
   redactionSection,
   tracesSection,
   serversSection,

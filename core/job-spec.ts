@@ -35,6 +35,7 @@ export const JobSpecShape = z.object({
   filter_profanity: z.boolean(),
   disfluencies: z.boolean(),
   redact_pii: z.boolean(),
+  redacted_audio: z.boolean(),
   redact_pii_types: z
     .array(z.enum(PII_TYPE_NAMES))
     .describe('The kinds of personal data redacted, in the list order of PII_TYPE_NAMES; [] when `redact_pii` is false.'),
@@ -42,6 +43,7 @@ export const JobSpecShape = z.object({
     .string()
     .nullable()
     .describe('The language the transcript is translated into (a canonical BCP 47 tag); null when none was asked for.'),
+  summarize: z.boolean(),
 });
 export type JobSpec = z.infer<typeof JobSpecShape>;
 
@@ -61,5 +63,7 @@ export const JOB_SPEC_DEFAULTS: Omit<JobSpec, 'mode'> = {
   disfluencies: true,
   redact_pii: false,
   redact_pii_types: [],
+  redacted_audio: false,
   translate_to: null,
+  summarize: false,
 };

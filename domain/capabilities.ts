@@ -15,6 +15,7 @@ import type { ExportFormat } from './transcripts/export';
 import { CHAPTER_ORIGINS, CHAPTERS_MIN_DURATION_SECONDS, MIN_CHAPTER_SECONDS } from './transcripts/chapters';
 import { DISFLUENCY_LANGUAGES, PROFANITY_LANGUAGES } from './transcripts/cleanup';
 import { MACHINE_TRANSLATION_MODEL, type TranslationSettings } from './transcripts/translation';
+import { SUMMARY_PROMPT_WORDS } from './transcripts/summary';
 import {
   PERSON_LANGUAGES,
   PII_PLACEHOLDERS,
@@ -33,6 +34,8 @@ export interface CapabilitySettings {
   embeddingModel: string | null;
   /** What translates (`translate_to`): the machine pairs and the operator's provider. */
   translation: TranslationSettings;
+  /** The language model summaries come from (LLM_MODEL); null where none is configured. */
+  summaryModel: string | null;
 }
 
 /**
@@ -76,6 +79,11 @@ export function capabilitiesFor(plan: PlanId | null, settings: CapabilitySetting
         ? { name: settings.translation.provider.name, targets: [...settings.translation.provider.targets] }
         : null,
     },
+    summaries: {
+      available: settings.summaryModel !== null,
+      model: settings.summaryModel,
+      prompt_words: SUMMARY_PROMPT_WORDS,
+    },
     redaction: {
       types: [...REDACTED_PII_TYPES],
       default_types: [...RULE_PII_TYPES],
@@ -83,6 +91,7 @@ export function capabilitiesFor(plan: PlanId | null, settings: CapabilitySetting
       needs_model: PII_TYPES.filter((t) => !(REDACTED_PII_TYPES as readonly string[]).includes(t)),
       spoken_form_languages: [...SPOKEN_FORM_LANGUAGES],
       placeholders: { ...PII_PLACEHOLDERS },
+      redacted_audio_sources: ['upload', 'direct'] as Array<'upload' | 'direct'>,
     },
     cleanup: { profanity_languages: [...PROFANITY_LANGUAGES], disfluency_languages: [...DISFLUENCY_LANGUAGES] },
     recognition_profiles: [...RECOGNITION_PROFILES],

@@ -8,6 +8,7 @@ import { whisperModelName } from '../integrations/recognizers/whisper';
 import type { ObjectStoreConfig } from '../integrations/storage';
 import type { S3ObjectStoreOptions } from '../integrations/storage/s3-object-store';
 import { DEEPL_TARGET_LANGUAGES, type DeeplSettings } from '../integrations/translation/deepl';
+import type { ChatCompletionsSettings } from '../integrations/llm/chat-completions';
 import type { TranslationSettings } from './transcripts/translation';
 
 // Settings are parsed once at boot; a wrong value stops the process with a
@@ -96,6 +97,15 @@ const ConfigSchema = z.object({
   DEEPL_API_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
   DEEPL_API_URL: z.string().url().default('https://api.deepl.com'),
   TRANSLATION_PROVIDER_TARGETS: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+  // Summaries (`summarize`): an LLM that speaks OpenAI's chat-completions API at LLM_BASE_URL (the part before
+  // `/chat/completions`, e.g. https://api.openai.com/v1), with LLM_MODEL and LLM_API_KEY as its bearer token. The
+  // local stacks point it at the embedded llama.cpp server (stack/llm.ts); unset, `summarize` is refused at submit
+  // and the worker serves no summary queue. The summary activities run on SUMMARY_TASK_QUEUE, apart from recognition.
+  LLM_BASE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
+  LLM_MODEL: z.string().min(1).default('qwen2.5-coder-1.5b-instruct-q4_k_m'),
+  LLM_API_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+  LLM_TIMEOUT_SECONDS: z.coerce.number().positive().default(300),
+  SUMMARY_TASK_QUEUE: z.string().min(1).default('summaries'),
   // The workflows bundled ahead of time (`npm run build:workflows <dir>`, worker/workflow-bundle.ts); absent:
   // each worker bundles them as it starts.
   WORKFLOW_BUNDLE_DIR: z.string().min(1).optional(),
@@ -208,6 +218,18 @@ export function translationSettings(cfg: Config): TranslationSettings {
 export function deeplSettings(cfg: Config): DeeplSettings | null {
   if (cfg.TRANSLATION_PROVIDER !== 'deepl' || !cfg.DEEPL_API_KEY) return null;
   return { apiKey: cfg.DEEPL_API_KEY, baseUrl: cfg.DEEPL_API_URL, loopbackOnly: cfg.APP_ENV === 'test' };
+}
+
+/** The chat-completions client's settings; null when no LLM is configured (`summarize` is then refused). */
+export function llmSettings(cfg: Config): ChatCompletionsSettings | null {
+  if (!cfg.LLM_BASE_URL) return null;
+  return {
+    baseUrl: cfg.LLM_BASE_URL,
+    model: cfg.LLM_MODEL,
+    apiKey: cfg.LLM_API_KEY ?? null,
+    timeoutMs: cfg.LLM_TIMEOUT_SECONDS * 1000,
+    loopbackOnly: cfg.APP_ENV === 'test',
+  };
 }
 
 /** stripe-node's settings; null when no secret key is configured (checkout and portal then answer 503). */

@@ -28,7 +28,9 @@ class JobSpec:
     filter_profanity: bool = False
     disfluencies: bool = True
     redact_pii: bool = False
+    redacted_audio: bool = False
     redact_pii_types: list[Literal["person", "email", "phone", "card", "iban", "address", "id"]] = field(
         default_factory=list
     )
     translate_to: str | None = None
+    summarize: bool = False

@@ -19,6 +19,7 @@ import { applyMigrations } from '../prisma/migrate';
 import { startPostgres, type PostgresHandle } from './postgres';
 import { prefixLines, ROOT, waitFor } from './proc';
 import { startRecognizer, type RecognizerHandle } from './recognizer';
+import { LLM_MODEL_NAME, llmInstalled, startLlmServer, type LlmServerHandle } from './llm';
 import { supervise, type RunningProcess, type Supervisor } from './supervisor';
 import { startStripeMock, STRIPE_DEV_WEBHOOK_SECRET, STRIPE_MOCK_SECRET_KEY, type StripeMockHandle } from './stripe-mock';
 import { startTemporal, type TemporalHandle } from './temporal';
@@ -33,6 +34,7 @@ let temporal: TemporalHandle | undefined;
 let recognizer: Supervisor<RecognizerHandle> | undefined;
 let stripeMock: StripeMockHandle | undefined;
 let jaeger: JaegerHandle | undefined;
+let llm: LlmServerHandle | undefined;
 const supervisors: Supervisor[] = [];
 let stopping = false;
 
@@ -44,6 +46,8 @@ async function main() {
   // A real (test-mode) Stripe account when the shell names one; else Stripe's own mock.
   if (!process.env.STRIPE_SECRET_KEY) stripeMock = await startStripeMock({ port: 12111 });
   if (process.argv.includes('--traces')) jaeger = await startJaeger({ otlp: 4318, query: 16686, queryGrpc: 16685 });
+  // Summaries: the embedded language model, unless the shell names an endpoint of its own (LLM_BASE_URL).
+  if (!process.env.LLM_BASE_URL && llmInstalled()) llm = await startLlmServer({ port: 8091 });
   const applied = await applyMigrations(pg.url);
   console.log(`[dev] migrations: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`);
 
@@ -57,6 +61,7 @@ async function main() {
     DATA_DIR: '.data',
     TEMPORAL_UI_URL: temporal.uiUrl,
     ...(jaeger ? { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint } : {}),
+    ...(llm ? { LLM_BASE_URL: llm.baseUrl, LLM_MODEL: LLM_MODEL_NAME } : {}),
     ...(stripeMock
       ? {
           STRIPE_API_BASE: stripeMock.apiBase,
@@ -151,6 +156,7 @@ function printBanner(seed: Seed, apiUp: boolean) {
             .join(' ')
         : 'not running'
     }`,
+    ` Summaries     ${llm ? `${LLM_MODEL_NAME} at ${llm.baseUrl}` : process.env.LLM_BASE_URL ? `the endpoint of LLM_BASE_URL` : 'off (bash stack/llm-setup.sh installs the model)'}`,
   ];
   lines.push(
     ` API key       ${seed.apiKey}`,
@@ -176,6 +182,7 @@ async function shutdown(code: number) {
   stopping = true;
   console.log('\n[dev] stopping...');
   await Promise.all([recognizer?.stop(), ...supervisors.map((s) => s.stop())]);
+  await llm?.stop().catch((e) => console.error(`[dev] stopping the language model: ${e.message}`));
   await temporal?.stop().catch((e) => console.error(`[dev] stopping Temporal: ${e.message}`));
   await jaeger?.stop().catch((e) => console.error(`[dev] stopping Jaeger: ${e.message}`));
   await stripeMock?.stop().catch((e) => console.error(`[dev] stopping stripe-mock: ${e.message}`));

@@ -885,6 +885,8 @@ describe('units', () => {
       alignment: null,
       chapters: null,
       translation: null,
+      summary: null,
+      redacted_audio: null,
       extraction_version: 'x',
       created_at: new Date().toISOString(),
       expires_at: new Date().toISOString(),

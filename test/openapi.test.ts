@@ -92,6 +92,7 @@ describe('OpenAPI document', () => {
         'profile',
         'redact_pii',
         'redact_pii_types',
+        'redacted_audio',
         'source',
         'speaker_labels',
         'speakers_expected',
@@ -103,6 +104,7 @@ describe('OpenAPI document', () => {
         'chapters',
         'filter_profanity',
         'disfluencies',
+        'summarize',
       ].sort(),
     );
     expect(job.properties.caption_languages.maxItems).toBe(5);

@@ -40,6 +40,7 @@ export function activityDepsFromConfig(
     webhooks: { secretsKey: resolveSecretsKey(cfg), addressPolicy: addressPolicy(cfg), outbound: io.outbound, ...overrides.webhooks },
     discoveries: { sources: createDiscoverySources(io.outbound), secretsKey: resolveSecretsKey(cfg) },
     embeddingTaskQueue: cfg.EMBEDDING_TASK_QUEUE,
+    summaryTaskQueue: cfg.SUMMARY_TASK_QUEUE,
     translation: {
       settings: translationSettings(cfg),
       provider: deeplSettings(cfg) ? createDeeplTranslator(deeplSettings(cfg)!) : null,

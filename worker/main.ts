@@ -11,10 +11,12 @@ import { ensureSchedules, ensureSearchBackfill, ensureSearchEmbeddings } from '.
 import { createEmbeddingActivities } from '../activities/search';
 import { createChapterActivities } from '../activities/chapters';
 import { e5Embedder } from '../integrations/embeddings/e5';
+import { createSummaryActivities } from '../activities/summaries';
+import { createChatCompletions } from '../integrations/llm/chat-completions';
 import { runWorkflowStarter } from './workflow-starter';
 import { workflowCodeOptions } from './workflow-bundle';
 import { missingSearchAttributes } from '../domain/workflow-starts';
-import { config, objectStoreSettings, outboundSettings } from '../domain/config';
+import { config, llmSettings, objectStoreSettings, outboundSettings } from '../domain/config';
 import { createDb } from '../domain/db';
 import { createObjectStore } from '../integrations/storage';
 import { applyMigrations } from '../prisma/migrate';
@@ -94,6 +96,19 @@ async function main() {
       })
     : null;
   if (embedder) await ensureSearchEmbeddings(client, taskQueue, cfg.EMBEDDING_TASK_QUEUE);
+  // Summaries: where a language model is configured, this process also serves the summary queue. One at a time:
+  // the embedded model answers one request at once, and an operator's endpoint scales by more such workers.
+  const llm = llmSettings(cfg);
+  const summaryWorker = llm
+    ? await Worker.create({
+        connection,
+        namespace: cfg.TEMPORAL_NAMESPACE,
+        taskQueue: cfg.SUMMARY_TASK_QUEUE,
+        activities: createSummaryActivities({ db: prisma, llm: createChatCompletions(llm) }),
+        maxConcurrentActivityTaskExecutions: 1,
+        shutdownGraceTime: WORKER_SHUTDOWN_GRACE,
+      })
+    : null;
   // Starts the workflows of committed work whose start after the commit was lost (domain/workflow-starts.ts).
   const stopStarter = runWorkflowStarter(prisma, { temporal: client, taskQueue }, logger);
   logger.info(
@@ -105,10 +120,11 @@ async function main() {
       recognition_task_queue: activityDeps.transcription.cloud ? null : cfg.RECOGNITION_TASK_QUEUE,
       scratch_swept: sweptScratch,
       embedding: embedder ? { model: embedder.model, task_queue: cfg.EMBEDDING_TASK_QUEUE } : null,
+      summaries: llm ? { model: llm.model, task_queue: cfg.SUMMARY_TASK_QUEUE } : null,
     },
     'worker running',
   );
-  await Promise.all([worker.run(), embeddingWorker?.run()]);
+  await Promise.all([worker.run(), embeddingWorker?.run(), summaryWorker?.run()]);
   // No activity runs any more: this process's own scratch folder goes too.
   await clearIdleScratch();
   await stopStarter();

@@ -87,6 +87,8 @@ export const HEARTBEAT_TIMEOUT = '10 seconds';
 export const RECOGNITION_QUEUE_TIMEOUT_MS = 60 * 60_000;
 /** How long chapters wait for an embedding worker (the embedding queue's schedule-to-start timeout): as long as recognition. */
 export const EMBEDDING_QUEUE_TIMEOUT_MS = RECOGNITION_QUEUE_TIMEOUT_MS;
+/** How long a summary waits for a summary worker: as long as recognition. */
+export const SUMMARY_QUEUE_TIMEOUT_MS = RECOGNITION_QUEUE_TIMEOUT_MS;
 
 /** Cloud recognizer: poll this often when no callback came, and give up after the timeout. */
 export const DEFAULT_PROVIDER_POLL_MS = 60_000;
@@ -128,6 +130,8 @@ export interface JobPlan {
   recognitionTaskQueue?: string;
   /** Task queue of the embedding workers (writeTranscriptChapters); absent = the job's own queue. */
   embeddingTaskQueue?: string;
+  /** Task queue of the summary workers (writeTranscriptSummary); absent = the job's own queue. */
+  summaryTaskQueue?: string;
   /**
    * The job's options as accepted (jobs.spec), whole: what every stage and the recognizer read
    * (recognizer/job_spec.py is generated from its schema).
@@ -195,7 +199,9 @@ export function planWithSpec(plan: JobPlan | PlanBeforeSpec): JobPlan {
       disfluencies: true,
       redact_pii: false,
       redact_pii_types: [],
+      redacted_audio: false,
       translate_to: null,
+      summarize: false,
     },
   };
 }

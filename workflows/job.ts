@@ -19,6 +19,7 @@ import {
   DEFAULT_PROVIDER_POLL_MS,
   DEFAULT_PROVIDER_TIMEOUT_MS,
   EMBEDDING_QUEUE_TIMEOUT_MS,
+  SUMMARY_QUEUE_TIMEOUT_MS,
   LOST_ATTEMPT_RETRY,
   HEARTBEAT_TIMEOUT,
   JOB_NOT_COMMITTED,
@@ -93,6 +94,16 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       taskQueue: plan.embeddingTaskQueue,
       startToCloseTimeout: '30 minutes',
       scheduleToStartTimeout: EMBEDDING_QUEUE_TIMEOUT_MS,
+      heartbeatTimeout: HEARTBEAT_TIMEOUT,
+      retry,
+    });
+  // Summaries: on the summary workers' queue, which reach the language model (worker/main.ts). A deployment
+  // without one refuses `summarize` at submit; a queue no worker serves fails the job in time.
+  const summaries = (plan: JobPlan) =>
+    proxyActivities<Activities>({
+      taskQueue: plan.summaryTaskQueue,
+      startToCloseTimeout: '30 minutes',
+      scheduleToStartTimeout: SUMMARY_QUEUE_TIMEOUT_MS,
       heartbeatTimeout: HEARTBEAT_TIMEOUT,
       retry,
     });
@@ -334,6 +345,14 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       // Search: the transcript's moments, written before it is published, so a published transcript is findable.
       // Behind a patch: the histories of jobs started before it have no such step.
       if (patched('search-index')) await state.indexTranscriptForSearch(result.transcriptId);
+      if (plan.spec.redacted_audio) {
+        track.move('processing', 'finalize', 'writing the audio with a tone over the redacted words.');
+        const copy = await media.writeRedactedAudio.executeWithOptions({ summary: 'redacted copy of the audio' }, [
+          plan,
+          result.transcriptId,
+        ]);
+        track.move('processing', 'finalize', `redacted audio written (${copy.toneSpans} stretch(es) under the tone).`);
+      }
       if (plan.spec.chapters) {
         track.move('processing', 'finalize', 'finding the chapters of the transcript.');
         const found = await embedding(plan)
@@ -360,6 +379,20 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
           await media.saveMachineTranslation(plan, result.transcriptId, resultKey);
         }
         track.move('processing', 'finalize', `translated into ${plan.spec.translate_to} (${step.origin}).`);
+      }
+      // Last: the summary reads the transcript as stored (redacted, cleaned up) and its chapters.
+      if (plan.spec.summarize) {
+        track.move('processing', 'finalize', 'summarizing the transcript.');
+        const written = await summaries(plan)
+          .writeTranscriptSummary.executeWithOptions({ summary: 'summary of the transcript' }, [result.transcriptId])
+          .catch((err: unknown) => {
+            throw noWorkerInTime(err, 'No summary worker took the summary in time.', 'summary_queue_timeout') ?? err;
+          });
+        track.move(
+          'processing',
+          'finalize',
+          `summary written (${written.keyPoints} key point(s), ${written.dropped} sentence(s) dropped).`,
+        );
       }
       // The row is at finalize already: storing the draft transcript (or its alignment) moved it (domain/jobs/state.ts).
       track.refuseCancel('stage=finalize');

@@ -173,6 +173,10 @@ export function playgroundBody(facts: PlaygroundFacts): SafeHtml {
         <label class="check"
           ><input type="checkbox" data-field="chapters" /> Chapters: the video’s own, or found from what is said (free of charge)</label
         >
+        <label class="check"
+          ><input type="checkbox" data-field="summarize" /> Summary: a few sentences and key points, and a sentence per chapter (free of
+          charge)</label
+        >
         ${field(
           'pg-translate-to',
           'Translate into (optional)',

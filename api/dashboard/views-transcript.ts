@@ -157,6 +157,13 @@ export function transcriptBody(t: TranscriptView, csrf: string, media: { content
             }`
         : ''
     }
+    ${
+      t.redacted_audio
+        ? html`<h2>Redacted audio</h2>
+            <p class="legend">The audio with a tone over the ${t.redacted_audio.tone_spans} stretch(es) where personal data was said.</p>
+            <audio controls preload="none" src="/dashboard/transcripts/${t.id}/redacted-audio" class="redacted-audio"></audio>`
+        : ''
+    }
     <h2>Download</h2>
     <ul class="downloads">
       ${EXPORT_FORMATS.filter((f) => f !== 'chapters' || t.chapters).map(
@@ -192,6 +199,40 @@ export function transcriptBody(t: TranscriptView, csrf: string, media: { content
                   </ol>`
                 : html`<p>None: the transcript is shorter than three minutes.</p>`
             }`
+        : ''
+    }
+    ${
+      t.summary
+        ? html`<h2>Summary</h2>
+            <section class="summary" lang="${t.language ?? ''}">
+              <p>${t.summary.text}</p>
+              ${
+                t.summary.key_points.length > 0
+                  ? html`<ul class="key-points">
+                      ${t.summary.key_points.map((p) => html`<li>${p}</li>`)}
+                    </ul>`
+                  : ''
+              }
+              ${
+                t.summary.chapters.some((c) => c.summary)
+                  ? html`<ol class="chapter-summaries">
+                      ${t.summary.chapters.map((c) =>
+                        c.summary
+                          ? html`<li>
+                              <a class="t" href="#t${Math.floor(c.start)}"
+                                ><time datetime="PT${c.start.toFixed(3)}S">${clock(c.start)}</time></a
+                              >
+                              <strong>${c.title}</strong>: ${c.summary}
+                            </li>`
+                          : '',
+                      )}
+                    </ol>`
+                  : ''
+              }
+              <p class="legend">
+                Written by ${t.summary.model}; every sentence and point is checked against the transcript for names and numbers.
+              </p>
+            </section>`
         : ''
     }
     <h2>Text</h2>

@@ -50,6 +50,9 @@ export function transcriptSummary(t: TranscriptView) {
     chapters: t.chapters,
     // The translation's language and origin; its text is read with get_transcript's `translated`.
     translation: t.translation ? { language: t.translation.language, origin: t.translation.origin } : null,
+    // Whole: a few sentences, points and a sentence per chapter are far under a page.
+    summary: t.summary,
+    redacted_audio: t.redacted_audio,
     created_at: t.created_at,
     expires_at: t.expires_at,
   };

@@ -1,4 +1,4 @@
-import { deleteTranscript, exportTranscriptFile, getTranscriptJson } from '../../domain/transcripts/read';
+import { deleteTranscript, exportTranscriptFile, getTranscriptJson, redactedAudioFile } from '../../domain/transcripts/read';
 import { defineRoute, type AnyRoute } from '../http/route';
 import { IdParams } from '../../domain/schemas/common';
 import { DeletionSchema, ExportQuery, TranscriptSchema } from '../../domain/schemas/resources';
@@ -79,4 +79,33 @@ const exportRoute = defineRoute({
   },
 });
 
-export const transcriptRoutes: AnyRoute[] = [getRoute, deleteTranscriptRoute, exportRoute];
+const redactedAudioRoute = defineRoute({
+  method: 'get',
+  path: '/v1/transcripts/:id/redacted-audio',
+  operationId: 'getRedactedAudio',
+  summary: 'Redacted audio',
+  tags,
+  description:
+    'For a job that asked for `redacted_audio`: the audio with a 1 kHz tone over every redacted word, as Ogg Opus (16 kHz mono), whole, named `<title>-<id8>.redacted.ogg` in `Content-Disposition`. 404 `NOT_FOUND` naming `redacted_audio` for a transcript without one.',
+  auth: { kind: 'required', scope: 'transcripts:read' },
+  rateLimit: 'read',
+  params: IdParams,
+  responses: {
+    200: {
+      description: 'The audio.',
+      contentTypes: ['audio/ogg'],
+      headers: { 'Content-Disposition': 'attachment with the download filename' },
+    },
+  },
+  errors: ['NOT_FOUND'],
+  handler: async ({ deps, principal, params }) => {
+    const file = await redactedAudioFile(deps.db, deps.objectStore, principal.workspaceId, params.id);
+    return {
+      status: 200,
+      headers: { 'Content-Disposition': file.contentDisposition },
+      raw: { contentType: file.contentType, body: file.body },
+    };
+  },
+});
+
+export const transcriptRoutes: AnyRoute[] = [getRoute, deleteTranscriptRoute, exportRoute, redactedAudioRoute];

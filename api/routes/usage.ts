@@ -21,6 +21,7 @@ const capabilities = defineRoute({
       recognizer: deps.recognizer,
       embeddingModel: deps.embedder?.model ?? null,
       translation: translationSettings(deps.config),
+      summaryModel: deps.config.LLM_BASE_URL ? deps.config.LLM_MODEL : null,
     }),
   }),
 });

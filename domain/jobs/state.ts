@@ -6,6 +6,8 @@ import type { Segment, Word } from '../../core/timing';
 import { renderTranscriptBody, type TranscriptAlignment } from '../transcripts/view';
 import type { Chapter } from '../transcripts/chapters';
 import type { StoredTranslation } from '../transcripts/translation';
+import type { TranscriptSummary } from '../transcripts/summary';
+import type { StoredRedactedAudio } from '../transcripts/redacted-audio';
 import { PERSON_LANGUAGES, personLanguageCovered, redactAligned, redactTranscript } from '../transcripts/redaction';
 import { cleanText, cleanTranscriptWords, cleanWords, type CleanupOptions } from '../transcripts/cleanup';
 import type { JobOutcome, JobStage } from '../../workflows/definitions';
@@ -205,6 +207,10 @@ export async function saveDraftTranscript(db: Db, jobId: string, produced: Trans
     chapters: Prisma.DbNull,
     // Written by the translation step (saveTranscriptTranslation), as the chapters are.
     translation: Prisma.DbNull,
+    // Written by the summary step (saveTranscriptSummary), the last before publication.
+    summary: Prisma.DbNull,
+    // Written by the redacted audio step (saveTranscriptRedactedAudio).
+    redactedAudio: Prisma.DbNull,
     extractionVersion: content.extractionVersion,
     // Replaced by the retention window when published.
     expiresAt: new Date(Date.now() + 86400_000),
@@ -300,6 +306,28 @@ export async function saveTranscriptTranslation(db: Db, transcriptId: string, tr
     const updated = await tx.transcript.updateManyAndReturn({
       where: { id: transcriptId, publishedAt: null },
       data: { translation: jsonColumn(translation) },
+    });
+    if (updated[0]) await storeRendering(tx, transcriptId, renderTranscriptBody(updated[0]));
+  });
+}
+
+/** `redacted_audio`: the draft transcript gains its redacted copy of the audio, row and rendering in one transaction. Idempotent. */
+export async function saveTranscriptRedactedAudio(db: Db, transcriptId: string, audio: StoredRedactedAudio): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const updated = await tx.transcript.updateManyAndReturn({
+      where: { id: transcriptId, publishedAt: null },
+      data: { redactedAudio: jsonColumn(audio) },
+    });
+    if (updated[0]) await storeRendering(tx, transcriptId, renderTranscriptBody(updated[0]));
+  });
+}
+
+/** `summarize`: the draft transcript gains its summary, row and rendering in one transaction. Idempotent; a published transcript is never changed. */
+export async function saveTranscriptSummary(db: Db, transcriptId: string, summary: TranscriptSummary): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const updated = await tx.transcript.updateManyAndReturn({
+      where: { id: transcriptId, publishedAt: null },
+      data: { summary: jsonColumn(summary) },
     });
     if (updated[0]) await storeRendering(tx, transcriptId, renderTranscriptBody(updated[0]));
   });

@@ -32,6 +32,8 @@ export interface JobServiceDeps {
   asrEnabled: boolean;
   /** Computed chapters need the sentence embedding model (EMBEDDING_MODEL_DIR): without it `chapters` is refused. */
   chaptersEnabled: boolean;
+  /** Summaries need a language model (LLM_BASE_URL): without it `summarize` is refused. */
+  summariesEnabled: boolean;
   /** What translates `translate_to` (domain/config.ts translationSettings). */
   translation: TranslationSettings;
   /** How long a cancel waits for the job's workflow to decide. */
@@ -104,6 +106,7 @@ export async function resolveJobSource(
     photosocialEnabled: boolean;
     asrEnabled: boolean;
     chaptersEnabled: boolean;
+    summariesEnabled: boolean;
     translation: TranslationSettings;
     recognizer?: Recognizer;
     addressPolicy?: AddressPolicy;
@@ -150,6 +153,15 @@ export async function resolveJobSource(
       message: 'Chapters are not available on this deployment (no sentence embedding model is installed).',
     });
   assertTranslationReachable(spec, settings.translation, at('translate_to'));
+  if (spec.redacted_audio && !mediaOnly)
+    throw new ServiceError('CAPABILITY_UNAVAILABLE', at('redacted_audio'), {
+      message:
+        "A redacted copy of the audio is made for uploads and direct links only: the service keeps no copy of a video platform's media.",
+    });
+  if (spec.summarize && !settings.summariesEnabled)
+    throw new ServiceError('CAPABILITY_UNAVAILABLE', at('summarize'), {
+      message: 'Summaries are not available on this deployment (no language model is configured).',
+    });
   const needModel = (spec.redact_pii_types ?? []).filter((t) => !(REDACTED_PII_TYPES as readonly string[]).includes(t));
   if (needModel.length > 0)
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('redact_pii_types'), {

@@ -84,6 +84,16 @@ export const CapabilitiesSchema = z
         description:
           'Translation (the job request field `translate_to`): the first of the platform, the machine model and the provider that reaches the target. Free of charge.',
       }),
+    summaries: z
+      .object({
+        available: z.boolean().openapi({ description: 'Whether `summarize` is accepted: a language model is configured.' }),
+        model: z.string().nullable().openapi({ description: 'The language model that writes summaries; null where none is configured.' }),
+        prompt_words: z.number().int().openapi({
+          description:
+            "The transcript's words the model reads at most; a longer transcript is read by chapter (or by tenth), each from its start.",
+        }),
+      })
+      .openapi({ description: 'Summaries (the job request field `summarize`). Free of charge.' }),
     redaction: z
       .object({
         types: z.array(z.enum(PII_TYPES)).openapi({ description: 'The kinds `redact_pii_types` may name here.' }),
@@ -101,6 +111,9 @@ export const CapabilitiesSchema = z
           .array(z.string())
           .openapi({ description: 'Languages whose spoken forms are found too ("john at example dot com", digits read out one by one).' }),
         placeholders: z.record(z.enum(PII_TYPES), z.string()).openapi({ description: 'What replaces each kind in the transcript.' }),
+        redacted_audio_sources: z
+          .array(z.enum(['upload', 'direct']))
+          .openapi({ description: 'The sources whose audio `redacted_audio` copies with a tone over the redacted words.' }),
       })
       .openapi({ description: 'Redaction of personal data (the job request fields `redact_pii` and `redact_pii_types`). Free of charge.' }),
     cleanup: z

@@ -33,7 +33,9 @@ export const TRANSCRIPT_EXTRA_FIELDS = [
   'disfluencies',
   'redact_pii',
   'redact_pii_types',
+  'redacted_audio',
   'translate_to',
+  'summarize',
 ] as const;
 /** The options the agents' `transcribe` tool takes as they are, each with the request's own schema and description. */
 export const JOB_OPTION_FIELDS = [...RECOGNITION_FIELDS, ...ALIGNMENT_FIELDS, ...TRANSCRIPT_EXTRA_FIELDS] as const;
@@ -165,9 +167,21 @@ export const JobRequestSchema = z
       .describe(
         'With `redact_pii`: which kinds to redact. Default: `email`, `phone`, `card` and `iban`, found in every language. `person` (`[PERSON]`) finds names of people in English (`redaction.person_languages` of GET /v1/capabilities): asked with a `language` it does not cover it is refused with 422 `CAPABILITY_UNAVAILABLE` naming `redact_pii_types`, and a transcript found to be in such a language fails with that error before anything is stored (nothing charged). `address` and `id` need a personal-data model this deployment does not run: refused the same way.',
       ),
+    redacted_audio: z
+      .boolean()
+      .optional()
+      .describe(
+        "With `redact_pii`, mode `transcribe`, for an upload or a direct link: the transcript also gets `redacted_audio`, a copy of the audio with a 1 kHz tone over every redacted word (by the word times of its placeholder, 80 ms either side), as Ogg Opus at 16 kHz mono (the audio as the recognizer heard it), read with GET /v1/transcripts/{id}/redacted-audio. Without `redact_pii` or in another mode: 422 `INVALID_REQUEST` naming `redacted_audio`; for a video platform's link (the service keeps no copy of its media): 422 `CAPABILITY_UNAVAILABLE`. Kept and deleted with the transcript. Default false. Free of charge.",
+      ),
     translate_to: Bcp47Tag.optional().describe(
       'Any mode: the transcript also in this language (BCP 47, e.g. `pt` or `pt-BR`): `translation` holds a second text for every segment (`language`, `origin`, `segments`), and the txt, srt and vtt exports give it with `translated=true`. A videosite caption track the platform translates keeps the platform\'s own translation (`origin: "platform"`); any other transcript is translated by the machine translation model where it has the pair (`origin: "machine"`: English↔Portuguese), else by the operator\'s translation provider where one is configured (`origin: "provider"`). GET /v1/capabilities `translation` lists the pairs and where each comes from. A target that no route reaches from the transcript\'s language (or from any language, when `language` is not given) is refused with 422 `CAPABILITY_UNAVAILABLE` naming `translate_to` before anything is charged; a target in the language of `language` with 422 `INVALID_REQUEST`. When the spoken language is only known after recognition and no route reaches the target from it, the job fails with 422 `TRANSLATION_UNAVAILABLE` (nothing charged). Default: no translation (`translation: null`). Free of charge.',
     ),
+    summarize: z
+      .boolean()
+      .optional()
+      .describe(
+        "Any mode: the transcript gets `summary`: a few sentences (`text`), `key_points`, and with `chapters: true` a sentence for each chapter, written in the transcript's language by a language model (the operator's OpenAI-compatible endpoint, or the embedded Qwen2.5-Coder-1.5B-Instruct on CPU). A summary says only what the transcript says: a sentence, point or chapter sentence that names a name or a number the transcript does not hold is dropped (a chapter's becomes null). Written from the stored transcript, so `redact_pii` and the clean-up options apply to what the model reads. About a minute for a 10-minute talk on the embedded model; transcripts longer than about 900 words are read by chapter (or by tenth), each from its start. Default false (`summary: null`). Free of charge. Refused with 422 `CAPABILITY_UNAVAILABLE` naming `summarize` where the deployment has no language model.",
+      ),
     webhook_endpoint_id: Uuid.optional().openapi({
       description:
         'An enabled webhook endpoint of this workspace; it receives `job.succeeded` or `job.failed` when the job finishes, also when a retained transcript answers the request at once (200, `billing.kind: cached`).',
@@ -198,6 +212,10 @@ export const JobRequestSchema = z
       ctx.addIssue({ code: 'custom', path: ['translate_to'], message: 'is the language of the transcript already' });
     if (req.redact_pii_types !== undefined && req.redact_pii !== true)
       ctx.addIssue({ code: 'custom', path: ['redact_pii_types'], message: 'needs redact_pii: true' });
+    if (req.redacted_audio === true && req.redact_pii !== true)
+      ctx.addIssue({ code: 'custom', path: ['redacted_audio'], message: 'needs redact_pii: true' });
+    if (req.redacted_audio === true && req.mode !== 'transcribe')
+      ctx.addIssue({ code: 'custom', path: ['redacted_audio'], message: 'needs mode transcribe: the audio of an upload or a direct link' });
     if (req.speakers_expected !== undefined && req.speaker_labels !== true)
       ctx.addIssue({ code: 'custom', path: ['speakers_expected'], message: 'needs speaker_labels: true' });
   })

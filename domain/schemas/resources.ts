@@ -135,6 +135,41 @@ export const TranscriptSchema = z
         description:
           'With `translate_to`: the transcript in that language, a text for every segment. Null when no translation was asked for. Also the txt, srt and vtt exports with `translated=true`.',
       }),
+    summary: z
+      .object({
+        text: z.string().openapi({ description: "Two or three sentences, in the transcript's language." }),
+        key_points: z.array(z.string()).openapi({ description: 'Three to five short points, in the order the model gave them.' }),
+        chapters: z
+          .array(
+            z.object({
+              start: z.number(),
+              end: z.number(),
+              title: z.string(),
+              summary: z
+                .string()
+                .nullable()
+                .openapi({ description: "A sentence on the chapter; null when the model's named what the transcript does not." }),
+            }),
+          )
+          .openapi({ description: "With `chapters: true`: one for each of the transcript's chapters, in order; [] otherwise." }),
+        model: z.string().openapi({ description: "The language model that wrote it (the deployment's LLM_MODEL)." }),
+      })
+      .nullable()
+      .openapi('TranscriptSummary', {
+        description:
+          'With `summarize: true`: what the transcript says, in brief. Every sentence and point is checked against the transcript: one that names a name or a number the transcript does not hold is left out. Null when no summary was asked for.',
+      }),
+    redacted_audio: z
+      .object({
+        content_type: z.string().openapi({ description: '`audio/ogg` (Opus, 16 kHz mono).' }),
+        bytes: z.number().int().nonnegative(),
+        tone_spans: z.number().int().nonnegative().openapi({ description: 'How many stretches of audio the tone covers.' }),
+      })
+      .nullable()
+      .openapi('TranscriptRedactedAudio', {
+        description:
+          'With `redacted_audio`: the audio with a tone over every redacted word, read with GET /v1/transcripts/{id}/redacted-audio. Null when not asked for.',
+      }),
     extraction_version: z.string(),
     created_at: DateTime,
     expires_at: DateTime.openapi({ description: 'End of the retention window; the transcript is purged then.' }),

@@ -4,7 +4,17 @@ import { TRANSCRIPT_PURGE_WORKFLOW, workflowIds } from '../../workflows/definiti
 import type { Db } from '../db';
 import { removeTranscriptMoments } from '../search/index';
 import { ServiceError } from '../../core/errors';
-import { exportServedJson, exportTranscript, type CaptionLayout, type ExportFormat, type ExportNaming } from './export';
+import type { ObjectStore } from '../../integrations/storage/object-store';
+import {
+  contentDisposition,
+  exportFilenames,
+  exportServedJson,
+  exportTranscript,
+  type CaptionLayout,
+  type ExportFormat,
+  type ExportNaming,
+} from './export';
+import type { StoredRedactedAudio } from './redacted-audio';
 import { toTranscriptView, transcriptJson, type TranscriptView } from './view';
 
 export { toTranscriptView, type TranscriptAlignment, type TranscriptView } from './view';
@@ -45,6 +55,28 @@ export async function exportTranscriptFile(db: Db, workspaceId: string, id: stri
     return exportServedJson(json, naming);
   }
   return exportTranscript(await getTranscript(db, workspaceId, id), format, layout);
+}
+
+/**
+ * GET /v1/transcripts/{id}/redacted-audio: the copy with a tone over the redacted words, whole, named as the
+ * exports are (`<title>-<id8>.redacted.ogg`). NOT_FOUND naming `redacted_audio` when the job asked for none.
+ */
+export async function redactedAudioFile(db: Db, store: ObjectStore, workspaceId: string, id: string) {
+  const t = await db.transcript.findFirst({ where: visible(workspaceId, id), select: { id: true, title: true, redactedAudio: true } });
+  if (!t) throw new ServiceError('NOT_FOUND', 'id', { message: 'No transcript with this id in this workspace.' });
+  const audio = t.redactedAudio as StoredRedactedAudio | null;
+  const body = audio ? await store.readRange(audio.key, 0, audio.bytes) : null;
+  if (!audio || !body || body.length === 0)
+    throw new ServiceError('NOT_FOUND', 'redacted_audio', {
+      message: 'This transcript has no redacted audio: its job did not ask for redacted_audio.',
+    });
+  const names = exportFilenames({ id: t.id, source: { title: t.title } }, 'txt');
+  const rename = (n: string) => n.replace(/\.txt$/, '.redacted.ogg');
+  return {
+    body,
+    contentType: audio.content_type,
+    contentDisposition: contentDisposition(rename(names.ascii), names.unicode && rename(names.unicode)),
+  };
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { Transcript } from '../../prisma/generated/client';
 import { spokenSeconds } from '../../integrations/recognizers/result';
 import type { Chapter } from './chapters';
+import type { TranscriptSummary } from './summary';
+import type { StoredRedactedAudio } from './redacted-audio';
 import { translationView, type StoredTranslation } from './translation';
 
 // The transcript as the API shows it (GET /v1/transcripts/{id}, the json export, the tools), and its
@@ -35,6 +37,8 @@ export type TranscriptFields = Pick<
   alignment?: unknown;
   chapters?: unknown;
   translation?: unknown;
+  summary?: unknown;
+  redactedAudio?: unknown;
 };
 
 /**
@@ -107,6 +111,8 @@ export function transcriptBody(t: TranscriptFields) {
       : null,
     chapters: chapters?.map((c) => ({ start: c.start, end: c.end, title: c.title, origin: c.origin })) ?? null,
     translation: translationView(t.translation as StoredTranslation | null | undefined, segments),
+    summary: (t.summary as TranscriptSummary | null | undefined) ?? null,
+    redacted_audio: redactedAudioView(t.redactedAudio as StoredRedactedAudio | null | undefined),
     extraction_version: t.extractionVersion,
   };
 }
@@ -133,4 +139,9 @@ export function renderTranscriptBody(t: TranscriptFields): string {
 export function transcriptJson(rendering: string, t: PublishedFields): string {
   const { created_at, expires_at } = publishedTimes(t);
   return `{"id":${JSON.stringify(t.id)},${rendering.slice(1, -1)},"created_at":"${created_at}","expires_at":"${expires_at}"}`;
+}
+
+/** The redacted copy of the audio as the transcript shows it: where to read it, not the object store's key. */
+function redactedAudioView(a: StoredRedactedAudio | null | undefined) {
+  return a ? { content_type: a.content_type, bytes: a.bytes, tone_spans: a.tone_spans } : null;
 }

@@ -31,6 +31,18 @@ export async function toRecognizerWav(input: string, output: string, cut: WavCut
   return output;
 }
 
+/** Encodes a wav as Ogg Opus at 32 kbit/s (speech at 16 kHz mono keeps its words at that rate); returns `output`. */
+export async function toOggOpus(input: string, output: string, signal?: AbortSignal): Promise<string> {
+  const args = ['-nostdin', '-hide_banner', '-v', 'error', '-y', '-i', input, '-c:a', 'libopus', '-b:a', '32k', '-application', 'voip'];
+  args.push('-map_metadata', '-1', '-fflags', '+bitexact', '-f', 'ogg', output);
+  const run = await runTool('ffmpeg', args, { signal, timeoutMs: 30 * 60_000 });
+  const fault = hostFault('ffmpeg', run.stderr);
+  if (fault) throw fault;
+  if (run.code !== 0)
+    throw new ServiceError('INTERNAL_ERROR', `audio could not be encoded: ${lastLine(run.stderr) || `ffmpeg exit ${run.code}`}`);
+  return output;
+}
+
 function msToSeconds(ms: number): string {
   return (Math.max(0, ms) / 1000).toFixed(3);
 }

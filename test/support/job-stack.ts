@@ -5,6 +5,9 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { createChapterActivities } from '../../activities/chapters';
+import { createSummaryActivities } from '../../activities/summaries';
+import { createChatCompletions } from '../../integrations/llm/chat-completions';
+import { llmSettings } from '../../domain/config';
 import { createOutbound, type Outbound } from '../../integrations/outbound/http';
 import { activityDepsFromConfig } from '../../worker/activity-deps';
 import { bearer, startTestApi, testObjectStore, type TestApi } from './harness';
@@ -52,15 +55,20 @@ export function activityDepsFor(
       webhooks: { addressPolicy: { loopbackOnly: true }, caForTests: testTls().cert, timeoutMs: 3000 },
     },
   );
-  return { ...deps, embeddingTaskQueue: undefined };
+  return { ...deps, embeddingTaskQueue: undefined, summaryTaskQueue: undefined };
 }
 
-/** The test stack's worker activities: the service's, and the embedding workers' where the model is installed. */
+/**
+ * The test stack's worker activities: the service's, the embedding workers' where the model is installed, and the
+ * summary workers' where the stack's settings name a language model (LLM_BASE_URL).
+ */
 export function jobStackActivities(api: TestApi, deps: ActivityDeps) {
   const embedder = api.deps.embedder;
+  const llm = llmSettings(api.deps.config);
   return {
     ...createActivities(deps),
     ...(embedder ? createChapterActivities({ db: deps.db, embedder, sources: deps.captions }) : {}),
+    ...(llm ? createSummaryActivities({ db: deps.db, llm: createChatCompletions(llm) }) : {}),
   };
 }
 

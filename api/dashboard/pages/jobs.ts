@@ -5,6 +5,7 @@ import { IdParams } from '../../../domain/schemas/common';
 import { JOB_STATUSES, PLATFORMS } from '../../../domain/schemas/jobs';
 import { transcriptMedia, transcriptMediaById } from '../../../domain/transcripts/media';
 import { getTranscript } from '../../../domain/transcripts/read';
+import type { StoredRedactedAudio } from '../../../domain/transcripts/redacted-audio';
 import { sendStoredMedia } from '../../http/media-range';
 import { parseInput } from '../../http/parse-input';
 import { cancelRoute, retryRoute } from '../../routes/jobs';
@@ -94,6 +95,16 @@ export function mountJobPages(pages: Pages): void {
     const media = await transcriptMediaById(deps.db, deps.objectStore, s.principal.workspaceId, id);
     if (!media) throw new ServiceError('NOT_FOUND', 'id', { message: 'No stored media for this transcript.' });
     await sendStoredMedia(req, res, deps.objectStore, media);
+  });
+  // The redacted copy of the audio (`redacted_audio`), played in byte ranges like the media.
+  pages.get('/dashboard/transcripts/:id/redacted-audio', async (req, res) => {
+    const s = await pageSession(req, deps);
+    const { id } = parseInput(IdParams, req.params, 'params');
+    const t = await getTranscript(deps.db, s.principal.workspaceId, id);
+    const stored = await deps.db.transcript.findUnique({ where: { id: t.id }, select: { redactedAudio: true } });
+    const audio = stored?.redactedAudio as StoredRedactedAudio | null | undefined;
+    if (!audio) throw new ServiceError('NOT_FOUND', 'redacted_audio', { message: 'This transcript has no redacted audio.' });
+    await sendStoredMedia(req, res, deps.objectStore, { key: audio.key, size: audio.bytes, contentType: audio.content_type });
   });
   pages.idAction('/dashboard/transcripts/:id/delete', deleteTranscriptRoute, () => '/dashboard/jobs?done=deleted');
 }

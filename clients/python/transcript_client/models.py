@@ -73,6 +73,12 @@ class CapabilitiesTranslation(TypedDict):
     provider: CapabilitiesTranslationProvider | None
 
 
+class CapabilitiesSummaries(TypedDict):
+    available: bool
+    model: str | None
+    prompt_words: int
+
+
 class CapabilitiesRedactionPlaceholders(TypedDict):
     person: NotRequired[str]
     email: NotRequired[str]
@@ -90,6 +96,7 @@ class CapabilitiesRedaction(TypedDict):
     needs_model: list[Literal['person', 'email', 'phone', 'card', 'iban', 'address', 'id']]
     spoken_form_languages: list[str]
     placeholders: CapabilitiesRedactionPlaceholders
+    redacted_audio_sources: list[Literal['upload', 'direct']]
 
 
 class CapabilitiesCleanup(TypedDict):
@@ -128,6 +135,7 @@ class Capabilities(TypedDict):
     export_formats: list[Literal['txt', 'srt', 'vtt', 'json', 'chapters']]
     chapters: CapabilitiesChapters
     translation: CapabilitiesTranslation
+    summaries: CapabilitiesSummaries
     redaction: CapabilitiesRedaction
     cleanup: CapabilitiesCleanup
     recognition_profiles: list[Literal['standard', 'fast']]
@@ -331,8 +339,10 @@ class JobOptions(TypedDict):
     filter_profanity: bool
     disfluencies: bool
     redact_pii: bool
+    redacted_audio: bool
     redact_pii_types: list[Literal['person', 'email', 'phone', 'card', 'iban', 'address', 'id']]
     translate_to: str | None
+    summarize: bool
 
 
 JobRequestCaptionLanguage: TypeAlias = str
@@ -433,6 +443,26 @@ class TranscriptTranslation(TypedDict):
     language: str
     origin: Literal['platform', 'machine', 'provider']
     segments: list[TranscriptTranslationSegment]
+
+
+class TranscriptSummaryChapter(TypedDict):
+    start: float
+    end: float
+    title: str
+    summary: str | None
+
+
+class TranscriptSummary(TypedDict):
+    text: str
+    key_points: list[str]
+    chapters: list[TranscriptSummaryChapter]
+    model: str
+
+
+class TranscriptRedactedAudio(TypedDict):
+    content_type: str
+    bytes: int
+    tone_spans: int
 
 
 class TranscriptDeletion(TypedDict):
@@ -645,7 +675,9 @@ class JobRequest(TypedDict, closed=True):
     disfluencies: NotRequired[bool]
     redact_pii: NotRequired[bool]
     redact_pii_types: NotRequired[list[Literal['person', 'email', 'phone', 'card', 'iban', 'address', 'id']]]
+    redacted_audio: NotRequired[bool]
     translate_to: NotRequired[str]
+    summarize: NotRequired[bool]
     webhook_endpoint_id: NotRequired[str]
     metadata: NotRequired[Metadata]
 
@@ -672,6 +704,8 @@ class Transcript(TypedDict):
     alignment: TranscriptAlignment | None
     chapters: list[Chapter] | None
     translation: TranscriptTranslation | None
+    summary: TranscriptSummary | None
+    redacted_audio: TranscriptRedactedAudio | None
     extraction_version: str
     created_at: str
     expires_at: str

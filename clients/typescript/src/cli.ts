@@ -31,6 +31,7 @@ Options for get and upload:
   --no-fillers         Drop fillers ("um", "euh") and words said twice in a row (free)
   --redact-pii         Replace e-mail addresses, phone, card and IBAN numbers by [EMAIL], [PHONE] … (free)
   --translate-to <l>   Also translate into this language (BCP 47, e.g. pt) and print the translation (free)
+  --summarize          Also summarise it: the summary and key points go to stderr, the transcript to stdout (free)
   --mode <m>           get only: auto (default), captions_only or transcribe
   --language <tag>     Spoken language hint (e.g. en, pt-BR); default: detected
   --timeout <seconds>  Give up waiting after this long (default 1800); the job keeps running
@@ -82,7 +83,7 @@ async function transcriptOf(
   client: TranscriptClient,
   io: Io,
   request: JobRequest,
-  opts: { format: ExportFormat; timeoutSeconds: number; quiet: boolean; json: boolean; translated: boolean },
+  opts: { format: ExportFormat; timeoutSeconds: number; quiet: boolean; json: boolean; translated: boolean; summarized: boolean },
 ): Promise<number> {
   const job = await client.jobs.createAndWait(request, { timeoutMs: opts.timeoutSeconds * 1000, onUpdate: progress(io, opts.quiet) });
   if (!opts.quiet && io.errIsTty) io.err('\n');
@@ -95,6 +96,11 @@ async function transcriptOf(
     ? await client.transcripts.export(job.result_id, 'json')
     : await client.transcripts.export(job.result_id, opts.format, opts.translated ? { translated: true } : {});
   io.out(text.endsWith('\n') ? text : `${text}\n`);
+  // The summary beside the transcript, not in it: stdout stays the file the format names (the json holds it already).
+  if (opts.summarized && !opts.json) {
+    const { summary } = await client.transcripts.get(job.result_id);
+    if (summary) io.err(`summary: ${summary.text}\n${summary.key_points.map((p) => `  - ${p}\n`).join('')}`);
+  }
   return EXIT.ok;
 }
 
@@ -137,6 +143,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
         'no-fillers': { type: 'boolean', default: false },
         'translate-to': { type: 'string' },
         'redact-pii': { type: 'boolean', default: false },
+        summarize: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -162,7 +169,14 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       throw new UsageError(
         '--translate-to prints the translation as txt, srt or vtt (the json format holds it already: leave --translate-to out of --format json)',
       );
-    const common = { format, timeoutSeconds, quiet: values.quiet, json: values.json, translated: translateTo !== undefined };
+    const common = {
+      format,
+      timeoutSeconds,
+      quiet: values.quiet,
+      json: values.json,
+      translated: translateTo !== undefined,
+      summarized: values.summarize,
+    };
     const jobOptions = {
       ...(values.language ? { language: values.language } : {}),
       ...(values.chapters || format === 'chapters' ? { chapters: true } : {}),
@@ -170,6 +184,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       ...(values['no-fillers'] ? { disfluencies: false } : {}),
       ...(translateTo !== undefined ? { translate_to: translateTo } : {}),
       ...(values['redact-pii'] ? { redact_pii: true } : {}),
+      ...(values.summarize ? { summarize: true } : {}),
     };
     switch (command) {
       case 'get': {

@@ -418,6 +418,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/transcripts/{id}/redacted-audio': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Redacted audio
+     * @description For a job that asked for `redacted_audio`: the audio with a 1 kHz tone over every redacted word, as Ogg Opus (16 kHz mono), whole, named `<title>-<id8>.redacted.ogg` in `Content-Disposition`. 404 `NOT_FOUND` naming `redacted_audio` for a transcript without one.
+     *
+     *     Requires the `transcripts:read` scope. Counts against the plan's reads per minute.
+     */
+    get: operations['getRedactedAudio'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/search': {
     parameters: {
       query?: never;
@@ -884,6 +906,15 @@ export interface components {
           targets: string[];
         } | null;
       };
+      /** @description Summaries (the job request field `summarize`). Free of charge. */
+      summaries: {
+        /** @description Whether `summarize` is accepted: a language model is configured. */
+        available: boolean;
+        /** @description The language model that writes summaries; null where none is configured. */
+        model: string | null;
+        /** @description The transcript's words the model reads at most; a longer transcript is read by chapter (or by tenth), each from its start. */
+        prompt_words: number;
+      };
       /** @description Redaction of personal data (the job request fields `redact_pii` and `redact_pii_types`). Free of charge. */
       redaction: {
         /** @description The kinds `redact_pii_types` may name here. */
@@ -906,6 +937,8 @@ export interface components {
           address?: string;
           id?: string;
         };
+        /** @description The sources whose audio `redacted_audio` copies with a tone over the redacted words. */
+        redacted_audio_sources: ('upload' | 'direct')[];
       };
       /** @description The clean-up request fields `filter_profanity` and `disfluencies`. Free of charge. */
       cleanup: {
@@ -1283,10 +1316,12 @@ export interface components {
       filter_profanity: boolean;
       disfluencies: boolean;
       redact_pii: boolean;
+      redacted_audio: boolean;
       /** @description The kinds of personal data redacted, in the list order of PII_TYPE_NAMES; [] when `redact_pii` is false. */
       redact_pii_types: ('person' | 'email' | 'phone' | 'card' | 'iban' | 'address' | 'id')[];
       /** @description The language the transcript is translated into (a canonical BCP 47 tag); null when none was asked for. */
       translate_to: string | null;
+      summarize: boolean;
     };
     JobRequest: {
       source: components['schemas']['JobSourceRequest'];
@@ -1327,11 +1362,15 @@ export interface components {
       redact_pii?: boolean;
       /** @description With `redact_pii`: which kinds to redact. Default: `email`, `phone`, `card` and `iban`, found in every language. `person` (`[PERSON]`) finds names of people in English (`redaction.person_languages` of GET /v1/capabilities): asked with a `language` it does not cover it is refused with 422 `CAPABILITY_UNAVAILABLE` naming `redact_pii_types`, and a transcript found to be in such a language fails with that error before anything is stored (nothing charged). `address` and `id` need a personal-data model this deployment does not run: refused the same way. */
       redact_pii_types?: ('person' | 'email' | 'phone' | 'card' | 'iban' | 'address' | 'id')[];
+      /** @description With `redact_pii`, mode `transcribe`, for an upload or a direct link: the transcript also gets `redacted_audio`, a copy of the audio with a 1 kHz tone over every redacted word (by the word times of its placeholder, 80 ms either side), as Ogg Opus at 16 kHz mono (the audio as the recognizer heard it), read with GET /v1/transcripts/{id}/redacted-audio. Without `redact_pii` or in another mode: 422 `INVALID_REQUEST` naming `redacted_audio`; for a video platform's link (the service keeps no copy of its media): 422 `CAPABILITY_UNAVAILABLE`. Kept and deleted with the transcript. Default false. Free of charge. */
+      redacted_audio?: boolean;
       /**
        * @description Any mode: the transcript also in this language (BCP 47, e.g. `pt` or `pt-BR`): `translation` holds a second text for every segment (`language`, `origin`, `segments`), and the txt, srt and vtt exports give it with `translated=true`. A videosite caption track the platform translates keeps the platform's own translation (`origin: "platform"`); any other transcript is translated by the machine translation model where it has the pair (`origin: "machine"`: English↔Portuguese), else by the operator's translation provider where one is configured (`origin: "provider"`). GET /v1/capabilities `translation` lists the pairs and where each comes from. A target that no route reaches from the transcript's language (or from any language, when `language` is not given) is refused with 422 `CAPABILITY_UNAVAILABLE` naming `translate_to` before anything is charged; a target in the language of `language` with 422 `INVALID_REQUEST`. When the spoken language is only known after recognition and no route reaches the target from it, the job fails with 422 `TRANSLATION_UNAVAILABLE` (nothing charged). Default: no translation (`translation: null`). Free of charge.
        * @example en
        */
       translate_to?: string;
+      /** @description Any mode: the transcript gets `summary`: a few sentences (`text`), `key_points`, and with `chapters: true` a sentence for each chapter, written in the transcript's language by a language model (the operator's OpenAI-compatible endpoint, or the embedded Qwen2.5-Coder-1.5B-Instruct on CPU). A summary says only what the transcript says: a sentence, point or chapter sentence that names a name or a number the transcript does not hold is dropped (a chapter's becomes null). Written from the stored transcript, so `redact_pii` and the clean-up options apply to what the model reads. About a minute for a 10-minute talk on the embedded model; transcripts longer than about 900 words are read by chapter (or by tenth), each from its start. Default false (`summary: null`). Free of charge. Refused with 422 `CAPABILITY_UNAVAILABLE` naming `summarize` where the deployment has no language model. */
+      summarize?: boolean;
       /**
        * Format: uuid
        * @description An enabled webhook endpoint of this workspace; it receives `job.succeeded` or `job.failed` when the job finishes, also when a retained transcript answers the request at once (200, `billing.kind: cached`).
@@ -1424,6 +1463,8 @@ export interface components {
       /** @description With `chapters: true`: the chapters in order, each ending where the next starts. The platform's own where the video has them (they may start after 0, as the platform lists them), else computed for transcripts of 3 minutes or more ([] for shorter ones). Null when chapters were not asked for. Also the `chapters` export (WebVTT). */
       chapters: components['schemas']['Chapter'][] | null;
       translation: components['schemas']['TranscriptTranslation'];
+      summary: components['schemas']['TranscriptSummary'];
+      redacted_audio: components['schemas']['TranscriptRedactedAudio'];
       extraction_version: string;
       /**
        * Format: date-time
@@ -1499,6 +1540,31 @@ export interface components {
         end: number;
         text: string;
       }[];
+    } | null;
+    /** @description With `summarize: true`: what the transcript says, in brief. Every sentence and point is checked against the transcript: one that names a name or a number the transcript does not hold is left out. Null when no summary was asked for. */
+    TranscriptSummary: {
+      /** @description Two or three sentences, in the transcript's language. */
+      text: string;
+      /** @description Three to five short points, in the order the model gave them. */
+      key_points: string[];
+      /** @description With `chapters: true`: one for each of the transcript's chapters, in order; [] otherwise. */
+      chapters: {
+        start: number;
+        end: number;
+        title: string;
+        /** @description A sentence on the chapter; null when the model's named what the transcript does not. */
+        summary: string | null;
+      }[];
+      /** @description The language model that wrote it (the deployment's LLM_MODEL). */
+      model: string;
+    } | null;
+    /** @description With `redacted_audio`: the audio with a tone over every redacted word, read with GET /v1/transcripts/{id}/redacted-audio. Null when not asked for. */
+    TranscriptRedactedAudio: {
+      /** @description `audio/ogg` (Opus, 16 kHz mono). */
+      content_type: string;
+      bytes: number;
+      /** @description How many stretches of audio the tone covers. */
+      tone_spans: number;
     } | null;
     /** @description The transcript is hidden at once and its reuse entry dropped; the stored text is purged by purge_after. */
     TranscriptDeletion: {
@@ -3880,6 +3946,93 @@ export interface operations {
         };
       };
       /** @description Error envelope. Codes: TIMESTAMPS_UNAVAILABLE, CHAPTERS_UNAVAILABLE, TRANSLATION_UNAVAILABLE, INVALID_REQUEST. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: RATE_LIMITED. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INTERNAL_ERROR. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  getRedactedAudio: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The audio. */
+      200: {
+        headers: {
+          /** @description attachment with the download filename */
+          'Content-Disposition'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'audio/ogg': string;
+        };
+      };
+      /** @description Error envelope. Codes: UNAUTHENTICATED. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: NOT_FOUND. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INVALID_REQUEST. */
       422: {
         headers: {
           [name: string]: unknown;
