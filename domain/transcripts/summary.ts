@@ -34,7 +34,9 @@ export interface SummaryOutcome {
  * A longer transcript gives each part (chapter, or tenth where there are none) its share, from the part's start.
  */
 export const SUMMARY_PROMPT_WORDS = 900;
+/** The answer's length: the summary and points, and a sentence for each chapter (a chapter line is about 30 tokens). */
 export const SUMMARY_MAX_TOKENS = 320;
+const TOKENS_PER_CHAPTER = 40;
 const PARTS_WITHOUT_CHAPTERS = 10;
 
 const SENTENCE_END = /(?<=[.!?。！？])\s+/u;
@@ -107,7 +109,7 @@ export function summaryRequest(parts: Part[], language: string | null, withChapt
       'You summarise transcripts of recorded speech. Use only what the transcript says: never add a name, number, ' +
       'date or fact that is not in it, and do not describe the speaker or the style. Answer with one JSON object.',
     user: `Summarise this transcript${name ? `, writing in ${name}` : ''}. Answer in JSON: ${shape}\n\n` + `Transcript:\n${body}`,
-    maxTokens: SUMMARY_MAX_TOKENS,
+    maxTokens: SUMMARY_MAX_TOKENS + (withChapters ? TOKENS_PER_CHAPTER * parts.length : 0),
     json: true,
   };
 }
@@ -128,6 +130,8 @@ export function readModelAnswer(text: string): { summary: string; keyPoints: str
   try {
     parsed = JSON.parse(stripped);
   } catch {
+    // JSON cut off (the answer ran out of tokens): what was written whole is kept, the cut field is not.
+    if (stripped.startsWith('{')) return wholeFieldsOf(stripped);
     // Not JSON (an endpoint that ignores response_format): the text is the summary.
     return { summary: text.trim(), keyPoints: [], chapters: [] };
   }
@@ -139,6 +143,42 @@ export function readModelAnswer(text: string): { summary: string; keyPoints: str
     keyPoints: texts(a.data.key_points),
     chapters: (a.data.chapters ?? []).map((x) => (typeof x === 'string' ? x.trim() : '')),
   };
+}
+
+/** A JSON string literal's text, from just after its opening quote; null when the text ends inside it. */
+function stringAt(text: string, from: number): { value: string; end: number } | null {
+  const m = /^(?:[^"\\]|\\.)*"/.exec(text.slice(from));
+  if (!m) return null;
+  try {
+    return { value: JSON.parse(`"${m[0]}`) as string, end: from + m[0].length };
+  } catch {
+    // A control character or a bad escape in the literal: not a string JSON reads.
+    return null;
+  }
+}
+
+/** The fields of a JSON answer cut off mid-way that were written whole: the summary's string, each list's whole strings. */
+function wholeFieldsOf(text: string): { summary: string; keyPoints: string[]; chapters: string[] } {
+  const field = (name: string) => new RegExp(`"${name}"\\s*:\\s*`).exec(text);
+  const summaryAt = field('summary');
+  const opening = summaryAt && text[summaryAt.index + summaryAt[0].length] === '"' ? summaryAt.index + summaryAt[0].length + 1 : -1;
+  const summary = opening >= 0 ? (stringAt(text, opening)?.value ?? '') : '';
+  const list = (name: string) => {
+    const at = field(name);
+    if (!at || text[at.index + at[0].length] !== '[') return [];
+    const items: string[] = [];
+    let i = at.index + at[0].length + 1;
+    for (;;) {
+      const next = /^\s*,?\s*"/.exec(text.slice(i));
+      if (!next) break;
+      const item = stringAt(text, i + next[0].length);
+      if (!item) break;
+      items.push(item.value.trim());
+      i = item.end;
+    }
+    return items.filter((x) => x !== '');
+  };
+  return { summary: summary.trim(), keyPoints: list('key_points'), chapters: list('chapters') };
 }
 
 /** Words of a text as the check compares them: letters and digits, lower case, accents kept. */
@@ -211,12 +251,15 @@ function plainEnglishOpener(sentence: string, language: string | null): boolean 
   if (language === null || primaryLanguage(language) !== 'en') return false;
   // Required here, not imported: compromise builds a large lexicon when loaded, which only the summary workers need.
   const nlp = require('compromise') as typeof import('compromise').default;
-  const first = (nlp(sentence).json() as Array<{ terms: Array<{ tags: string[] }> }>)[0]?.terms[0];
+  const first = (nlp(sentence).json() as Array<{ terms: Array<{ text: string; tags: string[] }> }>)[0]?.terms[0];
   if (!first) return false;
   const tags = new Set(first.tags);
   if (tags.has('ProperNoun') || tags.has('Person') || tags.has('Place') || tags.has('Organization')) return false;
-  return PLAIN_TAGS.some((t) => tags.has(t)) || (tags.has('Noun') && tags.has('Plural'));
+  return PLAIN_TAGS.some((t) => tags.has(t)) || (tags.has('Noun') && (tags.has('Plural') || NOUN_OF_ACTION.test(first.text)));
 }
+
+/** A noun made of a verb or an adjective ("Normalization of …", "Advancement of …"): the tagger's plain singular noun, never a name. */
+const NOUN_OF_ACTION = /(?:tion|sion|ment|ness|ity|ance|ence|ism|ship)$/i;
 
 /**
  * A sentence's first word is capitalised whatever it is, and in key points it is mostly a verb or noun of the
@@ -257,6 +300,21 @@ export async function summarizeTranscript(
 ): Promise<SummaryOutcome> {
   const { parts, words, promptWords } = promptParts(input.segments, input.chapters, budget);
   const withChapters = input.chapters.length > 0;
+  // Nothing was said: nothing to summarise, and a model asked anyway writes about nothing.
+  if (words === 0)
+    return {
+      summary: {
+        text: '',
+        key_points: [],
+        chapters: input.chapters.map((c) => ({ start: c.start, end: c.end, title: c.title, summary: null })),
+        model: llm.model,
+      },
+      written: 0,
+      dropped: 0,
+      droppedFor: [],
+      words,
+      promptWords,
+    };
   const answer = await llm.complete(summaryRequest(parts, input.language, withChapters), signal);
   const read = readModelAnswer(answer.text);
   const index = indexTranscript(input.segments.map((s) => s.text).join(' '));

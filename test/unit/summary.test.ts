@@ -84,6 +84,7 @@ describe('the check against the transcript', () => {
     // In English, an opener the tagger reads as a plain word (a verb, a plural noun) is no name; a name is.
     expect(unsupportedClaims('Emphasizes the new library.', index, 'en')).toEqual([]);
     expect(unsupportedClaims('Emphasizes the new library.', index, 'fr')).toEqual(['Emphasizes']);
+    expect(unsupportedClaims('Modernization of the library.', index, 'en')).toEqual([]);
     expect(unsupportedClaims('Roosevelt opened the session.', index, 'en-US')).toEqual(['Roosevelt']);
     // A longer ending is another word: "Councilmember" was not said.
     expect(unsupportedClaims('A Councilmember spoke.', index)).toEqual(['Councilmember']);
@@ -130,6 +131,13 @@ describe('the answer', () => {
     });
     expect(readModelAnswer('Just a sentence.')).toEqual({ summary: 'Just a sentence.', keyPoints: [], chapters: [] });
     expect(readModelAnswer('{"summary": 5}')).toEqual({ summary: '', keyPoints: [], chapters: [] });
+    // Cut off where the answer ran out of tokens: what was written whole is kept, the cut part is not.
+    expect(readModelAnswer('{"summary": "The council \\"met\\".", "key_points": ["Mayor Alvarez spoke", "Mayor')).toEqual({
+      summary: 'The council "met".',
+      keyPoints: ['Mayor Alvarez spoke'],
+      chapters: [],
+    });
+    expect(readModelAnswer('{"summary": "The council met and')).toEqual({ summary: '', keyPoints: [], chapters: [] });
   });
 
   it('keeps what the transcript says and drops each sentence, point and chapter line that it does not', async () => {
@@ -155,6 +163,20 @@ describe('the answer', () => {
       dropped: 3,
       droppedFor: ['5', 'Garcia', '2031', 'Boston'],
     });
+  });
+
+  it('asks nothing of the model when nothing was said', async () => {
+    const { llm, asked } = scriptedModel({ summary: 'The speaker discussed the economy.', key_points: ['Growth'] });
+    const out = await summarizeTranscript({ segments: [], chapters: [], language: 'en' }, llm);
+    expect(asked).toHaveLength(0);
+    expect(out.summary).toEqual({ text: '', key_points: [], chapters: [], model: 'scripted' });
+  });
+
+  it('leaves room in the answer for a line per chapter', async () => {
+    const { llm, asked } = scriptedModel({ summary: 'x' });
+    await summarizeTranscript({ segments: SEGMENTS, chapters: CHAPTERS, language: 'en' }, llm);
+    await summarizeTranscript({ segments: SEGMENTS, chapters: [], language: 'en' }, llm);
+    expect(asked.map((r) => r.maxTokens)).toEqual([320 + 3 * 40, 320]);
   });
 
   it('asks for no chapter lines when the transcript has no chapters', async () => {
