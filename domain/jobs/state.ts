@@ -284,54 +284,32 @@ export async function saveCaptionAlignment(
 }
 
 /**
- * `chapters: true`: the draft transcript gains its chapters, row and rendering in one transaction. Idempotent (the
- * same chapters written again are the same row); a published transcript is never changed.
+ * What a later step adds onto the draft transcript (chapters, translation, redacted audio, summary): the row and its
+ * rendering in one transaction. Idempotent (the same value written again is the same row); a published transcript
+ * is never changed.
  */
-export async function saveTranscriptChapters(db: Db, transcriptId: string, chapters: Chapter[]): Promise<void> {
+async function addToDraftTranscript(db: Db, transcriptId: string, data: Prisma.TranscriptUpdateManyMutationInput): Promise<void> {
   await db.$transaction(async (tx) => {
-    const updated = await tx.transcript.updateManyAndReturn({
-      where: { id: transcriptId, publishedAt: null },
-      data: { chapters: jsonColumn(chapters) },
-    });
+    const updated = await tx.transcript.updateManyAndReturn({ where: { id: transcriptId, publishedAt: null }, data });
     if (updated[0]) await storeRendering(tx, transcriptId, renderTranscriptBody(updated[0]));
   });
 }
 
-/**
- * `translate_to`: the draft transcript gains its translation (one text per segment), row and rendering in one
- * transaction. Idempotent; a published transcript is never changed.
- */
-export async function saveTranscriptTranslation(db: Db, transcriptId: string, translation: StoredTranslation): Promise<void> {
-  await db.$transaction(async (tx) => {
-    const updated = await tx.transcript.updateManyAndReturn({
-      where: { id: transcriptId, publishedAt: null },
-      data: { translation: jsonColumn(translation) },
-    });
-    if (updated[0]) await storeRendering(tx, transcriptId, renderTranscriptBody(updated[0]));
-  });
-}
+/** `chapters: true`. */
+export const saveTranscriptChapters = (db: Db, transcriptId: string, chapters: Chapter[]) =>
+  addToDraftTranscript(db, transcriptId, { chapters: jsonColumn(chapters) });
 
-/** `redacted_audio`: the draft transcript gains its redacted copy of the audio, row and rendering in one transaction. Idempotent. */
-export async function saveTranscriptRedactedAudio(db: Db, transcriptId: string, audio: StoredRedactedAudio): Promise<void> {
-  await db.$transaction(async (tx) => {
-    const updated = await tx.transcript.updateManyAndReturn({
-      where: { id: transcriptId, publishedAt: null },
-      data: { redactedAudio: jsonColumn(audio) },
-    });
-    if (updated[0]) await storeRendering(tx, transcriptId, renderTranscriptBody(updated[0]));
-  });
-}
+/** `translate_to`: one text per segment. */
+export const saveTranscriptTranslation = (db: Db, transcriptId: string, translation: StoredTranslation) =>
+  addToDraftTranscript(db, transcriptId, { translation: jsonColumn(translation) });
 
-/** `summarize`: the draft transcript gains its summary, row and rendering in one transaction. Idempotent; a published transcript is never changed. */
-export async function saveTranscriptSummary(db: Db, transcriptId: string, summary: TranscriptSummary): Promise<void> {
-  await db.$transaction(async (tx) => {
-    const updated = await tx.transcript.updateManyAndReturn({
-      where: { id: transcriptId, publishedAt: null },
-      data: { summary: jsonColumn(summary) },
-    });
-    if (updated[0]) await storeRendering(tx, transcriptId, renderTranscriptBody(updated[0]));
-  });
-}
+/** `redacted_audio`: where the copy is and how many stretches the tone covers. */
+export const saveTranscriptRedactedAudio = (db: Db, transcriptId: string, audio: StoredRedactedAudio) =>
+  addToDraftTranscript(db, transcriptId, { redactedAudio: jsonColumn(audio) });
+
+/** `summarize`. */
+export const saveTranscriptSummary = (db: Db, transcriptId: string, summary: TranscriptSummary) =>
+  addToDraftTranscript(db, transcriptId, { summary: jsonColumn(summary) });
 
 /**
  * Names of people are found in PERSON_LANGUAGES only: a transcript in another language (or with a segment in one)

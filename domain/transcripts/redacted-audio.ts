@@ -8,7 +8,7 @@ import { PII_PLACEHOLDERS } from './redaction';
 /** A 1 kHz tone, the broadcast "bleep", at a level well under full scale (−14 dBFS). */
 export const TONE_HZ = 1000;
 const TONE_AMPLITUDE = 0.2 * 32767;
-/** The tone starts a little before the word and ends a little after it: word times are Whisper's, ±50 ms. */
+/** The tone starts a little before the word and ends a little after it: word times are the recognizer's estimate. */
 export const TONE_PADDING_SECONDS = 0.08;
 /** Fades in and out over this long, so the edges do not click. */
 const FADE_SECONDS = 0.005;

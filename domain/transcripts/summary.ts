@@ -34,7 +34,7 @@ export interface SummaryOutcome {
  * A longer transcript gives each part (chapter, or tenth where there are none) its share, from the part's start.
  */
 export const SUMMARY_PROMPT_WORDS = 900;
-/** The answer's length: the summary and points, and a sentence for each chapter (a chapter line is about 30 tokens). */
+/** The answer's length: the summary and points, and more for a sentence per chapter. */
 export const SUMMARY_MAX_TOKENS = 320;
 const TOKENS_PER_CHAPTER = 40;
 const PARTS_WITHOUT_CHAPTERS = 10;
