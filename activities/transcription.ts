@@ -26,6 +26,8 @@ import {
   type StoredRedactedAudio,
 } from '../domain/transcripts/redacted-audio';
 import { probeMedia } from '../integrations/media/probe';
+import { partialSegmentsOf, publishPieceSegments } from '../domain/jobs/partial-segments';
+import { specOfJob } from '../domain/jobs/spec';
 import { splitAtSilences, stitch, type Piece, type RecognizedPiece } from '../integrations/media/split';
 import type { AssemblyAiRecognizer } from '../integrations/recognizers/cloud';
 import { qualityStatus, type RecognitionResult, type Recognizer } from '../integrations/recognizers/types';
@@ -239,6 +241,29 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
           });
           await cleanupWork(store, plan.jobId, resultKeys.length, [speakersKey]);
           return { transcriptId };
+        }),
+      );
+    },
+
+    /**
+     * A growing transcript: piece `index` (recognised, its raw result at `resultKey`) published as the job's next
+     * segments, in the recording's time, cleaned and redacted as the job asked (domain/jobs/partial-segments.ts).
+     * The workflow calls it in piece order. Idempotent: a piece already published is not published again.
+     */
+    async publishPieceSegments(plan: JobPlan, index: number, resultKey: string, piece: Piece): Promise<{ published: number }> {
+      return asActivity(() =>
+        withScratchDir('job-', async (dir) => {
+          const job = await db.job.findUniqueOrThrow({ where: { id: plan.jobId } });
+          if (job.transcribedMs >= piece.endMs) return { published: 0 };
+          const file = path.join(dir, 'result.json');
+          await store.download(resultKey, file);
+          const { result } = finishWhisperPiece(JSON.parse(await fs.readFile(file, 'utf8')));
+          // The same offsets and rounding as the transcript's own stitch.
+          const placed = result.words.length === 0 ? null : stitch([{ startMs: piece.startMs, result }]);
+          const segments = placed ? await partialSegmentsOf(specOfJob(job), placed) : [];
+          // Names that cannot be redacted in this language: the job will fail at the end; nothing is shown meanwhile.
+          if (segments === null) return { published: 0 };
+          return publishPieceSegments(db, plan.jobId, index, piece.endMs, segments);
         }),
       );
     },

@@ -48,6 +48,12 @@ export interface AsrStack {
   jobStage(jobId: string): Promise<{ stage: string | null; status: string }>;
   /** Uploads and submits without waiting: the job's id, and when POST /v1/jobs was sent (performance.now()). */
   submit(file: string, opts?: { language?: string; profile?: 'standard' | 'fast' }): Promise<{ id: string; postedAt: number }>;
+  /** GET /v1/jobs/{id}/segments?after=&wait= as a client reads a growing transcript. */
+  readSegments(
+    jobId: string,
+    after: number,
+    waitSeconds: number,
+  ): Promise<{ status: string; segments: Array<{ seq: number; text: string }>; next_after: number }>;
   /** Waits until the job is final; `ms` counts from `postedAt`. */
   waitJob(jobId: string, postedAt: number): Promise<JobRun>;
   close(): Promise<void>;
@@ -147,6 +153,11 @@ export async function startAsrStack(opts: {
     transcribe,
     submit,
     waitJob,
+    async readSegments(jobId, after, waitSeconds) {
+      const res = await request(api.app).get(`/v1/jobs/${jobId}/segments`).query({ after, wait: waitSeconds }).set(bearer(ws.apiKey));
+      if (res.status !== 200) throw new Error(`segments answered ${res.status}: ${res.text}`);
+      return res.body;
+    },
     async restartRecognizer(env = {}) {
       await recognizer.stop();
       recognizer = await startRec(env);

@@ -13,7 +13,7 @@ import path from 'node:path';
 export const RESULTS_FILE = path.join(__dirname, 'RESULTS.md');
 export const HISTORY_HEADING = '## History';
 /** The blocks other commands own, in the order they appear. */
-export const OWNED_BLOCKS = ['caption-ab', 'asr-bench', 'asr-eval', 'asr-sets', 'traces', 'servers', 'search', 'scale'] as const;
+export const OWNED_BLOCKS = ['caption-ab', 'asr-bench', 'asr-eval', 'asr-sets', 'traces', 'servers', 'search', 'growing', 'scale'] as const;
 
 const start = (name: string) => `<!-- ${name}:start -->`;
 const end = (name: string) => `<!-- ${name}:end -->`;

@@ -19,6 +19,7 @@ import type { BenchContext, BenchSection } from './harness';
 import { RESULTS_FILE, withKeptSections, writeBlock } from './results-file';
 import { acceptSection } from './sections/accept';
 import { asrSection } from './sections/asr';
+import { growingSection } from './sections/growing';
 import { cachedSection } from './sections/cached';
 import { captionSection } from './sections/caption';
 import { discoverySection } from './sections/discovery';
@@ -45,6 +46,7 @@ const SECTIONS: BenchSection[] = [
   cachedSection,
   webhooksSection,
   asrSection,
+  growingSection,
   exportsSection,
   mcpSection,
   searchSection,

@@ -213,11 +213,19 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
         `waiting for speech recognition of ${keys.length} piece(s) on task queue ${recognitionQueue(plan)}.`,
       );
       const recognize = recognition(plan);
+      // A growing transcript: each piece's segments published as soon as it and every piece before it are done.
+      const growing = patched('growing-transcripts') ? publishInPieceOrder(plan, pieces) : null;
       const results = await Promise.all(
-        keys.map((key, i) => recognize.recognizePiece.executeWithOptions({ summary: `piece ${i + 1} of ${keys.length}` }, [plan, key, i])),
+        keys.map((key, i) =>
+          recognize.recognizePiece.executeWithOptions({ summary: `piece ${i + 1} of ${keys.length}` }, [plan, key, i]).then((resultKey) => {
+            growing?.recognized(i, resultKey);
+            return resultKey;
+          }),
+        ),
       ).catch((err: unknown) => {
         throw noWorkerInTime(err, RECOGNIZER_LATE, 'recognizer_queue_timeout') ?? err;
       });
+      await growing?.published();
       // Speaker labels: the voices of all pieces clustered at once, so a voice is one speaker across pieces.
       const speakersKey = plan.spec.speaker_labels
         ? await recognize.labelSpeakers.executeWithOptions({ summary: `speakers of ${keys.length} piece(s)` }, [
@@ -229,6 +237,36 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       ({ transcriptId } = await media.storeRecognition(plan, results, pieces, audio.durationMs, speakersKey));
     }
     return { transcriptId, charge: cost, billingKind: 'ai_transcription' };
+  }
+
+  /**
+   * Publishes recognised pieces' segments in time order, one piece after another: piece i goes out once pieces 0..i
+   * are all recognised, however the recognizers' answers interleave. The view is best effort: a publish that fails
+   * (after its retries) stops the growing view, never the job, whose transcript is written from the pieces' results.
+   */
+  function publishInPieceOrder(plan: JobPlan, pieces: ReadonlyArray<{ startMs: number; endMs: number }>) {
+    const resultKeys: Array<string | undefined> = [];
+    let next = 0;
+    let broken = false;
+    let chain: Promise<void> = Promise.resolve();
+    const publishReady = async () => {
+      while (!broken && next < pieces.length && resultKeys[next] !== undefined) {
+        const i = next;
+        await source.publishPieceSegments
+          .executeWithOptions({ summary: `segments of piece ${i + 1} of ${pieces.length}` }, [plan, i, resultKeys[i]!, pieces[i]!])
+          .catch(() => {
+            broken = true;
+          });
+        next = i + 1;
+      }
+    };
+    return {
+      recognized(index: number, resultKey: string) {
+        resultKeys[index] = resultKey;
+        chain = chain.then(publishReady);
+      },
+      published: () => chain,
+    };
   }
 
   const recognitionQueue = (plan: JobPlan) => plan.recognitionTaskQueue ?? workflowInfo().taskQueue;

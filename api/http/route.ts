@@ -23,6 +23,11 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Non-JSON bodies (exports, pages). */
   raw?: { contentType: string; body: string | Buffer };
+  /**
+   * A body written over time (Server-Sent Events): the status and headers go out at once, then `write` writes to the
+   * response until it returns; the response ends after it.
+   */
+  stream?: { contentType: string; write: (res: Response) => Promise<void> };
   /** The answer to a replay of the call's Idempotency-Key (a route that `answersReplays`): not counted. */
   replay?: boolean;
 }
@@ -139,7 +144,12 @@ export function mount(router: Router, specs: AnyRoute[], deps: AppDeps): void {
         });
         if (reply.headers) res.set(reply.headers);
         res.status(reply.status);
-        if (reply.raw) {
+        if (reply.stream) {
+          res.type(reply.stream.contentType);
+          res.flushHeaders();
+          await reply.stream.write(res);
+          res.end();
+        } else if (reply.raw) {
           res.type(reply.raw.contentType).send(reply.raw.body);
         } else if (reply.body === undefined) {
           res.end();

@@ -1,5 +1,6 @@
 import { cancelJob, retryJob } from '../../domain/jobs/control';
 import { listJobs, waitForJob } from '../../domain/jobs/read';
+import { jobEvents, waitForJobSegments, type JobStreamEvent } from '../../domain/jobs/partial-segments';
 import { prepareJob, submissionOf, submitJob } from '../../domain/jobs/submit';
 import type { JobRequest } from '../../domain/schemas/jobs';
 import { jobServiceDeps } from '../wiring';
@@ -7,8 +8,11 @@ import { requestWaitSignal } from '../http/drain';
 import type { RequiredRule } from '../http/auth';
 import { defineRoute, type HandlerCtx, type Reply, type AnyRoute } from '../http/route';
 import {
+  JobEventsQuery,
   JobIdParams,
   JobListQuery,
+  JobSegmentsQuery,
+  JobSegmentsSchema,
   JobListSchema,
   JobRequestSchema,
   JobSchema,
@@ -112,6 +116,79 @@ const getJobRoute = defineRoute({
   },
 });
 
+const jobSegmentsRoute = defineRoute({
+  method: 'get',
+  path: '/v1/jobs/:id/segments',
+  operationId: 'getJobSegments',
+  summary: 'A running job’s segments so far, optional long poll',
+  tags,
+  description:
+    'An AI job is recognised in pieces cut at pauses, earliest first; each piece’s segments are published as soon as it and every piece before it are recognised, numbered by `seq` in time order. Read with `after` = the last seq you have (0 at first); with `wait`, the request returns as soon as there is a segment after it or the job is final. Partial segments are cleaned and redacted as the job asked, carry `speaker: null` and the language their piece was heard in; when the job ends they give way to the transcript (`result_id`), which settles speakers and per-region languages and is exactly what it would have been without this view. Captions jobs, cloud recognition and `align_text` publish no partial segments: their progress jumps to the end when they succeed.',
+  auth: { kind: 'required', scope: 'jobs:read' },
+  rateLimit: 'read',
+  params: JobIdParams,
+  query: JobSegmentsQuery,
+  responses: { 200: { description: 'The segments after `after` (empty when none yet or the job is final).', schema: JobSegmentsSchema } },
+  errors: ['NOT_FOUND'],
+  handler: async ({ deps, principal, params, query, req }) => {
+    const signal = requestWaitSignal(req, deps);
+    return {
+      status: 200,
+      body: await waitForJobSegments(deps.db, deps.wakeups, principal.workspaceId, params.id, query.after, query.wait, signal),
+    };
+  },
+});
+
+/** One Server-Sent Event (the WHATWG HTML "event stream" format); data is one line of JSON. */
+function sseFrame(e: JobStreamEvent): string {
+  if ('comment' in e) return `: ${e.comment}\n\n`;
+  return `${'id' in e ? `id: ${e.id}\n` : ''}event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
+}
+
+/** `Last-Event-ID` of a reconnecting EventSource: the last seq it received; anything else is ignored. */
+function lastEventId(header: string | undefined): number | undefined {
+  return header !== undefined && /^(0|[1-9]\d{0,9})$/.test(header.trim()) ? Math.min(Number(header.trim()), 2_147_483_647) : undefined;
+}
+
+const jobEventsRoute = defineRoute({
+  method: 'get',
+  path: '/v1/jobs/:id/events',
+  operationId: 'streamJobEvents',
+  summary: 'A running job’s segments as Server-Sent Events',
+  tags,
+  description:
+    'The same segments as `GET /v1/jobs/{id}/segments`, pushed as they are published: `event: segment` (`id` = seq, `data` = a PartialSegment), `event: progress` (`data` = the job’s progress, when it changes) and, once the job is final, `event: job` (`data` = the Job) after which the stream ends. A comment line every 15 s keeps a quiet stream open; the server ends a stream after 10 minutes, and an EventSource reconnects by itself with `Last-Event-ID`, so nothing is missed or sent twice. Counted once against the read rate limit per connection. A job in another workspace answers 404 before the stream starts.',
+  auth: { kind: 'required', scope: 'jobs:read' },
+  rateLimit: 'read',
+  params: JobIdParams,
+  query: JobEventsQuery,
+  responses: { 200: { description: 'An event stream (text/event-stream).', contentTypes: ['text/event-stream'] } },
+  errors: ['NOT_FOUND'],
+  handler: async ({ deps, principal, params, query, req }) => {
+    const after = lastEventId(req.get('last-event-id')) ?? query.after ?? 0;
+    const signal = requestWaitSignal(req, deps);
+    // The job is looked up before the stream starts, so a wrong id is a 404 envelope, not an empty stream.
+    await waitForJobSegments(deps.db, deps.wakeups, principal.workspaceId, params.id, after, 0);
+    return {
+      status: 200,
+      headers: { 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
+      stream: {
+        contentType: 'text/event-stream; charset=utf-8',
+        write: async (res) => {
+          res.write('retry: 2000\n\n');
+          try {
+            for await (const e of jobEvents(deps.db, deps.wakeups, principal.workspaceId, params.id, after, signal)) {
+              if (!res.write(sseFrame(e))) await new Promise<void>((resolve) => res.once('drain', resolve));
+            }
+          } catch {
+            // A database error midway ends the stream; the client reconnects from its Last-Event-ID.
+          }
+        },
+      },
+    };
+  },
+});
+
 export const cancelRoute = defineRoute({
   method: 'post',
   path: '/v1/jobs/:id/cancel',
@@ -158,4 +235,4 @@ export const retryRoute = defineRoute({
     accepted(await retryJob(jobServiceDeps(deps), principal, params.id, body, idempotency!)),
 });
 
-export const jobRoutes: AnyRoute[] = [createJob, listJobsRoute, getJobRoute, cancelRoute, retryRoute];
+export const jobRoutes: AnyRoute[] = [createJob, listJobsRoute, getJobRoute, jobSegmentsRoute, jobEventsRoute, cancelRoute, retryRoute];

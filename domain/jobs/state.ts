@@ -179,10 +179,7 @@ export interface TranscriptContent {
 export async function saveDraftTranscript(db: Db, jobId: string, produced: TranscriptContent): Promise<string> {
   const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
   // The clean-up and redaction the job asked for (filter_profanity, disfluencies, redact_pii) before anything is stored.
-  const spec = specOfJob(job);
-  assertPersonRedactable(spec, produced);
-  const cleaned = { ...produced, ...cleanTranscriptWords(produced, cleanupOf(spec)) };
-  const content = { ...cleaned, ...(await redactTranscript(cleaned, spec.redact_pii_types ?? [])) };
+  const content = await cleanedAsAsked(specOfJob(job), produced);
   const data = {
     workspaceId: job.workspaceId,
     reuseKey: job.reuseKey,
@@ -325,6 +322,18 @@ function assertPersonRedactable(spec: JobSpec, content: { language: string | nul
     });
 }
 
+/**
+ * The clean-up and redaction a job asked for (filter_profanity, disfluencies, redact_pii), applied to words before
+ * any of them is stored: the draft transcript, and the segments a running job publishes (partial-segments.ts).
+ */
+export async function cleanedAsAsked<
+  C extends { text: string; language: string | null; segments: Array<Segment>; words: Array<Word> | null },
+>(spec: JobSpec, produced: C): Promise<C> {
+  assertPersonRedactable(spec, produced);
+  const cleaned = { ...produced, ...cleanTranscriptWords(produced, cleanupOf(spec)) };
+  return { ...cleaned, ...(await redactTranscript(cleaned, spec.redact_pii_types ?? [])) };
+}
+
 /** The clean-up a job's spec asks for. */
 function cleanupOf(spec: JobSpec): CleanupOptions {
   return { filterProfanity: spec.filter_profanity, disfluencies: spec.disfluencies };
@@ -378,7 +387,9 @@ export async function completeJob(
         UPDATE transcripts SET published_at = ${job.finishedAt},
           expires_at = ${job.finishedAt}::timestamptz + make_interval(days => (SELECT retention_days FROM workspaces WHERE id = ${job.workspaceId}::uuid))
         WHERE id = ${result.transcriptId}::uuid),
-      notified AS (SELECT pg_notify(${JOB_FINAL_CHANNEL}, ${jobId}))
+      notified AS (SELECT pg_notify(${JOB_FINAL_CHANNEL}, ${jobId})),
+      -- A growing transcript's segments give way to the transcript (domain/jobs/partial-segments.ts).
+      cleared AS (DELETE FROM job_segments WHERE job_id = ${jobId}::uuid)
       UPDATE jobs SET credits_charged = ${settled.charged} FROM notified WHERE id = ${jobId}::uuid`;
     const eventId = await recordJobEvent(tx, { ...job, id: jobId }, { type: 'job.succeeded', resultId: result.transcriptId });
     return { status: 'succeeded', eventId };
@@ -416,8 +427,9 @@ async function finish(db: Db, jobId: string, status: 'failed' | 'cancelled', err
     });
     if (moved.count === 0) return { status, eventId: await existingEventId(tx, jobId) };
     if (job.holdId) await releaseHoldIn(tx, job.holdId, { jobSlot: true });
-    // A transcript written before the failure is never published.
+    // A transcript written before the failure is never published, nor are the segments shown while it ran.
     await tx.transcript.deleteMany({ where: { jobId, publishedAt: null } });
+    await tx.jobSegment.deleteMany({ where: { jobId } });
     // Cancelled jobs emit no event (the spec names job.succeeded and job.failed only).
     const eventId =
       status === 'failed' ? await recordJobEvent(tx, { ...job, endpointId: job.webhookEndpointId }, { type: 'job.failed', error }) : null;

@@ -391,6 +391,7 @@ function newJobRow(data: ReturnType<typeof jobRowData>): Job {
     asrStartedAt: null,
     providerJobId: null,
     mediaDurationMs: null,
+    transcribedMs: 0,
     retryAttempt: 0,
     lastRetryError: null,
     workflowStartedAt: null,

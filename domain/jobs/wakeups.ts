@@ -7,10 +7,17 @@ import { timeoutOrAbort } from '../../core/waiting';
 // keeps one LISTEN connection and wakes the requests waiting in it; a request
 // that lands on another instance than the one that accepted the job is woken
 // the same way. Nothing but the list of local waiters lives in memory.
+// Readers of a growing transcript also wake on `job_progress`, sent by the
+// step that publishes a piece's segments (domain/jobs/partial-segments.ts).
 
 export const JOB_FINAL_CHANNEL = 'job_final';
+export const JOB_PROGRESS_CHANNEL = 'job_progress';
 
-type Waiter = () => void;
+interface Waiter {
+  wake: () => void;
+  /** Also woken by progress (new segments), not only by the job's end. */
+  progress: boolean;
+}
 
 export class JobWakeups {
   private client: PoolClient | null = null;
@@ -28,12 +35,14 @@ export class JobWakeups {
   private async connect(): Promise<void> {
     const client = await this.pool.connect();
     client.on('notification', (msg) => {
-      if (msg.channel !== JOB_FINAL_CHANNEL || !msg.payload) return;
+      if (!msg.payload) return;
+      const final = msg.channel === JOB_FINAL_CHANNEL;
+      if (!final && msg.channel !== JOB_PROGRESS_CHANNEL) return;
       const set = this.waiters.get(msg.payload);
-      if (set) for (const wake of set) wake();
+      if (set) for (const w of set) if (final || w.progress) w.wake();
     });
     client.on('error', () => this.reconnect(client));
-    await client.query(`LISTEN ${JOB_FINAL_CHANNEL}`);
+    await client.query(`LISTEN ${JOB_FINAL_CHANNEL}; LISTEN ${JOB_PROGRESS_CHANNEL}`);
     this.client = client;
   }
 
@@ -43,22 +52,27 @@ export class JobWakeups {
     this.client = null;
     this.connecting = null;
     // Wake everyone so they re-read the state; then listen again.
-    for (const set of this.waiters.values()) for (const wake of set) wake();
+    for (const set of this.waiters.values()) for (const w of set) w.wake();
     setTimeout(() => void this.start().catch(() => undefined), 500).unref();
   }
 
   /**
    * Resolves when a notice for `jobId` arrives or `timeoutMs` passes. The caller
-   * registers before reading the state (see waitForFinal) so no notice is lost.
+   * registers before reading the state (see waitForFinal) so no notice is lost. With `progress`, a notice of
+   * new segments wakes it too.
    */
-  subscribe(jobId: string): { wait: (timeoutMs: number, signal?: AbortSignal) => Promise<boolean>; cancel: () => void } {
-    let wake!: Waiter;
+  subscribe(
+    jobId: string,
+    opts: { progress?: boolean } = {},
+  ): { wait: (timeoutMs: number, signal?: AbortSignal) => Promise<boolean>; cancel: () => void } {
+    let wake!: () => void;
     const woken = new Promise<boolean>((resolve) => (wake = () => resolve(true)));
+    const waiter: Waiter = { wake, progress: opts.progress ?? false };
     let set = this.waiters.get(jobId);
     if (!set) this.waiters.set(jobId, (set = new Set()));
-    set.add(wake);
+    set.add(waiter);
     const cancel = () => {
-      set!.delete(wake);
+      set!.delete(waiter);
       if (set!.size === 0) this.waiters.delete(jobId);
     };
     const wait = async (timeoutMs: number, signal?: AbortSignal) => {
@@ -78,7 +92,7 @@ export class JobWakeups {
     const c = this.client;
     this.client = null;
     if (c) {
-      await c.query(`UNLISTEN ${JOB_FINAL_CHANNEL}`).catch(() => undefined);
+      await c.query(`UNLISTEN ${JOB_FINAL_CHANNEL}; UNLISTEN ${JOB_PROGRESS_CHANNEL}`).catch(() => undefined);
       c.release();
     }
   }

@@ -256,6 +256,13 @@ export const JOB_STATUSES = ['queued', 'processing', 'awaiting_provider', 'succe
 export const STAGES = JOB_STAGES;
 export const PLATFORMS = ['videosite', 'shortvideo', 'photosocial', 'upload', 'direct'] as const;
 
+export const JobProgressSchema = z
+  .object({
+    transcribed_seconds: z.number().nonnegative().openapi({ description: 'Media seconds from the start whose segments are published.' }),
+    total_seconds: z.number().nonnegative().openapi({ description: 'The measured length of the media.' }),
+  })
+  .openapi('JobProgress');
+
 export const JobSchema = z
   .object({
     id: Uuid,
@@ -278,6 +285,10 @@ export const JobSchema = z
     options: JobSpecSchema,
     metadata: z.record(z.string(), z.string()),
     batch_id: Uuid.nullable(),
+    progress: JobProgressSchema.nullable().openapi({
+      description:
+        'How much of the media is transcribed, from its start: null until the media is measured (captions jobs never measure it). A running AI job advances as each piece of the recording is recognised, earliest first; its segments so far are at `GET /v1/jobs/{id}/segments` and `/events`. A succeeded job has all of it.',
+    }),
     retry: z.object({ attempt: z.number().int(), last_error: ErrorObjectSchema }).nullable().openapi({
       description:
         'Set while the job is being retried automatically after a retryable error: the status stays `processing` and this shows the attempt and the error being retried. Null otherwise.',
@@ -321,3 +332,54 @@ export const WaitQuery = z.strictObject({
 export const RetryRequestSchema = z
   .strictObject({ max_credits: z.number().int().min(1).max(1_000_000).optional() })
   .openapi('RetryRequest');
+
+export const PartialSegmentSchema = z
+  .object({
+    seq: z.number().int().min(1).openapi({ description: "Position in the job's growing transcript: 1, 2, … in time order, never reused." }),
+    start: z.number(),
+    end: z.number(),
+    text: z.string().openapi({ description: 'Cleaned and redacted as the job asked, like the transcript.' }),
+    speaker: z.string().nullable().openapi({
+      description:
+        'Always null while the job runs: voices are clustered over the whole recording when it ends, and the transcript carries the speakers.',
+    }),
+    language: z.string().nullable().openapi({
+      description:
+        "The language the segment's piece was heard in (the job's language when given). Per-region languages settle in the transcript.",
+    }),
+  })
+  .openapi('PartialSegment', { description: 'A segment of a running AI job, published before the job ends.' });
+
+export const JobSegmentsSchema = z
+  .object({
+    job_id: Uuid,
+    status: z.enum(JOB_STATUSES),
+    result_id: Uuid.nullable().openapi({ description: 'The transcript, once the job succeeded: the settled answer.' }),
+    progress: JobProgressSchema.nullable(),
+    segments: z.array(PartialSegmentSchema),
+    next_after: z
+      .number()
+      .int()
+      .min(0)
+      .openapi({ description: 'The `after` of the next read: the last seq answered, or the `after` given.' }),
+  })
+  .openapi('JobSegments', {
+    description:
+      'The segments of a running job after `after`, at most 500 per answer, earliest first. Once the job is final the list is empty: the transcript (`result_id`) holds every segment with speakers and per-region languages settled, exactly as it would without this view.',
+  });
+
+const SeqQuery = queryInteger(z.number().int().min(0).max(2_147_483_647));
+
+export const JobSegmentsQuery = z.strictObject({
+  after: SeqQuery.default(0).openapi({ description: 'Answer segments with a seq above this (0: from the first).' }),
+  wait: queryInteger(z.number().int().min(0).max(25)).default(0).openapi({
+    description:
+      'With no segment after `after` yet, hold the request up to this many seconds; it returns as soon as the next piece is published or the job is final.',
+  }),
+});
+
+export const JobEventsQuery = z.strictObject({
+  after: SeqQuery.optional().openapi({
+    description: 'Send segments with a seq above this; the `Last-Event-ID` header of a reconnecting EventSource takes precedence.',
+  }),
+});

@@ -80,24 +80,33 @@ export function planPieces(
   const pieces: Piece[] = [];
   let start = 0;
   while (durationMs - start > maxPiece) {
-    const lo = start + minPiece;
-    const hi = start + maxPiece;
-    let cut = hi;
-    let best = 0;
-    for (const s of silences) {
-      const a = Math.max(s.startMs, lo);
-      const b = Math.min(s.endMs, hi);
-      if (b - a >= best && b > a) {
-        best = b - a;
-        cut = Math.round((a + b) / 2);
-      }
-    }
-    if (cut <= start) cut = hi; // cannot happen with minPiece > 0; guards against a zero-length piece
+    const cut = nextCut(start, silences, maxPiece, minPiece);
     pieces.push({ startMs: start, endMs: cut });
     start = cut;
   }
   pieces.push({ startMs: start, endMs: durationMs });
   return pieces;
+}
+
+/**
+ * Where the piece that starts at `start` ends, when the media goes on past `start + maxPiece`: the middle of the
+ * longest pause within [start + minPiece, start + maxPiece], or that upper end. It looks at nothing of the media
+ * after the upper end, so the first cut can be found from the media's first maxPiece alone (cutLeadingPiece).
+ */
+export function nextCut(start: number, silences: readonly Silence[], maxPiece: number, minPiece: number): number {
+  const lo = start + minPiece;
+  const hi = start + maxPiece;
+  let cut = hi;
+  let best = 0;
+  for (const s of silences) {
+    const a = Math.max(s.startMs, lo);
+    const b = Math.min(s.endMs, hi);
+    if (b - a >= best && b > a) {
+      best = b - a;
+      cut = Math.round((a + b) / 2);
+    }
+  }
+  return cut <= start ? hi : cut; // cut <= start cannot happen with minPiece > 0; guards against a zero-length piece
 }
 
 /** Plans the pieces of `audioPath` (any format ffmpeg reads); one piece when it is short enough. */

@@ -24,6 +24,7 @@ type JobActivity =
   | 'markAsrStarted'
   | 'cutAudio'
   | 'recognizePiece'
+  | 'publishPieceSegments'
   | 'storeRecognition'
   | 'submitToProvider'
   | 'fetchProviderResult'
@@ -68,6 +69,7 @@ export function jobActivities(plan: JobPlan, over: Partial<Pick<Activities, JobA
     markAsrStarted: async () => undefined,
     cutAudio: async () => ({ pieces: [{ startMs: 0, endMs: 42_000 }], keys: ['piece-0'] }),
     recognizePiece: async () => 'result-0',
+    publishPieceSegments: async () => ({ published: 1 }),
     storeRecognition: async () => ({ transcriptId: 'tr-asr' }),
     submitToProvider: async () => 'provider-job-1',
     fetchProviderResult: async () => ({ transcriptId: 'tr-cloud' }),

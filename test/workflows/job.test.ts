@@ -158,6 +158,76 @@ describe('the cloud recognition provider', () => {
   });
 });
 
+describe('a growing transcript', () => {
+  const threePieces = {
+    cutAudio: async () => ({
+      pieces: [
+        { startMs: 0, endMs: 20_000 },
+        { startMs: 20_000, endMs: 40_000 },
+        { startMs: 40_000, endMs: 42_000 },
+      ],
+      keys: ['piece-0', 'piece-1', 'piece-2'],
+    }),
+  };
+  // The recognizers answer last piece first: piece 0 is the slowest.
+  const outOfOrder = async (_plan: unknown, key: string) => {
+    const i = Number(key.slice('piece-'.length));
+    await new Promise((r) => setTimeout(r, [600, 300, 0][i]));
+    return `result-${i}`;
+  };
+
+  it('publishes each piece once, in time order, only after every earlier piece, however the recognizers answer', async () => {
+    const plan = planFor({ mode: 'transcribe' });
+    const recognized: number[] = [];
+    const acts = jobActivities(plan, {
+      ...threePieces,
+      recognizePiece: async (p, key, i) => {
+        const r = await outOfOrder(p, key);
+        recognized.push(i);
+        return r;
+      },
+      publishPieceSegments: async (_p, i) => {
+        // Every piece up to this one is recognised before it is published.
+        expect(recognized).toEqual(expect.arrayContaining([...Array(i + 1).keys()]));
+        return { published: 2 };
+      },
+    });
+    expect(await runJob(ts, plan, acts)).toMatchObject({ status: 'succeeded' });
+    expect(recognized).toEqual([2, 1, 0]);
+    expect(acts.publishPieceSegments.mock.calls.map((c) => [c[1], c[2], c[3]])).toEqual([
+      [0, 'result-0', { startMs: 0, endMs: 20_000 }],
+      [1, 'result-1', { startMs: 20_000, endMs: 40_000 }],
+      [2, 'result-2', { startMs: 40_000, endMs: 42_000 }],
+    ]);
+    // Published before the transcript is written, which takes the results in piece order.
+    expect(acts.publishPieceSegments.mock.invocationCallOrder[2]).toBeLessThan(acts.storeRecognition.mock.invocationCallOrder[0]!);
+    expect(acts.storeRecognition.mock.calls[0]![1]).toEqual(['result-0', 'result-1', 'result-2']);
+  });
+
+  it('a publish that fails stops the growing view, never the job: the transcript is written from the same results', async () => {
+    const plan = planFor({ mode: 'transcribe' });
+    const acts = jobActivities(plan, {
+      ...threePieces,
+      recognizePiece: outOfOrder,
+      publishPieceSegments: async () => {
+        throw failure('INVALID_REQUEST', 'a bug in the view');
+      },
+    });
+    expect(await runJob(ts, plan, acts)).toMatchObject({ status: 'succeeded' });
+    expect(acts.publishPieceSegments).toHaveBeenCalledTimes(1); // non-retryable, and nothing after it
+    expect(acts.storeRecognition.mock.calls[0]!.slice(1, 4)).toEqual([
+      ['result-0', 'result-1', 'result-2'],
+      [
+        { startMs: 0, endMs: 20_000 },
+        { startMs: 20_000, endMs: 40_000 },
+        { startMs: 40_000, endMs: 42_000 },
+      ],
+      42_000,
+    ]);
+    expect(acts.completeJob).toHaveBeenCalledWith(plan.jobId, { transcriptId: 'tr-asr', charge: 2, billingKind: 'ai_transcription' });
+  });
+});
+
 describe('automatic retries', () => {
   it('retries a retryable error after 5 s, 10 s, 20 s, 40 s, 80 s and 160 s, then fails the job with it', async () => {
     const plan = planFor();

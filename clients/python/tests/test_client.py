@@ -93,10 +93,15 @@ class LiveTest(unittest.TestCase):
         upload = self.client.uploads.upload_file(os.environ["TRANSCRIPT_TEST_AUDIO"])
         self.assertEqual(upload["status"], "ready")
         self.assertGreater(upload["duration_ms"], 1000)
-        job = self.client.jobs.create_and_wait({"source": {"upload_id": upload["id"]}, "mode": "transcribe", "language": "en"}, timeout=120)
+        created = self.client.jobs.create({"source": {"upload_id": upload["id"]}, "mode": "transcribe", "language": "en"})
+        # The growing transcript, read as it is published, ends with the job.
+        segments = list(self.client.jobs.stream(created["id"], timeout=120))
+        job = self.client.jobs.get(created["id"])
         self.assertEqual(job["status"], "succeeded", job.get("error"))
-        words = self.client.transcripts.get(job["result_id"])["words"]
-        self.assertGreater(len(words or []), 5)
+        transcript = self.client.transcripts.get(job["result_id"])
+        self.assertGreater(len(transcript["words"] or []), 5)
+        self.assertEqual([s["seq"] for s in segments], list(range(1, len(segments) + 1)))
+        self.assertEqual([s["text"] for s in segments], [s["text"] for s in transcript["segments"]])
 
     def test_a_batch(self) -> None:
         batch = self.client.batches.create(

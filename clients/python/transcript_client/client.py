@@ -241,6 +241,30 @@ class Jobs:
                     on_update(job)
         return job
 
+    def segments(self, job_id: str, *, after: int = 0, wait: int | None = None) -> models.JobSegments:
+        """A running job's segments after ``after``; ``wait`` (1–25 s) holds until there are some or the job ends."""
+        params: dict[str, Any] = {}
+        if after:
+            params["after"] = after
+        if wait:
+            params["wait"] = wait
+        return cast(models.JobSegments, self._c.request("GET", f"/v1/jobs/{job_id}/segments", params=params))
+
+    def stream(self, job_id: str, *, timeout: float = 1800) -> Iterator[models.PartialSegment]:
+        """The job's growing transcript: yields each segment once, in time order, as the pieces are recognised, and
+        ends when the job is final (then read the job and its transcript: speakers and per-region languages settle there)."""
+        deadline = time.monotonic() + timeout
+        after = 0
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TranscriptTimeoutError(f"job {job_id} is still running after the timeout", self.get(job_id))
+            page = self.segments(job_id, after=after, wait=max(1, min(MAX_WAIT_SECONDS, int(left))))
+            yield from page["segments"]
+            after = page["next_after"]
+            if page["status"] in FINAL_JOB_STATUSES and not page["segments"]:
+                return
+
     def create_and_wait(
         self,
         body: models.JobRequest,

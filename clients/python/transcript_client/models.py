@@ -345,6 +345,11 @@ class JobOptions(TypedDict):
     summarize: bool
 
 
+class JobProgress(TypedDict):
+    transcribed_seconds: float
+    total_seconds: float
+
+
 JobRequestCaptionLanguage: TypeAlias = str
 
 
@@ -365,6 +370,15 @@ JobSourceRequest: TypeAlias = JobSourceRequestJobSourceRequest | JobSourceReques
 
 
 Metadata: TypeAlias = dict[str, str]
+
+
+class PartialSegment(TypedDict):
+    seq: int
+    start: float
+    end: float
+    text: str
+    speaker: str | None
+    language: str | None
 
 
 class RetryRequest(TypedDict, closed=True):
@@ -652,6 +666,7 @@ class Job(TypedDict):
     options: JobOptions
     metadata: dict[str, str]
     batch_id: str | None
+    progress: JobProgress | None
     retry: JobRetry | None
     created_at: str
     updated_at: str
@@ -685,6 +700,15 @@ class JobRequest(TypedDict, closed=True):
 class JobList(TypedDict):
     jobs: list[Job]
     next_cursor: str | None
+
+
+class JobSegments(TypedDict):
+    job_id: str
+    status: Literal['queued', 'processing', 'awaiting_provider', 'succeeded', 'failed', 'cancelled']
+    result_id: str | None
+    progress: JobProgress | None
+    segments: list[PartialSegment]
+    next_after: int
 
 
 class Transcript(TypedDict):

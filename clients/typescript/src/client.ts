@@ -21,6 +21,8 @@ export type ExportFormat = operations['exportTranscript']['parameters']['query']
 export type SearchQuery = operations['searchTranscripts']['parameters']['query'];
 export type SearchResult = Schemas['SearchResult'];
 export type Moment = Schemas['Moment'];
+export type PartialSegment = Schemas['PartialSegment'];
+export type JobSegments = Schemas['JobSegments'];
 export type ListJobsQuery = NonNullable<paths['/v1/jobs']['get']['parameters']['query']>['query'];
 
 export const FINAL_JOB_STATUSES: readonly Job['status'][] = ['succeeded', 'failed', 'cancelled'];
@@ -170,12 +172,38 @@ export class TranscriptClient {
       }
       return job;
     },
+    /** GET /v1/jobs/{id}/segments: a running job's segments after `after`; `wait` (1–25 s) holds until there are some or the job ends. */
+    segments: async (id: string, opts: { after?: number; wait?: number } = {}): Promise<JobSegments> =>
+      unwrap(
+        await this.raw.GET('/v1/jobs/{id}/segments', {
+          params: { path: { id }, query: { ...(opts.after ? { after: opts.after } : {}), ...(opts.wait ? { wait: opts.wait } : {}) } },
+        }),
+      ),
+    /**
+     * The job's growing transcript: `for await (const segment of client.jobs.stream(id))` yields each segment once, in
+     * time order, as the job's pieces are recognised, and ends when the job is final (read it, and its transcript,
+     * for the settled result: speakers and per-region languages come only there).
+     */
+    stream: (id: string, opts: { timeoutMs?: number } = {}): AsyncGenerator<PartialSegment, Job> => this.followSegments(id, opts),
     /** Submits a job and waits until it is final. A failed or cancelled job is returned, not raised: read `status` and `error`. */
     createAndWait: async (body: JobRequest, opts: WaitOptions & { idempotencyKey?: string } = {}): Promise<Job> => {
       const job = await this.jobs.create(body, opts);
       return this.jobs.wait(job.id, opts);
     },
   };
+
+  private async *followSegments(id: string, opts: { timeoutMs?: number }): AsyncGenerator<PartialSegment, Job> {
+    const deadline = Date.now() + (opts.timeoutMs ?? 30 * 60_000);
+    let after = 0;
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new TranscriptTimeoutError(`job ${id} is still running after the timeout`, await this.jobs.get(id));
+      const page = await this.jobs.segments(id, { after, wait: Math.max(1, Math.min(MAX_WAIT_SECONDS, Math.floor(left / 1000))) });
+      yield* page.segments;
+      after = page.next_after;
+      if (FINAL_JOB_STATUSES.includes(page.status) && page.segments.length === 0) return this.jobs.get(id);
+    }
+  }
 
   readonly transcripts = {
     get: async (id: string): Promise<Transcript> => unwrap(await this.raw.GET('/v1/transcripts/{id}', { params: { path: { id } } })),

@@ -326,6 +326,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/jobs/{id}/segments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A running job’s segments so far, optional long poll
+     * @description An AI job is recognised in pieces cut at pauses, earliest first; each piece’s segments are published as soon as it and every piece before it are recognised, numbered by `seq` in time order. Read with `after` = the last seq you have (0 at first); with `wait`, the request returns as soon as there is a segment after it or the job is final. Partial segments are cleaned and redacted as the job asked, carry `speaker: null` and the language their piece was heard in; when the job ends they give way to the transcript (`result_id`), which settles speakers and per-region languages and is exactly what it would have been without this view. Captions jobs, cloud recognition and `align_text` publish no partial segments: their progress jumps to the end when they succeed.
+     *
+     *     Requires the `jobs:read` scope. Counts against the plan's reads per minute.
+     */
+    get: operations['getJobSegments'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/jobs/{id}/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A running job’s segments as Server-Sent Events
+     * @description The same segments as `GET /v1/jobs/{id}/segments`, pushed as they are published: `event: segment` (`id` = seq, `data` = a PartialSegment), `event: progress` (`data` = the job’s progress, when it changes) and, once the job is final, `event: job` (`data` = the Job) after which the stream ends. A comment line every 15 s keeps a quiet stream open; the server ends a stream after 10 minutes, and an EventSource reconnects by itself with `Last-Event-ID`, so nothing is missed or sent twice. Counted once against the read rate limit per connection. A job in another workspace answers 404 before the stream starts.
+     *
+     *     Requires the `jobs:read` scope. Counts against the plan's reads per minute.
+     */
+    get: operations['streamJobEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/jobs/{id}/cancel': {
     parameters: {
       query?: never;
@@ -1280,6 +1324,7 @@ export interface components {
       };
       /** Format: uuid */
       batch_id: string | null;
+      progress: components['schemas']['JobProgress'];
       /** @description Set while the job is being retried automatically after a retryable error: the status stays `processing` and this shows the attempt and the error being retried. Null otherwise. */
       retry: {
         attempt: number;
@@ -1323,6 +1368,13 @@ export interface components {
       translate_to: string | null;
       summarize: boolean;
     };
+    /** @description How much of the media is transcribed, from its start: null until the media is measured (captions jobs never measure it). A running AI job advances as each piece of the recording is recognised, earliest first; its segments so far are at `GET /v1/jobs/{id}/segments` and `/events`. A succeeded job has all of it. */
+    JobProgress: {
+      /** @description Media seconds from the start whose segments are published. */
+      transcribed_seconds: number;
+      /** @description The measured length of the media. */
+      total_seconds: number;
+    } | null;
     JobRequest: {
       source: components['schemas']['JobSourceRequest'];
       /** @enum {string} */
@@ -1400,6 +1452,35 @@ export interface components {
       jobs: components['schemas']['Job'][];
       /** @description Opaque, tamper-proof; null on the last page. */
       next_cursor: string | null;
+    };
+    /** @description The segments of a running job after `after`, at most 500 per answer, earliest first. Once the job is final the list is empty: the transcript (`result_id`) holds every segment with speakers and per-region languages settled, exactly as it would without this view. */
+    JobSegments: {
+      /** Format: uuid */
+      job_id: string;
+      /** @enum {string} */
+      status: 'queued' | 'processing' | 'awaiting_provider' | 'succeeded' | 'failed' | 'cancelled';
+      /**
+       * Format: uuid
+       * @description The transcript, once the job succeeded: the settled answer.
+       */
+      result_id: string | null;
+      progress: components['schemas']['JobProgress'];
+      segments: components['schemas']['PartialSegment'][];
+      /** @description The `after` of the next read: the last seq answered, or the `after` given. */
+      next_after: number;
+    };
+    /** @description A segment of a running AI job, published before the job ends. */
+    PartialSegment: {
+      /** @description Position in the job's growing transcript: 1, 2, … in time order, never reused. */
+      seq: number;
+      start: number;
+      end: number;
+      /** @description Cleaned and redacted as the job asked, like the transcript. */
+      text: string;
+      /** @description Always null while the job runs: voices are clustered over the whole recording when it ends, and the transcript carries the speakers. */
+      speaker: string | null;
+      /** @description The language the segment's piece was heard in (the job's language when given). Per-region languages settle in the transcript. */
+      language: string | null;
     };
     RetryRequest: {
       max_credits?: number;
@@ -3387,6 +3468,184 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Job'];
+        };
+      };
+      /** @description Error envelope. Codes: UNAUTHENTICATED. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: NOT_FOUND. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INVALID_REQUEST. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: RATE_LIMITED. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INTERNAL_ERROR. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  getJobSegments: {
+    parameters: {
+      query?: {
+        /** @description Answer segments with a seq above this (0: from the first). */
+        after?: number;
+        /** @description With no segment after `after` yet, hold the request up to this many seconds; it returns as soon as the next piece is published or the job is final. */
+        wait?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The segments after `after` (empty when none yet or the job is final). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['JobSegments'];
+        };
+      };
+      /** @description Error envelope. Codes: UNAUTHENTICATED. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: NOT_FOUND. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INVALID_REQUEST. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: RATE_LIMITED. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INTERNAL_ERROR. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  streamJobEvents: {
+    parameters: {
+      query?: {
+        /** @description Send segments with a seq above this; the `Last-Event-ID` header of a reconnecting EventSource takes precedence. */
+        after?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description An event stream (text/event-stream). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
         };
       };
       /** @description Error envelope. Codes: UNAUTHENTICATED. */

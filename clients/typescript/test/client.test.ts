@@ -75,12 +75,24 @@ describe('against the live service', { skip: !live && 'needs TRANSCRIPT_API_URL 
     const upload = await client.uploads.uploadFile(env.TRANSCRIPT_TEST_AUDIO!);
     assert.equal(upload.status, 'ready');
     assert.ok((upload.duration_ms ?? 0) > 1000);
-    const job = await client.jobs.createAndWait(
-      { source: { upload_id: upload.id }, mode: 'transcribe', language: 'en' },
-      { timeoutMs: 120_000 },
-    );
+    const created = await client.jobs.create({ source: { upload_id: upload.id }, mode: 'transcribe', language: 'en' });
+    // The growing transcript, read as it is published, ends with the job.
+    const segments = [];
+    const stream = client.jobs.stream(created.id, { timeoutMs: 120_000 });
+    let next = await stream.next();
+    for (; !next.done; next = await stream.next()) segments.push(next.value);
+    const job = next.value;
     assert.equal(job.status, 'succeeded', JSON.stringify(job.error));
-    assert.ok(((await client.transcripts.get(job.result_id!)).words ?? []).length > 5);
+    const transcript = await client.transcripts.get(job.result_id!);
+    assert.ok((transcript.words ?? []).length > 5);
+    assert.deepEqual(
+      segments.map((s) => s.seq),
+      segments.map((_, i) => i + 1),
+    );
+    assert.deepEqual(
+      segments.map((s) => s.text),
+      transcript.segments.map((s) => s.text),
+    );
   });
 
   it('runs a batch', async () => {

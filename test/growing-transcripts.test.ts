@@ -1,0 +1,190 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import path from 'node:path';
+import request from 'supertest';
+import { request as httpRequest } from 'undici';
+import { publishPieceSegments } from '../domain/jobs/partial-segments';
+import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
+import { evalClips } from './support/asr-eval';
+import { startJobStack, submit, type JobStack } from './support/job-stack';
+import { audioDir, concatWithPauses } from './support/speech';
+import { uploadReady } from './support/uploads';
+
+// Growing transcripts on the real stack: a minute of real English speech cut into pieces of at most 20 s,
+// recognised by the Python recognition worker; the job's segments are read while it runs, by long poll and as
+// Server-Sent Events, and compared with the transcript the job ends with.
+
+let stack: JobStack;
+let dir: { dir: string; cleanup: () => Promise<void> };
+let talk: string;
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  stack = await startJobStack([], { maxPieceMs: 20_000 });
+  dir = await audioDir();
+  const en = evalClips().filter((c) => c.lang === 'en');
+  talk = await concatWithPauses(
+    en.map((c) => c.audio),
+    path.join(dir.dir, 'talk.wav'),
+    1.5,
+  );
+  // A listening server, so the event stream is read as it is written (supertest buffers the whole answer).
+  server = stack.api.app.listen(0, '127.0.0.1');
+  await new Promise<void>((r) => server.once('listening', () => r()));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}, 120_000);
+
+afterAll(async () => {
+  server.closeAllConnections();
+  server.close();
+  await stack.close();
+  await dir.cleanup();
+});
+
+const app = () => stack.api.app;
+const FINAL = ['succeeded', 'failed', 'cancelled'];
+
+interface PartialSegment {
+  seq: number;
+  start: number;
+  end: number;
+  text: string;
+  speaker: null;
+  language: string | null;
+}
+
+async function submitTalk(w: TestWorkspace, body: object = {}) {
+  const uploadId = await uploadReady(stack.api, w, talk, 'audio/wav');
+  const res = await submit(stack.api, w.apiKey, { source: { upload_id: uploadId }, mode: 'transcribe', language: 'en', ...body });
+  expect(res.status).toBe(202);
+  return res.body.id as string;
+}
+
+async function transcriptOf(w: TestWorkspace, jobId: string) {
+  const job = (await request(app()).get(`/v1/jobs/${jobId}`).set(bearer(w.apiKey)).expect(200)).body;
+  expect(job.status).toBe('succeeded');
+  return { job, t: (await request(app()).get(`/v1/transcripts/${job.result_id}`).set(bearer(w.apiKey)).expect(200)).body };
+}
+
+/** The partial segments are the transcript's own segments (speakers and per-region languages aside). */
+function expectSameSegments(partial: PartialSegment[], final: Array<{ start: number; end: number; text: string; language: string }>) {
+  expect(partial.map((s) => s.text)).toEqual(final.map((s) => s.text));
+  partial.forEach((s, i) => {
+    expect(s.start).toBeCloseTo(final[i]!.start, 2);
+    expect(s.end).toBeCloseTo(final[i]!.end, 2);
+    expect(s.language).toBe('en');
+  });
+}
+
+describe('growing transcripts', () => {
+  it('long poll: segments readable piece by piece before the job ends, in order, then the same words in the transcript', async () => {
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const jobId = await submitTalk(w);
+    const seen: PartialSegment[] = [];
+    const answers: Array<{ status: string; count: number; progress: { transcribed_seconds: number; total_seconds: number } | null }> = [];
+    let after = 0;
+    const until = Date.now() + 240_000;
+    for (;;) {
+      const res = await request(app()).get(`/v1/jobs/${jobId}/segments`).query({ after, wait: 25 }).set(bearer(w.apiKey)).expect(200);
+      answers.push({ status: res.body.status, count: res.body.segments.length, progress: res.body.progress });
+      seen.push(...res.body.segments);
+      expect(res.body.next_after).toBe(res.body.segments.at(-1)?.seq ?? after);
+      after = res.body.next_after;
+      if (FINAL.includes(res.body.status)) {
+        expect(res.body.segments).toEqual([]);
+        break;
+      }
+      expect(Date.now()).toBeLessThan(until);
+    }
+    // Words were readable while the job still ran, and progress grew with them.
+    const running = answers.filter((a) => !FINAL.includes(a.status) && a.count > 0);
+    expect(running.length).toBeGreaterThan(0);
+    const done = answers.map((a) => a.progress?.transcribed_seconds ?? 0);
+    expect(done).toEqual([...done].sort((a, b) => a - b));
+    expect(running[0]!.progress!.transcribed_seconds).toBeLessThan(running[0]!.progress!.total_seconds);
+    expect(answers.at(-1)!.progress!.transcribed_seconds).toBe(answers.at(-1)!.progress!.total_seconds);
+    // seq 1, 2, …, time order, no speaker while running.
+    expect(seen.map((s) => s.seq)).toEqual(seen.map((_, i) => i + 1));
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.start).toBeGreaterThanOrEqual(seen[i - 1]!.start);
+    expect(seen.every((s) => s.speaker === null)).toBe(true);
+
+    const { job, t } = await transcriptOf(w, jobId);
+    expect(job.progress).toEqual({ transcribed_seconds: t.duration_seconds, total_seconds: t.duration_seconds });
+    expectSameSegments(seen, t.segments);
+    // The segments gave way to the transcript: none is left, and none can be published after the end.
+    expect(await stack.api.deps.db.jobSegment.count({ where: { jobId } })).toBe(0);
+    expect(
+      await publishPieceSegments(stack.api.deps.db, jobId, 99, 10_000_000, [{ start: 0, end: 1, text: 'late', language: 'en' }]),
+    ).toEqual({
+      published: 0,
+    });
+  }, 300_000);
+
+  it('Server-Sent Events: segment events as they are published, then the job; Last-Event-ID resumes; other workspaces get 404', async () => {
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const jobId = await submitTalk(w, { redact_pii: true, redact_pii_types: ['email'] });
+    const res = await httpRequest(`${base}/v1/jobs/${jobId}/events`, { headers: { authorization: `Bearer ${w.apiKey}` } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+    const events: Array<{ id?: string; event?: string; data: unknown; runningWhenRead?: boolean }> = [];
+    let buffered = '';
+    for await (const chunk of res.body) {
+      buffered += chunk.toString();
+      let end: number;
+      while ((end = buffered.indexOf('\n\n')) >= 0) {
+        const frame = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const fields = Object.fromEntries(
+          frame
+            .split('\n')
+            .filter((l) => !l.startsWith(':') && l.includes(': '))
+            .map((l) => [l.slice(0, l.indexOf(': ')), l.slice(l.indexOf(': ') + 2)]),
+        );
+        if (fields.data === undefined) continue;
+        const e = { id: fields.id, event: fields.event, data: JSON.parse(fields.data) };
+        if (e.event === 'segment' && !events.some((x) => x.event === 'segment')) {
+          const now = await request(app()).get(`/v1/jobs/${jobId}`).set(bearer(w.apiKey)).expect(200);
+          events.push({ ...e, runningWhenRead: !FINAL.includes(now.body.status) });
+        } else events.push(e);
+      }
+    }
+    const segments = events.filter((e) => e.event === 'segment');
+    expect(segments.length).toBeGreaterThan(0);
+    expect(segments.map((e) => e.id)).toEqual(segments.map((_, i) => String(i + 1)));
+    expect(segments[0]!.runningWhenRead).toBe(true);
+    expect(events.filter((e) => e.event === 'progress').length).toBeGreaterThan(0);
+    expect(events.at(-1)).toMatchObject({ event: 'job', data: { id: jobId, status: 'succeeded' } });
+    const { t } = await transcriptOf(w, jobId);
+    expectSameSegments(
+      segments.map((e) => e.data as PartialSegment),
+      t.segments,
+    );
+
+    // A reconnect after the end: nothing twice, only the job.
+    const again = await request(app()).get(`/v1/jobs/${jobId}/events`).set(bearer(w.apiKey)).set('Last-Event-ID', '3').expect(200);
+    expect(again.text).not.toContain('event: segment');
+    expect(again.text).toContain('event: job');
+    const other = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const hidden = await request(app()).get(`/v1/jobs/${jobId}/events`).set(bearer(other.apiKey)).expect(404);
+    expect(hidden.body.error).toMatchObject({ code: 'NOT_FOUND', details: { detail: 'id' } });
+    await request(app()).get(`/v1/jobs/${jobId}/segments`).set(bearer(other.apiKey)).expect(404);
+  }, 300_000);
+
+  it('bad reads get the envelope naming the field', async () => {
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const id = '00000000-0000-4000-8000-000000000000';
+    for (const [query, field] of [
+      [{ after: -1 }, 'after'],
+      [{ after: 'x' }, 'after'],
+      [{ wait: 26 }, 'wait'],
+      [{ limit: 3 }, 'limit'],
+    ] as const) {
+      const res = await request(app()).get(`/v1/jobs/${id}/segments`).query(query).set(bearer(w.apiKey)).expect(422);
+      expect(res.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { detail: expect.stringContaining(field) } });
+      expect(res.body.error.request_id ?? res.body.request_id).toBeTruthy();
+    }
+    await request(app()).get(`/v1/jobs/${id}/segments`).set(bearer(w.apiKey)).expect(404);
+    await request(app()).get(`/v1/jobs/${id}/events`).query({ after: 'x' }).set(bearer(w.apiKey)).expect(422);
+  });
+});
