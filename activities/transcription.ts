@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../domain/db';
@@ -28,7 +30,15 @@ import {
 import { probeMedia } from '../integrations/media/probe';
 import { partialSegmentsOf, publishPieceSegments } from '../domain/jobs/partial-segments';
 import { specOfJob } from '../domain/jobs/spec';
-import { splitAtSilences, stitch, type Piece, type RecognizedPiece } from '../integrations/media/split';
+import {
+  DEFAULT_MAX_PIECE_MS,
+  findSilences,
+  nextCut,
+  splitAtSilences,
+  stitch,
+  type Piece,
+  type RecognizedPiece,
+} from '../integrations/media/split';
 import type { AssemblyAiRecognizer } from '../integrations/recognizers/cloud';
 import { qualityStatus, type RecognitionResult, type Recognizer } from '../integrations/recognizers/types';
 import { speakerSummary, spokenSeconds } from '../integrations/recognizers/result';
@@ -170,29 +180,69 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
       await markAsrStarted(db, jobId);
     },
 
-    /** Cuts long audio at pauses into pieces stored separately, so each is recognised by its own activity. */
-    async cutAudio(plan: JobPlan, audioKey: string, durationMs: number): Promise<{ pieces: Piece[]; keys: string[] }> {
+    /**
+     * The first piece of a long upload, cut from the first seconds of the file alone, so that its recognition starts
+     * while acquireAudio still converts the whole recording (the first words of a two-hour upload in seconds, not
+     * after minutes of conversion). The cut is where cutAudio will put it (nextCut over the pauses of the stretch
+     * up to it, which is all it looks at); the piece's samples are hashed, and the workflow takes its result for
+     * piece 0 only when cutAudio's piece 0 has the same samples: the transcript never depends on this. Also answers
+     * the media's length as acquireAudio measures it (the same probe of the same file), to price the job. No piece
+     * for media short enough to be one piece.
+     */
+    async cutLeadingPiece(plan: JobPlan): Promise<{ durationMs: number; lead: { piece: Piece; key: string; sha256: string } | null }> {
+      return asActivity(
+        () =>
+          withScratchDir('job-', async (dir) => {
+            const media = await fetchStoredOrLinkedMedia(plan, dir);
+            const { durationMs } = await probeMedia(media);
+            const maxPieceMs = deps.maxPieceMs ?? DEFAULT_MAX_PIECE_MS;
+            if (durationMs <= maxPieceMs) return { durationMs, lead: null };
+            // A little past the last possible cut: a pause running over it is seen as far as the cut looks.
+            const stretchMs = Math.min(durationMs, maxPieceMs + 2000);
+            const stretch = await toRecognizerWav(media, path.join(dir, 'stretch.wav'), { durationMs: stretchMs });
+            const silences = await findSilences(stretch, { durationMs: stretchMs });
+            const piece = { startMs: 0, endMs: nextCut(0, silences, maxPieceMs, maxPieceMs / 2) };
+            const wav = await toRecognizerWav(stretch, path.join(dir, 'lead.wav'), { startMs: 0, durationMs: piece.endMs });
+            const key = workKey(plan.jobId, 'lead-piece.wav');
+            await store.put(key, wav, 'audio/wav');
+            return { durationMs, lead: { piece, key, sha256: await sha256File(wav) } };
+          }),
+        onRetry(plan.jobId),
+      );
+    },
+
+    /**
+     * Cuts long audio at pauses into pieces stored separately, so each is recognised by its own activity. Answers
+     * also the hash of piece 0's samples (compared with cutLeadingPiece's).
+     */
+    async cutAudio(
+      plan: JobPlan,
+      audioKey: string,
+      durationMs: number,
+    ): Promise<{ pieces: Piece[]; keys: string[]; firstPieceSha256: string }> {
       return asActivity(() =>
         withScratchDir('job-', async (dir) => {
           const wav = path.join(dir, 'audio.wav');
           await store.download(audioKey, wav);
           const pieces = await splitAtSilences(wav, { durationMs, maxPieceMs: deps.maxPieceMs });
-          if (pieces.length === 1) return { pieces, keys: [audioKey] };
+          if (pieces.length === 1) return { pieces, keys: [audioKey], firstPieceSha256: '' };
           const keys: string[] = [];
+          let firstPieceSha256 = '';
           // Pieces a previous attempt stored before its worker was lost are not cut again (the cut points are the same).
-          const alreadyStored = savedProgress<{ piecesStored: number }>()?.piecesStored ?? 0;
+          const alreadyStored = savedProgress<{ piecesStored: number; firstPieceSha256: string }>();
           for (const [i, p] of pieces.entries()) {
             const key = workKey(plan.jobId, `piece-${i}.wav`);
             keys.push(key);
-            if (i < alreadyStored) continue;
+            if (i < (alreadyStored?.piecesStored ?? 0)) continue;
             const out = await toRecognizerWav(wav, path.join(dir, `piece-${i}.wav`), {
               startMs: p.startMs,
               durationMs: p.endMs - p.startMs,
             });
+            if (i === 0) firstPieceSha256 = await sha256File(out);
             await store.put(key, out, 'audio/wav');
-            saveProgress({ piecesStored: i + 1 });
+            saveProgress({ piecesStored: i + 1, firstPieceSha256: firstPieceSha256 || alreadyStored?.firstPieceSha256 || '' });
           }
-          return { pieces, keys };
+          return { pieces, keys, firstPieceSha256: firstPieceSha256 || alreadyStored?.firstPieceSha256 || '' };
         }),
       );
     },
@@ -214,7 +264,7 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
           // killed, Temporal unreachable while PostgreSQL restarted), did the work: the next attempt finds it.
           const stored = await db.transcript.findUnique({ where: { jobId: plan.jobId }, select: { id: true, sourceOrigin: true } });
           if (stored?.sourceOrigin === 'speech_recognition') {
-            await cleanupWork(store, plan.jobId, resultKeys.length, [speakersKey]);
+            await cleanupWork(store, plan.jobId, resultKeys.length, [speakersKey, workKey(plan.jobId, 'lead-piece.wav')]);
             return { transcriptId: stored.id };
           }
           const recognized: RecognizedPiece[] = [];
@@ -239,7 +289,7 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
           const transcriptId = await writeTranscript(db, plan, new WhisperRecognizer(model), result, durationMs, {
             languageProbability: plan.spec.language ? null : detectedProbability(result.language, probabilities),
           });
-          await cleanupWork(store, plan.jobId, resultKeys.length, [speakersKey]);
+          await cleanupWork(store, plan.jobId, resultKeys.length, [speakersKey, workKey(plan.jobId, 'lead-piece.wav')]);
           return { transcriptId };
         }),
       );
@@ -306,6 +356,13 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
       }, onRetry(plan.jobId));
     },
   };
+}
+
+/** Hex sha256 of a file's bytes (a piece's wav: its header is fixed, so equal hashes are equal samples). */
+async function sha256File(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 /** The probability of the detected language over the pieces that heard it, weighted by their words. */

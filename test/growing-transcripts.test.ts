@@ -1,13 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import request from 'supertest';
 import { request as httpRequest } from 'undici';
 import { publishPieceSegments } from '../domain/jobs/partial-segments';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
 import { evalClips } from './support/asr-eval';
 import { startJobStack, submit, type JobStack } from './support/job-stack';
-import { audioDir, concatWithPauses } from './support/speech';
+import { audioDir, concatWithPauses, ffmpeg } from './support/speech';
 import { uploadReady } from './support/uploads';
 
 // Growing transcripts on the real stack: a minute of real English speech cut into pieces of at most 20 s,
@@ -24,11 +25,14 @@ beforeAll(async () => {
   stack = await startJobStack([], { maxPieceMs: 20_000 });
   dir = await audioDir();
   const en = evalClips().filter((c) => c.lang === 'en');
-  talk = await concatWithPauses(
+  const wav = await concatWithPauses(
     en.map((c) => c.audio),
     path.join(dir.dir, 'talk.wav'),
     1.5,
   );
+  // Uploaded as people do: compressed, at 44.1 kHz (decoded and resampled on the way to the recognizer).
+  talk = path.join(dir.dir, 'talk.mp3');
+  await ffmpeg(['-i', wav, '-ar', '44100', '-b:a', '64k', talk]);
   // A listening server, so the event stream is read as it is written (supertest buffers the whole answer).
   server = stack.api.app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
@@ -55,7 +59,7 @@ interface PartialSegment {
 }
 
 async function submitTalk(w: TestWorkspace, body: object = {}) {
-  const uploadId = await uploadReady(stack.api, w, talk, 'audio/wav');
+  const uploadId = await uploadReady(stack.api, w, talk, 'audio/mpeg');
   const res = await submit(stack.api, w.apiKey, { source: { upload_id: uploadId }, mode: 'transcribe', language: 'en', ...body });
   expect(res.status).toBe(202);
   return res.body.id as string;
@@ -108,6 +112,19 @@ describe('growing transcripts', () => {
     expect(seen.map((s) => s.seq)).toEqual(seen.map((_, i) => i + 1));
     for (let i = 1; i < seen.length; i++) expect(seen[i]!.start).toBeGreaterThanOrEqual(seen[i - 1]!.start);
     expect(seen.every((s) => s.speaker === null)).toBe(true);
+
+    // The first piece was cut from the start of the upload and recognised while the rest was converted; cutAudio's
+    // piece 0 had the same samples, so it was not recognised again: one recognition per piece.
+    const history = await stack.api.deps.temporal.workflow.getHandle(`job-${jobId}`).fetchHistory();
+    const scheduled = (history.events ?? []).flatMap((e) => {
+      const a = e.activityTaskScheduledEventAttributes;
+      return a ? [a.activityType?.name] : [];
+    });
+    expect(scheduled.filter((n) => n === 'cutLeadingPiece')).toHaveLength(1);
+    expect(scheduled.indexOf('recognizePiece')).toBeLessThan(scheduled.indexOf('cutAudio'));
+    const pieces = scheduled.filter((n) => n === 'publishPieceSegments').length;
+    expect(pieces).toBeGreaterThan(1);
+    expect(scheduled.filter((n) => n === 'recognizePiece')).toHaveLength(pieces);
 
     const { job, t } = await transcriptOf(w, jobId);
     expect(job.progress).toEqual({ transcribed_seconds: t.duration_seconds, total_seconds: t.duration_seconds });
@@ -169,6 +186,51 @@ describe('growing transcripts', () => {
     const hidden = await request(app()).get(`/v1/jobs/${jobId}/events`).set(bearer(other.apiKey)).expect(404);
     expect(hidden.body.error).toMatchObject({ code: 'NOT_FOUND', details: { detail: 'id' } });
     await request(app()).get(`/v1/jobs/${jobId}/segments`).set(bearer(other.apiKey)).expect(404);
+  }, 300_000);
+
+  it('MCP wait_for_job: a running job comes with its words so far and their count, only the new ones when asked', async () => {
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const jobId = await submitTalk(w, { disfluencies: false });
+    const client = new Client({ name: 'growing-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: bearer(w.apiKey) } }));
+    try {
+      type Answer = {
+        done: boolean;
+        so_far: { count: number; segments: PartialSegment[]; next_after: number; progress: { transcribed_seconds: number } | null } | null;
+      };
+      const seen: PartialSegment[] = [];
+      let after = 0;
+      let runningWithWords = 0;
+      for (let i = 0; i < 120; i++) {
+        const res = (await client.callTool({
+          name: 'wait_for_job',
+          arguments: { job_id: jobId, timeout_seconds: 2, so_far_after: after },
+        })) as {
+          structuredContent: Answer;
+          content: Array<{ type: string; text: string }>;
+        };
+        const a = res.structuredContent;
+        if (a.done) {
+          expect(a.so_far).toBeNull();
+          break;
+        }
+        expect(a.so_far).not.toBeNull();
+        // Only the segments after so_far_after; the count is of all of them.
+        expect(a.so_far!.segments.every((s) => s.seq > after)).toBe(true);
+        seen.push(...a.so_far!.segments);
+        expect(a.so_far!.count).toBe(seen.length);
+        if (a.so_far!.count > 0) {
+          runningWithWords += 1;
+          expect(res.content[0]!.text).toContain(`${a.so_far!.count} segment(s) so far`);
+        }
+        after = a.so_far!.next_after;
+      }
+      expect(runningWithWords).toBeGreaterThan(0);
+      const { t } = await transcriptOf(w, jobId);
+      expect(seen.map((s) => s.text)).toEqual(t.segments.slice(0, seen.length).map((s: { text: string }) => s.text));
+    } finally {
+      await client.close();
+    }
   }, 300_000);
 
   it('bad reads get the envelope naming the field', async () => {

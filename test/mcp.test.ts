@@ -163,7 +163,7 @@ describe('agent tool server: transport and authentication', () => {
         'vocabulary',
         'word_timing',
       ]);
-      expect(props('wait_for_job')).toEqual(['job_id', 'timeout_seconds']);
+      expect(props('wait_for_job')).toEqual(['job_id', 'so_far_after', 'timeout_seconds']);
       expect(props('get_job')).toEqual(['job_id']);
       expect(props('get_transcript')).toEqual(expect.arrayContaining(['transcript_id', 'format']));
       expect(props('list_jobs')).toEqual(['cursor', 'limit']);

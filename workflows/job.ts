@@ -155,7 +155,16 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   async function transcribe(plan: JobPlan): Promise<{ transcriptId: string; charge: number; billingKind: 'ai_transcription' }> {
     await enterStage('acquire_audio');
     track.move('processing', 'acquire_audio', `acquiring the audio of ${plan.platform} ${plan.mediaId}.`);
-    const audio = await media.acquireAudio.executeWithOptions({ summary: `audio of ${plan.platform} ${plan.mediaId}` }, [plan]);
+    const embedded = plan.recognizer !== 'cloud' && plan.spec.align_text_chars === null;
+    // A growing transcript: each piece's segments published as soon as it and every piece before it are done.
+    const growing = embedded && patched('growing-transcripts') ? publishInPieceOrder(plan) : null;
+    const acquiring = media.acquireAudio.executeWithOptions({ summary: `audio of ${plan.platform} ${plan.mediaId}` }, [plan]);
+    // Awaited below; marked handled now, so a failure while the leading piece is cut is not an unhandled rejection.
+    acquiring.catch(() => undefined);
+    // A long upload's first piece goes to a recognizer while the whole recording is still being converted.
+    const early = embedded && plan.platform === 'upload' && patched('leading-piece') ? await startLeadingPiece(plan, growing) : null;
+    const audio = await acquiring;
+    // Priced by the leading piece's measurement when there is one (the same probe of the same file); never less.
     const { cost } = await state.reserveTranscriptionCredits(plan, audio.durationMs);
     // The audio goes to a recognizer next: from now on the job finishes.
     track.refuseCancel('stage=submit_asr');
@@ -205,7 +214,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       }
     } else {
       track.move('processing', 'submit_asr', `cutting ${seconds} s of audio into pieces at pauses.`);
-      const { pieces, keys } = await media.cutAudio(plan, audio.audioKey, audio.durationMs);
+      const { pieces, keys, firstPieceSha256 } = await media.cutAudio(plan, audio.audioKey, audio.durationMs);
       await enterStage('wait_asr');
       track.move(
         'processing',
@@ -213,12 +222,19 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
         `waiting for speech recognition of ${keys.length} piece(s) on task queue ${recognitionQueue(plan)}.`,
       );
       const recognize = recognition(plan);
-      // A growing transcript: each piece's segments published as soon as it and every piece before it are done.
-      const growing = patched('growing-transcripts') ? publishInPieceOrder(plan, pieces) : null;
+      const recognizePiece = (key: string, i: number) =>
+        recognize.recognizePiece.executeWithOptions({ summary: `piece ${i + 1} of ${keys.length}` }, [plan, key, i]);
+      // The leading piece's result stands for piece 0 only when cutAudio's piece 0 has the very same samples;
+      // otherwise piece 0 is recognised again, after it (both write piece 0's result file).
+      const leadMatches =
+        early !== null && pieces.length > 1 && early.piece.endMs === pieces[0]!.endMs && early.sha256 === firstPieceSha256;
       const results = await Promise.all(
         keys.map((key, i) =>
-          recognize.recognizePiece.executeWithOptions({ summary: `piece ${i + 1} of ${keys.length}` }, [plan, key, i]).then((resultKey) => {
-            growing?.recognized(i, resultKey);
+          (i === 0 && early
+            ? early.result.then((lead) => (lead !== null && leadMatches ? lead : recognizePiece(key, 0)))
+            : recognizePiece(key, i)
+          ).then((resultKey) => {
+            growing?.recognized(i, resultKey, pieces[i]!);
             return resultKey;
           }),
         ),
@@ -241,19 +257,21 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
 
   /**
    * Publishes recognised pieces' segments in time order, one piece after another: piece i goes out once pieces 0..i
-   * are all recognised, however the recognizers' answers interleave. The view is best effort: a publish that fails
-   * (after its retries) stops the growing view, never the job, whose transcript is written from the pieces' results.
+   * are all recognised, however the recognizers' answers interleave, and once only. The view is best effort: a
+   * publish that fails (after its retries) stops the growing view, never the job, whose transcript is written from
+   * the pieces' results.
    */
-  function publishInPieceOrder(plan: JobPlan, pieces: ReadonlyArray<{ startMs: number; endMs: number }>) {
-    const resultKeys: Array<string | undefined> = [];
+  function publishInPieceOrder(plan: JobPlan) {
+    const done: Array<{ resultKey: string; piece: { startMs: number; endMs: number } } | undefined> = [];
     let next = 0;
     let broken = false;
     let chain: Promise<void> = Promise.resolve();
     const publishReady = async () => {
-      while (!broken && next < pieces.length && resultKeys[next] !== undefined) {
+      while (!broken && done[next] !== undefined) {
         const i = next;
+        const { resultKey, piece } = done[i]!;
         await source.publishPieceSegments
-          .executeWithOptions({ summary: `segments of piece ${i + 1} of ${pieces.length}` }, [plan, i, resultKeys[i]!, pieces[i]!])
+          .executeWithOptions({ summary: `segments of piece ${i + 1}` }, [plan, i, resultKey, piece])
           .catch(() => {
             broken = true;
           });
@@ -261,12 +279,38 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       }
     };
     return {
-      recognized(index: number, resultKey: string) {
-        resultKeys[index] = resultKey;
+      recognized(index: number, resultKey: string, piece: { startMs: number; endMs: number }) {
+        done[index] ??= { resultKey, piece };
         chain = chain.then(publishReady);
       },
       published: () => chain,
     };
+  }
+
+  /**
+   * Cuts a long upload's first piece from the start of the file (cutLeadingPiece), prices the job by the length
+   * it measured, closes the cancel window and sends the piece to a recognizer, all while acquireAudio converts the
+   * whole recording. Null when the upload is one piece or the cut failed (then nothing changes: the job goes on
+   * as without it). The recognition's result (null if it failed: piece 0 is then recognised as usual) is
+   * published as piece 0 of the growing transcript as soon as it is there.
+   */
+  async function startLeadingPiece(plan: JobPlan, growing: ReturnType<typeof publishInPieceOrder> | null) {
+    const cut = await media.cutLeadingPiece
+      .executeWithOptions({ summary: `the first piece of ${plan.platform} ${plan.mediaId}` }, [plan])
+      .catch(() => null);
+    if (!cut?.lead) return null;
+    const { lead } = cut;
+    await state.reserveTranscriptionCredits(plan, cut.durationMs);
+    track.refuseCancel('stage=submit_asr');
+    await state.markAsrStarted(jobId);
+    const result = recognition(plan)
+      .recognizePiece.executeWithOptions({ summary: 'piece 1 (cut from the start of the upload)' }, [plan, lead.key, 0])
+      .then((resultKey) => {
+        growing?.recognized(0, resultKey, lead.piece);
+        return resultKey;
+      })
+      .catch(() => null);
+    return { piece: lead.piece, sha256: lead.sha256, result };
   }
 
   const recognitionQueue = (plan: JobPlan) => plan.recognitionTaskQueue ?? workflowInfo().taskQueue;

@@ -22,6 +22,7 @@ type JobActivity =
   | 'acquireAudio'
   | 'reserveTranscriptionCredits'
   | 'markAsrStarted'
+  | 'cutLeadingPiece'
   | 'cutAudio'
   | 'recognizePiece'
   | 'publishPieceSegments'
@@ -67,7 +68,8 @@ export function jobActivities(plan: JobPlan, over: Partial<Pick<Activities, JobA
     acquireAudio: async () => ({ audioKey: `work/${plan.jobId}/audio.wav`, durationMs: 42_000 }),
     reserveTranscriptionCredits: async () => ({ cost: 2 }),
     markAsrStarted: async () => undefined,
-    cutAudio: async () => ({ pieces: [{ startMs: 0, endMs: 42_000 }], keys: ['piece-0'] }),
+    cutLeadingPiece: async () => ({ durationMs: 42_000, lead: null }),
+    cutAudio: async () => ({ pieces: [{ startMs: 0, endMs: 42_000 }], keys: ['piece-0'], firstPieceSha256: '' }),
     recognizePiece: async () => 'result-0',
     publishPieceSegments: async () => ({ published: 1 }),
     storeRecognition: async () => ({ transcriptId: 'tr-asr' }),

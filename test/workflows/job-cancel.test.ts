@@ -38,7 +38,7 @@ describe('the cancel window', () => {
     const acts = jobActivities(plan, {
       cutAudio: async () => {
         await cutting.pass();
-        return { pieces: [{ startMs: 0, endMs: 42_000 }], keys: ['piece-0'] };
+        return { pieces: [{ startMs: 0, endMs: 42_000 }], keys: ['piece-0'], firstPieceSha256: '' };
       },
     });
     const result = await steerJob(ts, plan, acts, async (handle) => {

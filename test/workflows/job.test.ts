@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { DEFAULT_PROVIDER_POLL_MS, DEFAULT_PROVIDER_TIMEOUT_MS, JOB_NOT_COMMITTED } from '../../workflows/definitions';
 import { providerCallbackSignal } from '../../workflows/definitions';
 import { failure, jobActivities, planFor, runJob, steerJob, type JobMocks } from '../support/job-workflow';
-import { useTimeSkipping } from '../support/time-skipping';
+import { gate, useTimeSkipping } from '../support/time-skipping';
 
 // jobWorkflow on the time-skipping server, every activity a mock: the order of
 // the steps, the fallbacks, the provider wait and the automatic retries, with
@@ -167,6 +167,7 @@ describe('a growing transcript', () => {
         { startMs: 40_000, endMs: 42_000 },
       ],
       keys: ['piece-0', 'piece-1', 'piece-2'],
+      firstPieceSha256: '',
     }),
   };
   // The recognizers answer last piece first: piece 0 is the slowest.
@@ -225,6 +226,83 @@ describe('a growing transcript', () => {
       42_000,
     ]);
     expect(acts.completeJob).toHaveBeenCalledWith(plan.jobId, { transcriptId: 'tr-asr', charge: 2, billingKind: 'ai_transcription' });
+  });
+});
+
+describe('the leading piece of a long upload', () => {
+  const pieces = [
+    { startMs: 0, endMs: 20_000 },
+    { startMs: 20_000, endMs: 40_000 },
+    { startMs: 40_000, endMs: 42_000 },
+  ];
+  const lead = { piece: pieces[0]!, key: 'lead-piece', sha256: 'aa' };
+  /** acquireAudio held until the test lets it go; the rest as in a three-piece upload. */
+  function uploadActs(plan: ReturnType<typeof planFor>, over: Parameters<typeof jobActivities>[1] = {}) {
+    const converting = gate();
+    const recognizedBeforeConverted: string[] = [];
+    let converted = false;
+    const acts = jobActivities(plan, {
+      acquireAudio: async () => {
+        await converting.pass();
+        converted = true;
+        return { audioKey: 'audio', durationMs: 42_000 };
+      },
+      cutLeadingPiece: async () => ({ durationMs: 42_000, lead }),
+      cutAudio: async () => ({ pieces, keys: ['piece-0', 'piece-1', 'piece-2'], firstPieceSha256: 'aa' }),
+      recognizePiece: async (_p, key, i) => {
+        if (!converted) recognizedBeforeConverted.push(key);
+        if (key === 'lead-piece') converting.open();
+        return `result-${i}`;
+      },
+      ...over,
+    });
+    return { acts, recognizedBeforeConverted };
+  }
+
+  it('is priced, closes the cancel window and goes to a recognizer before the whole upload is converted; its result stands for piece 0', async () => {
+    const plan = planFor({ mode: 'transcribe', platform: 'upload', mediaId: 'upload-1' });
+    const { acts, recognizedBeforeConverted } = uploadActs(plan);
+    expect(await runJob(ts, plan, acts)).toMatchObject({ status: 'succeeded' });
+    expect(recognizedBeforeConverted).toEqual(['lead-piece']);
+    expect(acts.reserveTranscriptionCredits.mock.invocationCallOrder[0]).toBeLessThan(acts.recognizePiece.mock.invocationCallOrder[0]!);
+    expect(acts.markAsrStarted.mock.invocationCallOrder[0]).toBeLessThan(acts.recognizePiece.mock.invocationCallOrder[0]!);
+    // Piece 0 is not recognised twice; the transcript takes the pieces' results in order.
+    expect(acts.recognizePiece.mock.calls.map((c) => c[1]).sort()).toEqual(['lead-piece', 'piece-1', 'piece-2']);
+    expect(acts.storeRecognition.mock.calls[0]![1]).toEqual(['result-0', 'result-1', 'result-2']);
+    expect(acts.publishPieceSegments.mock.calls.map((c) => c[1])).toEqual([0, 1, 2]);
+    expect(acts.completeJob).toHaveBeenCalledWith(plan.jobId, { transcriptId: 'tr-asr', charge: 2, billingKind: 'ai_transcription' });
+  });
+
+  it("is not used when cutAudio's piece 0 has other samples: piece 0 is recognised again, after it", async () => {
+    const plan = planFor({ mode: 'transcribe', platform: 'upload', mediaId: 'upload-1' });
+    const { acts } = uploadActs(plan, {
+      cutAudio: async () => ({ pieces, keys: ['piece-0', 'piece-1', 'piece-2'], firstPieceSha256: 'bb' }),
+    });
+    expect(await runJob(ts, plan, acts)).toMatchObject({ status: 'succeeded' });
+    const keys = acts.recognizePiece.mock.calls.map((c) => c[1]);
+    expect(keys).toEqual(expect.arrayContaining(['lead-piece', 'piece-0', 'piece-1', 'piece-2']));
+    expect(keys.indexOf('piece-0')).toBeGreaterThan(keys.indexOf('lead-piece'));
+    expect(acts.storeRecognition.mock.calls[0]![1]).toEqual(['result-0', 'result-1', 'result-2']);
+  });
+
+  it('a leading cut that fails changes nothing: the job goes on as without it', async () => {
+    const plan = planFor({ mode: 'transcribe', platform: 'upload', mediaId: 'upload-1' });
+    const { acts } = uploadActs(plan, {
+      cutLeadingPiece: async () => {
+        throw failure('INVALID_MEDIA', 'truncated');
+      },
+      acquireAudio: async () => ({ audioKey: 'audio', durationMs: 42_000 }),
+    });
+    expect(await runJob(ts, plan, acts)).toMatchObject({ status: 'succeeded' });
+    expect(acts.recognizePiece.mock.calls.map((c) => c[1]).sort()).toEqual(['piece-0', 'piece-1', 'piece-2']);
+    expect(acts.reserveTranscriptionCredits).toHaveBeenCalledWith(plan, 42_000);
+  });
+
+  it('is cut only for uploads', async () => {
+    const plan = planFor({ mode: 'transcribe', platform: 'direct', mediaId: 'https://example.com/a.mp3' });
+    const acts = jobActivities(plan);
+    expect(await runJob(ts, plan, acts)).toMatchObject({ status: 'succeeded' });
+    expect(acts.cutLeadingPiece).not.toHaveBeenCalled();
   });
 });
 

@@ -259,6 +259,7 @@ describe('AI transcription, as the Temporal UI shows it', () => {
       cutAudio: async () => ({
         pieces: [0, 1, 2].map((i) => ({ startMs: i * 14_000, endMs: (i + 1) * 14_000 })),
         keys: ['piece-0', 'piece-1', 'piece-2'],
+        firstPieceSha256: '',
       }),
       recognizePiece: async (_plan, key) => {
         if (key === 'piece-2') await lastPiece.pass();
@@ -282,6 +283,10 @@ describe('AI transcription, as the Temporal UI shows it', () => {
         ['recognizePiece', 'piece 1 of 3'],
         ['recognizePiece', 'piece 2 of 3'],
         ['recognizePiece', 'piece 3 of 3'],
+        // A growing transcript: each piece's segments, published in order once it and those before it are done.
+        ['publishPieceSegments', 'segments of piece 1'],
+        ['publishPieceSegments', 'segments of piece 2'],
+        ['publishPieceSegments', 'segments of piece 3'],
         ['storeRecognition', undefined],
       ]);
     });

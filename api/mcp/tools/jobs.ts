@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Principal } from '../../../domain/accounts/principal';
 import { listJobs, waitForJob } from '../../../domain/jobs/read';
+import { readJobSegments } from '../../../domain/jobs/partial-segments';
 import { submitJob } from '../../../domain/jobs/submit';
 import { isFinal, type JobView } from '../../../domain/jobs/view';
 import { JobListQuery, JobRequestSchema, JOB_OPTION_FIELDS, jobOptionShape, type JobRequest } from '../../../domain/schemas/jobs';
@@ -80,6 +81,36 @@ export function jobRequest(
   return parseInput(JobRequestSchema, body, 'body');
 }
 
+/** Segments of a running job one wait_for_job answers: an agent's context, not a transcript. */
+const SO_FAR_LIMIT = 100;
+const SoFarOut = z.object({
+  count: z.number().int(),
+  segments: z.array(
+    z.object({
+      seq: z.number().int(),
+      start: z.number(),
+      end: z.number(),
+      text: z.string(),
+      speaker: z.string().nullable(),
+      language: z.string().nullable(),
+    }),
+  ),
+  next_after: z.number().int(),
+  progress: z.object({ transcribed_seconds: z.number(), total_seconds: z.number() }).nullable(),
+});
+
+/** A job answer with the running job's words so far (null once final: the transcript has them). */
+function withSoFar(result: CallToolResult, soFar: z.infer<typeof SoFarOut> | null): CallToolResult {
+  const text = soFar
+    ? ` ${soFar.count} segment(s) so far${soFar.progress ? ` (${soFar.progress.transcribed_seconds} of ${soFar.progress.total_seconds} s)` : ''}${soFar.segments.length ? `: ${soFar.segments.map((s) => s.text).join(' ')}` : ''}`
+    : '';
+  return {
+    ...result,
+    structuredContent: { ...(result.structuredContent ?? {}), so_far: soFar },
+    content: result.content.map((c, i) => (i === 0 && c.type === 'text' ? { ...c, text: c.text + text } : c)),
+  };
+}
+
 export function registerJobTools(server: ToolRegistrar, deps: AppDeps): void {
   server.registerTool(
     'transcribe',
@@ -130,16 +161,37 @@ export function registerJobTools(server: ToolRegistrar, deps: AppDeps): void {
     'wait_for_job',
     {
       title: 'Wait for a job',
-      description: `Waits until the job is succeeded, failed or cancelled, or timeout_seconds pass (default 30, never past ~40 s), then returns it; call again while done is false. ${jobReadNote}`,
-      inputSchema: z.object({ job_id: z.uuid(), timeout_seconds: Timeout(30) }),
-      outputSchema: jobOutput,
+      description: `Waits until the job is succeeded, failed or cancelled, or timeout_seconds pass (default 30, never past ~40 s), then returns it; call again while done is false. A running AI job also answers its words so far: so_far.segments (at most ${SO_FAR_LIMIT}, earliest first, after so_far_after) and so_far.count (all published so far); pass so_far.next_after as so_far_after on the next call to get only the new ones. Speakers and per-region languages settle in the transcript. ${jobReadNote}`,
+      inputSchema: z.object({
+        job_id: z.uuid(),
+        timeout_seconds: Timeout(30),
+        so_far_after: z
+          .number()
+          .int()
+          .min(0)
+          .max(2_147_483_647)
+          .optional()
+          .describe('The seq of the last segment you already have (so_far.next_after of the previous call); default 0.'),
+      }),
+      outputSchema: jobOutput.extend({ so_far: SoFarOut.nullable() }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     guarded(deps, async (args, ctx, caller) => {
       const startedAt = Date.now();
       const p = requireScopes(caller, 'jobs:read');
       await count(deps, p, 'read');
-      return jobResult(await waitJob(deps, p, args.job_id, deadlineFor(startedAt, args.timeout_seconds ?? 30), ctx, startedAt));
+      const job = await waitJob(deps, p, args.job_id, deadlineFor(startedAt, args.timeout_seconds ?? 30), ctx, startedAt);
+      const result = jobResult(job);
+      if (isFinal(job.status)) return withSoFar(result, null);
+      const page = await readJobSegments(deps.db, p.workspaceId, job.id, args.so_far_after ?? 0);
+      const segments = page.segments.slice(0, SO_FAR_LIMIT);
+      const soFar = {
+        count: await deps.db.jobSegment.count({ where: { jobId: job.id } }),
+        segments,
+        next_after: segments.at(-1)?.seq ?? args.so_far_after ?? 0,
+        progress: page.progress,
+      };
+      return withSoFar(result, soFar);
     }),
   );
 
