@@ -1,14 +1,18 @@
 import type { AddressInfo } from 'node:net';
+import fs from 'node:fs';
 import type { Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import request from 'supertest';
 import { request as httpRequest } from 'undici';
 import { publishPieceSegments } from '../domain/jobs/partial-segments';
+import { launchChromium, seriousA11yViolations } from './support/browser';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
 import { evalClips } from './support/asr-eval';
 import { startJobStack, submit, type JobStack } from './support/job-stack';
 import { audioDir, concatWithPauses, ffmpeg } from './support/speech';
+import { testTls } from './support/tls';
 import { uploadReady } from './support/uploads';
 
 // Growing transcripts on the real stack: a minute of real English speech cut into pieces of at most 20 s,
@@ -20,6 +24,8 @@ let dir: { dir: string; cleanup: () => Promise<void> };
 let talk: string;
 let server: Server;
 let base: string;
+let media: HttpsServer;
+let mediaBase: string;
 
 beforeAll(async () => {
   stack = await startJobStack([], { maxPieceMs: 20_000 });
@@ -33,6 +39,15 @@ beforeAll(async () => {
   // Uploaded as people do: compressed, at 44.1 kHz (decoded and resampled on the way to the recognizer).
   talk = path.join(dir.dir, 'talk.mp3');
   await ffmpeg(['-i', wav, '-ar', '44100', '-b:a', '64k', talk]);
+  // The same file as a direct link on loopback https (the test allowance lets loopback through, nothing else).
+  const tls = testTls();
+  const body = fs.readFileSync(talk);
+  media = createHttpsServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+    if (req.url !== '/talk.mp3') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'audio/mpeg', 'content-length': String(body.length) }).end(body);
+  });
+  await new Promise<void>((r) => media.listen(0, '127.0.0.1', r));
+  mediaBase = `https://127.0.0.1:${(media.address() as AddressInfo).port}`;
   // A listening server, so the event stream is read as it is written (supertest buffers the whole answer).
   server = stack.api.app.listen(0, '127.0.0.1');
   await new Promise<void>((r) => server.once('listening', () => r()));
@@ -40,6 +55,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  media.closeAllConnections();
+  media.close();
   server.closeAllConnections();
   server.close();
   await stack.close();
@@ -232,6 +249,62 @@ describe('growing transcripts', () => {
       await client.close();
     }
   }, 300_000);
+
+  it('dashboard: the job page shows the transcript growing, then the job done (Chromium)', async () => {
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const signIn = await request(app()).post('/app/sign-in').type('form').send({ email: w.email, password: w.password });
+    expect(signIn.status).toBe(303);
+    const chromium = await launchChromium();
+    try {
+      const context = await chromium.browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 } });
+      await context.addCookies(
+        (signIn.headers['set-cookie'] as unknown as string[]).map((c) => {
+          const [name, ...value] = c.split(';')[0]!.split('=');
+          return { name: name!, value: value.join('='), url: base };
+        }),
+      );
+      const page = await context.newPage();
+      const jobId = await submitTalk(w);
+      await page.goto(`/dashboard/jobs/${jobId}`);
+      const soFar = page.getByRole('list', { name: 'Transcript so far' }).getByRole('listitem');
+      await soFar.first().waitFor({ timeout: 120_000 });
+      // Words on the page while the job still runs, with how far it got.
+      const status = ((await page.locator('[data-job-status]').textContent()) ?? '').trim();
+      const shown = await soFar.allTextContents();
+      expect(['queued', 'processing']).toContain(status);
+      expect(shown.length).toBeGreaterThan(0);
+      expect(shown[0]).toMatch(/^0:\d\d \S/);
+      expect(await page.locator('[data-job-progress]').textContent()).toMatch(/\d+ of \d+ s transcribed\./);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      await page.getByRole('link', { name: 'Open the transcript' }).waitFor({ timeout: 240_000 });
+      const { t } = await transcriptOf(w, jobId);
+      // What the page showed is the transcript's beginning.
+      expect(shown.map((line) => line.replace(/^\S+ /, ''))).toEqual(
+        t.segments.slice(0, shown.length).map((x: { text: string }) => x.text),
+      );
+    } finally {
+      await chromium.close();
+    }
+  }, 400_000);
+
+  it('the transcript is byte for byte what the whole-file path gives: an upload (leading piece) and the same file as a direct link (none)', async () => {
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    const uploaded = await submitTalk(w);
+    const linked = await submit(stack.api, w.apiKey, { source: { url: `${mediaBase}/talk.mp3` }, mode: 'transcribe', language: 'en' });
+    expect(linked.status).toBe(202);
+    for (const id of [uploaded, linked.body.id]) {
+      for (let i = 0; i < 12; i++) {
+        const res = await request(app()).get(`/v1/jobs/${id}`).query({ wait: 25 }).set(bearer(w.apiKey));
+        if (FINAL.includes(res.body.status)) break;
+      }
+    }
+    const a = (await transcriptOf(w, uploaded)).t;
+    const b = (await transcriptOf(w, linked.body.id)).t;
+    const history = await stack.api.deps.temporal.workflow.getHandle(`job-${uploaded}`).fetchHistory();
+    expect((history.events ?? []).some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'cutLeadingPiece')).toBe(true);
+    for (const field of ['text', 'segments', 'words', 'language', 'languages', 'duration_seconds', 'recognition'] as const)
+      expect(JSON.stringify(a[field])).toBe(JSON.stringify(b[field]));
+  }, 400_000);
 
   it('bad reads get the envelope naming the field', async () => {
     const w = await createWorkspace(stack.api.deps, { plan: 'pro' });

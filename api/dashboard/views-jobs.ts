@@ -63,6 +63,11 @@ export function jobsBody(jobs: JobView[], filters: JobFilters, nextCursor: strin
     </nav>`;
 }
 
+/** "312 of 7140 s transcribed" (the same words the browser script writes as the job goes on). */
+export function progressText(p: JobView['progress']): string {
+  return p ? `${Math.round(p.transcribed_seconds)} of ${Math.round(p.total_seconds)} s transcribed.` : '';
+}
+
 export function jobBody(j: JobView, csrf: string, retryKey: string): SafeHtml {
   const final = isFinal(j.status);
   return html`<dl class="facts" data-job="${j.id}" data-final="${final ? 'true' : 'false'}">
@@ -118,6 +123,18 @@ export function jobBody(j: JobView, csrf: string, retryKey: string): SafeHtml {
       }
     </dl>
     ${final ? '' : html`<p class="hint" data-live-note>This page follows the job while it runs.</p>`}
+    ${
+      final || j.options.mode === 'captions_only'
+        ? ''
+        : html`<section aria-labelledby="so-far">
+            <h2 id="so-far">Transcript so far</h2>
+            <p class="hint">
+              The words appear as each part of the recording is transcribed, earliest first; speakers are named in the transcript once the
+              job ends. <span data-job-progress aria-live="polite">${progressText(j.progress)}</span>
+            </p>
+            <ol class="segments" data-job-segments aria-label="Transcript so far" aria-live="polite"></ol>
+          </section>`
+    }
     <div class="actions">
       ${j.result_id && j.status === 'succeeded' ? html`<a class="button" href="/dashboard/transcripts/${j.result_id}">Open the transcript</a>` : ''}
       ${final ? '' : html`<form method="post" action="/dashboard/jobs/${j.id}/cancel">${csrfField(csrf)}<button type="submit" class="danger">Cancel job</button></form>`}

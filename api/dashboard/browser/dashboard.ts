@@ -8,6 +8,48 @@ import { attr, closest } from './dom';
 interface JobProgress {
   status: string;
   stage: string | null;
+  progress: { transcribed_seconds: number; total_seconds: number } | null;
+}
+
+/** What the segments long poll answers (JobSegments). */
+interface SegmentsPage {
+  status: string;
+  segments: Array<{ seq: number; start: number; text: string }>;
+  next_after: number;
+}
+
+/** m:ss or h:mm:ss, as the transcript page writes a segment's time. */
+function clock(seconds: number): string {
+  const s = Math.floor(seconds);
+  const mmss = `${Math.floor((s % 3600) / 60)}:${String(s % 60).padStart(2, '0')}`;
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${mmss.padStart(5, '0')}` : mmss;
+}
+
+/** The job page's "Transcript so far": segments appended as the job publishes them (GET /v1/jobs/{id}/segments). */
+function followSegments(id: string, list: Element): void {
+  let after = 0;
+  const follow = (): void => {
+    if (leaving) return;
+    fetch(`/v1/jobs/${encodeURIComponent(id)}/segments?after=${after}&wait=20`, {
+      credentials: 'same-origin',
+      headers: { accept: 'application/json' },
+    })
+      .then((r) => (r.ok ? (r.json() as Promise<SegmentsPage>) : Promise.reject(new Error(String(r.status)))))
+      .then((page) => {
+        for (const s of page.segments) {
+          const li = document.createElement('li');
+          const t = document.createElement('span');
+          t.className = 't';
+          t.textContent = clock(s.start);
+          li.append(t, ` ${s.text}`);
+          list.append(li);
+        }
+        after = page.next_after;
+        if (!FINAL.includes(page.status)) setTimeout(follow, 50);
+      })
+      .catch(() => setTimeout(follow, 5000));
+  };
+  follow();
 }
 
 const FINAL = ['succeeded', 'failed', 'cancelled'];
@@ -50,6 +92,9 @@ function followJob(job: Element): void {
   const id = attr(job, 'data-job');
   const statusEl = job.querySelector('[data-job-status]');
   const stageEl = job.querySelector('[data-job-stage]');
+  const progressEl = document.querySelector('[data-job-progress]');
+  const segmentsEl = document.querySelector('[data-job-segments]');
+  if (segmentsEl) followSegments(id, segmentsEl);
   let lastStatus: string | null = null;
   const follow = (): void => {
     if (leaving) return;
@@ -69,6 +114,8 @@ function followJob(job: Element): void {
           lastStatus = j.status;
         }
         if (stageEl) stageEl.textContent = j.stage || '—';
+        if (progressEl && j.progress)
+          progressEl.textContent = `${Math.round(j.progress.transcribed_seconds)} of ${Math.round(j.progress.total_seconds)} s transcribed.`;
         setTimeout(follow, 100);
       })
       .catch(() => setTimeout(follow, 5000));
