@@ -33,6 +33,7 @@ const SERVICE_HISTORIES = [
   'job-auto-captions.json',
   'job-cancelled.json',
   'job-captions-only.json',
+  'job-growing.json',
   'job-search-index.json',
   'job-spec-transcribe.json',
   'job-transcribe.json',

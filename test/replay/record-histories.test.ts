@@ -8,6 +8,8 @@ import request from 'supertest';
 import { createWebhookEndpoint, resendDelivery } from '../../domain/webhooks/endpoints';
 import { workflowIds } from '../../workflows/definitions';
 import { jfkWav } from '../support/voices';
+import { evalClips } from '../support/asr-eval';
+import { concatWithPauses, ffmpeg } from '../support/speech';
 import { bearer, createWorkspace, type TestWorkspace } from '../support/harness';
 import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitUntilFinal, type JobStack } from '../support/job-stack';
 import type { ReplayRoute } from '../support/replay-origin';
@@ -191,6 +193,26 @@ record('recording workflow histories', () => {
     expect(captions.status).toBe('succeeded');
     await save('job-search-index', workflowIds.job(captions.id));
   }, 120_000);
+
+  // A long upload whose transcript grows piece by piece, its first piece cut while the rest converts (the patches
+  // 'growing-transcripts' and 'leading-piece', issue 54).
+  it('records a job with a growing transcript and a leading piece', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'histories-'));
+    const talk = await concatWithPauses(
+      evalClips()
+        .filter((c) => c.lang === 'en')
+        .map((c) => c.audio),
+      path.join(dir, 'talk.wav'),
+      1.5,
+    );
+    const long = path.join(dir, 'long.mp3');
+    await ffmpeg(['-stream_loop', '-1', '-i', talk, '-t', '200', '-ac', '1', '-b:a', '48k', long]);
+    const uploadId = await uploadReady(stack.api, ws, long, 'audio/mpeg');
+    fs.rmSync(dir, { recursive: true, force: true });
+    const grown = await finished({ source: { upload_id: uploadId }, mode: 'transcribe', language: 'en' });
+    expect(grown.status).toBe('succeeded');
+    await save('job-growing', workflowIds.job(grown.id));
+  }, 300_000);
 
   it('records the demonstration workflow before its change', async () => {
     const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' });
