@@ -298,6 +298,20 @@ describe('the leading piece of a long upload', () => {
     expect(acts.reserveTranscriptionCredits).toHaveBeenCalledWith(plan, 42_000);
   });
 
+  it('over max_credits: the job fails BUDGET_EXCEEDED before anything goes to a recognizer, as without it', async () => {
+    const plan = planFor({ mode: 'transcribe', platform: 'upload', mediaId: 'upload-1' });
+    const { acts } = uploadActs(plan, {
+      acquireAudio: async () => ({ audioKey: 'audio', durationMs: 42_000 }),
+      reserveTranscriptionCredits: async () => {
+        throw failure('BUDGET_EXCEEDED', 'cost=2 > max_credits=1');
+      },
+    });
+    expect(await runJob(ts, plan, acts)).toMatchObject({ status: 'failed' });
+    expect(acts.failJob).toHaveBeenCalledWith(plan.jobId, expect.objectContaining({ code: 'BUDGET_EXCEEDED' }));
+    expect(acts.markAsrStarted).not.toHaveBeenCalled();
+    expect(acts.recognizePiece).not.toHaveBeenCalled();
+  });
+
   it('is cut only for uploads', async () => {
     const plan = planFor({ mode: 'transcribe', platform: 'direct', mediaId: 'https://example.com/a.mp3' });
     const acts = jobActivities(plan);
