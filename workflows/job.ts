@@ -164,7 +164,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     // A long upload's first piece goes to a recognizer while the whole recording is still being converted.
     const early = embedded && plan.platform === 'upload' && patched('leading-piece') ? await startLeadingPiece(plan, growing) : null;
     const audio = await acquiring;
-    // Priced by the leading piece's measurement when there is one (the same probe of the same file); never less.
+    // Priced by the measured length. With a leading piece the job was priced already, by the same probe of the same
+    // file: this asks for the same amount, and a hold is only ever raised.
     const { cost } = await state.reserveTranscriptionCredits(plan, audio.durationMs);
     // The audio goes to a recognizer next: from now on the job finishes.
     track.refuseCancel('stage=submit_asr');
@@ -221,6 +222,11 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
         'wait_asr',
         `waiting for speech recognition of ${keys.length} piece(s) on task queue ${recognitionQueue(plan)}.`,
       );
+      growing?.onPublished((published, endMs) =>
+        track.note(
+          `waiting for speech recognition of ${keys.length} piece(s) on task queue ${recognitionQueue(plan)}: ${published} recognised and published, the first ${Math.round(endMs / 1000)} s of ${seconds} s.`,
+        ),
+      );
       const recognize = recognition(plan);
       const recognizePiece = (key: string, i: number) =>
         recognize.recognizePiece.executeWithOptions({ summary: `piece ${i + 1} of ${keys.length}` }, [plan, key, i]);
@@ -272,13 +278,19 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
         const { resultKey, piece } = done[i]!;
         await source.publishPieceSegments
           .executeWithOptions({ summary: `segments of piece ${i + 1}` }, [plan, i, resultKey, piece])
+          .then(() => published?.(i + 1, piece.endMs))
           .catch(() => {
             broken = true;
           });
         next = i + 1;
       }
     };
+    let published: ((count: number, endMs: number) => void) | undefined;
     return {
+      /** Told after each piece is published (the operator's view of how far the job got). */
+      onPublished(tell: (count: number, endMs: number) => void) {
+        published = tell;
+      },
       recognized(index: number, resultKey: string, piece: { startMs: number; endMs: number }) {
         done[index] ??= { resultKey, piece };
         chain = chain.then(publishReady);

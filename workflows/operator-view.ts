@@ -62,6 +62,12 @@ export class OperatorView {
     this.show();
   }
 
+  /** What the current step has got to, in the details only (no search attribute: nothing an operator filters by). */
+  note(doing: string): void {
+    this.doing = doing;
+    this.show();
+  }
+
   /** Nothing to do after all (the work was already final): no status of ours to show. */
   nothingToDo(doing: string): void {
     upsertSearchAttributes([
