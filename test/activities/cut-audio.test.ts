@@ -1,4 +1,5 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { createHash } from 'node:crypto';
 import { DefaultLogger } from '@temporalio/worker';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -97,19 +98,25 @@ describe('cutAudio', () => {
     const put = jest.spyOn(store, 'put');
     try {
       const { cut, beats } = attempt();
-      const { pieces, keys } = await cut(plan);
+      const { pieces, keys, firstPieceSha256 } = await cut(plan);
       expect(pieces.length).toBeGreaterThanOrEqual(3);
       expect(pieces[0]!.startMs).toBe(0);
       expect(pieces.at(-1)!.endMs).toBe(DURATION_MS);
       pieces.slice(1).forEach((p, i) => expect(p.startMs).toBe(pieces[i]!.endMs));
       expect(keys).toEqual(pieces.map((_, i) => `work/${plan.jobId}/piece-${i}.wav`));
       expect(put.mock.calls.map(([key]) => key)).toEqual(keys);
-      expect(progressOf(beats)).toEqual(keys.map((_, i) => ({ piecesStored: i + 1 })));
-      // Each stored piece is the audio of its span.
+      expect(progressOf(beats)).toEqual(keys.map((_, i) => ({ piecesStored: i + 1, firstPieceSha256 })));
+      // Each stored piece is the audio of its span; the hash answered is piece 0's bytes (what the leading piece is checked by).
       for (const [i, key] of keys.entries()) {
         const file = path.join(dir, `check-${i}.wav`);
         await store.download(key, file);
         expect((await probeMedia(file)).durationMs).toBeCloseTo(pieces[i]!.endMs - pieces[i]!.startMs, -2);
+        if (i === 0)
+          expect(firstPieceSha256).toBe(
+            createHash('sha256')
+              .update(await fs.readFile(file))
+              .digest('hex'),
+          );
       }
     } finally {
       put.mockRestore();
@@ -130,15 +137,17 @@ describe('cutAudio', () => {
     } finally {
       lost.mockRestore();
     }
-    expect(first.beats.at(-1)).toEqual({ piecesStored: 2 });
+    expect(first.beats.at(-1)).toEqual({ piecesStored: 2, firstPieceSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
 
     // Temporal hands the last heartbeat's details to the next attempt.
     const put = jest.spyOn(store, 'put');
     try {
       const retry = attempt({ attempt: 2, heartbeatDetails: first.beats.at(-1) });
-      const { keys } = await retry.cut(job);
+      const { keys, firstPieceSha256 } = await retry.cut(job);
       expect(put.mock.calls.map(([key]) => key)).toEqual(keys.slice(2));
-      expect(progressOf(retry.beats)).toEqual(keys.slice(2).map((_, i) => ({ piecesStored: i + 3 })));
+      // Piece 0 was stored by the lost attempt: its hash comes from that attempt's progress.
+      expect(firstPieceSha256).toBe((first.beats.at(-1) as { firstPieceSha256: string }).firstPieceSha256);
+      expect(progressOf(retry.beats)).toEqual(keys.slice(2).map((_, i) => ({ piecesStored: i + 3, firstPieceSha256 })));
       for (const key of keys) expect(await store.stat(key)).not.toBeNull();
     } finally {
       put.mockRestore();

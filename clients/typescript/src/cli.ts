@@ -35,6 +35,7 @@ Options for get and upload:
   --mode <m>           get only: auto (default), captions_only or transcribe
   --language <tag>     Spoken language hint (e.g. en, pt-BR); default: detected
   --timeout <seconds>  Give up waiting after this long (default 1800); the job keeps running
+  --follow             Print the words to stderr as they are transcribed, before the transcript (AI transcription)
   --quiet              No progress on stderr
 Options for jobs list:
   --limit <n>          At most this many jobs (default 20)
@@ -83,10 +84,28 @@ async function transcriptOf(
   client: TranscriptClient,
   io: Io,
   request: JobRequest,
-  opts: { format: ExportFormat; timeoutSeconds: number; quiet: boolean; json: boolean; translated: boolean; summarized: boolean },
+  opts: {
+    format: ExportFormat;
+    timeoutSeconds: number;
+    quiet: boolean;
+    follow: boolean;
+    json: boolean;
+    translated: boolean;
+    summarized: boolean;
+  },
 ): Promise<number> {
-  const job = await client.jobs.createAndWait(request, { timeoutMs: opts.timeoutSeconds * 1000, onUpdate: progress(io, opts.quiet) });
-  if (!opts.quiet && io.errIsTty) io.err('\n');
+  let job: Job;
+  if (opts.follow) {
+    // The growing transcript: each segment once, as its part of the recording is transcribed, then the job.
+    const created = await client.jobs.create(request);
+    const stream = client.jobs.stream(created.id, { timeoutMs: opts.timeoutSeconds * 1000 });
+    let next = await stream.next();
+    for (; !next.done; next = await stream.next()) io.err(`[${clock(next.value.start)}] ${next.value.text}\n`);
+    job = next.value;
+  } else {
+    job = await client.jobs.createAndWait(request, { timeoutMs: opts.timeoutSeconds * 1000, onUpdate: progress(io, opts.quiet) });
+    if (!opts.quiet && io.errIsTty) io.err('\n');
+  }
   if (job.status !== 'succeeded' || !job.result_id) {
     io.err(`transcript: the job ${job.status}${job.error ? `: ${job.error.code}: ${job.error.message}` : ''} (job ${job.id})\n`);
     if (opts.json) io.out(`${JSON.stringify(job, null, 2)}\n`);
@@ -138,6 +157,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
         limit: { type: 'string' },
         status: { type: 'string' },
         quiet: { type: 'boolean', default: false },
+        follow: { type: 'boolean', default: false },
         chapters: { type: 'boolean', default: false },
         'filter-profanity': { type: 'boolean', default: false },
         'no-fillers': { type: 'boolean', default: false },
@@ -173,6 +193,7 @@ export async function main(argv: string[], io: Io = defaultIo()): Promise<number
       format,
       timeoutSeconds,
       quiet: values.quiet,
+      follow: values.follow,
       json: values.json,
       translated: translateTo !== undefined,
       summarized: values.summarize,

@@ -206,6 +206,21 @@ describe('against the live service', { skip: !live && 'needs TRANSCRIPT_API_URL 
       assert.equal(await main(['upload', env.TRANSCRIPT_TEST_AUDIO!, '--language', 'en', '--quiet'], t.io), 0);
       assert.ok(t.out.join('').trim().split(/\s+/).length > 5);
       assert.equal(t.err.join(''), '');
+      // --follow: the words on stderr as they come, the transcript on stdout, the same words.
+      const followed = io();
+      assert.equal(await main(['upload', env.TRANSCRIPT_TEST_AUDIO!, '--language', 'en', '--follow', '--format', 'json'], followed.io), 0);
+      const lines = followed.err
+        .join('')
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('uploading '));
+      assert.ok(lines.length > 0);
+      for (const line of lines) assert.match(line, /^\[\d+:\d\d\] \S/);
+      const segments = (JSON.parse(followed.out.join('')) as { segments: Array<{ text: string }> }).segments;
+      assert.deepEqual(
+        lines.map((l) => l.replace(/^\[\d+:\d\d\] /, '')),
+        segments.map((x) => x.text),
+      );
       const list = io();
       assert.equal(await main(['jobs', 'list', '--limit', '2'], list.io), 0);
       assert.equal(list.out.join('').trim().split('\n').length, 2);
