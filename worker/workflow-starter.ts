@@ -17,6 +17,7 @@ export function runWorkflowStarter(
   starter: WorkflowStarter,
   logger: Logger,
   intervalMs: number = STARTER_INTERVAL_MS,
+  runPass: typeof startPendingWorkflows = startPendingWorkflows,
 ): () => Promise<void> {
   let stopped = false;
   let wake: (() => void) | undefined;
@@ -24,7 +25,7 @@ export function runWorkflowStarter(
     while (!stopped) {
       let backlog = false;
       try {
-        const pass = await startPendingWorkflows(db, starter);
+        const pass = await runPass(db, starter);
         // Only starts that were lost are news; a job found running already (queued behind others) is not.
         if (pass.started > 0) logger.info(pass, 'started workflows whose start was lost');
         backlog = pass.backlog;
@@ -32,7 +33,8 @@ export function runWorkflowStarter(
         // Temporal or the database unreachable: the next pass tries again, after the interval.
         logger.warn({ err }, 'workflow starter pass failed');
       }
-      if (backlog) continue;
+      // Stopped during the pass: its wake-up went to no sleep, so none is begun (it would last the whole interval).
+      if (backlog || stopped) continue;
       await new Promise<void>((resolve) => {
         wake = resolve;
         setTimeout(resolve, intervalMs).unref();
