@@ -227,9 +227,9 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
           const pieces = await splitAtSilences(wav, { durationMs, maxPieceMs: deps.maxPieceMs });
           if (pieces.length === 1) return { pieces, keys: [audioKey], firstPieceSha256: '' };
           const keys: string[] = [];
-          let firstPieceSha256 = '';
           // Pieces a previous attempt stored before its worker was lost are not cut again (the cut points are the same).
-          const alreadyStored = savedProgress<{ piecesStored: number; firstPieceSha256: string }>();
+          const alreadyStored = savedProgress<{ piecesStored: number; firstPieceSha256?: string }>();
+          let firstPieceSha256 = alreadyStored?.firstPieceSha256 ?? '';
           for (const [i, p] of pieces.entries()) {
             const key = workKey(plan.jobId, `piece-${i}.wav`);
             keys.push(key);
@@ -240,9 +240,9 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
             });
             if (i === 0) firstPieceSha256 = await sha256File(out);
             await store.put(key, out, 'audio/wav');
-            saveProgress({ piecesStored: i + 1, firstPieceSha256: firstPieceSha256 || alreadyStored?.firstPieceSha256 || '' });
+            saveProgress({ piecesStored: i + 1, firstPieceSha256 });
           }
-          return { pieces, keys, firstPieceSha256: firstPieceSha256 || alreadyStored?.firstPieceSha256 || '' };
+          return { pieces, keys, firstPieceSha256 };
         }),
       );
     },

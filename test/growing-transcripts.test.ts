@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import request from 'supertest';
 import { request as httpRequest } from 'undici';
-import { publishPieceSegments } from '../domain/jobs/partial-segments';
+import { publishPieceSegments, type PartialSegmentView } from '../domain/jobs/partial-segments';
 import { launchChromium, seriousA11yViolations } from './support/browser';
 import { bearer, createWorkspace, type TestWorkspace } from './support/harness';
 import { evalClips } from './support/asr-eval';
@@ -66,15 +66,6 @@ afterAll(async () => {
 const app = () => stack.api.app;
 const FINAL = ['succeeded', 'failed', 'cancelled'];
 
-interface PartialSegment {
-  seq: number;
-  start: number;
-  end: number;
-  text: string;
-  speaker: null;
-  language: string | null;
-}
-
 async function submitTalk(w: TestWorkspace, body: object = {}) {
   const uploadId = await uploadReady(stack.api, w, talk, 'audio/mpeg');
   const res = await submit(stack.api, w.apiKey, { source: { upload_id: uploadId }, mode: 'transcribe', language: 'en', ...body });
@@ -89,7 +80,7 @@ async function transcriptOf(w: TestWorkspace, jobId: string) {
 }
 
 /** The partial segments are the transcript's own segments (speakers and per-region languages aside). */
-function expectSameSegments(partial: PartialSegment[], final: Array<{ start: number; end: number; text: string; language: string }>) {
+function expectSameSegments(partial: PartialSegmentView[], final: Array<{ start: number; end: number; text: string; language: string }>) {
   expect(partial.map((s) => s.text)).toEqual(final.map((s) => s.text));
   partial.forEach((s, i) => {
     expect(s.start).toBeCloseTo(final[i]!.start, 2);
@@ -102,7 +93,7 @@ describe('growing transcripts', () => {
   it('long poll: segments readable piece by piece before the job ends, in order, then the same words in the transcript', async () => {
     const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
     const jobId = await submitTalk(w);
-    const seen: PartialSegment[] = [];
+    const seen: PartialSegmentView[] = [];
     const answers: Array<{ status: string; count: number; progress: { transcribed_seconds: number; total_seconds: number } | null }> = [];
     let after = 0;
     const until = Date.now() + 240_000;
@@ -191,7 +182,7 @@ describe('growing transcripts', () => {
     expect(events.at(-1)).toMatchObject({ event: 'job', data: { id: jobId, status: 'succeeded' } });
     const { t } = await transcriptOf(w, jobId);
     expectSameSegments(
-      segments.map((e) => e.data as PartialSegment),
+      segments.map((e) => e.data as PartialSegmentView),
       t.segments,
     );
 
@@ -213,9 +204,14 @@ describe('growing transcripts', () => {
     try {
       type Answer = {
         done: boolean;
-        so_far: { count: number; segments: PartialSegment[]; next_after: number; progress: { transcribed_seconds: number } | null } | null;
+        so_far: {
+          count: number;
+          segments: PartialSegmentView[];
+          next_after: number;
+          progress: { transcribed_seconds: number } | null;
+        } | null;
       };
-      const seen: PartialSegment[] = [];
+      const seen: PartialSegmentView[] = [];
       let after = 0;
       let runningWithWords = 0;
       for (let i = 0; i < 120; i++) {

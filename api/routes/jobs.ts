@@ -1,5 +1,5 @@
 import { cancelJob, retryJob } from '../../domain/jobs/control';
-import { listJobs, waitForJob } from '../../domain/jobs/read';
+import { getJob, listJobs, waitForJob } from '../../domain/jobs/read';
 import { jobEvents, waitForJobSegments, type JobStreamEvent } from '../../domain/jobs/partial-segments';
 import { prepareJob, submissionOf, submitJob } from '../../domain/jobs/submit';
 import type { JobRequest } from '../../domain/schemas/jobs';
@@ -168,7 +168,7 @@ const jobEventsRoute = defineRoute({
     const after = lastEventId(req.get('last-event-id')) ?? query.after ?? 0;
     const signal = requestWaitSignal(req, deps);
     // The job is looked up before the stream starts, so a wrong id is a 404 envelope, not an empty stream.
-    await waitForJobSegments(deps.db, deps.wakeups, principal.workspaceId, params.id, after, 0);
+    await getJob(deps.db, principal.workspaceId, params.id);
     return {
       status: 200,
       headers: { 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },

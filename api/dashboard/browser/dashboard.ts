@@ -2,7 +2,7 @@
 // inline script): copy buttons for one-time secrets, confirmation before destructive forms, and a job page that
 // follows its job live through GET /v1/jobs/{id}?wait=2 (the REST long poll, which answers at once when the job
 // ends, with the session cookie). Every page works without it. Bundled by esbuild (api/dashboard/scripts.ts).
-import { attr, closest } from './dom';
+import { attr, clock, closest } from './dom';
 
 /** What the long poll reads of a job (the JobSchema fields the page shows). */
 interface JobProgress {
@@ -16,13 +16,6 @@ interface SegmentsPage {
   status: string;
   segments: Array<{ seq: number; start: number; text: string }>;
   next_after: number;
-}
-
-/** m:ss or h:mm:ss, as the transcript page writes a segment's time. */
-function clock(seconds: number): string {
-  const s = Math.floor(seconds);
-  const mmss = `${Math.floor((s % 3600) / 60)}:${String(s % 60).padStart(2, '0')}`;
-  return s >= 3600 ? `${Math.floor(s / 3600)}:${mmss.padStart(5, '0')}` : mmss;
 }
 
 /** The job page's "Transcript so far": segments appended as the job publishes them (GET /v1/jobs/{id}/segments). */
@@ -40,7 +33,7 @@ function followSegments(id: string, list: Element): void {
           const li = document.createElement('li');
           const t = document.createElement('span');
           t.className = 't';
-          t.textContent = clock(s.start);
+          t.textContent = clock(s.start * 1000);
           li.append(t, ` ${s.text}`);
           list.append(li);
         }

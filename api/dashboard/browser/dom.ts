@@ -13,3 +13,12 @@ export function required<T extends Element>(root: ParentNode, selector: string, 
   if (!(el instanceof type)) throw new Error(`The page has no ${type.name} at ${selector}.`);
   return el;
 }
+
+/** A span of milliseconds as m:ss or h:mm:ss, as a player shows it. */
+export function clock(ms: number): string {
+  const s = Math.round(ms / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return (h ? `${h}:${pad(m)}` : String(m)) + ':' + pad(s % 60);
+}

@@ -3,7 +3,7 @@
 // of a measured upload and fills max_credits with it, shows the same request as curl, TypeScript and Python,
 // then submits and opens the job's page, which follows the job live. It calls the public API with the
 // session cookie and the page's CSRF token, as an integration would with a key.
-import { attr, closest, required } from './dom';
+import { attr, clock, closest, required } from './dom';
 import { requestCode, type JobRequest } from './request-code';
 
 /** The error envelope of the API (or one this page makes up in its shape). */
@@ -44,14 +44,6 @@ const MEDIA_TYPES: Record<string, string> = {
 };
 
 const refused = (message: string): Refusal => ({ error: { message } });
-
-function clock(ms: number): string {
-  const s = Math.round(ms / 1000);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return (h ? `${h}:${pad(m)}` : String(m)) + ':' + pad(s % 60);
-}
 
 /** A JSON call of the public API with the session; rejects with the error envelope. */
 async function api<T>(csrf: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
