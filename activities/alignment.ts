@@ -19,6 +19,7 @@ import type { JobPlan } from '../workflows/definitions';
 import { asActivity } from './failures';
 import { cleanupWork, workKey } from './transcription';
 import { withScratchDir } from '../integrations/scratch';
+import type { EntityTagger } from '../domain/transcripts/redaction';
 
 // Forced alignment, around the recognition worker's `alignAudio`
 // (recognizer/worker.py): these write what it is asked and store what it
@@ -31,6 +32,8 @@ export interface AlignmentDeps {
   store: ObjectStore;
   /** The recognizer's languages decide whether a caption track can be aligned. */
   recognizer: Recognizer;
+  /** The personal-data model (redact_pii_types person, address, id), or null. */
+  personalData: EntityTagger | null;
 }
 
 const requestKey = (jobId: string) => workKey(jobId, 'align-request.json');
@@ -89,7 +92,7 @@ export function createAlignmentActivities(deps: AlignmentDeps) {
         // An attempt that stored the alignment and lost its worker before answering did the work (its file may be gone).
         if (t.alignment !== null) return cleanup(store, plan.jobId, alignmentKey);
         const aligned = alignedCaptions(fromJsonColumn<Segment[]>(t.segments), await readResult(store, alignmentKey));
-        await saveCaptionAlignment(db, plan.jobId, transcriptId, aligned);
+        await saveCaptionAlignment(db, plan.jobId, transcriptId, aligned, deps.personalData);
         await cleanup(store, plan.jobId, alignmentKey);
       });
     },
@@ -105,20 +108,25 @@ export function createAlignmentActivities(deps: AlignmentDeps) {
         }
         const { text } = await db.jobText.findUniqueOrThrow({ where: { jobId: plan.jobId } });
         const aligned = alignedText(await readResult(store, alignmentKey));
-        const transcriptId = await saveDraftTranscript(db, plan.jobId, {
-          title: null,
-          sourceOrigin: 'provided_text',
-          language: aligned.language,
-          text: text.trim(),
-          segments: aligned.segments,
-          words: aligned.words,
-          timingGranularity: 'word',
-          durationSeconds: durationMs / 1000,
-          languages: [{ language: aligned.language, seconds: spokenSeconds(aligned.segments) }],
-          recognition: null,
-          alignment: aligned.alignment,
-          extractionVersion: ALIGNMENT_EXTRACTION_VERSION,
-        });
+        const transcriptId = await saveDraftTranscript(
+          db,
+          plan.jobId,
+          {
+            title: null,
+            sourceOrigin: 'provided_text',
+            language: aligned.language,
+            text: text.trim(),
+            segments: aligned.segments,
+            words: aligned.words,
+            timingGranularity: 'word',
+            durationSeconds: durationMs / 1000,
+            languages: [{ language: aligned.language, seconds: spokenSeconds(aligned.segments) }],
+            recognition: null,
+            alignment: aligned.alignment,
+            extractionVersion: ALIGNMENT_EXTRACTION_VERSION,
+          },
+          deps.personalData,
+        );
         await cleanup(store, plan.jobId, alignmentKey);
         return { transcriptId };
       });

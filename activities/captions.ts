@@ -6,11 +6,12 @@ import { recordJobRetry, resolveJobSource, saveDraftTranscript } from '../domain
 import { checkCaptionLanguage } from '../domain/transcripts/caption-language';
 import type { JobPlan } from '../workflows/definitions';
 import { announceRetry, asActivity } from './failures';
+import type { EntityTagger } from '../domain/transcripts/redaction';
 
 /** Version of the processing pipeline, stored on every transcript. */
 export const EXTRACTION_VERSION = 'captions-2026.11.1';
 
-export function createCaptionActivities(db: Db, sources: CaptionSources) {
+export function createCaptionActivities(db: Db, sources: CaptionSources, personalData: EntityTagger | null) {
   // A retry shows on the job's row (the API's `retry`) and in the workflow (the Temporal UI).
   const onRetry = (jobId: string) => async (err: ServiceError, attempt: number) => {
     await Promise.allSettled([recordJobRetry(db, jobId, attempt, err.toObject()), announceRetry(err)]);
@@ -46,19 +47,24 @@ export function createCaptionActivities(db: Db, sources: CaptionSources) {
           result.language,
           result.segments.map((s) => s.text),
         );
-        const transcriptId = await saveDraftTranscript(db, plan.jobId, {
-          title: result.title,
-          sourceOrigin: result.sourceOrigin,
-          language: check.matches === false ? check.detected : result.language,
-          captionLanguageCheck: check,
-          text: result.segments.map((s) => s.text).join(' '),
-          segments: result.segments,
-          words: null,
-          timingGranularity: result.segments.length > 0 ? 'segment' : 'none',
-          durationSeconds: result.durationSeconds,
-          recognition: null,
-          extractionVersion: EXTRACTION_VERSION,
-        });
+        const transcriptId = await saveDraftTranscript(
+          db,
+          plan.jobId,
+          {
+            title: result.title,
+            sourceOrigin: result.sourceOrigin,
+            language: check.matches === false ? check.detected : result.language,
+            captionLanguageCheck: check,
+            text: result.segments.map((s) => s.text).join(' '),
+            segments: result.segments,
+            words: null,
+            timingGranularity: result.segments.length > 0 ? 'segment' : 'none',
+            durationSeconds: result.durationSeconds,
+            recognition: null,
+            extractionVersion: EXTRACTION_VERSION,
+          },
+          personalData,
+        );
         // The price of a caption transcript, decided here rather than in workflow code.
         return { transcriptId, charge: CAPTION_CREDITS };
       }, onRetry(plan.jobId));

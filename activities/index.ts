@@ -1,4 +1,5 @@
 import type { Db } from '../domain/db';
+import type { EntityTagger } from '../domain/transcripts/redaction';
 import { createAlignmentActivities } from './alignment';
 import { createBatchActivities } from './batches';
 import { createBillingActivities } from './billing';
@@ -21,7 +22,7 @@ export interface ActivityDeps {
   db: Db;
   store: ObjectStore;
   captions: CaptionSources;
-  transcription: Omit<TranscriptionDeps, 'db' | 'store'>;
+  transcription: Omit<TranscriptionDeps, 'db' | 'store' | 'personalData'>;
   webhooks: Omit<WebhookDeps, 'db'>;
   discoveries: DiscoveryDeps;
   /** Task queue of the embedding workers (chapters); absent = the job's own queue (the tests' single worker). */
@@ -30,6 +31,8 @@ export interface ActivityDeps {
   summaryTaskQueue?: string;
   /** What translates `translate_to` besides the platform: the machine pairs and the operator's provider. */
   translation: Pick<TranslationDeps, 'settings' | 'provider'>;
+  /** The personal-data model that finds names, addresses and IDs for redaction (PII_MODEL_DIR), or null without one. */
+  personalData: EntityTagger | null;
 }
 
 /** Activities come from a factory that takes their dependencies, so tests can pass their own. */
@@ -42,10 +45,10 @@ export function createActivities(deps: ActivityDeps) {
       embeddingTaskQueue: deps.embeddingTaskQueue,
       summaryTaskQueue: deps.summaryTaskQueue,
     }),
-    ...createCaptionActivities(db, deps.captions),
+    ...createCaptionActivities(db, deps.captions, deps.personalData),
     ...createDiscoveryActivities(db, deps.discoveries),
-    ...createTranscriptionActivities({ db, store, ...deps.transcription }),
-    ...createAlignmentActivities({ db, store, recognizer: deps.transcription.recognizer }),
+    ...createTranscriptionActivities({ db, store, ...deps.transcription, personalData: deps.personalData }),
+    ...createAlignmentActivities({ db, store, recognizer: deps.transcription.recognizer, personalData: deps.personalData }),
     ...createUploadActivities(db, store),
     ...createRetentionActivities(db, store),
     ...createSearchActivities(db),

@@ -45,6 +45,7 @@ import { speakerSummary, spokenSeconds } from '../integrations/recognizers/resul
 import { finishWhisperPiece, pieceResult, SpeakerLabelsSchema, WhisperRecognizer, withSpeakers } from '../integrations/recognizers/whisper';
 import type { ObjectStore } from '../integrations/storage';
 import { withScratchDir } from '../integrations/scratch';
+import type { EntityTagger } from '../domain/transcripts/redaction';
 
 // AI transcription, one small activity per step. Audio and per-piece results
 // travel through object storage (never through workflow history), so every
@@ -76,6 +77,8 @@ export interface TranscriptionDeps {
   downloadPlatformAudio?: PlatformAudioDownloader;
   /** Longest piece recognised as one (long media is cut at pauses). */
   maxPieceMs?: number;
+  /** The personal-data model (redact_pii_types person, address, id), or null. */
+  personalData: EntityTagger | null;
 }
 
 export const workKey = (jobId: string, name: string) => `work/${jobId}/${name}`;
@@ -286,7 +289,7 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
           }
           const result = stitch(recognized);
           // The model the recognition worker ran decides the quality status (its measurements, quality.ts).
-          const transcriptId = await writeTranscript(db, plan, new WhisperRecognizer(model), result, durationMs, {
+          const transcriptId = await writeTranscript(db, plan, new WhisperRecognizer(model), result, durationMs, deps.personalData, {
             languageProbability: plan.spec.language ? null : detectedProbability(result.language, probabilities),
           });
           await cleanupWork(store, plan.jobId, resultKeys.length, [speakersKey, workKey(plan.jobId, 'lead-piece.wav')]);
@@ -310,7 +313,7 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
           const { result } = finishWhisperPiece(JSON.parse(await fs.readFile(file, 'utf8')));
           // The same offsets and rounding as the transcript's own stitch.
           const placed = result.words.length === 0 ? null : stitch([{ startMs: piece.startMs, result }]);
-          const segments = placed ? await partialSegmentsOf(specOfJob(job), placed) : [];
+          const segments = placed ? await partialSegmentsOf(specOfJob(job), placed, deps.personalData) : [];
           // Names that cannot be redacted in this language: the job will fail at the end; nothing is shown meanwhile.
           if (segments === null) return { published: 0 };
           return publishPieceSegments(db, plan.jobId, index, piece.endMs, segments);
@@ -350,7 +353,7 @@ export function createTranscriptionActivities(deps: TranscriptionDeps) {
       return asActivity(async () => {
         const result = await cloud.fetchResult(providerJobId);
         if (result === 'pending') return 'pending';
-        const transcriptId = await writeTranscript(db, plan, cloud, result, durationMs);
+        const transcriptId = await writeTranscript(db, plan, cloud, result, durationMs, deps.personalData);
         await cleanupWork(store, plan.jobId, 0);
         return { transcriptId };
       }, onRetry(plan.jobId));
@@ -382,31 +385,37 @@ async function writeTranscript(
   recognizer: Recognizer,
   result: RecognitionResult,
   durationMs: number,
+  personalData: EntityTagger | null,
   opts: { languageProbability?: number | null } = {},
 ): Promise<string> {
   if (result.words.length === 0 && result.text.trim() === '') throw new ServiceError('NO_SPEECH', 'no words recognised');
   const language = result.language ?? plan.spec.language ?? null;
   // Speaker labels only where asked for: otherwise no word carries a speaker and the transcript says null.
   const speakers = plan.spec.speaker_labels ? speakerSummary(result.words, result.segments) : null;
-  return saveDraftTranscript(db, plan.jobId, {
-    title: null,
-    sourceOrigin: 'speech_recognition',
-    language,
-    text: result.text,
-    segments: result.segments,
-    words: result.words,
-    timingGranularity: 'word',
-    durationSeconds: durationMs / 1000,
-    speakers,
-    languages: result.languages ?? (language ? [{ language, seconds: spokenSeconds(result.segments) }] : []),
-    recognition: {
-      model: recognizer.model,
-      profile: plan.spec.profile,
-      quality_status: qualityStatus(recognizer, language),
-      language_probability: opts.languageProbability ?? null,
+  return saveDraftTranscript(
+    db,
+    plan.jobId,
+    {
+      title: null,
+      sourceOrigin: 'speech_recognition',
+      language,
+      text: result.text,
+      segments: result.segments,
+      words: result.words,
+      timingGranularity: 'word',
+      durationSeconds: durationMs / 1000,
+      speakers,
+      languages: result.languages ?? (language ? [{ language, seconds: spokenSeconds(result.segments) }] : []),
+      recognition: {
+        model: recognizer.model,
+        profile: plan.spec.profile,
+        quality_status: qualityStatus(recognizer, language),
+        language_probability: opts.languageProbability ?? null,
+      },
+      extractionVersion: ASR_EXTRACTION_VERSION,
     },
-    extractionVersion: ASR_EXTRACTION_VERSION,
-  });
+    personalData,
+  );
 }
 
 /** Removes a job's work files once its result is stored: the audio, `pieces` cut pieces with their results, and `extraKeys`. */

@@ -20,6 +20,8 @@ import { AddressHourlyLimit, RateLimits, SignInThrottle } from './http/rate-limi
 import { createRequestLoad } from './http/request-load';
 import { e5Embedder } from '../integrations/embeddings/e5';
 import type { SearchContext } from '../domain/search/query';
+import { rampartTagger } from '../integrations/pii/rampart';
+import { redactionCoverage } from '../domain/transcripts/redaction';
 
 /**
  * The API's dependencies from its settings: one place for the production
@@ -90,6 +92,7 @@ export async function connectAppDeps(
     cloudRecognizer: recognizers.cloud,
     stripe: stripe ? createStripeClient(stripe) : null,
     embedder: e5Embedder(cfg.EMBEDDING_MODEL_DIR),
+    redaction: redactionCoverage(rampartTagger(cfg.PII_MODEL_DIR)),
     requestLoad,
     ...opts.overrides,
   };
@@ -132,6 +135,7 @@ export function jobServiceDeps(deps: AppDeps): JobServiceDeps {
     asrEnabled: deps.config.ASR_ENABLED,
     chaptersEnabled: deps.embedder !== null,
     summariesEnabled: deps.config.LLM_BASE_URL !== undefined,
+    redaction: deps.redaction,
     translation: translationSettings(deps.config),
     cancelWaitMs: deps.config.CANCEL_WAIT_SECONDS * 1000,
     starts: deps.starts,

@@ -16,14 +16,7 @@ import { CHAPTER_ORIGINS, CHAPTERS_MIN_DURATION_SECONDS, MIN_CHAPTER_SECONDS } f
 import { DISFLUENCY_LANGUAGES, PROFANITY_LANGUAGES } from './transcripts/cleanup';
 import { MACHINE_TRANSLATION_MODEL, type TranslationSettings } from './transcripts/translation';
 import { SUMMARY_PROMPT_WORDS } from './transcripts/summary';
-import {
-  PERSON_LANGUAGES,
-  PII_PLACEHOLDERS,
-  PII_TYPES,
-  REDACTED_PII_TYPES,
-  RULE_PII_TYPES,
-  SPOKEN_FORM_LANGUAGES,
-} from './transcripts/redaction';
+import { PII_PLACEHOLDERS, PII_TYPES, type RedactionCoverage, RULE_PII_TYPES, SPOKEN_FORM_LANGUAGES } from './transcripts/redaction';
 
 export interface CapabilitySettings {
   asrEnabled: boolean;
@@ -36,6 +29,8 @@ export interface CapabilitySettings {
   translation: TranslationSettings;
   /** The language model summaries come from (LLM_MODEL); null where none is configured. */
   summaryModel: string | null;
+  /** What redaction covers here (the personal-data model's kinds and languages). */
+  redaction: RedactionCoverage;
 }
 
 /**
@@ -85,10 +80,16 @@ export function capabilitiesFor(plan: PlanId | null, settings: CapabilitySetting
       prompt_words: SUMMARY_PROMPT_WORDS,
     },
     redaction: {
-      types: [...REDACTED_PII_TYPES],
+      types: [...settings.redaction.types],
       default_types: [...RULE_PII_TYPES],
-      person_languages: [...PERSON_LANGUAGES],
-      needs_model: PII_TYPES.filter((t) => !(REDACTED_PII_TYPES as readonly string[]).includes(t)),
+      person_languages: [...settings.redaction.languages.person],
+      languages_by_type: {
+        person: [...settings.redaction.languages.person],
+        address: [...settings.redaction.languages.address],
+        id: [...settings.redaction.languages.id],
+      },
+      model: settings.redaction.model,
+      needs_model: PII_TYPES.filter((t) => !settings.redaction.types.includes(t)),
       spoken_form_languages: [...SPOKEN_FORM_LANGUAGES],
       placeholders: { ...PII_PLACEHOLDERS },
       redacted_audio_sources: ['upload', 'direct'] as Array<'upload' | 'direct'>,

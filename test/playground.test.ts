@@ -260,6 +260,7 @@ describe('the playground, a file', () => {
     await page.getByLabel('Drop fillers').check();
     await page.getByLabel('Translate into (optional)').fill('pt');
     await page.getByLabel('Redact personal data').check();
+    await page.getByLabel('Names of people').check();
     await check(page, '06-file-ready');
 
     // The code for a file: the three upload calls, then the job with the form's options.
@@ -270,6 +271,7 @@ describe('the playground, a file', () => {
     expect(python).toContain('"disfluencies": False');
     expect(python).toContain('"translate_to": "pt"');
     expect(python).toContain('"redact_pii": True');
+    expect(python).toMatch(/"redact_pii_types": \[\s*"email",\s*"phone",\s*"card",\s*"iban",\s*"person"\s*\]/);
     const curl = (await code(page, 'curl'))!;
     expect(curl).toContain("FILE='interview.wav'");
     expect(python).toContain('with open("interview.wav", "rb")');
@@ -287,7 +289,7 @@ describe('the playground, a file', () => {
       filter_profanity: false,
       translate_to: 'pt',
       redact_pii: true,
-      redact_pii_types: ['email', 'phone', 'card', 'iban'],
+      redact_pii_types: ['person', 'email', 'phone', 'card', 'iban'],
     });
     expect(job.body.billing.credits_charged).toBe(credits);
     await page.getByRole('link', { name: 'Open the transcript' }).click();

@@ -9,6 +9,7 @@ import { createCaptionSources } from '../integrations/platforms/sources';
 import { createDiscoverySources } from '../integrations/platforms/discovery';
 import { selectRecognizers } from '../integrations/recognizers/select';
 import type { ObjectStore } from '../integrations/storage';
+import { rampartTagger } from '../integrations/pii/rampart';
 
 /**
  * The activities' dependencies from the worker's settings: one place for the
@@ -45,5 +46,6 @@ export function activityDepsFromConfig(
       settings: translationSettings(cfg),
       provider: deeplSettings(cfg) ? createDeeplTranslator(deeplSettings(cfg)!) : null,
     },
+    personalData: rampartTagger(cfg.PII_MODEL_DIR),
   };
 }

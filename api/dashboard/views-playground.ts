@@ -2,6 +2,7 @@ import { CAPTION_CREDITS, DEFAULT_MAX_CREDITS, MINIMUM_BILLABLE_SECONDS, TRANSCR
 import { MAX_SPEAKERS_EXPECTED, MAX_VOCABULARY_TERMS, MODES, RECOGNITION_PROFILES } from '../../domain/schemas/jobs';
 import { html, type SafeHtml } from './html';
 import { field } from './layout';
+import { RULE_PII_TYPES } from '../../domain/transcripts/redaction';
 
 export interface PlaygroundFacts {
   creditsRemaining: number;
@@ -170,6 +171,12 @@ export function playgroundBody(facts: PlaygroundFacts): SafeHtml {
           ><input type="checkbox" data-field="redact_pii" /> Redact personal data: e-mail addresses, phone, card and IBAN numbers (free of
           charge)</label
         >
+        <fieldset class="checks" data-default-kinds="${RULE_PII_TYPES.join(',')}">
+          <legend>With them, when redacting (in the languages the capabilities list)</legend>
+          <label class="check"><input type="checkbox" data-field="redact_pii_types" data-item="person" /> Names of people</label>
+          <label class="check"><input type="checkbox" data-field="redact_pii_types" data-item="address" /> Street addresses</label>
+          <label class="check"><input type="checkbox" data-field="redact_pii_types" data-item="id" /> ID numbers</label>
+        </fieldset>
         <label class="check"
           ><input type="checkbox" data-field="chapters" /> Chapters: the video’s own, or found from what is said (free of charge)</label
         >

@@ -13,6 +13,7 @@ import type { StartDispatcher } from '../../domain/start-dispatcher';
 import type { Stripe } from '../../integrations/payments/stripe-client';
 import type { RequestLoad } from './request-load';
 import type { TextEmbedder } from '../../integrations/embeddings/e5';
+import type { RedactionCoverage } from '../../domain/transcripts/redaction';
 
 /** Everything a handler may use; built once per API process in api/app.ts. */
 export interface AppDeps {
@@ -43,6 +44,8 @@ export interface AppDeps {
   requestLoad: RequestLoad;
   /** The search query's embedder (search by meaning); null where the model is not installed. */
   embedder: TextEmbedder | null;
+  /** The personal-data model's coverage (what `redact_pii_types` may name, in which languages): PII_MODEL_DIR. */
+  redaction: RedactionCoverage;
   /** stripe-node for billing (domain/billing); null without STRIPE_SECRET_KEY (checkout and portal answer 503). */
   stripe: Stripe | null;
   /**

@@ -22,6 +22,7 @@ const capabilities = defineRoute({
       embeddingModel: deps.embedder?.model ?? null,
       translation: translationSettings(deps.config),
       summaryModel: deps.config.LLM_BASE_URL ? deps.config.LLM_MODEL : null,
+      redaction: deps.redaction,
     }),
   }),
 });

@@ -3,6 +3,7 @@ import { ServiceError } from '../../core/errors';
 import type { Segment } from '../../core/timing';
 import type { Db } from '../db';
 import type { JobSpec } from '../schemas/jobs';
+import type { EntityTagger } from '../transcripts/redaction';
 import { cleanedAsAsked } from './state';
 import { isFinal, progressOf, toJobView, type JobProgressView, type JobView } from './view';
 import { JOB_PROGRESS_CHANNEL, type JobWakeups } from './wakeups';
@@ -28,16 +29,17 @@ export interface PartialSegmentView {
 
 /**
  * The segments of one recognised piece as a running job may show them: cleaned and redacted as `spec` asks. Null
- * when they may not be shown at all (names asked to be redacted in a language the redaction does not cover: the
+ * when they may not be shown at all (names, addresses or IDs asked to be redacted in a language the redaction does not cover: the
  * job will fail with that error at the end, and until then nothing of it is published).
  */
 export async function partialSegmentsOf(
   spec: JobSpec,
   piece: { language: string | null; text: string; segments: Segment[] },
+  tagger: EntityTagger | null,
 ): Promise<Array<Pick<PartialSegmentView, 'start' | 'end' | 'text' | 'language'>> | null> {
   let shown;
   try {
-    shown = await cleanedAsAsked(spec, { ...piece, words: null });
+    shown = await cleanedAsAsked(spec, { ...piece, words: null }, tagger);
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'CAPABILITY_UNAVAILABLE') return null;
     throw err;

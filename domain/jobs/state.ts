@@ -8,7 +8,7 @@ import type { Chapter } from '../transcripts/chapters';
 import type { StoredTranslation } from '../transcripts/translation';
 import type { TranscriptSummary } from '../transcripts/summary';
 import type { StoredRedactedAudio } from '../transcripts/redacted-audio';
-import { PERSON_LANGUAGES, personLanguageCovered, redactAligned, redactTranscript } from '../transcripts/redaction';
+import { type EntityTagger, kindsNotCovered, redactAligned, redactionCoverage, redactTranscript } from '../transcripts/redaction';
 import { cleanText, cleanTranscriptWords, cleanWords, type CleanupOptions } from '../transcripts/cleanup';
 import type { JobOutcome, JobStage } from '../../workflows/definitions';
 import { chargeHoldIn, increaseHold, releaseHoldIn } from '../credits/ledger';
@@ -176,10 +176,15 @@ export interface TranscriptContent {
  * stage finalize. Upserts on the job id, so a retried step overwrites instead
  * of duplicating.
  */
-export async function saveDraftTranscript(db: Db, jobId: string, produced: TranscriptContent): Promise<string> {
+export async function saveDraftTranscript(
+  db: Db,
+  jobId: string,
+  produced: TranscriptContent,
+  tagger: EntityTagger | null,
+): Promise<string> {
   const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
   // The clean-up and redaction the job asked for (filter_profanity, disfluencies, redact_pii) before anything is stored.
-  const content = await cleanedAsAsked(specOfJob(job), produced);
+  const content = await cleanedAsAsked(specOfJob(job), produced, tagger);
   const data = {
     workspaceId: job.workspaceId,
     reuseKey: job.reuseKey,
@@ -251,17 +256,19 @@ export async function saveCaptionAlignment(
   jobId: string,
   transcriptId: string,
   aligned: { segments: Segment[]; words: Word[]; alignment: TranscriptAlignment },
+  tagger: EntityTagger | null,
 ): Promise<void> {
   const job = await db.job.findUniqueOrThrow({ where: { id: jobId } });
   const language = (await db.transcript.findUniqueOrThrow({ where: { id: transcriptId }, select: { language: true } })).language;
   const spec = specOfJob(job);
   const cleanup = cleanupOf(spec);
-  assertPersonRedactable(spec, { language, segments: aligned.segments });
+  assertRedactable(spec, { language, segments: aligned.segments }, tagger);
   const redacted = await redactAligned(
     aligned.segments.map((s) => ({ ...s, text: cleanText(s.text, s.language ?? language, cleanup) })),
     cleanWords(aligned.words, language, cleanup),
     language,
     spec.redact_pii_types ?? [],
+    tagger,
   );
   const segments = redacted.segments.filter((s) => s.text.trim() !== '');
   const words = redacted.words;
@@ -309,29 +316,38 @@ export const saveTranscriptSummary = (db: Db, transcriptId: string, summary: Tra
   addToDraftTranscript(db, transcriptId, { summary: jsonColumn(summary) });
 
 /**
- * Names of people are found in PERSON_LANGUAGES only: a transcript in another language (or with a segment in one)
- * whose job asked for `person` fails here, before anything is stored, rather than being published with its names.
+ * Names, addresses and IDs are found in the languages of the redaction's coverage only: a transcript in another
+ * language (or with a segment in one) whose job asked for one of them fails here, before anything is stored, rather
+ * than being published with what it asked to hide.
  */
-function assertPersonRedactable(spec: JobSpec, content: { language: string | null; segments: Array<{ language?: string | null }> }) {
-  if (!spec.redact_pii_types?.includes('person')) return;
+function assertRedactable(
+  spec: JobSpec,
+  content: { language: string | null; segments: Array<{ language?: string | null }> },
+  tagger: EntityTagger | null,
+) {
+  const types = spec.redact_pii_types ?? [];
+  const coverage = redactionCoverage(tagger);
   const languages = new Set([content.language, ...content.segments.map((s) => s.language ?? content.language)]);
-  const uncovered = [...languages].filter((l) => !personLanguageCovered(l));
-  if (uncovered.length > 0)
-    throw new ServiceError('CAPABILITY_UNAVAILABLE', 'redact_pii_types', {
-      message: `Names of people are redacted in ${PERSON_LANGUAGES.join(', ')} only; this transcript is in ${uncovered.map((l) => l ?? 'an unknown language').join(', ')}. Nothing was stored or charged.`,
-    });
+  for (const language of languages) {
+    const missing = kindsNotCovered(coverage, types, language);
+    if (missing.length > 0)
+      throw new ServiceError('CAPABILITY_UNAVAILABLE', 'redact_pii_types', {
+        message: `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} redacted in ${coverage.languages[missing[0]!].join(', ') || 'no language'} only; this transcript is in ${language ?? 'an unknown language'}. Nothing was stored or charged.`,
+      });
+  }
 }
 
 /**
  * The clean-up and redaction a job asked for (filter_profanity, disfluencies, redact_pii), applied to words before
  * any of them is stored: the draft transcript, and the segments a running job publishes (partial-segments.ts).
+ * `tagger`: the personal-data model (names, addresses, IDs), or null where the worker has none.
  */
 export async function cleanedAsAsked<
   C extends { text: string; language: string | null; segments: Array<Segment>; words: Array<Word> | null },
->(spec: JobSpec, produced: C): Promise<C> {
-  assertPersonRedactable(spec, produced);
+>(spec: JobSpec, produced: C, tagger: EntityTagger | null): Promise<C> {
+  assertRedactable(spec, produced, tagger);
   const cleaned = { ...produced, ...cleanTranscriptWords(produced, cleanupOf(spec)) };
-  return { ...cleaned, ...(await redactTranscript(cleaned, spec.redact_pii_types ?? [])) };
+  return { ...cleaned, ...(await redactTranscript(cleaned, spec.redact_pii_types ?? [], tagger)) };
 }
 
 /** The clean-up a job's spec asks for. */

@@ -18,7 +18,7 @@ import { resolveLanguage, type Recognizer } from '../../integrations/recognizers
 import { assertSafeUrl, type AddressPolicy } from '../../integrations/fetch';
 import { toJobView, type JobView } from './view';
 import { assertTranslationReachable, type TranslationSettings } from '../transcripts/translation';
-import { PERSON_LANGUAGES, personLanguageCovered, REDACTED_PII_TYPES } from '../transcripts/redaction';
+import { kindsNotCovered, type RedactionCoverage } from '../transcripts/redaction';
 
 export interface JobServiceDeps {
   db: Db;
@@ -34,6 +34,8 @@ export interface JobServiceDeps {
   chaptersEnabled: boolean;
   /** Summaries need a language model (LLM_BASE_URL): without it `summarize` is refused. */
   summariesEnabled: boolean;
+  /** What `redact_pii_types` may name, and in which languages (the personal-data model's coverage). */
+  redaction: RedactionCoverage;
   /** What translates `translate_to` (domain/config.ts translationSettings). */
   translation: TranslationSettings;
   /** How long a cancel waits for the job's workflow to decide. */
@@ -107,6 +109,7 @@ export async function resolveJobSource(
     asrEnabled: boolean;
     chaptersEnabled: boolean;
     summariesEnabled: boolean;
+    redaction: RedactionCoverage;
     translation: TranslationSettings;
     recognizer?: Recognizer;
     addressPolicy?: AddressPolicy;
@@ -162,14 +165,16 @@ export async function resolveJobSource(
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('summarize'), {
       message: 'Summaries are not available on this deployment (no language model is configured).',
     });
-  const needModel = (spec.redact_pii_types ?? []).filter((t) => !(REDACTED_PII_TYPES as readonly string[]).includes(t));
+  const redact = spec.redact_pii_types ?? [];
+  const needModel = redact.filter((t) => !settings.redaction.types.includes(t));
   if (needModel.length > 0)
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('redact_pii_types'), {
-      message: `${needModel.join(', ')} need a personal-data model, which this deployment does not run: it redacts ${REDACTED_PII_TYPES.join(', ')}.`,
+      message: `${needModel.join(', ')} need a personal-data model, which this deployment does not run: it redacts ${settings.redaction.types.join(', ')}.`,
     });
-  if (spec.redact_pii_types?.includes('person') && spec.language && !personLanguageCovered(spec.language))
+  const uncovered = spec.language ? kindsNotCovered(settings.redaction, redact, spec.language) : [];
+  if (uncovered.length > 0)
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('redact_pii_types'), {
-      message: `Names of people are redacted in ${PERSON_LANGUAGES.join(', ')} only, not in ${spec.language}.`,
+      message: `${uncovered.join(', ')} ${uncovered.length > 1 ? 'are' : 'is'} redacted in ${settings.redaction.languages[uncovered[0]!].join(', ')} only, not in ${spec.language}.`,
     });
   // Word timing runs the recognizer on the audio too: the same plan and availability rules, named by its field.
   const audioWork = spec.mode !== 'captions_only' ? 'mode' : spec.word_timing ? 'word_timing' : null;

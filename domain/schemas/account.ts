@@ -102,7 +102,21 @@ export const CapabilitiesSchema = z
           .openapi({ description: 'What `redact_pii` redacts when `redact_pii_types` is left out: the kinds found in every language.' }),
         person_languages: z.array(z.string()).openapi({
           description:
-            'Languages whose names of people `person` finds; a transcript in another language that asked for `person` fails before anything is stored.',
+            'Languages whose names of people `person` finds (the same as `languages_by_type.person`); a transcript in another language that asked for `person` fails before anything is stored.',
+        }),
+        languages_by_type: z
+          .object({
+            person: z.array(z.string()),
+            address: z.array(z.string()),
+            id: z.array(z.string()),
+          })
+          .openapi({
+            description:
+              'The languages each kind found in some languages only is redacted in: names of people, street addresses and ID numbers, by the personal-data model (empty: not redacted here). Asked with a `language` outside its list, or found in a transcript of another language, the kind is refused (422 `CAPABILITY_UNAVAILABLE` naming `redact_pii_types`, nothing stored or charged).',
+          }),
+        model: z.string().nullable().openapi({
+          description:
+            'The personal-data model that finds names, addresses and IDs; null where none is installed (names in English only, by rules and a lexicon).',
         }),
         needs_model: z
           .array(z.enum(PII_TYPES))

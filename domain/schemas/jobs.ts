@@ -165,7 +165,7 @@ export const JobRequestSchema = z
       .min(1)
       .optional()
       .describe(
-        'With `redact_pii`: which kinds to redact. Default: `email`, `phone`, `card` and `iban`, found in every language. `person` (`[PERSON]`) finds names of people in English (`redaction.person_languages` of GET /v1/capabilities): asked with a `language` it does not cover it is refused with 422 `CAPABILITY_UNAVAILABLE` naming `redact_pii_types`, and a transcript found to be in such a language fails with that error before anything is stored (nothing charged). `address` and `id` need a personal-data model this deployment does not run: refused the same way.',
+        'With `redact_pii`: which kinds to redact. Default: `email`, `phone`, `card` and `iban`, found in every language. `person` (`[PERSON]`: names of people), `address` (`[ADDRESS]`: a street address with its number, city or postcode; a city or a street named alone is a place, not an address) and `id` (`[ID]`: passport, identity card, tax and social security numbers, driving licences, written or read out) are found by a personal-data model in the languages `redaction.languages_by_type` of GET /v1/capabilities lists (en, es, fr, de, it for names; those and pt for addresses and IDs). A kind asked with a `language` it does not cover is refused with 422 `CAPABILITY_UNAVAILABLE` naming `redact_pii_types`, and a transcript found to be in such a language fails with that error before anything is stored (nothing charged). A deployment without the model redacts names in English only and refuses `address` and `id` (`redaction.needs_model`).',
       ),
     redacted_audio: z
       .boolean()

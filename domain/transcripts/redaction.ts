@@ -1,30 +1,72 @@
-import { PII_TYPE_NAMES } from '../../core/pii-types';
+import { PII_TYPE_NAMES, type EntityTagger, type ModelEntity } from '../../core/pii-types';
 import { primaryLanguage } from '../../integrations/recognizers/types';
 
 // `redact_pii`: personal data in the transcript replaced by its kind (`[EMAIL]`, `[PHONE]` …) before anything is
 // stored, in the text, every segment and every word (a redacted run of words becomes one word spanning their
 // times). What rules and checksums find in any language is here: e-mail addresses (written, and spoken as "john at
 // example dot com"), phone numbers (7–15 digits, written or read out digit by digit), payment card numbers (13–19
-// digits passing the Luhn check) and IBANs (the ISO 13616 mod-97 check). Names, street addresses and ID numbers
-// need a personal-data model, which this deployment does not run yet: asking for them is refused at submit.
-// Names of people (`person`) in English come from compromise's people() (a maintained rule-and-lexicon tagger with
-// its lexicon in the package, no model to download); no such tagger here covers the other languages, so a
-// `person` redaction of another language is refused rather than done halfway (PERSON_LANGUAGES).
+// digits passing the Luhn check) and IBANs (the ISO 13616 mod-97 check). Names of people, street addresses and ID
+// numbers come from a personal-data model (EntityTagger: Rampart, integrations/pii/rampart.ts) that labels each
+// word, read here into spans: a name is a run of name words; an address is a run of address parts that holds a
+// street, a flat or a postcode (a city alone is not an address); an ID is a run the model reads as one, or a code
+// said after the words that name an ID ("passport number", "DNI", "Steuer-ID"). Without the model, names are
+// found in English only, by compromise's people() (a rule-and-lexicon tagger), and addresses and IDs are refused.
+// A kind is redacted in the languages it was measured on only: a redaction of another language is refused rather
+// than done halfway (redactionCoverage).
 
 export const PII_TYPES = PII_TYPE_NAMES;
 export type PiiType = (typeof PII_TYPES)[number];
 
 /** The types found by rules and checksums, in every language: what `redact_pii` redacts by default. */
 export const RULE_PII_TYPES = ['email', 'phone', 'card', 'iban'] as const satisfies readonly PiiType[];
-/** The kinds this deployment redacts: the rule kinds, and names in the languages of PERSON_LANGUAGES. */
-export const REDACTED_PII_TYPES = [...RULE_PII_TYPES, 'person'] as const satisfies readonly PiiType[];
-/** The languages whose names of people are found (`person`). */
-export const PERSON_LANGUAGES = ['en'] as const;
+/** The types found in some languages only: by the personal-data model, or for `person` in English without it. */
+export const LANGUAGE_PII_TYPES = ['person', 'address', 'id'] as const satisfies readonly PiiType[];
+export type LanguagePiiType = (typeof LANGUAGE_PII_TYPES)[number];
+/**
+ * The languages the personal-data model finds each kind in: where it was measured at a recall of at least 0.85 on
+ * labelled sentences (bench/RESULTS.md, redaction). Names in Portuguese came out at 0.80: refused there.
+ */
+export const MODEL_LANGUAGES: Record<LanguagePiiType, readonly string[]> = {
+  person: ['en', 'es', 'fr', 'de', 'it'],
+  address: ['en', 'es', 'fr', 'de', 'pt', 'it'],
+  id: ['en', 'es', 'fr', 'de', 'pt', 'it'],
+};
+/** Without the model: names of people in English (compromise). */
+const TAGGER_FREE_PERSON_LANGUAGES = ['en'] as const;
 
-/** Whether `person` can be redacted in `language` (its language subtag). */
-export function personLanguageCovered(language: string | null | undefined): boolean {
+export type { EntityTagger, ModelEntity } from '../../core/pii-types';
+
+/** What this deployment redacts: the kinds `redact_pii_types` may name, and the languages of those found in some only. */
+export interface RedactionCoverage {
+  types: PiiType[];
+  languages: Record<LanguagePiiType, string[]>;
+  /** The personal-data model's name, or null without one. */
+  model: string | null;
+}
+
+/** The coverage with the personal-data model `tagger`, or without one. */
+export function redactionCoverage(tagger: Pick<EntityTagger, 'model'> | null): RedactionCoverage {
+  if (tagger)
+    return {
+      types: [...RULE_PII_TYPES, ...LANGUAGE_PII_TYPES],
+      languages: { person: [...MODEL_LANGUAGES.person], address: [...MODEL_LANGUAGES.address], id: [...MODEL_LANGUAGES.id] },
+      model: tagger.model,
+    };
+  return {
+    types: [...RULE_PII_TYPES, 'person'],
+    languages: { person: [...TAGGER_FREE_PERSON_LANGUAGES], address: [], id: [] },
+    model: null,
+  };
+}
+
+/** The asked kinds of `types` that `coverage` does not redact in `language` (its language subtag). */
+export function kindsNotCovered(
+  coverage: RedactionCoverage,
+  types: readonly PiiType[],
+  language: string | null | undefined,
+): LanguagePiiType[] {
   const lang = baseLanguage(language);
-  return lang !== null && (PERSON_LANGUAGES as readonly string[]).includes(lang);
+  return LANGUAGE_PII_TYPES.filter((t) => types.includes(t) && (lang === null || !coverage.languages[t].includes(lang)));
 }
 
 export const PII_PLACEHOLDERS: Record<PiiType, string> = {
@@ -164,9 +206,15 @@ export function ibanValid(iban: string): boolean {
 
 /**
  * The spans of personal data of the asked types among `tokens` (a text's whitespace-separated tokens, or a
- * transcript's words), in order, not overlapping.
+ * transcript's words), in order, not overlapping. `tags`: the personal-data model's reading of each token
+ * (EntityTagger), for names, addresses and IDs; without it names are found in English only.
  */
-export function findPii(tokens: readonly string[], language: string | null | undefined, types: ReadonlySet<PiiType>): PiiSpan[] {
+export function findPii(
+  tokens: readonly string[],
+  language: string | null | undefined,
+  types: ReadonlySet<PiiType>,
+  tags: ReadonlyArray<ModelEntity | null> | null = null,
+): PiiSpan[] {
   const lang = baseLanguage(language);
   const words = tokens.map(core);
   const spans: PiiSpan[] = [];
@@ -222,6 +270,14 @@ export function findPii(tokens: readonly string[], language: string | null | und
     }
   }
 
+  // In a text with capitals (as recognizers write), names of people and streets are written with one: a lower-case
+  // word the model reads as one ("vendredi", "a las") is not.
+  const cased = tokens.some((t) => /\p{Lu}/u.test(t));
+  const proper = tokens.map((t) => !cased || /^[^\p{L}\p{N}]*\p{Lu}/u.test(t));
+  if (types.has('id')) {
+    for (const [start, end] of idSpans(tokens, words, lang, tags, cased)) add(start, end, 'id');
+  }
+
   if (types.has('phone') || types.has('card')) {
     const spoken = (lang && SPOKEN_DIGITS[lang]) || {};
     const repeats = (lang && REPEATS[lang]) || {};
@@ -258,10 +314,211 @@ export function findPii(tokens: readonly string[], language: string | null | und
       } else i++;
     }
   }
-  if (types.has('person') && personLanguageCovered(lang)) {
-    for (const [start, end] of personSpans(tokens)) add(start, end, 'person');
+  if (types.has('person')) {
+    // English names: the model's and compromise's both (each finds some the other misses: bench/RESULTS.md).
+    const people = unionOf([...(tags ? nameSpans(tokens, tags, proper, cased) : []), ...(lang === 'en' ? personSpans(tokens) : [])]);
+    for (const [start, end] of people) add(start, end, 'person');
+  }
+  if (types.has('address') && tags) {
+    for (const [start, end] of addressSpans(words, lang, tags, proper, cased)) add(start, end, 'address');
   }
   return spans.sort((a, b) => a.start - b.start);
+}
+
+/** Token ranges with the overlapping ones joined into one. */
+function unionOf(ranges: Array<[number, number]>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const [start, end] of [...ranges].sort((x, y) => x[0] - y[0])) {
+    const last = out[out.length - 1];
+    if (last && start < last[1]) last[1] = Math.max(last[1], end);
+    else out.push([start, end]);
+  }
+  return out;
+}
+
+/** The runs of consecutive tokens whose tag passes `is`. */
+function runsOf(tags: ReadonlyArray<ModelEntity | null>, is: (t: ModelEntity | null) => boolean): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  for (let i = 0; i < tags.length; i++) {
+    if (!is(tags[i]!)) continue;
+    let j = i + 1;
+    while (j < tags.length && is(tags[j]!)) j++;
+    runs.push([i, j]);
+    i = j - 1;
+  }
+  return runs;
+}
+
+/**
+ * Names: runs the model reads as a name with a capitalised word among them (in a text with capitals), each taking
+ * in the capitalised words right after it that the model left out ("Anna Schmidt" where only "Anna" was read).
+ */
+function nameSpans(
+  tokens: readonly string[],
+  tags: ReadonlyArray<ModelEntity | null>,
+  proper: readonly boolean[],
+  cased: boolean,
+): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const [start, runEnd] of runsOf(tags, (t) => t === 'person')) {
+    if (!proper.slice(start, runEnd).some(Boolean)) continue;
+    let end = runEnd;
+    while (cased && end < tokens.length && tags[end] === null && proper[end] && /[\p{L}\p{N}]$/u.test(tokens[end - 1]!)) end++;
+    out.push([start, end]);
+  }
+  return out;
+}
+
+const ADDRESS_PARTS = new Set<ModelEntity>(['building_number', 'street', 'secondary_address', 'city', 'state', 'postcode']);
+/** Words between two parts of one address ("Baker Street in London", "rue de la Paix, 75002 Paris"). */
+const ADDRESS_GAP = 2;
+
+/**
+ * Addresses: runs of address parts at most ADDRESS_GAP words apart that hold a postcode, a flat, or a named street
+ * with its number or its city ("Main Street is closed" names a place, not where someone lives), with the number
+ * said before or right after the street.
+ */
+function addressSpans(
+  words: readonly string[],
+  lang: string | null,
+  tags: ReadonlyArray<ModelEntity | null>,
+  proper: readonly boolean[],
+  cased: boolean,
+): Array<[number, number]> {
+  const spoken = (lang && SPOKEN_DIGITS[lang]) || {};
+  const isNumber = (k: number) => words[k] !== undefined && (DIGIT_TOKEN.test(words[k]!) || spoken[words[k]!] !== undefined);
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i < tags.length; i++) {
+    if (!ADDRESS_PARTS.has(tags[i]!)) continue;
+    let end = i + 1;
+    for (let j = end; j < tags.length && j <= end + ADDRESS_GAP; j++) {
+      const tag = tags[j]!;
+      if (tag === 'person' || tag === 'id') break;
+      if (ADDRESS_PARTS.has(tag)) end = j + 1;
+    }
+    let start = i;
+    while (start > 0 && start > i - 2 && isNumber(start - 1) && tags[start - 1] === null) start--;
+    if (end < tags.length && isNumber(end) && tags[end] === null) end++;
+    // The town written after a postcode ("75002 Paris", "10115 Berlin") where the model did not read it as one.
+    if (tags[end - 1] === 'postcode' && end < tags.length && tags[end] === null && proper[end] && cased) end++;
+    const range = Array.from({ length: end - start }, (_, k) => start + k);
+    const has = (kind: ModelEntity) => range.some((k) => tags[k] === kind);
+    // A street is named where one of its words is capitalised (in a text with capitals).
+    const namedStreet = range.some((k) => tags[k] === 'street' && proper[k]);
+    const numbered = range.some((k) => tags[k] === 'building_number' || (tags[k] === null && isNumber(k)));
+    if (has('postcode') || has('secondary_address') || (namedStreet && (numbered || has('city')))) out.push([start, end]);
+    i = end - 1;
+  }
+  return out;
+}
+
+/** The words that name an ID number, per language (`word*`: any word that starts so): a code said within a few words after one is an ID. */
+const ID_CUES: Record<string, string[]> = {
+  en: [
+    'passport',
+    'social security',
+    'ssn',
+    'id number',
+    'identity card',
+    'id card',
+    "driver's license",
+    "driver's licence",
+    'driving licence',
+    'license number',
+    'licence number',
+    'tax id',
+    'tax number',
+    'national insurance',
+  ],
+  es: [
+    'dni',
+    'nie',
+    'nif',
+    'pasaporte',
+    'documento de identidad',
+    'número de identificación',
+    'seguridad social',
+    'carnet de conducir',
+    'permiso de conducir',
+  ],
+  fr: ['passeport', "carte d'identité", 'numéro fiscal', 'sécurité sociale', 'permis de conduire', "numéro d'identification"],
+  de: [
+    'personalausweis*',
+    'ausweis*',
+    'reisepass*',
+    'passnummer',
+    'steuer-id',
+    'steuernummer',
+    'steueridentifikationsnummer',
+    'sozialversicherungsnummer',
+    'führerschein*',
+  ],
+  pt: [
+    'cpf',
+    'rg',
+    'passaporte',
+    'bilhete de identidade',
+    'cartão de cidadão',
+    'nif',
+    'segurança social',
+    'carta de condução',
+    'carteira de motorista',
+    'número de contribuinte',
+  ],
+  it: ['codice fiscale', 'passaporto', "carta d'identità", 'patente', 'partita iva', 'tessera sanitaria'],
+};
+/** How far after its cue an ID's code may start ("passport number is X1234567"). */
+const ID_REACH = 5;
+/** Fewer digits than this after a cue is not an ID ("passport photo 2"). */
+const ID_MIN_DIGITS = 4;
+/** Letters said one by one before a code's first digit (an Italian codice fiscale opens with six). */
+const ID_LETTER_RUN = 6;
+
+/** IDs: runs the model tags as one, and codes said after an ID's cue words. */
+function idSpans(
+  tokens: readonly string[],
+  words: readonly string[],
+  lang: string | null,
+  tags: ReadonlyArray<ModelEntity | null> | null,
+  cased: boolean,
+): Array<[number, number]> {
+  const out: Array<[number, number]> = tags ? runsOf(tags, (t) => t === 'id') : [];
+  const spoken = (lang && SPOKEN_DIGITS[lang]) || {};
+  const plain = words.map((w) => w.replace(/[’‘]/g, "'"));
+  const digitsOf = (w: string) => (/\d/.test(w) ? w.replace(/\D/g, '') : (spoken[w] ?? ''));
+  const codeLike = (k: number) => {
+    const w = plain[k];
+    return w !== undefined && (/^[\p{L}\p{N}]*\d[\p{L}\p{N}./-]*$/u.test(w) || spoken[w] !== undefined || w === '-');
+  };
+  // A letter said on its own (upper-case where the text has capitals: "è" and "a" are words).
+  const isLetter = (k: number) =>
+    plain[k] !== undefined && /^\p{L}{1,2}$/u.test(plain[k]!) && spoken[plain[k]!] === undefined && (!cased || /\p{Lu}/u.test(tokens[k]!));
+  // A letter belongs to a code when letters lead from it to a digit within ID_LETTER_RUN words ("B X A C 5 3 9 …").
+  const partOfCode = (k: number) => {
+    if (codeLike(k)) return true;
+    let j = k;
+    while (j < plain.length && j < k + ID_LETTER_RUN && isLetter(j)) j++;
+    return j > k && codeLike(j);
+  };
+  const matches = (part: string, w: string | undefined) =>
+    w !== undefined && (part.endsWith('*') ? w.startsWith(part.slice(0, -1)) : w === part);
+  const cues = (lang ? (ID_CUES[lang] ?? []) : []).map((c) => c.split(' '));
+  for (let i = 0; i < plain.length; i++) {
+    const cue = cues.find((c) => c.every((part, k) => matches(part, plain[i + k])));
+    if (!cue) continue;
+    for (let s = i + cue.length; s < plain.length && s <= i + cue.length + ID_REACH; s++) {
+      if (!partOfCode(s)) continue;
+      let e = s + 1;
+      while (e < plain.length && partOfCode(e)) e++;
+      // Check letters said after the digits ("… 7 8 Z" of a Spanish DNI).
+      for (let k = 0; k < 2 && e < plain.length && isLetter(e) && !/[,.;:!?]$/.test(tokens[e - 1]!); k++) e++;
+      const digits = plain.slice(s, e).map(digitsOf).join('');
+      if (digits.length >= ID_MIN_DIGITS) out.push([s, e]);
+      i = e - 1;
+      break;
+    }
+  }
+  return unionOf(out);
 }
 
 /** The token ranges compromise reads as names of people, in an English text made of `tokens`. */
@@ -300,11 +557,16 @@ function framed(first: string, last: string, placeholder: string): string {
 }
 
 /** A text with its personal data replaced, token by token (its spacing and line breaks kept). */
-export function redactText(text: string, language: string | null | undefined, types: ReadonlySet<PiiType>): string {
+export function redactText(
+  text: string,
+  language: string | null | undefined,
+  types: ReadonlySet<PiiType>,
+  tags: ReadonlyArray<ModelEntity | null> | null = null,
+): string {
   if (types.size === 0) return text;
   const parts = text.split(/(\s+)/);
   const tokens = parts.filter((_, i) => i % 2 === 0);
-  const spans = findPii(tokens, language, types);
+  const spans = findPii(tokens, language, types, tags && alignTags(tokens, tags));
   if (spans.length === 0) return text;
   const out: string[] = [];
   let t = 0;
@@ -325,12 +587,18 @@ interface TimedWord {
 }
 
 /** Words with their personal data replaced: a redacted run becomes one word from its first start to its last end. */
-export function redactWords<W extends TimedWord>(words: W[], language: string | null | undefined, types: ReadonlySet<PiiType>): W[] {
+export function redactWords<W extends TimedWord>(
+  words: W[],
+  language: string | null | undefined,
+  types: ReadonlySet<PiiType>,
+  tags: ReadonlyArray<ModelEntity | null> | null = null,
+): W[] {
   if (types.size === 0) return words;
   const spans = findPii(
     words.map((w) => w.text),
     language,
     types,
+    tags,
   );
   if (spans.length === 0) return words;
   const out: W[] = [];
@@ -374,16 +642,46 @@ function sentencePieces<T>(items: readonly T[], text: (item: T) => string): T[][
   return pieces;
 }
 
+/** `tags` of a text's non-empty tokens, given for `tokens` with its empty ones (a text that starts with a space). */
+function alignTags(tokens: readonly string[], tags: ReadonlyArray<ModelEntity | null>): Array<ModelEntity | null> {
+  if (tokens.length === tags.length) return [...tags];
+  let k = 0;
+  return tokens.map((t) => (t === '' ? null : (tags[k++] ?? null)));
+}
+
+/**
+ * The model's reading of a stream of tokens, taken from one already made of the same words where there is one: the
+ * text, the segments and the words of a transcript are the same words cut three ways, and reading them once keeps
+ * a name found in one found in all.
+ */
+async function tagsOf(
+  tokens: readonly string[],
+  tagger: EntityTagger,
+  known: { tokens: readonly string[]; tags: ReadonlyArray<ModelEntity | null> } | null,
+): Promise<Array<ModelEntity | null>> {
+  if (known && known.tokens.length === tokens.length && known.tokens.every((t, i) => core(t) === core(tokens[i]!))) return [...known.tags];
+  return tagger.tagWords(tokens);
+}
+
+const textTokens = (text: string) => text.split(/\s+/).filter((t) => t !== '');
+
 /** redactText, a piece at a time. */
-async function redactLongText(text: string, language: string | null | undefined, types: ReadonlySet<PiiType>): Promise<string> {
+async function redactLongText(
+  text: string,
+  language: string | null | undefined,
+  types: ReadonlySet<PiiType>,
+  tags: ReadonlyArray<ModelEntity | null> | null,
+): Promise<string> {
   // Tokens with the whitespace after each, so the pieces join back into the same text.
   const tokens = text.match(/\S+\s*/g) ?? [];
   const lead = /^\s*/.exec(text)![0];
   let out = lead;
+  let at = 0;
   for (const piece of sentencePieces(tokens, (t) => t)) {
     const joined = piece.join('');
     const trail = /\s*$/.exec(joined)![0];
-    out += redactText(joined.slice(0, joined.length - trail.length), language, types) + trail;
+    out += redactText(joined.slice(0, joined.length - trail.length), language, types, tags && tags.slice(at, at + piece.length)) + trail;
+    at += piece.length;
     await yieldToLoop();
   }
   return out;
@@ -394,31 +692,56 @@ async function redactLongWords<W extends TimedWord>(
   words: W[],
   language: string | null | undefined,
   types: ReadonlySet<PiiType>,
+  tags: ReadonlyArray<ModelEntity | null> | null,
 ): Promise<W[]> {
   const out: W[] = [];
+  let at = 0;
   for (const piece of sentencePieces(words, (w) => w.text)) {
-    out.push(...redactWords(piece, language, types));
+    out.push(...redactWords(piece, language, types, tags && tags.slice(at, at + piece.length)));
+    at += piece.length;
     await yieldToLoop();
   }
   return out;
 }
 
-/** The transcript's text, segments (each in its own language) and words with the asked types redacted. */
+/**
+ * The transcript's text, segments (each in its own language) and words with the asked types redacted. `tagger`: the
+ * personal-data model, read once over the segments' words (each segment read with the ones around it) when a kind
+ * it finds is asked.
+ */
 export async function redactTranscript<S extends { text: string; language?: string | null }, W extends TimedWord>(
   content: { text: string; language: string | null; segments: S[]; words: W[] | null },
   types: readonly PiiType[],
+  tagger: EntityTagger | null = null,
 ): Promise<{ text: string; segments: S[]; words: W[] | null }> {
   const asked = new Set(types);
   if (asked.size === 0) return content;
+  const model = tagger && LANGUAGE_PII_TYPES.some((t) => asked.has(t)) ? tagger : null;
+  const perSegment = content.segments.map((s) => textTokens(s.text));
+  const stream = perSegment.flat();
+  const streamTags = model ? await model.tagWords(stream) : null;
+  const known = streamTags && { tokens: stream, tags: streamTags };
   const segments: S[] = [];
-  for (const s of content.segments) {
-    segments.push({ ...s, text: redactText(s.text, s.language ?? content.language, asked) });
+  let at = 0;
+  for (const [i, s] of content.segments.entries()) {
+    const n = perSegment[i]!.length;
+    segments.push({ ...s, text: redactText(s.text, s.language ?? content.language, asked, streamTags && streamTags.slice(at, at + n)) });
+    at += n;
     if (segments.length % 200 === 0) await yieldToLoop();
   }
+  const textTags = model ? await tagsOf(textTokens(content.text), model, known) : null;
+  const wordTags =
+    model && content.words
+      ? await tagsOf(
+          content.words.map((w) => w.text.trim()),
+          model,
+          known,
+        )
+      : null;
   return {
-    text: await redactLongText(content.text, content.language, asked),
+    text: await redactLongText(content.text, content.language, asked, textTags),
     segments,
-    words: content.words && (await redactLongWords(content.words, content.language, asked)),
+    words: content.words && (await redactLongWords(content.words, content.language, asked, wordTags)),
   };
 }
 
@@ -428,7 +751,8 @@ export async function redactAligned<S extends { text: string; language?: string 
   words: W[],
   language: string | null,
   types: readonly PiiType[],
+  tagger: EntityTagger | null = null,
 ): Promise<{ segments: S[]; words: W[] }> {
-  const done = await redactTranscript({ text: '', language, segments, words }, types);
+  const done = await redactTranscript({ text: '', language, segments, words }, types, tagger);
   return { segments: done.segments, words: done.words ?? [] };
 }

@@ -70,6 +70,7 @@ function activities() {
     db: unused<Db>('database'),
     store,
     recognizer: unused<Recognizer>('recognizer'),
+    personalData: null,
     directLinkPolicy: { loopbackOnly: true },
     maxPieceMs: 2_500,
   });

@@ -1,6 +1,14 @@
 import { partialSegmentsOf } from '../../domain/jobs/partial-segments';
 import { progressOf } from '../../domain/jobs/view';
 import { JobRequestSchema, jobSpecOf } from '../../domain/schemas/jobs';
+import { rampartTagger } from '../../integrations/pii/rampart';
+
+/** The personal-data model set-up installs (stack/redaction-setup.sh). */
+function modelOrFail() {
+  const tagger = rampartTagger();
+  if (!tagger) throw new Error('the personal-data model is not installed (stack/redaction-setup.sh)');
+  return tagger;
+}
 
 // What a running job shows of a recognised piece: never more than its transcript will.
 
@@ -17,6 +25,7 @@ describe('partial segments', () => {
     const shown = await partialSegmentsOf(
       specOf({ redact_pii: true, redact_pii_types: ['email', 'phone'] }),
       piece('write to john at example dot com or call 555 123 4567'),
+      null,
     );
     expect(shown).toHaveLength(1);
     expect(shown![0]!.text).toContain('[EMAIL]');
@@ -26,19 +35,29 @@ describe('partial segments', () => {
   });
 
   it('are cleaned as the job asked: fillers out unless disfluencies are kept', async () => {
-    const cleaned = await partialSegmentsOf(specOf({ disfluencies: false }), piece('so um we went uh home'));
+    const cleaned = await partialSegmentsOf(specOf({ disfluencies: false }), piece('so um we went uh home'), null);
     expect(cleaned![0]!.text).not.toMatch(/\b(um|uh)\b/);
-    const kept = await partialSegmentsOf(specOf({ disfluencies: true }), piece('so um we went uh home'));
+    const kept = await partialSegmentsOf(specOf({ disfluencies: true }), piece('so um we went uh home'), null);
     expect(kept![0]!.text).toBe('so um we went uh home');
   });
 
   it('show nothing when names must be redacted in a language that redaction does not cover (the job fails at the end)', async () => {
-    expect(await partialSegmentsOf(specOf({ redact_pii: true, redact_pii_types: ['person'] }), piece('Hallo Anna', 'de'))).toBeNull();
-    expect(await partialSegmentsOf(specOf({ redact_pii: true, redact_pii_types: ['person'] }), piece('hello Anna Smith'))).not.toBeNull();
+    const names = specOf({ redact_pii: true, redact_pii_types: ['person'] });
+    // Without the personal-data model, names are found in English only.
+    expect(await partialSegmentsOf(names, piece('Hallo Anna', 'de'), null)).toBeNull();
+    expect(await partialSegmentsOf(names, piece('hello Anna Smith'), null)).not.toBeNull();
+    // With it, German names are redacted; Japanese is still not covered.
+    const shown = await partialSegmentsOf(names, piece('Hallo, ich heiße Anna Schmidt und wohne in Köln.', 'de'), modelOrFail());
+    expect(shown![0]!.text).toBe('Hallo, ich heiße [PERSON] und wohne in Köln.');
+    expect(await partialSegmentsOf(names, piece('こんにちは', 'ja'), modelOrFail())).toBeNull();
   });
 
   it('carry the piece language where a segment has none', async () => {
-    const shown = await partialSegmentsOf(specOf({}), { language: 'es', text: 'hola', segments: [{ start: 0, end: 1, text: 'hola' }] });
+    const shown = await partialSegmentsOf(
+      specOf({}),
+      { language: 'es', text: 'hola', segments: [{ start: 0, end: 1, text: 'hola' }] },
+      null,
+    );
     expect(shown).toEqual([{ start: 0, end: 1, text: 'hola', language: 'es' }]);
   });
 });

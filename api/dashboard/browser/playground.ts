@@ -124,9 +124,15 @@ function playground(form: HTMLFormElement): void {
   const request = (): JobRequest => {
     const fields: Record<string, unknown> = {};
     let source: JobRequest['source'] | undefined = sourceKind() === 'upload' ? { upload_id: upload?.id ?? '<upload id>' } : undefined;
+    // Kinds redacted besides the default ones (`redact_pii_types`: those four and the boxes ticked), with redact_pii only.
+    const extraKinds: string[] = [];
     for (const el of form.querySelectorAll<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>('[data-field]')) {
       if (!isShown(el) || el.disabled) continue;
       const name = attr(el, 'data-field');
+      if (el instanceof HTMLInputElement && el.hasAttribute('data-item')) {
+        if (el.checked) extraKinds.push(attr(el, 'data-item'));
+        continue;
+      }
       let value: unknown;
       // A box that turns a default of true off says so (data-checked-value="false": `disfluencies`).
       if (el instanceof HTMLInputElement && el.type === 'checkbox')
@@ -146,6 +152,8 @@ function playground(form: HTMLFormElement): void {
       if (name === 'source.url') source = { url: String(value) };
       else fields[name] = value;
     }
+    const defaultKinds = form.querySelector('[data-default-kinds]')?.getAttribute('data-default-kinds')?.split(',') ?? [];
+    if (fields.redact_pii === true && extraKinds.length > 0) fields.redact_pii_types = [...defaultKinds, ...extraKinds];
     // The API's order: source first, the rest as the form lists them.
     return { source: source ?? { url: '' }, ...fields };
   };

@@ -79,6 +79,12 @@ class CapabilitiesSummaries(TypedDict):
     prompt_words: int
 
 
+class CapabilitiesRedactionLanguagesByType(TypedDict):
+    person: list[str]
+    address: list[str]
+    id: list[str]
+
+
 class CapabilitiesRedactionPlaceholders(TypedDict):
     person: NotRequired[str]
     email: NotRequired[str]
@@ -93,6 +99,8 @@ class CapabilitiesRedaction(TypedDict):
     types: list[Literal['person', 'email', 'phone', 'card', 'iban', 'address', 'id']]
     default_types: list[Literal['person', 'email', 'phone', 'card', 'iban', 'address', 'id']]
     person_languages: list[str]
+    languages_by_type: CapabilitiesRedactionLanguagesByType
+    model: str | None
     needs_model: list[Literal['person', 'email', 'phone', 'card', 'iban', 'address', 'id']]
     spoken_form_languages: list[str]
     placeholders: CapabilitiesRedactionPlaceholders

@@ -965,8 +965,16 @@ export interface components {
         types: ('person' | 'email' | 'phone' | 'card' | 'iban' | 'address' | 'id')[];
         /** @description What `redact_pii` redacts when `redact_pii_types` is left out: the kinds found in every language. */
         default_types: ('person' | 'email' | 'phone' | 'card' | 'iban' | 'address' | 'id')[];
-        /** @description Languages whose names of people `person` finds; a transcript in another language that asked for `person` fails before anything is stored. */
+        /** @description Languages whose names of people `person` finds (the same as `languages_by_type.person`); a transcript in another language that asked for `person` fails before anything is stored. */
         person_languages: string[];
+        /** @description The languages each kind found in some languages only is redacted in: names of people, street addresses and ID numbers, by the personal-data model (empty: not redacted here). Asked with a `language` outside its list, or found in a transcript of another language, the kind is refused (422 `CAPABILITY_UNAVAILABLE` naming `redact_pii_types`, nothing stored or charged). */
+        languages_by_type: {
+          person: string[];
+          address: string[];
+          id: string[];
+        };
+        /** @description The personal-data model that finds names, addresses and IDs; null where none is installed (names in English only, by rules and a lexicon). */
+        model: string | null;
         /** @description Kinds that need a personal-data model this deployment does not run: refused in `redact_pii_types`. */
         needs_model: ('person' | 'email' | 'phone' | 'card' | 'iban' | 'address' | 'id')[];
         /** @description Languages whose spoken forms are found too ("john at example dot com", digits read out one by one). */
@@ -1412,7 +1420,7 @@ export interface components {
       disfluencies?: boolean;
       /** @description Any mode: personal data in the transcript is replaced by its kind (`[EMAIL]`, `[PHONE]`, `[CARD]`, `[IBAN]`) in the text, every segment, every word (a redacted run of words becomes one word spanning their times) and every export, search and translation included; the unredacted text is never stored. Found by rules and checksums in every language: e-mail addresses (written, or spoken as "john at example dot com"), phone numbers (7 to 15 digits, written or read out one by one), payment card numbers (13 to 19 digits passing the Luhn check) and IBANs (mod-97 check); spoken forms in the languages of GET /v1/capabilities `redaction.spoken_form_languages`. Default false. Free of charge. */
       redact_pii?: boolean;
-      /** @description With `redact_pii`: which kinds to redact. Default: `email`, `phone`, `card` and `iban`, found in every language. `person` (`[PERSON]`) finds names of people in English (`redaction.person_languages` of GET /v1/capabilities): asked with a `language` it does not cover it is refused with 422 `CAPABILITY_UNAVAILABLE` naming `redact_pii_types`, and a transcript found to be in such a language fails with that error before anything is stored (nothing charged). `address` and `id` need a personal-data model this deployment does not run: refused the same way. */
+      /** @description With `redact_pii`: which kinds to redact. Default: `email`, `phone`, `card` and `iban`, found in every language. `person` (`[PERSON]`: names of people), `address` (`[ADDRESS]`: a street address with its number, city or postcode; a city or a street named alone is a place, not an address) and `id` (`[ID]`: passport, identity card, tax and social security numbers, driving licences, written or read out) are found by a personal-data model in the languages `redaction.languages_by_type` of GET /v1/capabilities lists (en, es, fr, de, it for names; those and pt for addresses and IDs). A kind asked with a `language` it does not cover is refused with 422 `CAPABILITY_UNAVAILABLE` naming `redact_pii_types`, and a transcript found to be in such a language fails with that error before anything is stored (nothing charged). A deployment without the model redacts names in English only and refuses `address` and `id` (`redaction.needs_model`). */
       redact_pii_types?: ('person' | 'email' | 'phone' | 'card' | 'iban' | 'address' | 'id')[];
       /** @description With `redact_pii`, mode `transcribe`, for an upload or a direct link: the transcript also gets `redacted_audio`, a copy of the audio with a 1 kHz tone over every redacted word (by the word times of its placeholder, 80 ms either side), as Ogg Opus at 16 kHz mono (the audio as the recognizer heard it), read with GET /v1/transcripts/{id}/redacted-audio. Without `redact_pii` or in another mode: 422 `INVALID_REQUEST` naming `redacted_audio`; for a video platform's link (the service keeps no copy of its media): 422 `CAPABILITY_UNAVAILABLE`. Kept and deleted with the transcript. Default false. Free of charge. */
       redacted_audio?: boolean;
