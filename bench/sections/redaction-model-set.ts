@@ -353,8 +353,9 @@ const NOTHING: Record<Lang, string[]> = {
   ],
 };
 
-// A second set, held out: other names, streets, frames and codes, never looked at while the rules around the model
-// (bench/RESULTS.md says which were tuned on the first) were written. Its figures are the ones to believe.
+// A second set: other names, streets, frames and codes, written after a first round of tuning the rules around the
+// model on the first. Its misses were looked at once (a street named alone as a place came from one of them), so it
+// checks overfitting rather than being an untouched test set.
 const HELD_OUT_PEOPLE: Record<Lang, string[]> = {
   en: ['Olivia Bennett', 'Samuel Hughes', 'Chloe', 'Nathan Price', 'Amara Okafor', 'George Ellis', 'Rebecca Stone', 'Liam'],
   es: ['Raquel Navarro', 'Alberto Ruiz', 'Marta', 'Sergio Castillo', 'Nuria Vidal', 'Andrés Molina', 'Pilar Ortega', 'Hugo'],
