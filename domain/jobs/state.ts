@@ -330,10 +330,14 @@ function assertRedactable(
   const languages = new Set([content.language, ...content.segments.map((s) => s.language ?? content.language)]);
   for (const language of languages) {
     const missing = kindsNotCovered(coverage, types, language);
-    if (missing.length > 0)
-      throw new ServiceError('CAPABILITY_UNAVAILABLE', 'redact_pii_types', {
-        message: `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} redacted in ${coverage.languages[missing[0]!].join(', ') || 'no language'} only; this transcript is in ${language ?? 'an unknown language'}. Nothing was stored or charged.`,
-      });
+    if (missing.length === 0) continue;
+    const where = coverage.languages[missing[0]!];
+    throw new ServiceError('CAPABILITY_UNAVAILABLE', 'redact_pii_types', {
+      message:
+        where.length > 0
+          ? `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} redacted in ${where.join(', ')} only; this transcript is in ${language ?? 'an unknown language'}. Nothing was stored or charged.`
+          : `${missing.join(', ')} need${missing.length > 1 ? '' : 's'} the personal-data model, which this worker does not have. Nothing was stored or charged.`,
+    });
   }
 }
 

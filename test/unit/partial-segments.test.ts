@@ -1,4 +1,5 @@
 import { partialSegmentsOf } from '../../domain/jobs/partial-segments';
+import { cleanedAsAsked } from '../../domain/jobs/state';
 import { progressOf } from '../../domain/jobs/view';
 import { JobRequestSchema, jobSpecOf } from '../../domain/schemas/jobs';
 import { rampartTagger } from '../../integrations/pii/rampart';
@@ -50,6 +51,17 @@ describe('partial segments', () => {
     const shown = await partialSegmentsOf(names, piece('Hallo, ich heiße Anna Schmidt und wohne in Köln.', 'de'), modelOrFail());
     expect(shown![0]!.text).toBe('Hallo, ich heiße [PERSON] und wohne in Köln.');
     expect(await partialSegmentsOf(names, piece('こんにちは', 'ja'), modelOrFail())).toBeNull();
+  });
+
+  it('are never shown, and the transcript never stored, when a worker lacks the model the API offered the kinds with', async () => {
+    const addresses = specOf({ redact_pii: true, redact_pii_types: ['address'] });
+    expect(await partialSegmentsOf(addresses, piece('I live at 22 Baker Street, London.'), null)).toBeNull();
+    await expect(cleanedAsAsked(addresses, { ...piece('I live at 22 Baker Street, London.'), words: null }, null)).rejects.toMatchObject({
+      code: 'CAPABILITY_UNAVAILABLE',
+      message: expect.stringMatching(/address needs the personal-data model, which this worker does not have/),
+    });
+    const shown = await partialSegmentsOf(addresses, piece('I live at 22 Baker Street, London.'), modelOrFail());
+    expect(shown![0]!.text).toBe('I live at [ADDRESS].');
   });
 
   it('carry the piece language where a segment has none', async () => {
