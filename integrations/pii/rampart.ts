@@ -19,6 +19,8 @@ const WINDOW_WORDS = 80;
 const OVERLAP_WORDS = 16;
 /** The model reads 512 tokens at most, [CLS] and [SEP] included; a window of odd words is cut shorter. */
 const MAX_TOKENS = 510;
+/** Tokens read of one word. */
+const WORD_TOKENS = 32;
 /** A token's label counts when the model is at least this sure of it (the package's own default). */
 const THRESHOLD = 0.5;
 
@@ -109,7 +111,11 @@ async function load(dir: string): Promise<Loaded> {
 
 /** Each word's kind: windows of WINDOW_WORDS, a word's label from the window where it is farthest from an edge. */
 async function tagAll(model: Loaded, words: readonly string[]): Promise<Array<ModelEntity | null>> {
-  const tokens = words.map((w) => model.tokenizer.encode(w, { add_special_tokens: false }));
+  // A word is read by its first WORD_TOKENS tokens at most (a long run of characters is no name, and a window must fit).
+  const tokens = words.map((w) => {
+    const t = model.tokenizer.encode(w, { add_special_tokens: false });
+    return { ids: t.ids.slice(0, WORD_TOKENS), tokens: t.tokens.slice(0, WORD_TOKENS) };
+  });
   const tags: Array<ModelEntity | null> = words.map(() => null);
   let start = 0;
   while (start < words.length) {

@@ -165,6 +165,9 @@ describe('names, addresses and IDs read from the personal-data model', () => {
     expect(done.segments.map((s) => s.text).join(' ')).toBe(done.text);
     expect(done.words!.map((w) => w.text).join(' ')).toBe(done.text);
     for (const name of names) expect(done.text).not.toContain(name.split(' ')[1]);
+    // A word far longer than a window of the model is read by its start, not refused.
+    const long = `${'ab-'.repeat(400)} and I called Sarah Johnson`;
+    expect(await redactWith(long, 'en', new Set(['person']))).toBe(`${'ab-'.repeat(400)} and I called [PERSON]`);
   });
 
   it('reads what the model tags by rules: capitalised names and streets in a cased text, an address needs a number, a city or a postcode', () => {
