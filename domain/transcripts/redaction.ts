@@ -566,8 +566,13 @@ export function redactText(
   if (types.size === 0) return text;
   const parts = text.split(/(\s+)/);
   const tokens = parts.filter((_, i) => i % 2 === 0);
-  const spans = findPii(tokens, language, types, tags && alignTags(tokens, tags));
-  if (spans.length === 0) return text;
+  return withSpans(parts, findPii(tokens, language, types, tags && alignTags(tokens, tags)));
+}
+
+/** A text split by whitespace (`parts`: tokens at even places) with `spans` of its tokens replaced by their placeholders. */
+function withSpans(parts: readonly string[], spans: readonly PiiSpan[]): string {
+  if (spans.length === 0) return parts.join('');
+  const tokens = parts.filter((_, i) => i % 2 === 0);
   const out: string[] = [];
   let t = 0;
   for (const span of spans) {
@@ -577,6 +582,57 @@ export function redactText(
   }
   for (; t < tokens.length; t++) out.push(tokens[t]!, parts[2 * t + 1] ?? '');
   return out.join('');
+}
+
+/**
+ * Segments redacted as one text per run of segments in one language: a phone number or a name the recognizer cut
+ * between two segments ("call me back at 555123" | "for 567.") is found whole, and each segment's part of it becomes
+ * the placeholder. `tags`: the model's reading of the segments' non-empty tokens, in order.
+ */
+function redactSegments<S extends { text: string; language?: string | null }>(
+  segments: readonly S[],
+  language: string | null,
+  types: ReadonlySet<PiiType>,
+  tags: ReadonlyArray<ModelEntity | null> | null,
+): S[] {
+  const split = segments.map((s) => {
+    const parts = s.text.split(/(\s+)/);
+    return { parts, tokens: parts.filter((_, i) => i % 2 === 0) };
+  });
+  // Each segment's tags, aligned with its tokens (empty ones included).
+  let at = 0;
+  const segmentTags = split.map(({ tokens }) => {
+    const n = tokens.filter((t) => t !== '').length;
+    const mine = tags && alignTags(tokens, tags.slice(at, at + n));
+    at += n;
+    return mine;
+  });
+  const out: S[] = [];
+  for (let i = 0; i < segments.length;) {
+    const lang = segments[i]!.language ?? language;
+    let j = i + 1;
+    while (j < segments.length && (segments[j]!.language ?? language) === lang) j++;
+    // The run's tokens as one stream, and where each segment's start in it.
+    const starts: number[] = [];
+    const stream: string[] = [];
+    const streamTags: Array<ModelEntity | null> = [];
+    for (let k = i; k < j; k++) {
+      starts.push(stream.length);
+      stream.push(...split[k]!.tokens);
+      if (tags) streamTags.push(...segmentTags[k]!);
+    }
+    const spans = findPii(stream, lang, types, tags ? streamTags : null);
+    for (let k = i; k < j; k++) {
+      const from = starts[k - i]!;
+      const to = from + split[k]!.tokens.length;
+      const local = spans
+        .filter((sp) => sp.start < to && sp.end > from)
+        .map((sp) => ({ type: sp.type, start: Math.max(sp.start, from) - from, end: Math.min(sp.end, to) - from }));
+      out.push({ ...segments[k]!, text: withSpans(split[k]!.parts, local) });
+    }
+    i = j;
+  }
+  return out;
 }
 
 interface TimedWord {
@@ -621,6 +677,8 @@ export function redactWords<W extends TimedWord>(
 
 /** Words of one piece of the work: names are found in about 1,000 words in well under a second. */
 const CHUNK_WORDS = 1000;
+/** Segments of one piece of the work (about as many words as CHUNK_WORDS). */
+const SEGMENTS_A_PIECE = 100;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -628,12 +686,12 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
  * number is not cut in two), so a long transcript is redacted piece by piece with the event loop free in between:
  * the activity's heartbeats go on (a two-hour transcript takes seconds to read for names).
  */
-function sentencePieces<T>(items: readonly T[], text: (item: T) => string): T[][] {
+function sentencePieces<T>(items: readonly T[], text: (item: T) => string, size = CHUNK_WORDS): T[][] {
   const pieces: T[][] = [];
   let piece: T[] = [];
   for (const item of items) {
     piece.push(item);
-    if ((piece.length >= CHUNK_WORDS && /[.!?…]["')\]]*\s*$/u.test(text(item))) || piece.length >= 2 * CHUNK_WORDS) {
+    if ((piece.length >= size && /[.!?…]["')\]]*\s*$/u.test(text(item))) || piece.length >= 2 * size) {
       pieces.push(piece);
       piece = [];
     }
@@ -717,17 +775,18 @@ export async function redactTranscript<S extends { text: string; language?: stri
   const asked = new Set(types);
   if (asked.size === 0) return content;
   const model = tagger && LANGUAGE_PII_TYPES.some((t) => asked.has(t)) ? tagger : null;
-  const perSegment = content.segments.map((s) => textTokens(s.text));
-  const stream = perSegment.flat();
+  const stream = content.segments.flatMap((s) => textTokens(s.text));
   const streamTags = model ? await model.tagWords(stream) : null;
   const known = streamTags && { tokens: stream, tags: streamTags };
+  // A few hundred segments at a time, cut where a segment ends a sentence (a name or a number is not cut in two),
+  // the event loop freed between them.
   const segments: S[] = [];
   let at = 0;
-  for (const [i, s] of content.segments.entries()) {
-    const n = perSegment[i]!.length;
-    segments.push({ ...s, text: redactText(s.text, s.language ?? content.language, asked, streamTags && streamTags.slice(at, at + n)) });
+  for (const piece of sentencePieces(content.segments, (s) => s.text, SEGMENTS_A_PIECE)) {
+    const n = piece.reduce((sum, s) => sum + textTokens(s.text).length, 0);
+    segments.push(...redactSegments(piece, content.language, asked, streamTags && streamTags.slice(at, at + n)));
     at += n;
-    if (segments.length % 200 === 0) await yieldToLoop();
+    await yieldToLoop();
   }
   const textTags = model ? await tagsOf(textTokens(content.text), model, known) : null;
   const wordTags =

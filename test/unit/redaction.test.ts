@@ -202,6 +202,25 @@ describe('names, addresses and IDs read from the personal-data model', () => {
 });
 
 describe('a transcript redacted', () => {
+  it("finds a number or a name the recognizer cut between two segments, and redacts each segment's part of it", async () => {
+    const segments = [
+      { start: 0, end: 5.28, text: 'Hello, this is the front desk. Please call me back at 555123', language: 'en' },
+      { start: 5.28, end: 8.2, text: 'for 567. Thank you.', language: 'en' },
+      { start: 8.2, end: 9, text: 'Bonjour Marie', language: 'fr' },
+      { start: 9, end: 10, text: 'Dubois, merci.', language: 'fr' },
+    ];
+    const text = segments.map((s) => s.text).join(' ');
+    const plain = await redactTranscript({ text, language: 'en', segments, words: null }, ['phone']);
+    expect(plain.segments.map((s) => s.text)).toEqual([
+      'Hello, this is the front desk. Please call me back at [PHONE]',
+      '[PHONE]. Thank you.',
+      'Bonjour Marie',
+      'Dubois, merci.',
+    ]);
+    expect(plain.segments.map((s) => s.start)).toEqual([0, 5.28, 8.2, 9]);
+    expect(plain.text).toBe('Hello, this is the front desk. Please call me back at [PHONE]. Thank you. Bonjour Marie Dubois, merci.');
+  });
+
   it('replaces a redacted run of words by one word spanning their times, keeping the rest', async () => {
     const words = [
       { start: 0, end: 0.4, text: ' Call', confidence: 0.9 },
