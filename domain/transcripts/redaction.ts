@@ -8,8 +8,8 @@ import { primaryLanguage } from '../../integrations/recognizers/types';
 // digits passing the Luhn check) and IBANs (the ISO 13616 mod-97 check). Names of people, street addresses and ID
 // numbers come from a personal-data model (EntityTagger: Rampart, integrations/pii/rampart.ts) that labels each
 // word, read here into spans: a name is a run of name words; an address is a run of address parts that holds a
-// street, a flat or a postcode (a city alone is not an address); an ID is a run the model reads as one, or a code
-// said after the words that name an ID ("passport number", "DNI", "Steuer-ID"). Without the model, names are
+// postcode, a flat, or a named street with its number or city (a city or a street named alone is a place); an ID
+// is a run the model reads as one, or a code said after the words that name an ID ("passport number", "DNI"). Without the model, names are
 // found in English only, by compromise's people() (a rule-and-lexicon tagger), and addresses and IDs are refused.
 // A kind is redacted in the languages it was measured on only: a redaction of another language is refused rather
 // than done halfway (redactionCoverage).
