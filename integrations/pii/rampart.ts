@@ -118,6 +118,7 @@ async function tagAll(model: Loaded, words: readonly string[]): Promise<Array<Mo
   });
   const tags: Array<ModelEntity | null> = words.map(() => null);
   let start = 0;
+  let readTo = 0;
   while (start < words.length) {
     let end = Math.min(words.length, start + WINDOW_WORDS);
     while (end > start + 1 && tokens.slice(start, end).reduce((n, t) => n + t.ids.length, 0) > MAX_TOKENS) end--;
@@ -126,11 +127,13 @@ async function tagAll(model: Loaded, words: readonly string[]): Promise<Array<Mo
       tokens.slice(start, end).map((t) => t.ids),
       tokens.slice(start, end).map((t) => t.tokens),
     );
-    // A window's first OVERLAP_WORDS / 2 words were read with more context in the window before.
-    const from = start === 0 ? 0 : Math.floor(OVERLAP_WORDS / 2);
-    for (let i = from; i < windowTags.length; i++) tags[start + i] = windowTags[i]!;
+    // A window's first words (up to OVERLAP_WORDS / 2) were read with more context in the window before.
+    const from = Math.min(Math.floor(OVERLAP_WORDS / 2), readTo - start);
+    for (let i = Math.max(0, from); i < windowTags.length; i++) tags[start + i] = windowTags[i]!;
+    readTo = end;
     if (end >= words.length) break;
-    start = Math.max(start + 1, end - OVERLAP_WORDS);
+    // The next window overlaps this one, and starts at least half of it further on (a window of long words is short).
+    start = Math.max(end - OVERLAP_WORDS, start + Math.ceil((end - start) / 2));
   }
   return tags;
 }

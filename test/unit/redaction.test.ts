@@ -168,6 +168,9 @@ describe('names, addresses and IDs read from the personal-data model', () => {
     // A word far longer than a window of the model is read by its start, not refused.
     const long = `${'ab-'.repeat(400)} and I called Sarah Johnson`;
     expect(await redactWith(long, 'en', new Set(['person']))).toBe(`${'ab-'.repeat(400)} and I called [PERSON]`);
+    // Words of many tokens make short windows: every word is still read.
+    const dense = Array.from({ length: 12 }, () => `${'x-'.repeat(20)}x ${'y-'.repeat(20)}y and I called Sarah Johnson.`).join(' ');
+    expect((await redactWith(dense, 'en', new Set(['person']))).match(/\[PERSON\]/g)).toHaveLength(12);
   });
 
   it('reads what the model tags by rules: capitalised names and streets in a cased text, an address needs a number, a city or a postcode', () => {
