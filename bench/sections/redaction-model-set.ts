@@ -8,8 +8,9 @@ import { seededRandom } from '../../test/support/seeded-random';
 // places, firms, days and numbers measure precision. Built from templates with a fixed seed; no labelled set of
 // spoken personal data with a licence to keep it was found.
 
-export const MODEL_SET_LANGUAGES = ['en', 'es', 'fr', 'de', 'pt', 'it'] as const;
-type Lang = (typeof MODEL_SET_LANGUAGES)[number];
+/** The languages of the redaction bench's sentences, these and the rule kinds' (redaction.ts). */
+export const REDACTION_BENCH_LANGUAGES = ['en', 'es', 'fr', 'de', 'pt', 'it'] as const;
+export type Lang = (typeof REDACTION_BENCH_LANGUAGES)[number];
 
 export interface LabelledItem {
   language: Lang;
@@ -280,7 +281,8 @@ const ID_FRAMES: Record<Lang, string[]> = {
   it: ['Per il modulo, {}.', 'Sì, {}, l’ho controllato due volte.'],
 };
 
-const DIGIT_WORDS: Record<Lang, string[]> = {
+/** Digits as said, per language: how the sentences read a number out. */
+export const DIGIT_WORDS: Record<Lang, string[]> = {
   en: ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'],
   es: ['cero', 'uno', 'dos', 'tres', 'cuatro', 'cinco', 'seis', 'siete', 'ocho', 'nueve'],
   fr: ['zéro', 'un', 'deux', 'trois', 'quatre', 'cinq', 'six', 'sept', 'huit', 'neuf'],
@@ -521,7 +523,7 @@ export function labelledModelKinds(split: ModelSetSplit = 'tuning'): LabelledIte
     const from = frame.indexOf('{}');
     out.push({ language, text: frame.replace('{}', item), item: { type, from, to: from + item.length } });
   };
-  for (const language of MODEL_SET_LANGUAGES) {
+  for (const language of REDACTION_BENCH_LANGUAGES) {
     const people = (tuning ? PEOPLE : HELD_OUT_PEOPLE)[language];
     const personFrames = (tuning ? PERSON_FRAMES : HELD_OUT_PERSON_FRAMES)[language];
     const addresses = (tuning ? ADDRESSES : HELD_OUT_ADDRESSES)[language];

@@ -7,12 +7,14 @@ import {
   luhnValid,
   ibanValid,
   MODEL_LANGUAGES,
+  PII_TYPES,
+  redactTranscript,
   RULE_PII_TYPES,
   type EntityTagger,
   type PiiType,
 } from '../../domain/transcripts/redaction';
-import { rampartTagger } from '../../integrations/pii/rampart';
-import { labelledModelKinds, MODEL_SET_LANGUAGES, type LabelledItem } from './redaction-model-set';
+import { installedPersonalDataModel } from '../../test/support/personal-data-model';
+import { DIGIT_WORDS, labelledModelKinds, REDACTION_BENCH_LANGUAGES, type Lang, type LabelledItem } from './redaction-model-set';
 import { seededRandom } from '../../test/support/seeded-random';
 import type { BenchContext, BenchSection } from '../harness';
 
@@ -27,17 +29,7 @@ import type { BenchContext, BenchSection } from '../harness';
 // country code, or read out digit by digit, card numbers (Luhn-valid) written in groups of four or read out, IBANs written in groups of four, and sentences with no
 // personal data but numbers, years, amounts, times and the words for "at" and "dot", which must stay.
 
-const LANGUAGES = ['en', 'es', 'fr', 'de', 'pt', 'it'] as const;
-type Lang = (typeof LANGUAGES)[number];
-
-const DIGIT_WORDS: Record<Lang, string[]> = {
-  en: ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'],
-  es: ['cero', 'uno', 'dos', 'tres', 'cuatro', 'cinco', 'seis', 'siete', 'ocho', 'nueve'],
-  fr: ['zéro', 'un', 'deux', 'trois', 'quatre', 'cinq', 'six', 'sept', 'huit', 'neuf'],
-  de: ['null', 'eins', 'zwei', 'drei', 'vier', 'fünf', 'sechs', 'sieben', 'acht', 'neun'],
-  pt: ['zero', 'um', 'dois', 'três', 'quatro', 'cinco', 'seis', 'sete', 'oito', 'nove'],
-  it: ['zero', 'uno', 'due', 'tre', 'quattro', 'cinque', 'sei', 'sette', 'otto', 'nove'],
-};
+const LANGUAGES = REDACTION_BENCH_LANGUAGES;
 const AT: Record<Lang, string> = { en: 'at', es: 'arroba', fr: 'arobase', de: 'at', pt: 'arroba', it: 'chiocciola' };
 const DOT: Record<Lang, string> = { en: 'dot', es: 'punto', fr: 'point', de: 'punkt', pt: 'ponto', it: 'punto' };
 const NAMES = ['ana', 'john', 'marie', 'lukas', 'giulia', 'pedro', 'sofia', 'tom', 'lena', 'marco'];
@@ -491,8 +483,7 @@ export const redactionSection: BenchSection = {
         );
       }
     out();
-    const tagger = rampartTagger();
-    if (!tagger) throw new Error('the personal-data model is not installed (stack/redaction-setup.sh)');
+    const tagger = installedPersonalDataModel();
     const names = labelledNames();
     const person = new Set<PiiType>(['person']);
     const modelNames = await modelSpansOf(names, tagger, person);
@@ -537,7 +528,7 @@ export const redactionSection: BenchSection = {
  * Names, addresses and IDs per language with the personal-data model, on the tuning and held-out sentences
  * (bench/sections/redaction-model-set.ts), beside written-form patterns and capitalised runs.
  */
-export async function modelKindsTable(out: BenchContext['out'], tagger: EntityTagger) {
+async function modelKindsTable(out: BenchContext['out'], tagger: EntityTagger) {
   const kinds = ['person', 'address', 'id'] as const;
   const types = new Set<PiiType>(kinds);
   const tuning = labelledModelKinds('tuning');
@@ -563,7 +554,7 @@ export async function modelKindsTable(out: BenchContext['out'], tagger: EntityTa
     '| language | kind | recall (tuning) | recall (second set) | recall (all) | precision (all) | recall (baseline) | precision (baseline) | offered |',
   );
   out('|---|---|---|---|---|---|---|---|---|');
-  for (const language of MODEL_SET_LANGUAGES)
+  for (const language of LANGUAGES)
     for (const kind of kinds) {
       const key = `${language}/${kind}`;
       const [t, h, a, b] = [ourTuning, ourHeld, ourAll, baseAll].map((m) => m.get(key) ?? zero);
@@ -571,5 +562,43 @@ export async function modelKindsTable(out: BenchContext['out'], tagger: EntityTa
         `| ${language} | ${kind} | ${rate(t!.found, t!.truth)} | ${rate(h!.found, h!.truth)} | ${rate(a!.found, a!.truth)} | ${rate(a!.found, a!.predicted)} | ${rate(b!.found, b!.truth)} | ${rate(b!.found, b!.predicted)} | ${MODEL_LANGUAGES[kind].includes(language) ? 'yes' : 'no'} |`,
       );
     }
+  out();
+  await longTranscriptTime(
+    out,
+    tagger,
+    tuning.filter((s) => s.language === 'en'),
+  );
+}
+
+/** Words of a two-hour recording at 150 words a minute. */
+const TWO_HOURS_WORDS = 18_000;
+
+/**
+ * The cost on a long transcript: the model alone over two hours of words (windows of 80), and the whole redaction
+ * of its text, segments and words with every kind, as the worker runs it before storing.
+ */
+async function longTranscriptTime(out: BenchContext['out'], tagger: EntityTagger, english: LabelledItem[]) {
+  const segments: Array<{ start: number; end: number; text: string; language: string }> = [];
+  let count = 0;
+  for (let i = 0; count < TWO_HOURS_WORDS; i++) {
+    const text = english[i % english.length]!.text;
+    const n = text.split(/\s+/).length;
+    segments.push({ start: count * 0.4, end: (count + n) * 0.4, text, language: 'en' });
+    count += n;
+  }
+  const text = segments.map((s) => s.text).join(' ');
+  const words = text.split(' ').map((w, i) => ({ start: i * 0.4, end: i * 0.4 + 0.3, text: w }));
+  const t0 = performance.now();
+  await tagger.tagWords(words.map((w) => w.text));
+  const tagging = (performance.now() - t0) / 1000;
+  const t1 = performance.now();
+  await redactTranscript({ text, language: 'en', segments, words }, [...PII_TYPES], tagger);
+  const whole = (performance.now() - t1) / 1000;
+  const t2 = performance.now();
+  await redactTranscript({ text, language: 'en', segments, words }, [...RULE_PII_TYPES, 'person'], null);
+  const withoutModel = (performance.now() - t2) / 1000;
+  out(
+    `A two-hour transcript (${words.length.toLocaleString('en')} English words in ${segments.length} segments, the sentences above repeated): the model reads its words in ${tagging.toFixed(1)} s (${Math.round(words.length / tagging)} words/s, windows of 80 words, one thread); the whole redaction of its text, segments and words with every kind takes ${whole.toFixed(1)} s, beside ${withoutModel.toFixed(1)} s for the rule kinds and English names without the model.`,
+  );
   out();
 }

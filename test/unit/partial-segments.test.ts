@@ -2,14 +2,7 @@ import { partialSegmentsOf } from '../../domain/jobs/partial-segments';
 import { cleanedAsAsked } from '../../domain/jobs/state';
 import { progressOf } from '../../domain/jobs/view';
 import { JobRequestSchema, jobSpecOf } from '../../domain/schemas/jobs';
-import { rampartTagger } from '../../integrations/pii/rampart';
-
-/** The personal-data model set-up installs (stack/redaction-setup.sh). */
-function modelOrFail() {
-  const tagger = rampartTagger();
-  if (!tagger) throw new Error('the personal-data model is not installed (stack/redaction-setup.sh)');
-  return tagger;
-}
+import { installedPersonalDataModel as modelOrFail } from '../support/personal-data-model';
 
 // What a running job shows of a recognised piece: never more than its transcript will.
 

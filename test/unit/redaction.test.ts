@@ -1,5 +1,5 @@
 import { JobRequestSchema, jobSpecOf } from '../../domain/schemas/jobs';
-import { rampartTagger } from '../../integrations/pii/rampart';
+import { installedPersonalDataModel as model } from '../support/personal-data-model';
 import {
   findPii,
   kindsNotCovered,
@@ -102,11 +102,6 @@ describe('names of people (English)', () => {
 });
 
 describe('names, addresses and IDs read from the personal-data model', () => {
-  const model = () => {
-    const tagger = rampartTagger();
-    if (!tagger) throw new Error('the personal-data model is not installed (stack/redaction-setup.sh)');
-    return tagger;
-  };
   const MODEL_KINDS = new Set<PiiType>(['person', 'address', 'id']);
   const redactWith = async (text: string, language: string, types: ReadonlySet<PiiType> = MODEL_KINDS) =>
     (await redactTranscript({ text, language, segments: [{ text, language }], words: null }, [...types], model())).text;
