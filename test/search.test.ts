@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { indexTranscript } from '../domain/search/index';
 import { momentsOf, searchConfigOf } from '../domain/search/moments';
-import { parseSearchQuery } from '../domain/search/query';
+import { parseSearchQuery, searchMoments } from '../domain/search/query';
+import { searchContext } from '../api/wiring';
 import { bearer, createWorkspace, startTestApi, type TestApi, type TestWorkspace } from './support/harness';
 import { publishedTranscript, type TestSegment } from './support/transcripts';
 
@@ -211,6 +212,34 @@ describe('GET /v1/search', () => {
     const res = await search(w, { q: 'quasar', limit: 10 });
     expect(res.body.moments.map((m: { transcript_id: string }) => m.transcript_id)).toEqual([visible]);
     expect(res.body.next_cursor).toBeNull();
+  });
+
+  it('ranks a bounded number of a common query’s matches, and pages through that same set', async () => {
+    const w = await createWorkspace(api.deps, { plan: 'pro' });
+    for (let i = 0; i < 8; i++) await transcript(w, [{ start: i, end: i + 1, text: `Pulsar number ${i} was timed.` }]);
+    for (let i = 0; i < 3; i++) await transcript(w, [{ start: i, end: i + 1, text: `今日はパルサー${i}を観測した。` }], { language: 'ja' });
+    const ctx = { ...searchContext(api.deps), embedder: null };
+    const pageThrough = async (q: string, rankedMatches?: number) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await searchMoments(api.deps.db, { ...ctx, rankedMatches }, w.workspaceId, { q, mode: 'keyword', limit: 2, cursor });
+        seen.push(...page.moments.map((m) => m.transcript_id));
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return seen;
+    };
+    expect(await pageThrough('pulsar')).toHaveLength(8);
+    // Five ranked of eight matches: the pages hold those five, each once, and end there.
+    const bounded = await pageThrough('pulsar', 5);
+    expect(bounded).toHaveLength(5);
+    expect(new Set(bounded).size).toBe(5);
+    // The first page, cut from the candidates, is the start of the same ranking.
+    const first = await searchMoments(api.deps.db, { ...ctx, rankedMatches: 5 }, w.workspaceId, { q: 'pulsar', mode: 'keyword', limit: 5 });
+    expect(first.moments.map((m) => m.transcript_id)).toEqual(bounded);
+    // The languages matched by characters are bounded alike.
+    expect(await pageThrough('パルサー')).toHaveLength(3);
+    expect(await pageThrough('パルサー', 2)).toHaveLength(2);
   });
 
   it('writes the index whole or not at all, and the same rows when run again', async () => {

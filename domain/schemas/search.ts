@@ -7,6 +7,11 @@ export const MAX_SEARCH_QUERY_CHARS = 500;
 export const MAX_SEARCH_PAGE = 50;
 /** How deep paging goes: moments ranked past this are not paged to (refine the query instead). */
 export const MAX_SEARCH_DEPTH = 1000;
+/**
+ * How many of a keyword query's matching moments are ranked: a query that matches more (a word said in tens of
+ * thousands of moments) ranks the first this many the index yields, so its cost is bounded.
+ */
+export const MAX_RANKED_MATCHES = MAX_SEARCH_DEPTH;
 /** How deep semantic and hybrid search page (each ranking is read this deep, then fused). */
 export const MEANING_DEPTH = 200;
 
@@ -34,7 +39,7 @@ export const SearchQuery = z
       .enum(SEARCH_MODES)
       .optional()
       .openapi({
-        description: `\`keyword\`: the words as above. \`semantic\`: by meaning, in any language (a question in Spanish finds the English moment that answers it), through sentence embeddings of every moment; a moment is found this way a few seconds after its transcript is published. \`hybrid\`: both rankings fused by reciprocal rank, so an exact phrase and a paraphrase both come first. Absent: \`hybrid\`, or \`keyword\` where the deployment has no embedding model (the answer's \`mode\` says which ran); \`semantic\` or \`hybrid\` asked of such a deployment is refused with 422 \`CAPABILITY_UNAVAILABLE\` naming \`mode\`. Semantic and hybrid page through the best ${MEANING_DEPTH} moments, keyword through ${MAX_SEARCH_DEPTH}.`,
+        description: `\`keyword\`: the words as above. \`semantic\`: by meaning, in any language (a question in Spanish finds the English moment that answers it), through sentence embeddings of every moment; a moment is found this way a few seconds after its transcript is published. \`hybrid\`: both rankings fused by reciprocal rank, so an exact phrase and a paraphrase both come first. Absent: \`hybrid\`, or \`keyword\` where the deployment has no embedding model (the answer's \`mode\` says which ran); \`semantic\` or \`hybrid\` asked of such a deployment is refused with 422 \`CAPABILITY_UNAVAILABLE\` naming \`mode\`. Semantic and hybrid page through the best ${MEANING_DEPTH} moments, keyword through ${MAX_SEARCH_DEPTH}. Keyword ranks at most ${MAX_RANKED_MATCHES} of a query's matching moments, so a common word does not cost a read of every moment that holds it: a query matching more (a word said in tens of thousands of moments) is ranked over the first ${MAX_RANKED_MATCHES} the index finds, not all of them; a phrase, another word or a filter narrows it to the ones you want.`,
       }),
     language: Bcp47Tag.optional().openapi({
       description: 'Only moments spoken in this language (`pt` also matches `pt-BR`).',

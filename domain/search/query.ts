@@ -6,7 +6,7 @@ import { signPayload, verifyPayload } from '../accounts/secrets';
 import type { Db } from '../db';
 import { signedMediaLink } from '../transcripts/media';
 import { videositeCanonicalUrl } from '../../integrations/platforms/links';
-import { MAX_SEARCH_DEPTH, MEANING_DEPTH, type SearchRequest, type SearchResultView } from '../schemas/search';
+import { MAX_RANKED_MATCHES, MAX_SEARCH_DEPTH, MEANING_DEPTH, type SearchRequest, type SearchResultView } from '../schemas/search';
 import { ACCENTED_CONFIG, SEARCH_CONFIGS } from './moments';
 import { vectorLiteral, type TextEmbedder } from '../../integrations/embeddings/e5';
 
@@ -76,6 +76,8 @@ export interface SearchContext {
   baseUrl: string;
   /** Null where the model is not installed: semantic and hybrid are then unavailable. */
   embedder: TextEmbedder | null;
+  /** How many of a keyword query's matches are ranked; MAX_RANKED_MATCHES unless a test asks for fewer. */
+  rankedMatches?: number;
 }
 
 /** A ranked moment, before its text and source are read. */
@@ -122,13 +124,14 @@ export async function searchMoments(db: Db, ctx: SearchContext, workspaceId: str
   const parsed = parseSearchQuery(req.q);
   const where = visibleMoments(workspaceId, req);
   let picks: Pick[];
-  if (mode === 'keyword') picks = await keywordRanking(db, where, parsed, limit + 1, offset);
+  const ranked = ctx.rankedMatches ?? MAX_RANKED_MATCHES;
+  if (mode === 'keyword') picks = await keywordRanking(db, where, parsed, ranked, limit + 1, offset);
   else {
     const vector = await embedder!.embedQuery(req.q);
     if (mode === 'semantic') picks = await semanticRanking(db, where, vector, limit + 1, offset);
     else {
       const [byWords, byMeaning] = await Promise.all([
-        keywordRanking(db, where, parsed, MEANING_DEPTH, 0),
+        keywordRanking(db, where, parsed, ranked, MEANING_DEPTH, 0),
         semanticRanking(db, where, vector, MEANING_DEPTH, 0),
       ]);
       picks = fuseByRank([byWords, byMeaning]).slice(offset, offset + limit + 1);
@@ -230,16 +233,23 @@ const byConfig = (expr: (cfg: (typeof SEARCH_CONFIGS)[number]) => Prisma.Sql) =>
  * The keyword ranking: one scan of the words index for every configuration's query at once, each moment kept and
  * ranked by the query of its own configuration; and the moments of the languages matched by characters.
  */
-async function keywordRanking(db: Db, where: MomentFilters, parsed: ParsedQuery, limit: number, offset: number): Promise<Pick[]> {
-  const ranked = async (statement: Prisma.Sql | null) =>
+async function keywordRanking(
+  db: Db,
+  where: MomentFilters,
+  parsed: ParsedQuery,
+  ranked: number,
+  limit: number,
+  offset: number,
+): Promise<Pick[]> {
+  const run = async (statement: Prisma.Sql | null) =>
     statement ? (await db.$queryRaw<Pick[]>(statement)).map((r) => ({ ...r, transcript_id: String(r.transcript_id) })) : [];
   // First the best moments by their own words alone, their transcripts looked up only for those: ranking every
   // match with its transcript's visibility cost a lookup per match (most of a search for a common word). The
   // candidates are a prefix of the full ranking, so the visible ones among them are a prefix of the answer: a
   // full page from them is the page. Short of one (many hidden moments, or the last page), the full ranking.
-  const page = await ranked(keywordRankingSql(where, parsed, limit, offset, (limit + offset) * 2 + 50));
+  const page = await run(keywordRankingSql(where, parsed, ranked, limit, offset, (limit + offset) * 2 + 50));
   if (page.length >= limit) return page;
-  return ranked(keywordRankingSql(where, parsed, limit, offset));
+  return run(keywordRankingSql(where, parsed, ranked, limit, offset));
 }
 
 /**
@@ -249,6 +259,7 @@ async function keywordRanking(db: Db, where: MomentFilters, parsed: ParsedQuery,
 function keywordRankingSql(
   where: MomentFilters,
   parsed: ParsedQuery,
+  ranked: number,
   limit: number,
   offset: number,
   candidates?: number,
@@ -259,23 +270,32 @@ function keywordRankingSql(
   const trigramTerms = plain.map((t) => Prisma.sql`m.text ILIKE ${`%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`);
   // Joined with transcripts in the ranking itself, or only after the candidates are cut.
   const joined = candidates === undefined;
-  const join = joined ? Prisma.sql`JOIN transcripts t ON t.id = m.transcript_id` : Prisma.empty;
-  const filters = joined ? Prisma.sql`${where.moments} AND ${where.transcripts}` : where.moments;
+  const join = joined ? Prisma.sql`JOIN transcripts t ON t.id = c.transcript_id` : Prisma.empty;
+  const visible = joined ? where.transcripts : Prisma.sql`true`;
+  // Each part ranks at most `ranked` of its matches, the first the index yields for the moments'
+  // own filters (the same set in both statements, so a page cut from the candidates is a prefix of the full
+  // ranking): a word said in tens of thousands of moments costs a bounded read, not one per match.
   const byWords = queries
     ? Prisma.sql`
-      SELECT m.transcript_id, m.seq,
-        (CASE m.search_config ${byConfig((cfg) => Prisma.sql`ts_rank_cd(m.words, ${column(cfg)})`)} END)::float8 AS score
-      FROM q CROSS JOIN transcript_moments m ${join}
-      WHERE m.words @@ q.any_config
-        AND (CASE m.search_config ${byConfig((cfg) => Prisma.sql`m.words @@ ${column(cfg)}`)} ELSE false END)
-        AND ${filters}
+      SELECT c.transcript_id, c.seq,
+        (CASE c.search_config ${byConfig((cfg) => Prisma.sql`ts_rank_cd(c.words, ${column(cfg)})`)} END)::float8 AS score
+      FROM q CROSS JOIN LATERAL (
+        SELECT m.transcript_id, m.seq, m.search_config, m.words FROM transcript_moments m
+        WHERE m.words @@ q.any_config
+          AND (CASE m.search_config ${byConfig((cfg) => Prisma.sql`m.words @@ ${column(cfg)}`)} ELSE false END)
+          AND ${where.moments}
+        LIMIT ${ranked}) c ${join}
+      WHERE ${visible}
       UNION ALL`
     : Prisma.empty;
   const ranking = Prisma.sql`
     ${byWords}
-    SELECT m.transcript_id, m.seq, similarity(m.text, ${plain.join(' ')})::float8 AS score
-    FROM transcript_moments m ${join}
-    WHERE m.search_config = 'search_trigram' AND ${plain.length > 0 ? Prisma.join(trigramTerms, ' AND ') : Prisma.sql`false`} AND ${filters}
+    SELECT c.transcript_id, c.seq, similarity(c.text, ${plain.join(' ')})::float8 AS score
+    FROM (
+      SELECT m.transcript_id, m.seq, m.text FROM transcript_moments m
+      WHERE m.search_config = 'search_trigram' AND ${plain.length > 0 ? Prisma.join(trigramTerms, ' AND ') : Prisma.sql`false`} AND ${where.moments}
+      LIMIT ${ranked}) c ${join}
+    WHERE ${visible}
     ORDER BY score DESC, transcript_id, seq`;
   const q = Prisma.sql`WITH q AS MATERIALIZED (${queries ?? Prisma.sql`SELECT 1`})`;
   if (joined) return Prisma.sql`${q} ${ranking} LIMIT ${limit} OFFSET ${offset}`;
