@@ -193,6 +193,10 @@ class Decoder:
         content = features.shape[-1] - 1
         return self.model.encode(pad_or_trim(features[:, seek : seek + min(WINDOW_FRAMES, content - seek)]))
 
+    def encode_frames(self, features: np.ndarray) -> ctranslate2.StorageView:
+        """The encoder output of exactly these frames, not padded to 30 s (a real-time stream's short utterance)."""
+        return self.model.encode(np.ascontiguousarray(features))
+
     def encode_batch(self, feature_list: list[np.ndarray]) -> ctranslate2.StorageView:
         stacked = np.stack([pad_or_trim(f[:, : min(WINDOW_FRAMES, f.shape[-1] - 1)]) for f in feature_list])
         return self.model.encode(stacked)
