@@ -4,7 +4,8 @@ being spoken, one final segment when it ends.
 The stream is cut into utterances by Silero VAD as the audio arrives: an utterance starts at speech and ends after
 END_SILENCE_S of pause (or is cut where it is at MAX_UTTERANCE_S). While it lasts, it is decoded
 again whenever PARTIAL_EVERY_S of new audio has come and the decoder is free (greedy, temperature 0: a partial is a
-glimpse, replaced by the next); when it ends it is decoded once with the final profile, and that text is final.
+glimpse, replaced by the next). Once it has paused for SETTLING_S it is decoded with the final profile, and that text
+is given out as final when the pause reaches END_SILENCE_S (dropped if speech resumes first).
 Times are seconds from the stream's first sample.
 
 Whisper is trained on 30 s windows and faster-whisper pads every window to 30 s, so each decode would cost a whole
@@ -25,7 +26,7 @@ import ctranslate2
 import numpy as np
 
 from .decoding import FRAMES_PER_SECOND, Decoder, Profile
-from .speech import SAMPLE_RATE, VAD_FRAME, WINDOW_S, speech_probabilities
+from .speech import NEG_THRESHOLD, SAMPLE_RATE, THRESHOLD, VAD_FRAME, WINDOW_S, speech_probabilities
 
 # A pause this long after speech ends the utterance.
 END_SILENCE_S = 0.5
@@ -35,9 +36,6 @@ MAX_UTTERANCE_S = 20.0
 PARTIAL_EVERY_S = 0.5
 # Audio kept before the first speech frame and after the last, so the first and last words are whole.
 PAD_S = 0.2
-# Silero's speech probability thresholds (with hysteresis, as speech.py reads them).
-START_THRESHOLD = 0.5
-END_THRESHOLD = 0.35
 # Silero is run on at least this much audio before the frames it judges (its state needs context).
 VAD_CONTEXT_S = 1.0
 
@@ -108,9 +106,9 @@ class StreamRecognizer:
         samples = np.frombuffer(pcm16[: len(pcm16) - len(pcm16) % 2], dtype="<i2").astype(np.float32) / 32768.0
         self.audio = np.concatenate([self.audio, samples])
 
-    def advance(self, final_only: bool = False) -> list[StreamSegment]:
+    def advance(self) -> list[StreamSegment]:
         """Reads what arrived since the last call: the utterance that ended (a final), else a partial of the one
-        being spoken when enough new audio came (none with `final_only`)."""
+        being spoken when enough new audio came."""
         self._judge()
         u = self.utterance
         if u is None:
@@ -128,7 +126,7 @@ class StreamRecognizer:
             if self._early is None or self._early[0] != (u.seq, u.last_speech):
                 self._early = ((u.seq, u.last_speech), self._decode(u, end, "final", self.final_profile))
             return []
-        if final_only or (total - max(u.partial_at, u.start)) / SAMPLE_RATE < PARTIAL_EVERY_S:
+        if (total - max(u.partial_at, u.start)) / SAMPLE_RATE < PARTIAL_EVERY_S:
             return []
         u.partial_at = total
         segment = self._decode(u, total, "partial", self.partial_profile)
@@ -156,9 +154,9 @@ class StreamRecognizer:
         skip = (self.judged - begin) // VAD_FRAME
         for i, p in enumerate(probs[skip : skip + frames]):
             frame_start = self.judged + i * VAD_FRAME
-            if p >= START_THRESHOLD:
+            if p >= THRESHOLD:  # speech starts and ends with hysteresis, as speech.py reads it
                 self._speaking = True
-            elif p < END_THRESHOLD:
+            elif p < NEG_THRESHOLD:
                 self._speaking = False
             if self._speaking:
                 if self.utterance is None:
@@ -182,6 +180,8 @@ class StreamRecognizer:
         self._early = None
         if early is not None and early[0] == (u.seq, u.last_speech) and end == u.last_speech + int(PAD_S * SAMPLE_RATE):
             segment = early[1]
+            if segment is not None:
+                segment.ready_at = round(self.now(), 3)
         else:
             segment = self._decode(u, end, "final", self.final_profile)
         # The audio after the cut stays for the next utterance; the VAD reads it again from there.
