@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { RECOGNIZER_PYTHON } from '../stack/recognizer';
 import type { TestApi, TestWorkspace } from '../test/support/harness';
 
 // What every section of `npm run bench` shares (bench/sections/): the stack
@@ -91,3 +92,24 @@ export const runMcpCalls = (cfg: object) =>
     ['--import', 'tsx', path.join(__dirname, 'mcp-calls.ts')],
     cfg,
   );
+
+/**
+ * `python <args>` in the recognizer's environment, from the project's root: figures measured by the recognizer's own
+ * code, read from its stdout as JSON. `input` goes to its stdin.
+ */
+export function recognizerPython<T>(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(RECOGNIZER_PYTHON, args, {
+      cwd: path.resolve(__dirname, '..'),
+      env: { ...process.env, ...opts.env },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as T) : reject(new Error(`python ${args.join(' ')} exited ${code}`)),
+    );
+    child.stdin.end(opts.input ?? '');
+  });
+}

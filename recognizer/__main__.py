@@ -6,8 +6,6 @@
     health                      exit 0 when a recognition worker of this host polls its task queue (the container's health check)
     translate DIRECTION         translates a JSON list of texts on stdin (en-pt or pt-en) with the workers' model and
                                 prints {"texts", "seconds"} (for the bench, bench/sections/translation.ts)
-    stream-eval DIR [DIR…]      real-time recognition of every eval clip beside the same clip as a file; prints JSON
-                                (for the bench, bench/sections/streaming.ts)
     recognize FILE [--language L]
                                 recognises one file with the same engine and prints the raw result as JSON
                                 (loads the model for this one file: for tests and tools, never the job path)
@@ -34,8 +32,6 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("health")
     tr = sub.add_parser("translate")
     tr.add_argument("direction")
-    se = sub.add_parser("stream-eval")
-    se.add_argument("dirs", nargs="+")
     rec = sub.add_parser("recognize")
     rec.add_argument("file")
     rec.add_argument("--language", default=None)
@@ -65,11 +61,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"recognizer: {err.detail}", file=sys.stderr)
             return 2
         json.dump({"texts": out, "seconds": round(time.monotonic() - t0, 3)}, sys.stdout, ensure_ascii=False)
-        return 0
-    if args.command == "stream-eval":
-        from .stream_eval import run
-
-        json.dump(run(args.dirs), sys.stdout, ensure_ascii=False)
         return 0
     if args.command == "prepare-model":
         try:

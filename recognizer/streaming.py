@@ -58,10 +58,10 @@ class StreamSegment:
     end: float
     text: str
     language: str
-    # Where the stream was (seconds of audio received) when this was ready: its latency is `ready_at` minus the end
-    # of the speech it holds.
+    # The stream's clock (StreamRecognizer.clock, else the seconds of audio received) when this was given out: its
+    # latency is `ready_at` minus `speech_end`.
     ready_at: float
-    # The end of the last word heard in it (seconds from the stream's start); equal to `end` for a final.
+    # The end of the last word heard in it (seconds from the stream's start).
     speech_end: float
 
 
@@ -207,12 +207,11 @@ class StreamRecognizer:
         offset = u.start / SAMPLE_RATE
         last_word_end = offset + max(w.end for w in decoded.words)
         start = offset + min(w.start for w in decoded.words)
-        segment_end = last_word_end if kind == "partial" else max(last_word_end, start)
         return StreamSegment(
             kind=kind,
             seq=u.seq,
             start=round(start, 3),
-            end=round(segment_end, 3),
+            end=round(last_word_end, 3),
             text=text,
             language=language,
             ready_at=round(ready, 3),

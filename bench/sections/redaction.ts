@@ -1,6 +1,3 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { audioDir, makeSpeech } from '../../test/support/speech';
 import {
   findPii,
@@ -16,7 +13,7 @@ import {
 import { installedPersonalDataModel } from '../../test/support/personal-data-model';
 import { DIGIT_WORDS, labelledModelKinds, REDACTION_BENCH_LANGUAGES, type Lang, type LabelledItem } from './redaction-model-set';
 import { seededRandom } from '../../test/support/seeded-random';
-import type { BenchContext, BenchSection } from '../harness';
+import { type BenchContext, type BenchSection, recognizerPython } from '../harness';
 
 // Redaction (issue 53, item 3): recall and precision of the kinds found by rules and checksums (e-mail, phone, card,
 // IBAN), per language, on labelled sentences as a transcript writes them, beside plain written-form patterns (an
@@ -344,8 +341,6 @@ export function score(
   return tally;
 }
 
-const PYTHON = path.resolve(__dirname, '../../.tools/venv-recognizer/bin/python');
-
 /** English names of people from many origins, full or first names, for the `person` figures. */
 const PEOPLE = [
   'Sarah Johnson',
@@ -435,12 +430,10 @@ async function recognisedSpeech(count: number, seed = 7): Promise<Array<{ type: 
           : `${pick(NAMES)} at ${pick(['example', 'mailbox', 'company'])} dot ${pick(['com', 'org', 'net'])}`;
       const said = type === 'phone' ? `Please call me back on ${item}. Thank you.` : `You can write to me at ${item}. Thank you.`;
       const speech = await makeSpeech(said, dir.dir, `clip-${k}`);
-      const { stdout } = await promisify(execFile)(PYTHON, ['-m', 'recognizer', 'recognize', speech.path, '--language', 'en'], {
-        cwd: path.resolve(__dirname, '../..'),
-        env: { ...process.env, OMP_WAIT_POLICY: 'PASSIVE' },
-        maxBuffer: 16 * 1024 * 1024,
-      });
-      const result = JSON.parse(stdout) as { words: Array<{ text?: string; word?: string }> };
+      const result = await recognizerPython<{ words: Array<{ text?: string; word?: string }> }>(
+        ['-m', 'recognizer', 'recognize', speech.path, '--language', 'en'],
+        { env: { OMP_WAIT_POLICY: 'PASSIVE' } },
+      );
       out.push({
         type,
         said,

@@ -1,12 +1,7 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { EVAL_SET_DIRS } from '../../test/support/asr-eval';
-import { type BenchContext, type BenchSection, pct } from '../harness';
+import { type BenchContext, type BenchSection, pct, recognizerPython } from '../harness';
 
 // Real-time recognition (issue 54, item 3): the recognizer's stream engine (recognizer/streaming.py) on every eval
 // clip, streamed as a real-time client sends audio, beside the same clip recognised as a file (the baseline).
-
-const PYTHON = path.resolve(__dirname, '../../.tools/venv-recognizer/bin/python');
 
 interface ClipRow {
   clip: string;
@@ -22,19 +17,11 @@ interface ClipRow {
   file_seconds: number;
 }
 
-function streamEval(): Promise<{ model: string; final_profile: string; threads: number; clips: ClipRow[] }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, ['-m', 'recognizer', 'stream-eval', ...EVAL_SET_DIRS], {
-      cwd: path.resolve(__dirname, '../..'),
-      env: { ...process.env, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`stream-eval exited ${code}`))));
+/** bench/sets/streaming.py: every clip streamed, and recognised as a file. */
+const streamEval = () =>
+  recognizerPython<{ model: string; final_profile: string; threads: number; clips: ClipRow[] }>(['bench/sets/streaming.py'], {
+    env: { LOG_LEVEL: 'warn' },
   });
-}
 
 const s = (n: number) => `${n.toFixed(2)} s`;
 const rate = (errors: number, units: number) => `${((100 * errors) / Math.max(1, units)).toFixed(1)} %`;

