@@ -1,4 +1,5 @@
 import type { Db } from '../domain/db';
+import { settleStaleListenSessions } from '../domain/listen/sessions';
 import type { StoredRedactedAudio } from '../domain/transcripts/redacted-audio';
 import type { ObjectStore } from '../integrations/storage/object-store';
 
@@ -31,6 +32,11 @@ export function createRetentionActivities(db: Db, store: ObjectStore) {
       if (due.length === 0) return 0;
       await deleteObjects(due);
       return db.$executeRaw`DELETE FROM transcripts WHERE id = ANY(${due.map((t) => t.id)}::uuid[])`;
+    },
+
+    /** Charges and closes the real-time streams whose API instance died mid-stream (their last reported audio). */
+    async settleAbandonedListenSessions(): Promise<number> {
+      return settleStaleListenSessions(db);
     },
   };
 }

@@ -17,6 +17,7 @@ import { checkRequestTarget } from './http/request-target';
 import type { Drain } from './http/drain';
 import { mount } from './http/route';
 import { mountDocs, mountGuide } from './docs';
+import { buildAsyncApiDocument } from './listen/asyncapi';
 import { buildOpenApiDocument } from './openapi';
 import { allRoutes } from './routes';
 import { JOB_BODY_LIMIT_BYTES } from '../domain/schemas/jobs';
@@ -67,6 +68,11 @@ export function createApp(deps: AppDeps, opts: { drain?: Drain } = {}): Express 
   app.get('/openapi.json', (_req, res) => {
     res.json(openapi);
   });
+  // GET /v1/listen's WebSocket messages (api/listen/asyncapi.ts).
+  const asyncapi = buildAsyncApiDocument(deps.baseUrl);
+  app.get('/asyncapi.json', (_req, res) => {
+    res.json(asyncapi);
+  });
   mountDocs(app);
   mountGuide(app);
 
@@ -113,6 +119,7 @@ export function createApp(deps: AppDeps, opts: { drain?: Drain } = {}): Express 
     '/readyz/workers',
     '/metrics',
     '/openapi.json',
+    '/asyncapi.json',
     ...(deps.config.APP_ENV !== 'production' ? ['/app/dev/outbox'] : []),
   ];
   const pages: KnownRoute[] = [...pagePaths.map((path) => ({ method: 'get', path })), { method: 'get', path: '/media/transcripts/:id' }];

@@ -19,7 +19,7 @@ async function main() {
   await applyMigrations(cfg.DATABASE_URL);
   const drain = createDrain();
   const { deps, close } = await connectAppDeps(cfg, { overrides: { stopping: drain.signal } });
-  const server = createHttpServer(createApp(deps, { drain })).listen(cfg.PORT, () =>
+  const server = createHttpServer(createApp(deps, { drain }), deps).listen(cfg.PORT, () =>
     deps.logger.info({ port: cfg.PORT, base_url: deps.baseUrl }, 'api listening'),
   );
   // SIGTERM (a deploy, a scale-in): readiness false and new requests 503 with Retry-After at once, waits in

@@ -22,6 +22,11 @@ export const ERROR_CATALOGUE = {
   CONFLICT: { status: 409, retryable: false, message: 'The object is not in a state that allows this.' },
   BAD_REQUEST: { status: 400, retryable: false, message: 'The HTTP request could not be read (malformed header or body encoding).' },
   HEADERS_TOO_LARGE: { status: 431, retryable: false, message: 'The request headers are larger than the server accepts.' },
+  UPGRADE_REQUIRED: {
+    status: 426,
+    retryable: false,
+    message: 'This endpoint speaks WebSocket: open it with Upgrade: websocket.',
+  },
   METHOD_NOT_ALLOWED: { status: 405, retryable: false, message: 'This path does not accept this method; see the Allow header.' },
   UNSUPPORTED_ENCODING: {
     status: 415,

@@ -78,6 +78,17 @@ const ConfigSchema = z.object({
   RECOGNIZER: z.enum(['whisper', 'assemblyai']).default('whisper'),
   RECOGNITION_TASK_QUEUE: z.string().min(1).default('recognition'),
   WHISPER_MODEL_DIR: z.string().optional(),
+  // Real-time streams (GET /v1/listen): the recognizers' stream port (recognizer/stream_server.py), tcp://host:port
+  // (a TCP load balancer in front of them when they scale out); unset, /v1/listen answers 503 SERVICE_UNAVAILABLE.
+  // At most LISTEN_STREAMS_PER_WORKSPACE streams of one workspace run at once.
+  RECOGNIZER_STREAM_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^tcp:\/\/[^/:]+:\d+$/)
+      .optional(),
+  ),
+  LISTEN_STREAMS_PER_WORKSPACE: z.coerce.number().int().min(1).default(2),
   ASSEMBLYAI_API_KEY: z.string().optional(),
   ASSEMBLYAI_BASE_URL: z.string().url().optional(),
   ASSEMBLYAI_WEBHOOK_SECRET: z.string().optional(),

@@ -52,6 +52,7 @@ from .model import ModelError, model_spec
 from .scratch import clear_idle_scratch, process_runs, scratch_dir
 from .speakers import SpeakerWindows, cluster, concatenate, label_times, speaker_names
 from .storage import LocalStore, S3Store, assert_valid_key, store_from_env
+from .stream_server import StreamServer, StreamSettings
 from .tracing import TraceIdFilter, install_tracing, shutdown_tracing, stage
 from .translation import MODEL_NAME as TRANSLATION_MODEL
 from .translation import translate_texts as machine_translate
@@ -317,13 +318,18 @@ async def run_worker() -> int:
     if parent > 0:
         watcher = asyncio.create_task(_watch_parent(parent, stop))
     running = asyncio.create_task(worker.run())
+    # Real-time streams (GET /v1/listen) with the same model, when a port is configured.
+    stream_settings = StreamSettings.from_env()
+    streams = StreamServer(engine.decoder, engine.profile("fast"), stream_settings) if stream_settings.port is not None else None
+    stream_port = await streams.start() if streams else None
     # The stack launchers (stack/recognizer.ts) wait for this line.
     print(
         f"recognizer ready: model={engine.name} device={settings.device} compute_type={settings.compute_type} "
         f"threads={settings.threads} concurrency={settings.workers} beam_size={settings.beam_size} "
         f"task_queue={task_queue} namespace={namespace} store={store.describe()} "
         f"verify_s={engine.verify_seconds:.2f} load_s={engine.load_seconds:.2f} warm_s={warm_seconds:.2f} "
-        f"start_s={time.monotonic() - t_start:.2f} pid={os.getpid()} scratch_swept={len(swept)}",
+        f"start_s={time.monotonic() - t_start:.2f} pid={os.getpid()} scratch_swept={len(swept)} "
+        f"stream_port={stream_port if stream_port is not None else 'off'} stream_slots={stream_settings.slots}",
         flush=True,
     )
     stopper = asyncio.create_task(stop.wait())
@@ -331,6 +337,8 @@ async def run_worker() -> int:
     if running.done() and running.exception() is not None:
         log.error("worker stopped: %s", running.exception())
         return 1
+    if streams:
+        await streams.stop()
     await worker.shutdown()
     executor.shutdown(wait=True, cancel_futures=True)
     # No piece is recognised any more: this process's own scratch folder goes too.

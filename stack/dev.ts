@@ -28,6 +28,8 @@ import { startJaeger, type JaegerHandle } from './jaeger';
 
 const PORT = 3000;
 const BASE = `http://localhost:${PORT}`;
+/** The recognizer's stream port, where the API relays GET /v1/listen. */
+const RECOGNIZER_STREAM_PORT = 7301;
 
 let pg: PostgresHandle | undefined;
 let temporal: TemporalHandle | undefined;
@@ -57,6 +59,7 @@ async function main() {
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: 'default',
     PORT: String(PORT),
+    RECOGNIZER_STREAM_URL: `tcp://127.0.0.1:${RECOGNIZER_STREAM_PORT}`,
     APP_ENV: 'development',
     DATA_DIR: '.data',
     TEMPORAL_UI_URL: temporal.uiUrl,
@@ -82,7 +85,11 @@ async function main() {
       startRecognizer({
         temporalAddress: temporal!.address,
         dataDir: env.DATA_DIR,
-        env: { LOG_LEVEL: process.env.LOG_LEVEL, OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT },
+        env: {
+          LOG_LEVEL: process.env.LOG_LEVEL,
+          OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+          RECOGNIZER_STREAM_PORT: String(RECOGNIZER_STREAM_PORT),
+        },
       }),
   });
   const apiUp = await waitFor(

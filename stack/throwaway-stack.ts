@@ -91,8 +91,14 @@ export async function startThrowawayStack(opts: {
     started.push({ what: 'stopping Temporal', undo: () => temporal.stop() });
     const stripeMock = await startStripeMock({ port: await freePort() });
     started.push({ what: 'stopping stripe-mock', undo: () => stripeMock.stop() });
+    // The recognizer's stream port (GET /v1/listen relays real-time audio to it); a restarted recognizer keeps it.
+    const streamPort = await freePort();
     const startRec = (env: Record<string, string> = {}) =>
-      startRecognizer({ temporalAddress: temporal.address, dataDir, env: { LOG_LEVEL: 'warn', ...opts.recognizerEnv, ...env } });
+      startRecognizer({
+        temporalAddress: temporal.address,
+        dataDir,
+        env: { LOG_LEVEL: 'warn', RECOGNIZER_STREAM_PORT: String(streamPort), ...opts.recognizerEnv, ...env },
+      });
     // The recognizer loads its model while the migrations run; both settle before a failure of either is answered.
     const [migrating, recognizing] = await Promise.allSettled([
       applyMigrations(dbUrl),
@@ -114,6 +120,7 @@ export async function startThrowawayStack(opts: {
       stripeMock,
       migrations: migrating.value,
       recognizer: recognizing.value,
+      streamPort,
       startRec,
       undoStarted,
     });
@@ -133,11 +140,12 @@ function stackOf(parts: {
   stripeMock: StripeMockHandle;
   migrations: string[];
   recognizer: RecognizerHandle | null;
+  streamPort: number;
   startRec: (env?: Record<string, string>) => Promise<RecognizerHandle>;
   /** Stops the servers and removes the files, last started first (the recognizer aside). */
   undoStarted: () => Promise<void>;
 }): ThrowawayStack {
-  const { opts, pg, dbUrl, dataDir, sqliteFile, temporal, stripeMock, migrations, recognizer, startRec, undoStarted } = parts;
+  const { opts, pg, dbUrl, dataDir, sqliteFile, temporal, stripeMock, migrations, recognizer, streamPort, startRec, undoStarted } = parts;
   let stopping: Promise<void> | undefined;
   const stack: ThrowawayStack = {
     pg,
@@ -162,6 +170,7 @@ function stackOf(parts: {
       APP_ENV: 'test',
       DATA_DIR: dataDir,
       RECOGNITION_TASK_QUEUE: 'recognition',
+      RECOGNIZER_STREAM_URL: `tcp://127.0.0.1:${streamPort}`,
       // stripe-node talks to stripe-mock (domain/config.ts stripeSettings); events are signed by the tests.
       STRIPE_API_BASE: stripeMock.apiBase,
       STRIPE_SECRET_KEY: STRIPE_MOCK_SECRET_KEY,

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumInterval: '1 minute' } });
@@ -22,5 +22,7 @@ export async function retentionSweepWorkflow(): Promise<number> {
     total += n;
     if (n < 500) break;
   }
+  // Real-time streams whose API instance died are settled here too (and at their workspace's next stream start).
+  if (patched('settle-abandoned-listen-sessions')) await acts.settleAbandonedListenSessions();
   return total;
 }

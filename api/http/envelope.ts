@@ -1,3 +1,4 @@
+import http from 'node:http';
 import type { Response } from 'express';
 import { ZodError } from 'zod';
 import { z } from '../../domain/schemas/zod';
@@ -13,6 +14,24 @@ export function sendError(res: Response, err: ServiceError): void {
     error: { ...err.toObject(), doc_url: docUrl(err.code) },
     request_id: requestId,
   });
+}
+
+/**
+ * An error answered on a raw socket, outside Express (a parser error, a refused WebSocket upgrade): the same
+ * status, envelope, X-Request-Id and Retry-After as sendError gives, then the connection closes.
+ */
+export function rawErrorResponse(error: ServiceError, requestId: string): Buffer {
+  const body = JSON.stringify({ error: { ...error.toObject(), doc_url: docUrl(error.code) }, request_id: requestId });
+  const reason = http.STATUS_CODES[error.status] ?? 'Error';
+  const headers = [
+    `HTTP/1.1 ${error.status} ${reason}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${requestId}`,
+    ...(error.retryAfterSeconds !== undefined ? [`Retry-After: ${error.retryAfterSeconds}`] : []),
+    'Connection: close',
+  ];
+  return Buffer.from(`${headers.join('\r\n')}\r\n\r\n${body}`);
 }
 
 /** A zod failure becomes INVALID_REQUEST naming the first offending field (dotted path, `[i]` for indexes). */

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
-import { docUrl, ServiceError } from '../../core/errors';
+import { ServiceError } from '../../core/errors';
+import { rawErrorResponse } from './envelope';
+import { attachListen, isListenUpgrade } from '../listen/relay';
+import type { AppDeps } from './context';
 
 // Requests that Node's HTTP parser rejects (a control character in a header, a
 // malformed request line, oversized headers) never reach Express. Node's
@@ -10,16 +13,11 @@ import { docUrl, ServiceError } from '../../core/errors';
 // and X-Request-Id as every other error, then the connection closes.
 
 function clientErrorResponse(err: NodeJS.ErrnoException): Buffer {
-  const requestId = randomUUID();
   const error =
     err.code === 'HPE_HEADER_OVERFLOW'
       ? new ServiceError('HEADERS_TOO_LARGE', 'headers', { message: 'The request headers are too large.' })
       : new ServiceError('BAD_REQUEST', 'request', { message: `The HTTP request is malformed (${err.code ?? 'parse error'}).` });
-  const body = JSON.stringify({ error: { ...error.toObject(), doc_url: docUrl(error.code) }, request_id: requestId });
-  const reason = http.STATUS_CODES[error.status] ?? 'Bad Request';
-  return Buffer.from(
-    `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  return rawErrorResponse(error, randomUUID());
 }
 
 export function answerClientErrors(server: http.Server): void {
@@ -34,8 +32,10 @@ export function answerClientErrors(server: http.Server): void {
 }
 
 /** The API's HTTP server: the Express app plus the parser-error answers. */
-export function createHttpServer(app: Express): http.Server {
-  const server = http.createServer(app);
+export function createHttpServer(app: Express, deps?: AppDeps): http.Server {
+  // Only GET /v1/listen is upgraded (to a WebSocket); any other request asking to upgrade is an ordinary request.
+  const server = http.createServer({ shouldUpgradeCallback: isListenUpgrade }, app);
   answerClientErrors(server);
+  if (deps) attachListen(server, deps);
   return server;
 }

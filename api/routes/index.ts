@@ -5,6 +5,7 @@ import { billingIngressRoutes, billingRoutes } from './billing';
 import { discoveryRoutes } from './discoveries';
 import { ingressRoutes } from './ingress';
 import { jobRoutes } from './jobs';
+import { listenRoutes } from './listen';
 import { oauthRoutes } from './oauth';
 import { searchRoutes } from './search';
 import { transcriptRoutes } from './transcripts';
@@ -20,6 +21,7 @@ export const allRoutes: AnyRoute[] = [
   ...jobRoutes,
   ...transcriptRoutes,
   ...searchRoutes,
+  ...listenRoutes,
   ...batchRoutes,
   ...webhookRoutes,
   ...uploadRoutes,

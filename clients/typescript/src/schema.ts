@@ -506,6 +506,54 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/listen': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Real-time transcription (WebSocket)
+     * @description Open with `Upgrade: websocket`. Send audio as binary messages (16-bit little-endian mono PCM at 16 kHz, at most 64 KiB each; about 0.1 s a message keeps latency low) and `{"type":"stop"}` when it ends; receive `session`, then `partial` segments while an utterance is spoken and one `final` when it ends (a 0.5 s pause), and `closed` with the charge. The messages are described in the AsyncAPI document at `/asyncapi.json`.
+     *
+     *     Authentication: `Authorization: Bearer <API_KEY>` (scope `jobs:write`), or `?token=` from `POST /v1/listen/tokens` for a browser, which cannot send that header. Needs a paid plan. At most `LISTEN_STREAMS_PER_WORKSPACE` streams (default 2) of a workspace run at once: another answers 429 RATE_LIMITED naming `streams_per_workspace=N`. Price: AI transcription's 2 credits a minute, counted by the second of audio received and rounded up to whole credits (1 credit = 30 s), no minimum; a minute's credits are held ahead while the stream runs, and a stream whose next minute cannot be held gets an `error` message (INSUFFICIENT_BALANCE) and ends. At most 2 hours of audio a stream. The audio is not kept.
+     *
+     *     Refusals come before the upgrade, as HTTP answers in the error envelope. A GET without `Upgrade: websocket` answers 426 UPGRADE_REQUIRED once its query and credentials are checked.
+     *
+     *     Authentication optional; with a key the answer reflects its plan.
+     */
+    get: operations['listen'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/listen/tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mint a browser token for one real-time stream
+     * @description For a server to hand to a browser: the browser opens `GET /v1/listen?token=…` without the API key. A token opens one stream of this workspace within 60 s, and nothing else; it is shown once and not stored (it is signed). Free; rate-limited as a submit.
+     *
+     *     Requires the `jobs:write` scope. Counts against the plan's submits per minute.
+     */
+    post: operations['createListenToken'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/batches': {
     parameters: {
       query?: never;
@@ -1076,6 +1124,7 @@ export interface components {
         | 'CONFLICT'
         | 'BAD_REQUEST'
         | 'HEADERS_TOO_LARGE'
+        | 'UPGRADE_REQUIRED'
         | 'METHOD_NOT_ALLOWED'
         | 'UNSUPPORTED_ENCODING'
         | 'UNSUPPORTED_MEDIA_TYPE'
@@ -1703,6 +1752,15 @@ export interface components {
       score: number;
       /** @description Opens the media at the moment: the video at its second (`…watch?v=ID&t=123`) for videosite, a signed link to the uploaded file with `#t=` for uploads (valid an hour), the source page for other platforms; null when the service keeps no link (direct links). */
       link: string | null;
+    };
+    ListenToken: {
+      /** @description Opens one stream (`GET /v1/listen?token=…`); shown once. */
+      token: string;
+      /**
+       * Format: date-time
+       * @description It must open its stream by then (60 s).
+       */
+      expires_at: string;
     };
     /** @description Status rule: `queued` while no item has started; `processing` while any item is not final; once all are final: `succeeded` if all succeeded, `failed` if none succeeded and at least one failed, `cancelled` if all were cancelled, otherwise `partial_success`. */
     Batch: {
@@ -4394,6 +4452,188 @@ export interface operations {
       };
       /** @description Error envelope. Codes: CAPABILITY_UNAVAILABLE, INVALID_REQUEST. */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: RATE_LIMITED. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INTERNAL_ERROR. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  listen: {
+    parameters: {
+      query?: {
+        /** @description The spoken language. Default: detected from the first utterance, then kept for the stream. */
+        language?: string;
+        /** @description The audio in binary messages: 16-bit little-endian mono PCM. */
+        encoding?: 'pcm_s16le';
+        /** @description Samples a second: 16000. */
+        sample_rate?: number;
+        /** @description A browser token from POST /v1/listen/tokens, instead of an Authorization header (browsers cannot send one). */
+        token?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Switching Protocols: the WebSocket is open, and its first message is `session`. */
+      101: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error envelope. Codes: UNAUTHENTICATED. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: PLAN_REQUIRED, INSUFFICIENT_BALANCE. */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: FORBIDDEN. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: LANGUAGE_UNSUPPORTED, INVALID_REQUEST. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: UPGRADE_REQUIRED. */
+      426: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: RATE_LIMITED. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INTERNAL_ERROR. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE, PROVIDER_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  createListenToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The token. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListenToken'];
+        };
+      };
+      /** @description Error envelope. Codes: UNAUTHENTICATED. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
+      415: {
         headers: {
           [name: string]: unknown;
         };

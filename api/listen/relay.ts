@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { ServiceError } from '../../core/errors';
+import type { Principal } from '../../domain/accounts/principal';
+import {
+  closeListenSession,
+  listenCredits,
+  listenTokenWorkspace,
+  openListenSession,
+  readListenToken,
+  recordListenAudio,
+  type ListenSession,
+} from '../../domain/listen/sessions';
+import {
+  ListenQuery,
+  ListenStopMessage,
+  MAX_LISTEN_AUDIO_S,
+  MAX_LISTEN_FRAME_BYTES,
+  type ListenServerMessage,
+} from '../../domain/schemas/listen';
+import { openRecognizerStream, type RecognizerStream, type RecognizerStreamLine } from '../../integrations/recognizers/stream-client';
+import { resolveLanguage } from '../../integrations/recognizers/types';
+import { authenticate, authorisePrincipal } from '../http/auth';
+import type { AppDeps } from '../http/context';
+import { rawErrorResponse, zodToServiceError } from '../http/envelope';
+
+// GET /v1/listen upgraded to a WebSocket (issue 54, item 3): the API authenticates the caller, holds the stream's
+// slot and credits (domain/listen/sessions.ts) and relays the audio to a recognizer's stream port
+// (recognizer/stream_server.py), which sends the segments back. Nothing of a stream stays in this process beyond
+// the socket: another API instance serves the next one. The messages: domain/schemas/listen.ts, and the AsyncAPI
+// document at /asyncapi.json.
+
+export const LISTEN_PATH = '/v1/listen';
+/** How often the audio received is recorded (the limit's liveness and the credit hold follow it). */
+const REPORT_EVERY_MS = 5_000;
+const BYTES_PER_MS = 32; // 16 kHz × 2 bytes
+
+/** The upgrade requests the server hands to attachListen (http.createServer's shouldUpgradeCallback). */
+export function isListenUpgrade(req: http.IncomingMessage): boolean {
+  return (req.headers.upgrade ?? '').toLowerCase() === 'websocket' && (req.url ?? '').split('?')[0] === LISTEN_PATH;
+}
+
+export function attachListen(server: http.Server, deps: AppDeps): void {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_LISTEN_FRAME_BYTES });
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const requestId = randomUUID();
+    socket.on('error', () => undefined);
+    open(req, deps, requestId).then(
+      (opened) => wss.handleUpgrade(req, socket, head, (ws) => relay(ws, opened, deps, requestId)),
+      (err) => {
+        const error = err instanceof ServiceError ? err : internal(deps, err, requestId);
+        if (socket.writable) socket.end(rawErrorResponse(error, requestId));
+        else socket.destroy();
+      },
+    );
+  });
+}
+
+interface Opened {
+  principal: Pick<Principal, 'workspaceId' | 'plan'>;
+  session: ListenSession;
+  recognizer: RecognizerStream;
+  language: string | null;
+}
+
+/** Everything before the upgrade: a refusal is an HTTP answer in the error envelope, and nothing is held. */
+async function open(req: http.IncomingMessage, deps: AppDeps, requestId: string): Promise<Opened> {
+  const url = new URL(req.url ?? '/', 'http://listen');
+  const raw = Object.fromEntries(url.searchParams);
+  const parsed = ListenQuery.safeParse(raw);
+  if (!parsed.success) throw zodToServiceError(parsed.error, 'query');
+  const query = parsed.data;
+  const principal = await listenCaller(req, deps, query.token);
+  const language = query.language ? resolveLanguageAt(deps, query.language) : null;
+  const streamUrl = deps.config.RECOGNIZER_STREAM_URL;
+  if (!streamUrl)
+    throw new ServiceError('SERVICE_UNAVAILABLE', 'listen', {
+      message: 'This deployment runs no real-time recognizer (RECOGNIZER_STREAM_URL).',
+    });
+  const session = await openListenSession(deps.db, {
+    workspaceId: principal.workspaceId,
+    plan: principal.plan,
+    limit: deps.config.LISTEN_STREAMS_PER_WORKSPACE,
+    language,
+    tokenId: principal.tokenId,
+  });
+  try {
+    const recognizer = await openRecognizerStream(streamUrl, language);
+    return { principal, session, recognizer, language };
+  } catch (err) {
+    await closeListenSession(deps.db, session.id, 0);
+    deps.logger.warn({ request_id: requestId, err: (err as Error).message }, 'listen: no recognizer stream');
+    throw err;
+  }
+}
+
+/** The caller: an API key or access token with jobs:write (Authorization header), or a browser token (`token`). */
+async function listenCaller(
+  req: http.IncomingMessage,
+  deps: AppDeps,
+  token: string | undefined,
+): Promise<Pick<Principal, 'workspaceId' | 'plan'> & { tokenId?: string }> {
+  if (token !== undefined && !req.headers.authorization) {
+    const read = readListenToken(deps.secretsKey, token);
+    if (!read) throw new ServiceError('UNAUTHENTICATED', 'token', { message: 'The token is not valid or has expired (tokens last 60 s).' });
+    return { ...(await listenTokenWorkspace(deps.db, read.workspaceId)), tokenId: read.tokenId };
+  }
+  // The same authentication as every REST route, on the upgrade request's headers.
+  const asRequest = { get: (name: string) => req.headers[name.toLowerCase()] as string | undefined } as Parameters<typeof authenticate>[0];
+  const principal = await authenticate(asRequest, deps);
+  authorisePrincipal({ kind: 'required', scope: 'jobs:write' }, principal);
+  return principal;
+}
+
+function resolveLanguageAt(deps: AppDeps, language: string): string {
+  try {
+    return resolveLanguage(deps.recognizer, language)!;
+  } catch (err) {
+    if (err instanceof ServiceError) throw new ServiceError(err.code, 'language', { message: err.detail ?? err.message });
+    throw err;
+  }
+}
+
+function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string): void {
+  const { session, recognizer, principal } = opened;
+  let audioBytes = 0;
+  let finishing = false;
+  let closed = false;
+  const send = (message: ListenServerMessage) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+  };
+  const fail = (err: ServiceError) => {
+    send({ type: 'error', error: err.toObject(), request_id: requestId });
+    finish();
+  };
+  // The audio has ended (stop, credits, duration): the recognizer answers its last final, then `end`.
+  const finish = () => {
+    if (finishing) return;
+    finishing = true;
+    recognizer.finish();
+  };
+  // Charged for the audio received, once, whichever way the stream ends.
+  const settle = async (reason: string) => {
+    if (closed) return;
+    closed = true;
+    clearInterval(reporter);
+    const charged = await closeListenSession(deps.db, session.id, audioBytes / BYTES_PER_MS).catch((err) => {
+      deps.logger.error({ request_id: requestId, session: session.id, err: (err as Error).message }, 'listen: settling failed');
+      return null;
+    });
+    deps.logger.info({ request_id: requestId, session: session.id, audio_ms: audioBytes / BYTES_PER_MS, reason }, 'listen: stream ended');
+    return charged;
+  };
+
+  // Every few seconds, even when no audio comes: a stream whose instance stops reporting is taken as gone.
+  const reporter = setInterval(() => {
+    if (!finishing) report().catch(() => undefined);
+  }, REPORT_EVERY_MS);
+  let raising: Promise<void> | null = null;
+  const report = () =>
+    recordListenAudio(deps.db, session, audioBytes / BYTES_PER_MS, principal.plan).catch((err) => {
+      fail(err instanceof ServiceError ? err : internal(deps, err, requestId));
+    });
+  // The hold stays ahead of the audio: when the credit being used is the last one held, reading pauses until the
+  // next minute is held, so no audio is ever received that the hold does not cover.
+  const keepHoldAhead = () => {
+    if (raising || listenCredits(audioBytes / BYTES_PER_MS) + 1 <= session.held) return;
+    ws.pause();
+    raising = report().finally(() => {
+      raising = null;
+      ws.resume(); // after a failure too: the close handshake needs reading
+    });
+  };
+
+  send({ type: 'session', id: session.id, language: opened.language, sample_rate: 16_000, request_id: requestId });
+
+  ws.on('message', (data: RawData, isBinary: boolean) => {
+    if (finishing) return;
+    if (!isBinary) {
+      const stop = parseJson(data.toString());
+      if (ListenStopMessage.safeParse(stop).success) return finish();
+      return fail(
+        new ServiceError('INVALID_REQUEST', 'message', { message: 'Text messages are {"type":"stop"}; audio goes in binary messages.' }),
+      );
+    }
+    const pcm = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
+    if (pcm.length % 2 !== 0)
+      return fail(
+        new ServiceError('INVALID_REQUEST', 'audio', {
+          message: 'Audio is 16-bit samples: a binary message holds an even number of bytes.',
+        }),
+      );
+    if ((audioBytes + pcm.length) / BYTES_PER_MS / 1000 > MAX_LISTEN_AUDIO_S)
+      return fail(new ServiceError('DURATION_LIMIT_EXCEEDED', `max_audio_seconds=${MAX_LISTEN_AUDIO_S}`));
+    if (listenCredits((audioBytes + pcm.length) / BYTES_PER_MS) > session.held)
+      return fail(
+        new ServiceError('INSUFFICIENT_BALANCE', 'credits_remaining', { message: 'The credits held for this stream are used up.' }),
+      );
+    audioBytes += pcm.length;
+    recognizer.send(pcm);
+    keepHoldAhead();
+  });
+  // A client that goes away ends the stream at once: nothing more is decoded, the audio received is charged.
+  ws.on('close', () => {
+    recognizer.abort();
+    void settle('client closed');
+  });
+  ws.on('error', () => recognizer.abort());
+
+  recognizer.on('line', (line: RecognizerStreamLine) => {
+    if (line.type === 'partial' || line.type === 'final') return send(line);
+    if (line.type === 'error')
+      return send({
+        type: 'error',
+        error: new ServiceError('PROVIDER_UNAVAILABLE', 'recognizer', { message: line.message }).toObject(),
+        request_id: requestId,
+      });
+    void settle('ended').then((charged) => {
+      if (charged) send({ type: 'closed', audio_seconds: round3(charged.audioMs / 1000), credits_charged: charged.credits });
+      ws.close(1000);
+    });
+  });
+  recognizer.on('close', (error?: Error) => {
+    if (closed) return;
+    // The recognizer went away before `end`: the client hears why, and pays for the audio it sent.
+    send({
+      type: 'error',
+      error: new ServiceError('PROVIDER_UNAVAILABLE', 'recognizer', {
+        message: `The recognizer stream ended early${error ? ` (${error.message})` : ''}; start a new stream.`,
+      }).toObject(),
+      request_id: requestId,
+    });
+    void settle('recognizer gone').then(() => ws.close(1011));
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+function internal(deps: AppDeps, err: unknown, requestId: string): ServiceError {
+  deps.logger.error({ request_id: requestId, err: (err as Error)?.message }, 'listen: internal error');
+  return new ServiceError('INTERNAL_ERROR', 'listen');
+}

@@ -1,0 +1,67 @@
+import { ServiceError } from '../../core/errors';
+import { mintListenToken, readListenToken } from '../../domain/listen/sessions';
+import { ListenQuery, ListenTokenSchema } from '../../domain/schemas/listen';
+import { defineRoute, type AnyRoute } from '../http/route';
+
+// GET /v1/listen as the OpenAPI document and a plain HTTP GET see it: the WebSocket itself is served on the
+// upgrade (api/listen/relay.ts), and its messages are in the AsyncAPI document (/asyncapi.json).
+
+const listen = defineRoute({
+  method: 'get',
+  path: '/v1/listen',
+  operationId: 'listen',
+  summary: 'Real-time transcription (WebSocket)',
+  tags: ['Real-time'],
+  description:
+    'Open with `Upgrade: websocket`. Send audio as binary messages (16-bit little-endian mono PCM at 16 kHz, at most 64 KiB each; about 0.1 s a message keeps latency low) and `{"type":"stop"}` when it ends; receive `session`, then `partial` segments while an utterance is spoken and one `final` when it ends (a 0.5 s pause), and `closed` with the charge. The messages are described in the AsyncAPI document at `/asyncapi.json`.\n\n' +
+    "Authentication: `Authorization: Bearer <API_KEY>` (scope `jobs:write`), or `?token=` from `POST /v1/listen/tokens` for a browser, which cannot send that header. Needs a paid plan. At most `LISTEN_STREAMS_PER_WORKSPACE` streams (default 2) of a workspace run at once: another answers 429 RATE_LIMITED naming `streams_per_workspace=N`. Price: AI transcription's 2 credits a minute, counted by the second of audio received and rounded up to whole credits (1 credit = 30 s), no minimum; a minute's credits are held ahead while the stream runs, and a stream whose next minute cannot be held gets an `error` message (INSUFFICIENT_BALANCE) and ends. At most 2 hours of audio a stream. The audio is not kept.\n\n" +
+    'Refusals come before the upgrade, as HTTP answers in the error envelope. A GET without `Upgrade: websocket` answers 426 UPGRADE_REQUIRED once its query and credentials are checked.',
+  auth: { kind: 'optional' },
+  query: ListenQuery,
+  responses: { 101: { description: 'Switching Protocols: the WebSocket is open, and its first message is `session`.' } },
+  errors: [
+    'UNAUTHENTICATED',
+    'FORBIDDEN',
+    'PLAN_REQUIRED',
+    'INSUFFICIENT_BALANCE',
+    'RATE_LIMITED',
+    'LANGUAGE_UNSUPPORTED',
+    'UPGRADE_REQUIRED',
+    'SERVICE_UNAVAILABLE',
+    'PROVIDER_UNAVAILABLE',
+  ],
+  handler: async ({ principal, query, deps }) => {
+    // A cookie session does not open a stream: a WebSocket is not bound by CORS, so the dashboard mints a token.
+    if (!principal || principal.kind === 'session') {
+      if (query.token === undefined)
+        throw new ServiceError('UNAUTHENTICATED', 'Authorization', {
+          message: 'Send Authorization: Bearer <API_KEY>, or a token from POST /v1/listen/tokens.',
+        });
+      if (!readListenToken(deps.secretsKey, query.token))
+        throw new ServiceError('UNAUTHENTICATED', 'token', { message: 'The token is not valid or has expired (tokens last 60 s).' });
+    } else if (!principal.scopes.includes('jobs:write')) {
+      throw new ServiceError('FORBIDDEN', 'scope:jobs:write', { message: 'Real-time transcription needs the jobs:write scope.' });
+    }
+    throw new ServiceError('UPGRADE_REQUIRED', 'Upgrade', { message: 'Open GET /v1/listen as a WebSocket (Upgrade: websocket).' });
+  },
+});
+
+const listenToken = defineRoute({
+  method: 'post',
+  path: '/v1/listen/tokens',
+  operationId: 'createListenToken',
+  summary: 'Mint a browser token for one real-time stream',
+  tags: ['Real-time'],
+  description:
+    'For a server to hand to a browser: the browser opens `GET /v1/listen?token=…` without the API key. A token opens one stream of this workspace within 60 s, and nothing else; it is shown once and not stored (it is signed). Free; rate-limited as a submit.',
+  auth: { kind: 'required', scope: 'jobs:write' },
+  rateLimit: 'submit',
+  responses: { 201: { description: 'The token.', schema: ListenTokenSchema } },
+  errors: [],
+  handler: async ({ principal, deps }) => {
+    const { token, expiresAt } = mintListenToken(deps.secretsKey, principal.workspaceId);
+    return { status: 201, body: { token, expires_at: expiresAt.toISOString() } };
+  },
+});
+
+export const listenRoutes: AnyRoute[] = [listen, listenToken];

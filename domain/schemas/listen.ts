@@ -1,0 +1,96 @@
+import { z } from './zod';
+import { ErrorObjectSchema, Uuid } from './common';
+import { Bcp47Tag } from './jobs';
+
+// Real-time transcription (GET /v1/listen, a WebSocket): the upgrade's query, the messages both ways and the
+// browser token. The OpenAPI document describes the upgrade; the AsyncAPI document (GET /asyncapi.json,
+// api/listen/asyncapi.ts) describes the messages, both from these schemas.
+
+export const LISTEN_SAMPLE_RATE = 16_000;
+/** The largest binary message: 2 s of 16 kHz 16-bit audio (clients send about 0.1 s at a time). */
+export const MAX_LISTEN_FRAME_BYTES = 64 * 1024;
+/** The longest stream, as the longest job: 2 hours of audio. */
+export const MAX_LISTEN_AUDIO_S = 7200;
+
+export const ListenQuery = z
+  .strictObject({
+    language: Bcp47Tag.optional().openapi({
+      description: 'The spoken language. Default: detected from the first utterance, then kept for the stream.',
+    }),
+    encoding: z
+      .enum(['pcm_s16le'])
+      .default('pcm_s16le')
+      .openapi({ description: 'The audio in binary messages: 16-bit little-endian mono PCM.' }),
+    sample_rate: z.coerce
+      .number()
+      .refine((v) => v === LISTEN_SAMPLE_RATE, `sample_rate must be ${LISTEN_SAMPLE_RATE}`)
+      .default(LISTEN_SAMPLE_RATE)
+      .openapi({ type: 'integer', description: 'Samples a second: 16000.' }),
+    token: z.string().min(1).max(512).optional().openapi({
+      description: 'A browser token from POST /v1/listen/tokens, instead of an Authorization header (browsers cannot send one).',
+    }),
+  })
+  .openapi('ListenQuery');
+export type ListenQuery = z.infer<typeof ListenQuery>;
+
+export const ListenTokenSchema = z
+  .object({
+    token: z.string().openapi({ description: 'Opens one stream (`GET /v1/listen?token=…`); shown once.' }),
+    expires_at: z.string().openapi({ format: 'date-time', description: 'It must open its stream by then (60 s).' }),
+  })
+  .openapi('ListenToken');
+
+// ----------------------------------------------------------------------------------------------- messages
+
+/** The client's one text message: the audio has ended (the stream answers its last final, then `closed`). */
+export const ListenStopMessage = z.strictObject({ type: z.literal('stop') }).openapi('ListenStopMessage');
+
+export const ListenSessionMessage = z
+  .object({
+    type: z.literal('session'),
+    id: Uuid,
+    language: z.string().nullable().openapi({ description: 'As asked; null: detected.' }),
+    sample_rate: z.number().int(),
+    request_id: z.string(),
+  })
+  .openapi('ListenSessionMessage', { description: 'The first message: the stream is open and audio may be sent.' });
+
+const segmentFields = {
+  seq: z.number().int().min(0).openapi({ description: 'The utterance, from 0: a final replaces every partial of the same seq.' }),
+  start: z.number().openapi({ description: "Seconds from the stream's first sample." }),
+  end: z.number(),
+  text: z.string(),
+  language: z.string(),
+};
+
+export const ListenPartialMessage = z
+  .object({ type: z.literal('partial'), ...segmentFields })
+  .openapi('ListenPartialMessage', { description: 'What is heard so far of the utterance being spoken; replaced by the next.' });
+
+export const ListenFinalMessage = z
+  .object({ type: z.literal('final'), ...segmentFields })
+  .openapi('ListenFinalMessage', { description: 'An utterance that ended (a pause of 0.5 s, or 20 s of speech): its text for good.' });
+
+export const ListenClosedMessage = z
+  .object({
+    type: z.literal('closed'),
+    audio_seconds: z.number().openapi({ description: 'Audio received.' }),
+    credits_charged: z.number().int().openapi({ description: 'ceil(audio_seconds / 30): 2 credits a minute, by the second.' }),
+  })
+  .openapi('ListenClosedMessage', { description: 'The last message: the stream is over and charged; the socket closes (1000).' });
+
+export const ListenErrorMessage = z
+  .object({ type: z.literal('error'), error: ErrorObjectSchema, request_id: z.string() })
+  .openapi('ListenErrorMessage', {
+    description:
+      'The stream cannot go on (credits ran out: INSUFFICIENT_BALANCE; a frame too large or a text message other than stop: INVALID_REQUEST; the recognizer went away: PROVIDER_UNAVAILABLE; 2 hours of audio: DURATION_LIMIT_EXCEEDED). The audio so far is charged, `closed` follows when it could be, and the socket closes.',
+  });
+
+export const ListenServerMessage = z.discriminatedUnion('type', [
+  ListenSessionMessage,
+  ListenPartialMessage,
+  ListenFinalMessage,
+  ListenClosedMessage,
+  ListenErrorMessage,
+]);
+export type ListenServerMessage = z.infer<typeof ListenServerMessage>;
