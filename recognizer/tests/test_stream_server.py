@@ -1,0 +1,92 @@
+"""The recognizer's stream port (recognizer/stream_server.py) as the API speaks to it: the protocol's refusals, the
+slot a stream holds until its decoding has stopped, and a peer that drops mid-stream. Whole streams of real speech
+through the API: test/listen.test.ts."""
+
+import asyncio
+import json
+import struct
+import unittest
+
+from recognizer.stream_server import MAX_FRAME_BYTES, StreamServer, StreamSettings
+
+
+class StreamPort(unittest.IsolatedAsyncioTestCase):
+    engine = None
+
+    @classmethod
+    def setUpClass(cls):
+        from recognizer.engine import Engine, EngineSettings
+        from recognizer.model import model_spec
+
+        cls.engine = Engine(model_spec(), EngineSettings())
+
+    async def asyncSetUp(self):
+        self.server = StreamServer(self.engine.decoder, self.engine.profile("fast"), StreamSettings(port=0, host="127.0.0.1", slots=1))
+        self.port = await self.server.start()
+
+    async def asyncTearDown(self):
+        await self.server.stop()
+
+    async def open(self, language: str | None = "en"):
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        writer.write((json.dumps({"language": language}) + "\n").encode())
+        await writer.drain()
+        first = json.loads(await asyncio.wait_for(reader.readline(), 30))
+        return reader, writer, first
+
+    @staticmethod
+    def frame(pcm: bytes) -> bytes:
+        return struct.pack(">I", len(pcm)) + pcm
+
+    async def test_a_language_the_recognizer_does_not_know_is_refused(self):
+        _r, w, first = await self.open("tlh")
+        self.assertEqual(first["type"], "error")
+        self.assertEqual(first["code"], "LANGUAGE_UNSUPPORTED")
+        w.close()
+
+    async def test_the_slot_is_busy_while_a_stream_runs_and_free_once_it_ends(self):
+        r1, w1, first = await self.open()
+        self.assertEqual(first, {"type": "ready"})
+        _r2, w2, second = await self.open()
+        self.assertEqual(second["code"], "PROVIDER_UNAVAILABLE")
+        w2.close()
+        # One second of silence, then the end: nothing was said, and the stream ends with the audio it received.
+        w1.write(self.frame(bytes(32000)) + self.frame(b""))
+        await w1.drain()
+        end = json.loads(await asyncio.wait_for(r1.readline(), 30))
+        self.assertEqual(end, {"type": "end", "audio_seconds": 1.0})
+        w1.close()
+        for _ in range(100):  # the slot is given back once the stream's thread has stopped
+            _r3, w3, third = await self.open()
+            w3.close()
+            if third["type"] == "ready":
+                break
+            await asyncio.sleep(0.05)
+        self.assertEqual(third, {"type": "ready"})
+
+    async def test_a_peer_that_drops_mid_stream_gives_its_slot_back(self):
+        _r1, w1, first = await self.open()
+        self.assertEqual(first["type"], "ready")
+        w1.write(self.frame(bytes(16000)))
+        await w1.drain()
+        w1.close()
+        for _ in range(100):
+            _r, w, answer = await self.open()
+            w.close()
+            if answer["type"] == "ready":
+                break
+            await asyncio.sleep(0.05)
+        self.assertEqual(answer["type"], "ready")
+
+    async def test_a_frame_larger_than_the_limit_ends_the_stream_with_an_error(self):
+        r, w, _first = await self.open()
+        w.write(struct.pack(">I", MAX_FRAME_BYTES + 2))
+        await w.drain()
+        line = json.loads(await asyncio.wait_for(r.readline(), 30))
+        self.assertEqual(line["code"], "INVALID_REQUEST")
+        self.assertEqual(await asyncio.wait_for(r.read(), 30), b"")
+        w.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
