@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { ERROR_CATALOGUE } from '../core/errors';
 import { applyQueryDependencies, nullableRefsAsAnyOf, registerOpenApi } from './http/openapi-writer';
 import { registerRawRoutes } from './http/raw-routes-openapi';
+import { registerListenMessages } from './listen/asyncapi';
 import type { AnyRoute } from './http/route';
 import { JSON_DEPTH_LIMIT, UNSTORABLE_TEXT_RULE } from './http/storable-text';
 import { allRoutes } from './routes';
@@ -22,6 +23,7 @@ export function buildOpenApiDocument(specs: AnyRoute[] = allRoutes, serverUrl = 
   });
   registerOpenApi(registry, specs);
   registerRawRoutes(registry);
+  registerListenMessages(registry);
   const errorTable = Object.entries(ERROR_CATALOGUE)
     .map(
       ([code, e]) =>

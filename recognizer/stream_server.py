@@ -154,7 +154,11 @@ class StreamServer:
         loop = asyncio.get_running_loop()
         out: asyncio.Queue[StreamSegment | None] = asyncio.Queue()
         recognizer = StreamRecognizer(self._decoder, language, self._final_profile)
-        run = StreamRun(recognizer, lambda s: loop.call_soon_threadsafe(out.put_nowait, s))
+
+        def emit(segment: StreamSegment) -> None:
+            loop.call_soon_threadsafe(out.put_nowait, segment)
+
+        run = StreamRun(recognizer, emit)
 
         def release() -> None:
             self._free += 1

@@ -91,13 +91,14 @@ export async function startThrowawayStack(opts: {
     started.push({ what: 'stopping Temporal', undo: () => temporal.stop() });
     const stripeMock = await startStripeMock({ port: await freePort() });
     started.push({ what: 'stopping stripe-mock', undo: () => stripeMock.stop() });
-    // The recognizer's stream port (GET /v1/listen relays real-time audio to it); a restarted recognizer keeps it.
+    // The recognizer's stream port (GET /v1/listen relays real-time audio to it; a restarted recognizer keeps it), with
+    // two stream slots so that the test files that stream can run side by side.
     const streamPort = await freePort();
     const startRec = (env: Record<string, string> = {}) =>
       startRecognizer({
         temporalAddress: temporal.address,
         dataDir,
-        env: { LOG_LEVEL: 'warn', RECOGNIZER_STREAM_PORT: String(streamPort), ...opts.recognizerEnv, ...env },
+        env: { LOG_LEVEL: 'warn', RECOGNIZER_STREAM_PORT: String(streamPort), RECOGNIZER_STREAMS: '2', ...opts.recognizerEnv, ...env },
       });
     // The recognizer loads its model while the migrations run; both settle before a failure of either is answered.
     const [migrating, recognizing] = await Promise.allSettled([

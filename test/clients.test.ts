@@ -117,6 +117,7 @@ it("passes the TypeScript client's own tests, and answers as npx transcript", as
   if (own.code !== 0) console.error(own.output);
   expect(own.output).toMatch(/ℹ fail 0/);
   expect(own.output).toMatch(/ℹ skipped 0/);
+  expect(own.output).toMatch(/✔ streams speech in real time with listen\(\)/);
   expect(own.code).toBe(0);
 }, 600_000);
 

@@ -11,7 +11,7 @@ import { evalClips, score } from './support/asr-eval';
 
 // GET /v1/listen end to end on the real stack: the API (a real HTTP server on loopback) authenticates, limits and
 // bills the stream and relays it to the recognition worker's stream port (recognizer/stream_server.py), which
-// runs Whisper on real speech and sends the segments back. The test stack's recognizer runs one stream at a time.
+// runs Whisper on real speech and sends the segments back. The test stack's recognizer runs two streams at a time.
 
 const run = promisify(execFile);
 let api: TestApi;
@@ -50,7 +50,7 @@ interface Stream {
 }
 
 /**
- * Opens a stream, as a client should: again after a 503 (the one recognizer slot frees once the stream before
+ * Opens a stream, as a client should: again after a 503 (a recognizer slot frees once the stream that held it
  * has stopped decoding). Rejects with any other refusal's status and envelope.
  */
 async function connect(query = '', headers: Record<string, string> = {}): Promise<Stream> {
@@ -187,12 +187,37 @@ test('refusals come before the upgrade, in the error envelope: no credential, a 
   expect((await account(paid.workspaceId)).reserved).toBe(0);
 });
 
-test('a plain GET answers 426 UPGRADE_REQUIRED once its credentials are checked', async () => {
+test("a plain GET runs the upgrade's checks without holding anything: the same refusal, or 426 when a stream would open", async () => {
   const ws = await createWorkspace(api.deps, { plan: 'starter' });
   const res = await request(api.app).get('/v1/listen').set(bearer(ws.apiKey)).expect(426);
   expect(res.body.error).toMatchObject({ code: 'UPGRADE_REQUIRED', details: { detail: 'Upgrade' } });
   expect((await request(api.app).get('/v1/listen').expect(401)).body.error.code).toBe('UNAUTHENTICATED');
-});
+  const trial = await createWorkspace(api.deps);
+  expect((await request(api.app).get('/v1/listen').set(bearer(trial.apiKey)).expect(402)).body.error.code).toBe('PLAN_REQUIRED');
+  expect((await request(api.app).get('/v1/listen?language=tlh').set(bearer(ws.apiKey)).expect(422)).body.error.code).toBe(
+    'LANGUAGE_UNSUPPORTED',
+  );
+  // The workspace's one stream is running: the GET says what the upgrade would.
+  const open = await connect('', bearer(ws.apiKey));
+  await open.next('session');
+  const busy = await request(api.app).get('/v1/listen').set(bearer(ws.apiKey)).expect(429);
+  expect(busy.body.error.details.detail).toBe('streams_per_workspace=1');
+  open.ws.send(JSON.stringify({ type: 'stop' }));
+  await open.closed;
+  // Too few credits to hold the first minute.
+  const poor = await createWorkspace(api.deps, { plan: 'starter' });
+  await api.deps.db.creditAccount.update({ where: { workspaceId: poor.workspaceId }, data: { periodCredits: 1, prepaidCredits: 0 } });
+  const short = await request(api.app).get('/v1/listen').set(bearer(poor.apiKey)).expect(402);
+  expect(short.body.error).toMatchObject({ code: 'INSUFFICIENT_BALANCE', details: { detail: 'credits_remaining' } });
+  expect((await refusal('', bearer(poor.apiKey))).body.error.code).toBe('INSUFFICIENT_BALANCE');
+  // A browser token is checked and not used up.
+  const minted = await request(api.app).post('/v1/listen/tokens').set(bearer(ws.apiKey)).expect(201);
+  await request(api.app).get('/v1/listen').query({ token: minted.body.token }).expect(426);
+  const s = await connect(`?token=${encodeURIComponent(minted.body.token)}`);
+  await s.next('session');
+  s.ws.close();
+  await s.closed;
+}, 60_000);
 
 test('a browser token opens one stream of its workspace, once', async () => {
   const ws = await createWorkspace(api.deps, { plan: 'starter' });
@@ -268,18 +293,25 @@ test('the hold is raised a minute ahead as the audio grows; a stream that outrun
 }, 60_000);
 
 test('every recognizer slot busy: 503 PROVIDER_UNAVAILABLE before the upgrade, and the hold is released', async () => {
-  const a = await createWorkspace(api.deps, { plan: 'starter' });
+  // The test stack's recognizer has two stream slots.
+  const holders = await Promise.all([0, 1].map(() => createWorkspace(api.deps, { plan: 'starter' })));
   const b = await createWorkspace(api.deps, { plan: 'starter' });
-  const first = await connect('', bearer(a.apiKey));
-  await first.next('session');
+  const open: Stream[] = [];
+  for (const h of holders) {
+    const s = await connect('', bearer(h.apiKey));
+    await s.next('session');
+    open.push(s);
+  }
   const busy = await refusal('', bearer(b.apiKey));
   expect(busy.status).toBe(503);
   expect(busy.body.error).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', retryable: true });
   expect(await account(b.workspaceId)).toMatchObject({ reserved: 0 });
   const rows = await api.deps.db.listenSession.findMany({ where: { workspaceId: b.workspaceId } });
   expect(rows.map((r) => [r.active, r.creditsCharged])).toEqual([[false, 0]]);
-  first.ws.send(JSON.stringify({ type: 'stop' }));
-  await first.closed;
+  for (const s of open) {
+    s.ws.send(JSON.stringify({ type: 'stop' }));
+    await s.closed;
+  }
 });
 
 test('a stream whose API instance died is settled from its last report and frees its slot', async () => {

@@ -5,6 +5,7 @@ import {
   ListenFinalMessage,
   ListenPartialMessage,
   ListenQuery,
+  ListenServerMessage,
   ListenSessionMessage,
   ListenStopMessage,
   MAX_LISTEN_FRAME_BYTES,
@@ -22,6 +23,16 @@ const SERVER_MESSAGES = {
   closed: ['ListenClosedMessage', ListenClosedMessage],
   error: ['ListenErrorMessage', ListenErrorMessage],
 } as const;
+
+/**
+ * The messages as OpenAPI components too, though no HTTP operation returns them: the generated clients type
+ * their `listen()` from them (clients/typescript), from the one schema each.
+ */
+export function registerListenMessages(registry: OpenAPIRegistry): void {
+  for (const [name, schema] of Object.values(SERVER_MESSAGES)) registry.register(name, schema);
+  registry.register('ListenStopMessage', ListenStopMessage);
+  registry.register('ListenServerMessage', ListenServerMessage);
+}
 
 export function buildAsyncApiDocument(baseUrl: string): Record<string, unknown> {
   const registry = new OpenAPIRegistry();

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { ServiceError } from '../../core/errors';
 import type { Principal } from '../../domain/accounts/principal';
+import type { PlanId } from '../../core/plans';
 import {
   closeListenSession,
   listenCredits,
@@ -24,7 +25,8 @@ import { openRecognizerStream, type RecognizerStream, type RecognizerStreamLine 
 import { resolveLanguage } from '../../integrations/recognizers/types';
 import { authenticate, authorisePrincipal } from '../http/auth';
 import type { AppDeps } from '../http/context';
-import { rawErrorResponse, zodToServiceError } from '../http/envelope';
+import { rawErrorResponse } from '../http/envelope';
+import { parseInput } from '../http/parse-input';
 
 // GET /v1/listen upgraded to a WebSocket (issue 54, item 3): the API authenticates the caller, holds the stream's
 // slot and credits (domain/listen/sessions.ts) and relays the audio to a recognizer's stream port
@@ -68,17 +70,14 @@ interface Opened {
 /** Everything before the upgrade: a refusal is an HTTP answer in the error envelope, and nothing is held. */
 async function open(req: http.IncomingMessage, deps: AppDeps, requestId: string): Promise<Opened> {
   const url = new URL(req.url ?? '/', 'http://listen');
-  const raw = Object.fromEntries(url.searchParams);
-  const parsed = ListenQuery.safeParse(raw);
-  if (!parsed.success) throw zodToServiceError(parsed.error, 'query');
-  const query = parsed.data;
+  // As Express reads a query: a repeated parameter is a list (which the schema refuses, naming it).
+  const raw: Record<string, string | string[]> = {};
+  for (const [key, value] of url.searchParams) raw[key] = key in raw ? [raw[key]!].flat().concat(value) : value;
+  const query = parseInput(ListenQuery, raw, 'query');
   const principal = await listenCaller(req, deps, query.token);
-  const language = query.language ? resolveLanguageAt(deps, query.language) : null;
+  const language = query.language ? resolveListenLanguage(deps, query.language) : null;
   const streamUrl = deps.config.RECOGNIZER_STREAM_URL;
-  if (!streamUrl)
-    throw new ServiceError('SERVICE_UNAVAILABLE', 'listen', {
-      message: 'This deployment runs no real-time recognizer (RECOGNIZER_STREAM_URL).',
-    });
+  if (!streamUrl) throw noRealtimeRecognizer();
   const session = await openListenSession(deps.db, {
     workspaceId: principal.workspaceId,
     plan: principal.plan,
@@ -102,11 +101,7 @@ async function listenCaller(
   deps: AppDeps,
   token: string | undefined,
 ): Promise<Pick<Principal, 'workspaceId' | 'plan'> & { tokenId?: string }> {
-  if (token !== undefined && !req.headers.authorization) {
-    const read = readListenToken(deps.secretsKey, token);
-    if (!read) throw new ServiceError('UNAUTHENTICATED', 'token', { message: 'The token is not valid or has expired (tokens last 60 s).' });
-    return { ...(await listenTokenWorkspace(deps.db, read.workspaceId)), tokenId: read.tokenId };
-  }
+  if (token !== undefined && !req.headers.authorization) return tokenCaller(deps, token);
   // The same authentication as every REST route, on the upgrade request's headers.
   const asRequest = { get: (name: string) => req.headers[name.toLowerCase()] as string | undefined } as Parameters<typeof authenticate>[0];
   const principal = await authenticate(asRequest, deps);
@@ -114,7 +109,20 @@ async function listenCaller(
   return principal;
 }
 
-function resolveLanguageAt(deps: AppDeps, language: string): string {
+/** The workspace a browser token opens a stream of; UNAUTHENTICATED naming `token` when it is not valid. */
+export async function tokenCaller(deps: AppDeps, token: string): Promise<{ workspaceId: string; plan: PlanId; tokenId: string }> {
+  const read = readListenToken(deps.secretsKey, token);
+  if (!read) throw new ServiceError('UNAUTHENTICATED', 'token', { message: 'The token is not valid or has expired (tokens last 60 s).' });
+  return { ...(await listenTokenWorkspace(deps.db, read.workspaceId)), tokenId: read.tokenId };
+}
+
+export function noRealtimeRecognizer(): ServiceError {
+  return new ServiceError('SERVICE_UNAVAILABLE', 'listen', {
+    message: 'This deployment runs no real-time recognizer (RECOGNIZER_STREAM_URL).',
+  });
+}
+
+export function resolveListenLanguage(deps: AppDeps, language: string): string {
   try {
     return resolveLanguage(deps.recognizer, language)!;
   } catch (err) {

@@ -1,5 +1,6 @@
 import { ServiceError } from '../../core/errors';
-import { mintListenToken, readListenToken } from '../../domain/listen/sessions';
+import { assertListenAllowed, mintListenToken } from '../../domain/listen/sessions';
+import { noRealtimeRecognizer, resolveListenLanguage, tokenCaller } from '../listen/relay';
 import { ListenQuery, ListenTokenSchema } from '../../domain/schemas/listen';
 import { defineRoute, type AnyRoute } from '../http/route';
 
@@ -15,7 +16,7 @@ const listen = defineRoute({
   description:
     'Open with `Upgrade: websocket`. Send audio as binary messages (16-bit little-endian mono PCM at 16 kHz, at most 64 KiB each; about 0.1 s a message keeps latency low) and `{"type":"stop"}` when it ends; receive `session`, then `partial` segments while an utterance is spoken and one `final` when it ends (a 0.5 s pause), and `closed` with the charge. The messages are described in the AsyncAPI document at `/asyncapi.json`.\n\n' +
     "Authentication: `Authorization: Bearer <API_KEY>` (scope `jobs:write`), or `?token=` from `POST /v1/listen/tokens` for a browser, which cannot send that header. Needs a paid plan. At most `LISTEN_STREAMS_PER_WORKSPACE` streams (default 2) of a workspace run at once: another answers 429 RATE_LIMITED naming `streams_per_workspace=N`. Price: AI transcription's 2 credits a minute, counted by the second of audio received and rounded up to whole credits (1 credit = 30 s), no minimum; a minute's credits are held ahead while the stream runs, and a stream whose next minute cannot be held gets an `error` message (INSUFFICIENT_BALANCE) and ends. At most 2 hours of audio a stream. The audio is not kept.\n\n" +
-    'Refusals come before the upgrade, as HTTP answers in the error envelope. A GET without `Upgrade: websocket` answers 426 UPGRADE_REQUIRED once its query and credentials are checked.',
+    "Refusals come before the upgrade, as HTTP answers in the error envelope. A GET without `Upgrade: websocket` runs the same checks without holding anything and answers the same refusal, or 426 UPGRADE_REQUIRED when a stream would be accepted now (a browser, which never sees a refused upgrade's status, learns the reason this way; a recognizer with no free slot is found only by the upgrade). A browser token is not used up by it.",
   auth: { kind: 'optional' },
   query: ListenQuery,
   responses: { 101: { description: 'Switching Protocols: the WebSocket is open, and its first message is `session`.' } },
@@ -37,12 +38,21 @@ const listen = defineRoute({
         throw new ServiceError('UNAUTHENTICATED', 'Authorization', {
           message: 'Send Authorization: Bearer <API_KEY>, or a token from POST /v1/listen/tokens.',
         });
-      if (!readListenToken(deps.secretsKey, query.token))
-        throw new ServiceError('UNAUTHENTICATED', 'token', { message: 'The token is not valid or has expired (tokens last 60 s).' });
     } else if (!principal.scopes.includes('jobs:write')) {
       throw new ServiceError('FORBIDDEN', 'scope:jobs:write', { message: 'Real-time transcription needs the jobs:write scope.' });
     }
-    throw new ServiceError('UPGRADE_REQUIRED', 'Upgrade', { message: 'Open GET /v1/listen as a WebSocket (Upgrade: websocket).' });
+    // The same checks as the upgrade, nothing held: a client whose upgrade failed learns why here.
+    if (query.language) resolveListenLanguage(deps, query.language);
+    if (!deps.config.RECOGNIZER_STREAM_URL) throw noRealtimeRecognizer();
+    const caller = principal && principal.kind !== 'session' ? principal : await tokenCaller(deps, query.token!);
+    await assertListenAllowed(deps.db, {
+      workspaceId: caller.workspaceId,
+      plan: caller.plan,
+      limit: deps.config.LISTEN_STREAMS_PER_WORKSPACE,
+    });
+    throw new ServiceError('UPGRADE_REQUIRED', 'Upgrade', {
+      message: 'Open GET /v1/listen as a WebSocket (Upgrade: websocket): this stream would be accepted now.',
+    });
   },
 });
 

@@ -71,6 +71,29 @@ export async function openListenSession(
 }
 
 /**
+ * What openListenSession would refuse now, checked without holding anything (the plain GET /v1/listen answers it,
+ * so a client whose upgrade failed, a browser above all, which never sees the refusal's status, can learn why).
+ * A recognizer with no free slot is not known here: the upgrade finds out.
+ */
+export async function assertListenAllowed(db: Db, args: { workspaceId: string; plan: PlanId; limit: number }): Promise<void> {
+  if (!PLANS[args.plan].paid) throw new ServiceError('PLAN_REQUIRED', 'plan', { message: 'Real-time transcription needs a paid plan.' });
+  const [row] = await db.$queryRaw<{ active: number; available: number }[]>`
+    SELECT (SELECT count(*)::int FROM listen_sessions
+            WHERE workspace_id = ${args.workspaceId}::uuid AND active
+              AND seen_at >= now() - make_interval(secs => ${LISTEN_STALE_AFTER_S})) AS active,
+           (SELECT period_credits + prepaid_credits - reserved FROM credit_accounts WHERE workspace_id = ${args.workspaceId}::uuid) AS available`;
+  if ((row?.active ?? 0) >= args.limit)
+    throw new ServiceError('RATE_LIMITED', `streams_per_workspace=${args.limit}`, {
+      message: `At most ${args.limit} real-time streams of a workspace run at once; ${row!.active} are running.`,
+      retryAfterSeconds: 5,
+    });
+  if (Number(row?.available ?? 0) < LISTEN_HOLD_AHEAD_CREDITS)
+    throw new ServiceError('INSUFFICIENT_BALANCE', 'credits_remaining', {
+      message: `A stream needs ${LISTEN_HOLD_AHEAD_CREDITS} credits held to start; ${Math.max(0, Number(row?.available ?? 0))} are available.`,
+    });
+}
+
+/**
  * Records the audio a stream has received so far (its instance calls it every few seconds) and keeps the hold a
  * minute ahead of it. Throws INSUFFICIENT_BALANCE (or PLAN_REQUIRED) when the next minute cannot be held: the
  * caller ends the stream, and the audio so far is charged.

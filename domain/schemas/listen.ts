@@ -86,11 +86,7 @@ export const ListenErrorMessage = z
       'The stream cannot go on (credits ran out: INSUFFICIENT_BALANCE; a frame too large or a text message other than stop: INVALID_REQUEST; the recognizer went away: PROVIDER_UNAVAILABLE; 2 hours of audio: DURATION_LIMIT_EXCEEDED). The audio so far is charged, `closed` follows when it could be, and the socket closes.',
   });
 
-export const ListenServerMessage = z.discriminatedUnion('type', [
-  ListenSessionMessage,
-  ListenPartialMessage,
-  ListenFinalMessage,
-  ListenClosedMessage,
-  ListenErrorMessage,
-]);
+export const ListenServerMessage = z
+  .discriminatedUnion('type', [ListenSessionMessage, ListenPartialMessage, ListenFinalMessage, ListenClosedMessage, ListenErrorMessage])
+  .openapi('ListenServerMessage', { description: 'Any message GET /v1/listen sends, by its `type`.' });
 export type ListenServerMessage = z.infer<typeof ListenServerMessage>;

@@ -18,6 +18,7 @@ import { startReplayOrigin, type ReplayOrigin, type ReplayRoute } from './replay
 import { testTls } from './tls';
 import { downloadAudio } from '../../integrations/media/download';
 import { startTestWorker, type TestWorker } from './worker';
+import { attachListen, isListenUpgrade } from '../../api/listen/relay';
 
 // The whole job path on real components: API (in process) → Temporal dev
 // server → a real worker → the platform clients → the outbound layer → a
@@ -135,11 +136,13 @@ export async function startJobStack(
  * media links for the origin they use.
  */
 export async function startListeningJobStack(routes: ReplayRoute[] = []) {
-  const server = http.createServer();
+  // Upgrades of GET /v1/listen are taken once the API exists (attachListen below).
+  const server = http.createServer({ shouldUpgradeCallback: isListenUpgrade });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const stack = await startJobStack(routes, { baseUrl: base });
   server.on('request', stack.api.app);
+  attachListen(server, stack.api.deps);
   return {
     stack,
     base,

@@ -7,6 +7,54 @@ from typing import Any, Literal, TypeAlias
 from typing_extensions import NotRequired, TypedDict
 
 
+class ListenSessionMessage(TypedDict):
+    type: Literal['session']
+    id: str
+    language: str | None
+    sample_rate: int
+    request_id: str
+
+
+class ListenPartialMessage(TypedDict):
+    type: Literal['partial']
+    seq: int
+    start: float
+    end: float
+    text: str
+    language: str
+
+
+class ListenFinalMessage(TypedDict):
+    type: Literal['final']
+    seq: int
+    start: float
+    end: float
+    text: str
+    language: str
+
+
+class ListenClosedMessage(TypedDict):
+    type: Literal['closed']
+    audio_seconds: float
+    credits_charged: int
+
+
+class ErrorObjectDetails(TypedDict):
+    detail: str
+
+
+class ErrorObject(TypedDict):
+    code: Literal['INVALID_REQUEST', 'INVALID_URL', 'UNSUPPORTED_SOURCE', 'UNSAFE_URL', 'INVALID_CURSOR', 'CAPABILITY_UNAVAILABLE', 'IDEMPOTENCY_CONFLICT', 'UNAUTHENTICATED', 'FORBIDDEN', 'EMAIL_UNVERIFIED', 'NOT_FOUND', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED', 'BUDGET_EXCEEDED', 'JOB_NOT_RETRYABLE', 'CANCELLATION_NOT_ALLOWED', 'CONFLICT', 'BAD_REQUEST', 'HEADERS_TOO_LARGE', 'UPGRADE_REQUIRED', 'METHOD_NOT_ALLOWED', 'UNSUPPORTED_ENCODING', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'RANGE_NOT_SATISFIABLE', 'RATE_LIMITED', 'SOURCE_NOT_FOUND', 'SOURCE_PRIVATE', 'SOURCE_AUTH_REQUIRED', 'SOURCE_REGION_RESTRICTED', 'NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE', 'LANGUAGE_UNSUPPORTED', 'NO_SPEECH', 'NO_AUDIO', 'INVALID_MEDIA', 'UNSUPPORTED_MEDIA', 'DURATION_LIMIT_EXCEEDED', 'FILE_TOO_LARGE', 'TIMESTAMPS_UNAVAILABLE', 'CHAPTERS_UNAVAILABLE', 'TRANSLATION_UNAVAILABLE', 'PROVIDER_REJECTED', 'SOURCE_RATE_LIMITED', 'SOURCE_BLOCKED', 'SOURCE_TIMEOUT', 'SOURCE_CHANGED', 'PROVIDER_UNAVAILABLE', 'STORAGE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR']
+    message: str
+    retryable: bool
+    retry_after_seconds: NotRequired[int]
+    details: NotRequired[ErrorObjectDetails]
+
+
+class ListenStopMessage(TypedDict, closed=True):
+    type: Literal['stop']
+
+
 class CapabilitiesVideosite(TypedDict):
     enabled: bool
     captions_only: bool
@@ -160,16 +208,8 @@ class Capabilities(TypedDict):
     plan: Literal['trial', 'starter', 'pro', 'scale'] | None
 
 
-class ErrorObjectDetails(TypedDict):
-    detail: str
-
-
-class ErrorObject(TypedDict):
-    code: Literal['INVALID_REQUEST', 'INVALID_URL', 'UNSUPPORTED_SOURCE', 'UNSAFE_URL', 'INVALID_CURSOR', 'CAPABILITY_UNAVAILABLE', 'IDEMPOTENCY_CONFLICT', 'UNAUTHENTICATED', 'FORBIDDEN', 'EMAIL_UNVERIFIED', 'NOT_FOUND', 'INSUFFICIENT_BALANCE', 'PLAN_REQUIRED', 'BUDGET_EXCEEDED', 'JOB_NOT_RETRYABLE', 'CANCELLATION_NOT_ALLOWED', 'CONFLICT', 'BAD_REQUEST', 'HEADERS_TOO_LARGE', 'UPGRADE_REQUIRED', 'METHOD_NOT_ALLOWED', 'UNSUPPORTED_ENCODING', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'RANGE_NOT_SATISFIABLE', 'RATE_LIMITED', 'SOURCE_NOT_FOUND', 'SOURCE_PRIVATE', 'SOURCE_AUTH_REQUIRED', 'SOURCE_REGION_RESTRICTED', 'NO_CAPTIONS', 'LANGUAGE_UNAVAILABLE', 'LANGUAGE_UNSUPPORTED', 'NO_SPEECH', 'NO_AUDIO', 'INVALID_MEDIA', 'UNSUPPORTED_MEDIA', 'DURATION_LIMIT_EXCEEDED', 'FILE_TOO_LARGE', 'TIMESTAMPS_UNAVAILABLE', 'CHAPTERS_UNAVAILABLE', 'TRANSLATION_UNAVAILABLE', 'PROVIDER_REJECTED', 'SOURCE_RATE_LIMITED', 'SOURCE_BLOCKED', 'SOURCE_TIMEOUT', 'SOURCE_CHANGED', 'PROVIDER_UNAVAILABLE', 'STORAGE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR']
-    message: str
-    retryable: bool
-    retry_after_seconds: NotRequired[int]
-    details: NotRequired[ErrorObjectDetails]
+class EnvelopeError(ErrorObject):
+    doc_url: str
 
 
 class UsageSubscription(TypedDict):
@@ -660,8 +700,18 @@ class OAuthAuthorization(TypedDict):
     last_token_issued_at: str | None
 
 
-class EnvelopeError(ErrorObject):
-    doc_url: str
+class ListenErrorMessage(TypedDict):
+    type: Literal['error']
+    error: ErrorObject
+    request_id: str
+
+
+ListenServerMessage: TypeAlias = ListenSessionMessage | ListenPartialMessage | ListenFinalMessage | ListenClosedMessage | ListenErrorMessage
+
+
+class ErrorEnvelope(TypedDict):
+    error: EnvelopeError
+    request_id: str
 
 
 class ApiKeyList(TypedDict):
@@ -794,11 +844,6 @@ class LanguageDiscovery(TypedDict):
 
 class OAuthAuthorizationList(TypedDict):
     authorizations: list[OAuthAuthorization]
-
-
-class ErrorEnvelope(TypedDict):
-    error: EnvelopeError
-    request_id: str
 
 
 class VideoDiscovery(TypedDict):

@@ -6,6 +6,7 @@ import { isErrorEnvelope, TranscriptApiError, TranscriptTimeoutError, type Error
 import { DEFAULT_RETRY, retryAfterMs, retryingFetch, serializeQuery, type RetryPolicy } from './http';
 import type { components, operations, paths } from './schema';
 import { verifyWebhook } from './webhooks';
+import { ListenError, listenUrl, openListenStream, type ListenStream, type WebSocketClass } from './listen';
 
 export type Schemas = components['schemas'];
 export type Job = Schemas['Job'];
@@ -111,6 +112,37 @@ export class TranscriptClient {
       headers: { ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}), 'User-Agent': 'transcript-service-client-ts/1.0.0' },
     });
     this.putFetch = inner;
+    this.retry = { ...DEFAULT_RETRY, ...opts.retry };
+  }
+
+  private readonly retry: RetryPolicy;
+
+  /**
+   * Real-time transcription: opens GET /v1/listen with a one-use token minted by the API key (so any WebSocket
+   * works, a browser's too) and resolves once the stream is open. Send PCM, `stop()`, read `partial` and `final`
+   * messages with `for await`. A refused stream throws TranscriptApiError with the service's reason (a WebSocket
+   * never sees the refusal's status, so the plain GET, which runs the same checks, is asked); a busy recognizer is
+   * tried again like any retryable error.
+   */
+  async listen(opts: { language?: string; WebSocket?: WebSocketClass } = {}): Promise<ListenStream> {
+    const WS = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketClass }).WebSocket;
+    if (!WS) throw new Error('This runtime has no WebSocket: pass one as opts.WebSocket (Node 20: the ws package).');
+    for (let attempt = 0; ; attempt++) {
+      const { token } = unwrap(await this.raw.POST('/v1/listen/tokens'));
+      try {
+        return await openListenStream(WS, listenUrl(this.baseUrl, token, opts.language));
+      } catch (err) {
+        if (!(err instanceof ListenError)) throw err;
+        const check = await this.raw.GET('/v1/listen', {
+          params: { query: { token, ...(opts.language ? { language: opts.language } : {}) } },
+        });
+        const code = isErrorEnvelope(check.error) ? (check.error as ErrorEnvelope).error.code : undefined;
+        if (code !== 'UPGRADE_REQUIRED') unwrap(check);
+        // It would be accepted now: the recognizers were busy (or the network failed). Try again, as for a 503.
+        if (attempt >= this.retry.maxRetries) throw err;
+        await sleep(Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** attempt));
+      }
+    }
   }
 
   /** Uploads go straight to the store's signed URL: no API key there, and the plain fetch. */

@@ -14,6 +14,7 @@ export type {
   Usage,
   WaitOptions,
 } from './client';
+export { ListenError, type ListenClosed, type ListenMessage, type ListenSegment, type ListenSession, type ListenStream } from './listen';
 export { TranscriptApiError, TranscriptTimeoutError, WebhookVerificationError } from './errors';
 export type { ErrorEnvelope } from './errors';
 export { DEFAULT_RETRY, retryingFetch, type RetryPolicy } from './http';

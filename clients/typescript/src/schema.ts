@@ -519,7 +519,7 @@ export interface paths {
      *
      *     Authentication: `Authorization: Bearer <API_KEY>` (scope `jobs:write`), or `?token=` from `POST /v1/listen/tokens` for a browser, which cannot send that header. Needs a paid plan. At most `LISTEN_STREAMS_PER_WORKSPACE` streams (default 2) of a workspace run at once: another answers 429 RATE_LIMITED naming `streams_per_workspace=N`. Price: AI transcription's 2 credits a minute, counted by the second of audio received and rounded up to whole credits (1 credit = 30 s), no minimum; a minute's credits are held ahead while the stream runs, and a stream whose next minute cannot be held gets an `error` message (INSUFFICIENT_BALANCE) and ends. At most 2 hours of audio a stream. The audio is not kept.
      *
-     *     Refusals come before the upgrade, as HTTP answers in the error envelope. A GET without `Upgrade: websocket` answers 426 UPGRADE_REQUIRED once its query and credentials are checked.
+     *     Refusals come before the upgrade, as HTTP answers in the error envelope. A GET without `Upgrade: websocket` runs the same checks without holding anything and answers the same refusal, or 426 UPGRADE_REQUIRED when a stream would be accepted now (a browser, which never sees a refused upgrade's status, learns the reason this way; a recognizer with no free slot is found only by the upgrade). A browser token is not used up by it.
      *
      *     Authentication optional; with a key the answer reflects its plan.
      */
@@ -926,6 +926,144 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    /** @description The first message: the stream is open and audio may be sent. */
+    ListenSessionMessage: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'session';
+      /** Format: uuid */
+      id: string;
+      /** @description As asked; null: detected. */
+      language: string | null;
+      sample_rate: number;
+      request_id: string;
+    };
+    /** @description What is heard so far of the utterance being spoken; replaced by the next. */
+    ListenPartialMessage: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'partial';
+      /** @description The utterance, from 0: a final replaces every partial of the same seq. */
+      seq: number;
+      /** @description Seconds from the stream's first sample. */
+      start: number;
+      end: number;
+      text: string;
+      language: string;
+    };
+    /** @description An utterance that ended (a pause of 0.5 s, or 20 s of speech): its text for good. */
+    ListenFinalMessage: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'final';
+      /** @description The utterance, from 0: a final replaces every partial of the same seq. */
+      seq: number;
+      /** @description Seconds from the stream's first sample. */
+      start: number;
+      end: number;
+      text: string;
+      language: string;
+    };
+    /** @description The last message: the stream is over and charged; the socket closes (1000). */
+    ListenClosedMessage: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'closed';
+      /** @description Audio received. */
+      audio_seconds: number;
+      /** @description ceil(audio_seconds / 30): 2 credits a minute, by the second. */
+      credits_charged: number;
+    };
+    /** @description The stream cannot go on (credits ran out: INSUFFICIENT_BALANCE; a frame too large or a text message other than stop: INVALID_REQUEST; the recognizer went away: PROVIDER_UNAVAILABLE; 2 hours of audio: DURATION_LIMIT_EXCEEDED). The audio so far is charged, `closed` follows when it could be, and the socket closes. */
+    ListenErrorMessage: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'error';
+      error: components['schemas']['ErrorObject'];
+      request_id: string;
+    };
+    ErrorObject: {
+      /** @enum {string} */
+      code:
+        | 'INVALID_REQUEST'
+        | 'INVALID_URL'
+        | 'UNSUPPORTED_SOURCE'
+        | 'UNSAFE_URL'
+        | 'INVALID_CURSOR'
+        | 'CAPABILITY_UNAVAILABLE'
+        | 'IDEMPOTENCY_CONFLICT'
+        | 'UNAUTHENTICATED'
+        | 'FORBIDDEN'
+        | 'EMAIL_UNVERIFIED'
+        | 'NOT_FOUND'
+        | 'INSUFFICIENT_BALANCE'
+        | 'PLAN_REQUIRED'
+        | 'BUDGET_EXCEEDED'
+        | 'JOB_NOT_RETRYABLE'
+        | 'CANCELLATION_NOT_ALLOWED'
+        | 'CONFLICT'
+        | 'BAD_REQUEST'
+        | 'HEADERS_TOO_LARGE'
+        | 'UPGRADE_REQUIRED'
+        | 'METHOD_NOT_ALLOWED'
+        | 'UNSUPPORTED_ENCODING'
+        | 'UNSUPPORTED_MEDIA_TYPE'
+        | 'PAYLOAD_TOO_LARGE'
+        | 'RANGE_NOT_SATISFIABLE'
+        | 'RATE_LIMITED'
+        | 'SOURCE_NOT_FOUND'
+        | 'SOURCE_PRIVATE'
+        | 'SOURCE_AUTH_REQUIRED'
+        | 'SOURCE_REGION_RESTRICTED'
+        | 'NO_CAPTIONS'
+        | 'LANGUAGE_UNAVAILABLE'
+        | 'LANGUAGE_UNSUPPORTED'
+        | 'NO_SPEECH'
+        | 'NO_AUDIO'
+        | 'INVALID_MEDIA'
+        | 'UNSUPPORTED_MEDIA'
+        | 'DURATION_LIMIT_EXCEEDED'
+        | 'FILE_TOO_LARGE'
+        | 'TIMESTAMPS_UNAVAILABLE'
+        | 'CHAPTERS_UNAVAILABLE'
+        | 'TRANSLATION_UNAVAILABLE'
+        | 'PROVIDER_REJECTED'
+        | 'SOURCE_RATE_LIMITED'
+        | 'SOURCE_BLOCKED'
+        | 'SOURCE_TIMEOUT'
+        | 'SOURCE_CHANGED'
+        | 'PROVIDER_UNAVAILABLE'
+        | 'STORAGE_UNAVAILABLE'
+        | 'SERVICE_UNAVAILABLE'
+        | 'INTERNAL_ERROR';
+      message: string;
+      retryable: boolean;
+      retry_after_seconds?: number;
+      details?: {
+        detail: string;
+      };
+    };
+    ListenStopMessage: {
+      /** @enum {string} */
+      type: 'stop';
+    };
+    /** @description Any message GET /v1/listen sends, by its `type`. */
+    ListenServerMessage:
+      | components['schemas']['ListenSessionMessage']
+      | components['schemas']['ListenPartialMessage']
+      | components['schemas']['ListenFinalMessage']
+      | components['schemas']['ListenClosedMessage']
+      | components['schemas']['ListenErrorMessage'];
     Capabilities: {
       videosite: {
         enabled: boolean;
@@ -1101,67 +1239,6 @@ export interface components {
     /** @description An ErrorObject and the link to its code's documentation. */
     EnvelopeError: components['schemas']['ErrorObject'] & {
       doc_url: string;
-    };
-    ErrorObject: {
-      /** @enum {string} */
-      code:
-        | 'INVALID_REQUEST'
-        | 'INVALID_URL'
-        | 'UNSUPPORTED_SOURCE'
-        | 'UNSAFE_URL'
-        | 'INVALID_CURSOR'
-        | 'CAPABILITY_UNAVAILABLE'
-        | 'IDEMPOTENCY_CONFLICT'
-        | 'UNAUTHENTICATED'
-        | 'FORBIDDEN'
-        | 'EMAIL_UNVERIFIED'
-        | 'NOT_FOUND'
-        | 'INSUFFICIENT_BALANCE'
-        | 'PLAN_REQUIRED'
-        | 'BUDGET_EXCEEDED'
-        | 'JOB_NOT_RETRYABLE'
-        | 'CANCELLATION_NOT_ALLOWED'
-        | 'CONFLICT'
-        | 'BAD_REQUEST'
-        | 'HEADERS_TOO_LARGE'
-        | 'UPGRADE_REQUIRED'
-        | 'METHOD_NOT_ALLOWED'
-        | 'UNSUPPORTED_ENCODING'
-        | 'UNSUPPORTED_MEDIA_TYPE'
-        | 'PAYLOAD_TOO_LARGE'
-        | 'RANGE_NOT_SATISFIABLE'
-        | 'RATE_LIMITED'
-        | 'SOURCE_NOT_FOUND'
-        | 'SOURCE_PRIVATE'
-        | 'SOURCE_AUTH_REQUIRED'
-        | 'SOURCE_REGION_RESTRICTED'
-        | 'NO_CAPTIONS'
-        | 'LANGUAGE_UNAVAILABLE'
-        | 'LANGUAGE_UNSUPPORTED'
-        | 'NO_SPEECH'
-        | 'NO_AUDIO'
-        | 'INVALID_MEDIA'
-        | 'UNSUPPORTED_MEDIA'
-        | 'DURATION_LIMIT_EXCEEDED'
-        | 'FILE_TOO_LARGE'
-        | 'TIMESTAMPS_UNAVAILABLE'
-        | 'CHAPTERS_UNAVAILABLE'
-        | 'TRANSLATION_UNAVAILABLE'
-        | 'PROVIDER_REJECTED'
-        | 'SOURCE_RATE_LIMITED'
-        | 'SOURCE_BLOCKED'
-        | 'SOURCE_TIMEOUT'
-        | 'SOURCE_CHANGED'
-        | 'PROVIDER_UNAVAILABLE'
-        | 'STORAGE_UNAVAILABLE'
-        | 'SERVICE_UNAVAILABLE'
-        | 'INTERNAL_ERROR';
-      message: string;
-      retryable: boolean;
-      retry_after_seconds?: number;
-      details?: {
-        detail: string;
-      };
     };
     Usage: {
       /** @enum {string} */

@@ -71,6 +71,36 @@ describe('against the live service', { skip: !live && 'needs TRANSCRIPT_API_URL 
     );
   });
 
+  it('streams speech in real time with listen(): partials, finals, then the charge', async () => {
+    // The test audio is the recognizer's WAV: a 44-byte header, then 16 kHz mono 16-bit PCM.
+    const pcm = fs.readFileSync(env.TRANSCRIPT_TEST_AUDIO!).subarray(44);
+    const stream = await client.listen({ language: 'en' });
+    assert.equal(stream.session.language, 'en');
+    const finals: string[] = [];
+    const reading = (async () => {
+      for await (const m of stream) if (m.type === 'final') finals.push(m.text);
+    })();
+    // Faster than real time (a file, not a microphone): the stream still hears it utterance by utterance.
+    for (let at = 0; at < pcm.length; at += 3200) {
+      stream.send(pcm.subarray(at, at + 3200));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    stream.stop();
+    const closed = await stream.closed;
+    await reading;
+    assert.match(finals.join(' ').toLowerCase(), /country/);
+    assert.equal(closed.audio_seconds, pcm.length / 32000);
+    assert.equal(closed.credits_charged, Math.ceil(closed.audio_seconds / 30));
+  });
+
+  it("a refused stream throws the service's reason", async () => {
+    await assert.rejects(client.listen({ language: 'tlh' }), (err: unknown) => {
+      assert.ok(err instanceof TranscriptApiError);
+      assert.equal(err.code, 'LANGUAGE_UNSUPPORTED');
+      return true;
+    });
+  });
+
   it('uploads a file and transcribes it', async () => {
     const upload = await client.uploads.uploadFile(env.TRANSCRIPT_TEST_AUDIO!);
     assert.equal(upload.status, 'ready');
