@@ -43,6 +43,8 @@ VAD_CONTEXT_S = 1.0
 PARTIAL_WINDOW_S = 8.0
 FINAL_WINDOW_S = 15.0
 ENCODER_MARGIN_S = 1.0
+# Speech a language is detected on before it is kept for the stream (a final keeps it whatever its length).
+DETECT_KEEP_S = 5.0
 # After this much pause the utterance has likely ended: its final is decoded then (and given out once the pause
 # reaches END_SILENCE_S), instead of a partial, so the final is ready about a decode after the speech.
 SETTLING_S = 0.2
@@ -197,7 +199,7 @@ class StreamRecognizer:
         if len(audio) < VAD_FRAME:
             return None
         self.decodes += 1
-        language = self.language or self._detect(audio)
+        language = self.language or self._detect(audio, keep=kind == "final" or len(audio) >= DETECT_KEEP_S * SAMPLE_RATE)
         minimum = FINAL_WINDOW_S if kind == "final" else PARTIAL_WINDOW_S
         decoded = self.decoder.decode(audio, language, profile, encoding=self._encode(audio, minimum), fallback=kind == "final")
         text = "".join(w.text for w in decoded.words).strip()
@@ -228,14 +230,17 @@ class StreamRecognizer:
         frames += frames % 2  # the encoder's convolution halves the frames
         return self.decoder.encode_frames(self.decoder.features(padded)[:, :frames])
 
-    def _detect(self, audio: np.ndarray) -> str:
-        """The stream's language from its first utterance, kept for the rest of it."""
+    def _detect(self, audio: np.ndarray, keep: bool) -> str:
+        """The language of `audio`; kept for the rest of the stream once it is heard on a whole utterance (its final)
+        or on DETECT_KEEP_S of speech. A first partial holds half a second of speech, on which Whisper's guess is
+        often wrong (measured: es and de read as English, pt as Japanese, each then decoded in that language)."""
         from .languages import choose_detected
 
         probs = self.decoder.languages(self.decoder.encode(self.decoder.features(audio)))[0]
         chosen, _p, _top, _tp = choose_detected(probs)
-        self.language = chosen or "en"
-        return self.language
+        if keep:
+            self.language = chosen or "en"
+        return chosen or "en"
 
 
 def simulate_real_time(

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -114,9 +115,10 @@ async function endpointPass(ctx: BenchContext, engineRows: ClipRow[]): Promise<v
   const byName = new Map(allEvalClips().map((c) => [`${c.set}/${c.file}`, c]));
   const chosen = engineRows.filter((_, i) => i % ENDPOINT_EVERY === 0);
   const port = await freePort();
+  const dataDir = path.join(ROOT, '.data', `bench-listen-${process.pid}`);
   const recognizer = await startRecognizer({
     temporalAddress: process.env.TEMPORAL_ADDRESS!,
-    dataDir: path.join(ROOT, '.data', `bench-listen-${process.pid}`),
+    dataDir,
     taskQueue: `bench-listen-${process.pid}`,
     env: { LOG_LEVEL: 'warn', RECOGNIZER_STREAM_PORT: String(port) },
   });
@@ -137,6 +139,7 @@ async function endpointPass(ctx: BenchContext, engineRows: ClipRow[]): Promise<v
     server.close();
     await api.close();
     await recognizer.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
   const partials = rows.flatMap((r) => r.partials);
   const finals = rows.flatMap((r) => r.finals);
@@ -153,7 +156,7 @@ async function endpointPass(ctx: BenchContext, engineRows: ClipRow[]): Promise<v
   out(`### The whole path: GET /v1/listen`);
   out();
   out(
-    `${rows.length} of those clips (every ${ENDPOINT_EVERY}rd, ${new Set(rows.map((r) => r.clip.lang)).size} languages), each streamed by a WebSocket client on loopback in ${CHUNK_S * 1000} ms messages on the wall clock (real time), with ${LEAD_S} s of silence before and ${TAIL_S} s after, through the API's relay (authentication, the credit hold, the limit) to a recognizer process's stream port (one stream slot, ${'`'}fast${'`'} finals). Each message is sent once its 100 ms are recorded, as from a microphone. Latency: when the segment reached the client, minus when its last word was spoken. Beside it, the engine in process on the same clips (above).`,
+    `${rows.length} of those clips (every ${ENDPOINT_EVERY}rd, ${new Set(rows.map((r) => r.clip.lang)).size} languages), each streamed by a WebSocket client on loopback in ${CHUNK_S * 1000} ms messages on the wall clock (real time), with ${LEAD_S} s of silence before and ${TAIL_S} s after, with its language given, through the API's relay (authentication, the credit hold, the limit) to a recognizer process's stream port (one stream slot, ${'`'}fast${'`'} finals). Each message is sent once its 100 ms are recorded, as from a microphone. Latency: when the segment reached the client, minus when its last word was spoken. Beside it, the engine in process on the same clips (above).`,
   );
   out();
   out(`| latency after the words are spoken | endpoint p50 | endpoint p90 | engine in process p50 (same clips) | goal |`);
@@ -178,7 +181,8 @@ async function streamClip(url: string, headers: Record<string, string>, clip: Ev
     maxBuffer: 64 * 1024 * 1024,
   });
   const pcm = Buffer.concat([Buffer.alloc(LEAD_S * 32000), stdout as unknown as Buffer, Buffer.alloc(TAIL_S * 32000)]);
-  const ws = new WebSocket(url, { headers });
+  // The clip's language is given, as to the engine's figures above (detection is tested in recognizer/tests).
+  const ws = new WebSocket(`${url}?language=${clip.lang}`, { headers });
   const partials: number[] = [];
   const finals: number[] = [];
   const texts: string[] = [];

@@ -84,6 +84,18 @@ class Streaming(unittest.TestCase):
         errors, words = error_count(reference, " ".join(f.text for f in finals), "es")
         self.assertLessEqual(errors / words, 0.3, [f.text for f in finals])
 
+    def test_the_language_is_not_kept_from_half_a_second_of_speech(self):
+        # Detected on the first partial alone, these were read as English, English and Japanese and decoded so.
+        for name, lang in (("es/leopard_test_es.wav", "es"), ("de/leopard_test_de.wav", "de"), ("pt/leopard_test_pt.wav", "pt")):
+            audio, reference = self.clip(name)
+            recognizer = StreamRecognizer(self.engine.decoder, None, self.engine.profile("fast"))
+            segments, _busy = simulate_real_time(recognizer, np.concatenate([silence(1.0), audio, silence(1.5)]), decode_cost_s=0.4)
+            finals = [s for s in segments if s.kind == "final"]
+            self.assertEqual(recognizer.language, lang, name)
+            self.assertEqual({s.language for s in finals}, {lang}, name)
+            errors, words = error_count(reference, " ".join(f.text for f in finals), lang)
+            self.assertLessEqual(errors / words, 0.4, [f.text for f in finals])
+
     def test_a_stream_closed_while_speaking_ends_with_that_utterance_final(self):
         audio, _ = self.clip("en/jfk_inaugural.flac")
         # Cut in the middle of "And so, my fellow Americans".
