@@ -22,10 +22,12 @@ import {
   type ListenServerMessage,
 } from '../../domain/schemas/listen';
 import { openRecognizerStream, type RecognizerStream, type RecognizerStreamLine } from '../../integrations/recognizers/stream-client';
+import { roundSec } from '../../integrations/recognizers/result';
 import { resolveLanguage } from '../../integrations/recognizers/types';
 import { authenticate, authorisePrincipal } from '../http/auth';
 import type { AppDeps } from '../http/context';
 import { rawErrorResponse } from '../http/envelope';
+import { toServiceError } from '../http/middleware';
 import { parseInput } from '../http/parse-input';
 
 // GET /v1/listen upgraded to a WebSocket (issue 54, item 3): the API authenticates the caller, holds the stream's
@@ -52,7 +54,7 @@ export function attachListen(server: http.Server, deps: AppDeps): void {
     open(req, deps, requestId).then(
       (opened) => wss.handleUpgrade(req, socket, head, (ws) => relay(ws, opened, deps, requestId)),
       (err) => {
-        const error = err instanceof ServiceError ? err : internal(deps, err, requestId);
+        const error = toServiceError(err, deps.logger, requestId);
         if (socket.writable) socket.end(rawErrorResponse(error, requestId));
         else socket.destroy();
       },
@@ -75,9 +77,7 @@ async function open(req: http.IncomingMessage, deps: AppDeps, requestId: string)
   for (const [key, value] of url.searchParams) raw[key] = key in raw ? [raw[key]!].flat().concat(value) : value;
   const query = parseInput(ListenQuery, raw, 'query');
   const principal = await listenCaller(req, deps, query.token);
-  const language = query.language ? resolveListenLanguage(deps, query.language) : null;
-  const streamUrl = deps.config.RECOGNIZER_STREAM_URL;
-  if (!streamUrl) throw noRealtimeRecognizer();
+  const { language, streamUrl } = listenTarget(deps, query);
   const session = await openListenSession(deps.db, {
     workspaceId: principal.workspaceId,
     plan: principal.plan,
@@ -116,19 +116,26 @@ export async function tokenCaller(deps: AppDeps, token: string): Promise<{ works
   return { ...(await listenTokenWorkspace(deps.db, read.workspaceId)), tokenId: read.tokenId };
 }
 
-export function noRealtimeRecognizer(): ServiceError {
-  return new ServiceError('SERVICE_UNAVAILABLE', 'listen', {
-    message: 'This deployment runs no real-time recognizer (RECOGNIZER_STREAM_URL).',
-  });
-}
-
-export function resolveListenLanguage(deps: AppDeps, language: string): string {
-  try {
-    return resolveLanguage(deps.recognizer, language)!;
-  } catch (err) {
-    if (err instanceof ServiceError) throw new ServiceError(err.code, 'language', { message: err.detail ?? err.message });
-    throw err;
+/**
+ * What the upgrade and the plain GET both check once the caller is known: the language the recognizer takes, and
+ * a real-time recognizer to relay to.
+ */
+export function listenTarget(deps: AppDeps, query: ListenQuery): { language: string | null; streamUrl: string } {
+  let language: string | null = null;
+  if (query.language) {
+    try {
+      language = resolveLanguage(deps.recognizer, query.language)!;
+    } catch (err) {
+      if (err instanceof ServiceError) throw new ServiceError(err.code, 'language', { message: err.detail ?? err.message });
+      throw err;
+    }
   }
+  const streamUrl = deps.config.RECOGNIZER_STREAM_URL;
+  if (!streamUrl)
+    throw new ServiceError('SERVICE_UNAVAILABLE', 'listen', {
+      message: 'This deployment runs no real-time recognizer (RECOGNIZER_STREAM_URL).',
+    });
+  return { language, streamUrl };
 }
 
 function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string): void {
@@ -169,7 +176,7 @@ function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string):
   let raising: Promise<void> | null = null;
   const report = () =>
     recordListenAudio(deps.db, session, audioBytes / BYTES_PER_MS, principal.plan).catch((err) => {
-      fail(err instanceof ServiceError ? err : internal(deps, err, requestId));
+      fail(toServiceError(err, deps.logger, requestId));
     });
   // The hold stays ahead of the audio: when the credit being used is the last one held, reading pauses until the
   // next minute is held, so no audio is ever received that the hold does not cover.
@@ -226,7 +233,7 @@ function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string):
         request_id: requestId,
       });
     void settle('ended').then((charged) => {
-      if (charged) send({ type: 'closed', audio_seconds: round3(charged.audioMs / 1000), credits_charged: charged.credits });
+      if (charged) send({ type: 'closed', audio_seconds: roundSec(charged.audioMs / 1000), credits_charged: charged.credits });
       ws.close(1000);
     });
   });
@@ -250,13 +257,4 @@ function parseJson(text: string): unknown {
   } catch {
     return null;
   }
-}
-
-function round3(n: number): number {
-  return Math.round(n * 1000) / 1000;
-}
-
-function internal(deps: AppDeps, err: unknown, requestId: string): ServiceError {
-  deps.logger.error({ request_id: requestId, err: (err as Error)?.message }, 'listen: internal error');
-  return new ServiceError('INTERNAL_ERROR', 'listen');
 }

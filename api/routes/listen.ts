@@ -1,6 +1,8 @@
 import { ServiceError } from '../../core/errors';
 import { assertListenAllowed, mintListenToken } from '../../domain/listen/sessions';
-import { noRealtimeRecognizer, resolveListenLanguage, tokenCaller } from '../listen/relay';
+import { listenTarget, tokenCaller } from '../listen/relay';
+import { authorisePrincipal } from '../http/auth';
+import type { PlanId } from '../../core/plans';
 import { ListenQuery, ListenTokenSchema } from '../../domain/schemas/listen';
 import { defineRoute, type AnyRoute } from '../http/route';
 
@@ -32,19 +34,20 @@ const listen = defineRoute({
     'PROVIDER_UNAVAILABLE',
   ],
   handler: async ({ principal, query, deps }) => {
-    // A cookie session does not open a stream: a WebSocket is not bound by CORS, so the dashboard mints a token.
-    if (!principal || principal.kind === 'session') {
-      if (query.token === undefined)
-        throw new ServiceError('UNAUTHENTICATED', 'Authorization', {
-          message: 'Send Authorization: Bearer <API_KEY>, or a token from POST /v1/listen/tokens.',
-        });
-    } else if (!principal.scopes.includes('jobs:write')) {
-      throw new ServiceError('FORBIDDEN', 'scope:jobs:write', { message: 'Real-time transcription needs the jobs:write scope.' });
+    // The upgrade's checks in the upgrade's order, nothing held: a client whose upgrade failed learns why here.
+    // A cookie session does not open a stream (a WebSocket is not bound by CORS): the dashboard mints a token.
+    let caller: { workspaceId: string; plan: PlanId };
+    if (principal && principal.kind !== 'session') {
+      authorisePrincipal({ kind: 'required', scope: 'jobs:write' }, principal);
+      caller = principal;
+    } else if (query.token !== undefined) {
+      caller = await tokenCaller(deps, query.token);
+    } else {
+      throw new ServiceError('UNAUTHENTICATED', 'Authorization', {
+        message: 'Send Authorization: Bearer <API_KEY>, or a token from POST /v1/listen/tokens.',
+      });
     }
-    // The same checks as the upgrade, nothing held: a client whose upgrade failed learns why here.
-    if (query.language) resolveListenLanguage(deps, query.language);
-    if (!deps.config.RECOGNIZER_STREAM_URL) throw noRealtimeRecognizer();
-    const caller = principal && principal.kind !== 'session' ? principal : await tokenCaller(deps, query.token!);
+    listenTarget(deps, query);
     await assertListenAllowed(deps.db, {
       workspaceId: caller.workspaceId,
       plan: caller.plan,

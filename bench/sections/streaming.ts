@@ -61,7 +61,7 @@ export const streamingSection: BenchSection = {
     out(`## Real-time recognition (issue 54)`);
     out();
     out(
-      `The stream engine (recognizer/streaming.py: Silero VAD cuts utterances at 0.5 s pauses; a partial every 0.5 s of new speech, greedy; the final with the \`${result.final_profile}\` profile; the encoder given the utterance and a margin, not 30 s) on ${clips.length} clips of the eval sets (${audio.toFixed(0)} s of speech, ${new Set(clips.map((c) => c.language)).size} languages, clips under 25 s), ${result.model}, ${result.threads} threads, one stream at a time. Each clip is streamed with 1 s of silence before and 1.5 s after, in 100 ms chunks, as a real-time client sends it, in process: the stream's clock moves with the audio sent and with every decode (the audio a client would have sent meanwhile), so the figures are those of a client that waits for nothing but the engine, without the network and the WebSocket path (not built yet). Latency: when a segment was ready, minus the end of the last word in it. Baseline: the same clip recognised as a file by the job pipeline's engine (same profile), whose words exist only once the file is whole: its latency is the recognition time after the clip ends.`,
+      `The stream engine (recognizer/streaming.py: Silero VAD cuts utterances at 0.5 s pauses; a partial every 0.5 s of new speech, greedy; the final with the \`${result.final_profile}\` profile; the encoder given the utterance and a margin, not 30 s) on ${clips.length} clips of the eval sets (${audio.toFixed(0)} s of speech, ${new Set(clips.map((c) => c.language)).size} languages, clips under 25 s), ${result.model}, ${result.threads} threads, one stream at a time. Each clip is streamed with 1 s of silence before and 1.5 s after, in 100 ms chunks, as a real-time client sends it, in process: the stream's clock moves with the audio sent and with every decode (the audio a client would have sent meanwhile), so the figures are those of a client that waits for nothing but the engine, without the network and the WebSocket path (measured below, through GET /v1/listen). Latency: when a segment was ready, minus the end of the last word in it. Baseline: the same clip recognised as a file by the job pipeline's engine (same profile), whose words exist only once the file is whole: its latency is the recognition time after the clip ends.`,
     );
     out();
     out(`| latency after the words are spoken | p50 | p90 | segments | goal |`);
@@ -143,16 +143,14 @@ async function endpointPass(ctx: BenchContext, engineRows: ClipRow[]): Promise<v
   }
   const partials = rows.flatMap((r) => r.partials);
   const finals = rows.flatMap((r) => r.finals);
-  const same = chosen;
-  const engPartials = same.flatMap((c) => c.partial_latencies);
-  const engFinals = same.flatMap((c) => c.final_latencies);
-  const s = (n: number) => `${n.toFixed(2)} s`;
+  const engPartials = chosen.flatMap((c) => c.partial_latencies);
+  const engFinals = chosen.flatMap((c) => c.final_latencies);
   const scores = rows.map((r) => score(r.clip.lang, r.clip.reference, r.text));
   const edits = scores.reduce((a, x) => a + x.edits, 0);
   const units = scores.reduce((a, x) => a + x.units, 0);
-  const engineEdits = same.reduce((a, c) => a + c.stream_errors, 0);
-  const engineUnits = same.reduce((a, c) => a + c.units, 0);
-  const fileEdits = same.reduce((a, c) => a + c.file_errors, 0);
+  const engineEdits = chosen.reduce((a, c) => a + c.stream_errors, 0);
+  const engineUnits = chosen.reduce((a, c) => a + c.units, 0);
+  const fileEdits = chosen.reduce((a, c) => a + c.file_errors, 0);
   out(`### The whole path: GET /v1/listen`);
   out();
   out(

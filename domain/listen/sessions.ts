@@ -25,6 +25,17 @@ export function listenCredits(audioMs: number): number {
   return Math.ceil(audioMs / 1000 / LISTEN_SECONDS_PER_CREDIT);
 }
 
+function assertPlanStreams(plan: PlanId): void {
+  if (!PLANS[plan].paid) throw new ServiceError('PLAN_REQUIRED', 'plan', { message: 'Real-time transcription needs a paid plan.' });
+}
+
+function streamLimitReached(limit: number, active: number): ServiceError {
+  return new ServiceError('RATE_LIMITED', `streams_per_workspace=${limit}`, {
+    message: `At most ${limit} real-time streams of a workspace run at once; ${active} are running.`,
+    retryAfterSeconds: 5,
+  });
+}
+
 export interface ListenSession {
   id: string;
   holdId: string;
@@ -41,7 +52,7 @@ export async function openListenSession(
   db: Db,
   args: { workspaceId: string; plan: PlanId; limit: number; language: string | null; tokenId?: string },
 ): Promise<ListenSession> {
-  if (!PLANS[args.plan].paid) throw new ServiceError('PLAN_REQUIRED', 'plan', { message: 'Real-time transcription needs a paid plan.' });
+  assertPlanStreams(args.plan);
   await settleStaleListenSessions(db, args.workspaceId);
   const id = randomUUID();
   const holdId = await db.$transaction(async (tx) => {
@@ -49,11 +60,7 @@ export async function openListenSession(
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`listen:${args.workspaceId}`}, 0))`;
     const [{ active }] = await tx.$queryRaw<{ active: number }[]>`
       SELECT count(*)::int AS active FROM listen_sessions WHERE workspace_id = ${args.workspaceId}::uuid AND active`;
-    if (active >= args.limit)
-      throw new ServiceError('RATE_LIMITED', `streams_per_workspace=${args.limit}`, {
-        message: `At most ${args.limit} real-time streams of a workspace run at once; ${active} are running.`,
-        retryAfterSeconds: 5,
-      });
+    if (active >= args.limit) throw streamLimitReached(args.limit, active);
     if (args.tokenId) {
       const used = await tx.$queryRaw<unknown[]>`SELECT 1 FROM listen_sessions WHERE token_id = ${args.tokenId}::uuid`;
       if (used.length > 0) throw new ServiceError('UNAUTHENTICATED', 'token', { message: 'This token has opened its stream already.' });
@@ -76,17 +83,13 @@ export async function openListenSession(
  * A recognizer with no free slot is not known here: the upgrade finds out.
  */
 export async function assertListenAllowed(db: Db, args: { workspaceId: string; plan: PlanId; limit: number }): Promise<void> {
-  if (!PLANS[args.plan].paid) throw new ServiceError('PLAN_REQUIRED', 'plan', { message: 'Real-time transcription needs a paid plan.' });
+  assertPlanStreams(args.plan);
   const [row] = await db.$queryRaw<{ active: number; available: number }[]>`
     SELECT (SELECT count(*)::int FROM listen_sessions
             WHERE workspace_id = ${args.workspaceId}::uuid AND active
               AND seen_at >= now() - make_interval(secs => ${LISTEN_STALE_AFTER_S})) AS active,
            (SELECT period_credits + prepaid_credits - reserved FROM credit_accounts WHERE workspace_id = ${args.workspaceId}::uuid) AS available`;
-  if ((row?.active ?? 0) >= args.limit)
-    throw new ServiceError('RATE_LIMITED', `streams_per_workspace=${args.limit}`, {
-      message: `At most ${args.limit} real-time streams of a workspace run at once; ${row!.active} are running.`,
-      retryAfterSeconds: 5,
-    });
+  if ((row?.active ?? 0) >= args.limit) throw streamLimitReached(args.limit, row!.active);
   if (Number(row?.available ?? 0) < LISTEN_HOLD_AHEAD_CREDITS)
     throw new ServiceError('INSUFFICIENT_BALANCE', 'credits_remaining', {
       message: `A stream needs ${LISTEN_HOLD_AHEAD_CREDITS} credits held to start; ${Math.max(0, Number(row?.available ?? 0))} are available.`,
