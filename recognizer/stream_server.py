@@ -10,7 +10,8 @@ The internal protocol (integrations/recognizers/stream-client.ts speaks the othe
 - then audio, as frames of a 4-byte big-endian length and that many bytes of 16-bit little-endian mono PCM at
   16 kHz; a frame of length 0 ends the audio;
 - this side sends each segment as a line of JSON, `{"type": "partial" | "final", "seq", "start", "end", "text",
-  "language"}`, and after the last one `{"type": "end", "audio_seconds"}`, then closes.
+  "language"}`, and after the last one `{"type": "end", "audio_seconds"}`, then closes; a stream whose recognition
+  failed ends with an `error` line instead of `end` (INTERNAL_ERROR), so a fault never reads as a finished stream.
 A connection that drops ends its stream; nothing is kept.
 """
 
@@ -68,11 +69,14 @@ class StreamRun:
         self._pending: list[bytes] = []
         self._closed = False
         self._stopped = False
+        self.failure: BaseException | None = None
         self._wake = threading.Condition()
         self.thread = threading.Thread(target=self._run, name="stream", daemon=True)
 
     def feed(self, pcm: bytes) -> None:
         with self._wake:
+            if self.failure is not None or self._stopped:
+                return  # nothing decodes it any more
             self._pending.append(pcm)
             self._wake.notify()
 
@@ -89,6 +93,15 @@ class StreamRun:
             self._wake.notify()
 
     def _run(self) -> None:
+        try:
+            self._decode()
+        except Exception as err:  # kept for the connection to answer: the thread ends, the slot is given back
+            log.exception("stream recognition failed")
+            with self._wake:
+                self.failure = err
+                self._pending = []
+
+    def _decode(self) -> None:
         while True:
             with self._wake:
                 while not self._pending and not self._closed:
@@ -172,7 +185,7 @@ class StreamServer:
         writer.write(_line({"type": "ready"}))
         run.thread.start()
         threading.Thread(target=joined, name="stream-join", daemon=True).start()
-        sender = asyncio.create_task(self._send(out, writer, recognizer))
+        sender = asyncio.create_task(self._send(out, writer, recognizer, run))
         try:
             while True:
                 (size,) = struct.unpack(">I", await reader.readexactly(4))
@@ -191,9 +204,16 @@ class StreamServer:
                 sender.cancel()
             run.stop()
 
-    async def _send(self, out: asyncio.Queue[StreamSegment | None], writer: asyncio.StreamWriter, recognizer: StreamRecognizer) -> None:
+    async def _send(
+        self, out: asyncio.Queue[StreamSegment | None], writer: asyncio.StreamWriter, recognizer: StreamRecognizer, run: StreamRun
+    ) -> None:
         while (s := await out.get()) is not None:
             writer.write(_line(segment_message(s)))
             await writer.drain()
+        if run.failure is not None:
+            writer.write(_line({"type": "error", "code": "INTERNAL_ERROR", "message": "The stream's recognition failed."}))
+            await writer.drain()
+            writer.close()  # ends the reading side too: audio still coming has nowhere to go
+            return
         writer.write(_line({"type": "end", "audio_seconds": round(recognizer.received(), 3)}))
         await writer.drain()

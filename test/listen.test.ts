@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import WebSocket from 'ws';
@@ -64,9 +64,9 @@ async function connect(query = '', headers: Record<string, string> = {}): Promis
   }
 }
 
-function connectOnce(query = '', headers: Record<string, string> = {}): Promise<Stream> {
+function connectOnce(query = '', headers: Record<string, string> = {}, base = wsBase): Promise<Stream> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${wsBase}/v1/listen${query}`, { headers });
+    const ws = new WebSocket(`${base}/v1/listen${query}`, { headers });
     const messages: Message[] = [];
     const waiters: Array<{ type: string; resolve: (m: Message) => void }> = [];
     ws.on('message', (data, isBinary) => {
@@ -313,6 +313,52 @@ test('every recognizer slot busy: 503 PROVIDER_UNAVAILABLE before the upgrade, a
     await s.closed;
   }
 });
+
+test('a recognizer that fails mid-stream: one error, then closed with the charge for the audio sent, close code 1011', async () => {
+  // A stand-in for the recognizer's stream port that takes the stream, reads some audio, then fails the way
+  // recognizer/stream_server.py does on a decoder fault (its own test shows that side on the real engine).
+  const sockets: Socket[] = [];
+  const faulty = createTcpServer((socket) => {
+    sockets.push(socket);
+    let received = 0;
+    socket.once('data', () => {
+      socket.write('{"type":"ready"}\n');
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > 40 * 32000)
+          socket.end(`${JSON.stringify({ type: 'error', code: 'INTERNAL_ERROR', message: "The stream's recognition failed." })}\n`);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => faulty.listen(0, '127.0.0.1', resolve));
+  const other = await startTestApi({ RECOGNIZER_STREAM_URL: `tcp://127.0.0.1:${(faulty.address() as AddressInfo).port}` });
+  const otherServer = createHttpServer(other.app, other.deps);
+  await new Promise<void>((resolve) => otherServer.listen(0, '127.0.0.1', resolve));
+  try {
+    const ws = await createWorkspace(other.deps, { plan: 'starter' });
+    const before = await account(ws.workspaceId);
+    const s = await connectOnce('', bearer(ws.apiKey), `ws://127.0.0.1:${(otherServer.address() as AddressInfo).port}`);
+    await s.next('session');
+    await stream(s, Buffer.alloc(45 * 32000), 50).catch(() => undefined);
+    expect(await s.closed).toEqual({ code: 1011 });
+    const errors = s.messages.filter((m) => m.type === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0].error).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', retryable: true });
+    expect(errors[0].error.message).toContain('recognition failed');
+    const closed = s.messages.find((m) => m.type === 'closed')!;
+    expect(closed.audio_seconds).toBeGreaterThanOrEqual(40);
+    expect(closed.credits_charged).toBe(Math.ceil(closed.audio_seconds / 30));
+    const after = await account(ws.workspaceId);
+    expect(after.reserved).toBe(before.reserved);
+    expect(before.periodCredits - after.periodCredits).toBe(closed.credits_charged);
+  } finally {
+    otherServer.closeAllConnections();
+    await new Promise((resolve) => otherServer.close(resolve));
+    await other.close();
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => faulty.close(resolve));
+  }
+}, 60_000);
 
 test('a stream whose API instance died is settled from its last report and frees its slot', async () => {
   const ws = await createWorkspace(api.deps, { plan: 'starter' });

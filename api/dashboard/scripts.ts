@@ -7,7 +7,8 @@ import { PAGE_HEADERS } from './headers';
 // bundled by esbuild into one classic script each, once per process, the first time a page asks for it: no build
 // step to forget, and the API serves the same bytes from every instance.
 
-export const DASHBOARD_SCRIPTS = ['dashboard', 'playground'] as const;
+// listen-worklet runs in the playground's AudioWorklet (loaded by listen.ts, not by a script tag).
+export const DASHBOARD_SCRIPTS = ['dashboard', 'playground', 'listen-worklet'] as const;
 
 const bundles = new Map<string, Promise<string>>();
 

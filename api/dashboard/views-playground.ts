@@ -3,6 +3,7 @@ import { MAX_SPEAKERS_EXPECTED, MAX_VOCABULARY_TERMS, MODES, RECOGNITION_PROFILE
 import { html, type SafeHtml } from './html';
 import { field } from './layout';
 import { RULE_PII_TYPES } from '../../domain/transcripts/redaction';
+import { LISTEN_SECONDS_PER_CREDIT } from '../../domain/listen/sessions';
 
 export interface PlaygroundFacts {
   creditsRemaining: number;
@@ -10,6 +11,8 @@ export interface PlaygroundFacts {
   asrEnabled: boolean;
   /** The workspace's plan may use AI transcription: otherwise the AI modes say so and a file cannot be chosen. */
   aiAllowed: boolean;
+  /** A real-time recognizer is configured (RECOGNIZER_STREAM_URL): the microphone section is offered. */
+  listenEnabled: boolean;
 }
 
 const MODE_LABELS: Record<(typeof MODES)[number], string> = {
@@ -231,5 +234,52 @@ export function playgroundBody(facts: PlaygroundFacts): SafeHtml {
               </div>`,
         )}
       </section>
-    </div>`;
+    </div>
+    ${facts.listenEnabled ? listenSection(facts) : ''}`;
+}
+
+/**
+ * "Speak": the browser's microphone transcribed in real time through GET /v1/listen (browser/listen.ts), the
+ * way a browser integration does it: a token minted by POST /v1/listen/tokens, then the WebSocket.
+ */
+function listenSection(facts: PlaygroundFacts): SafeHtml {
+  return html`<section class="pg-listen" data-listen aria-labelledby="pg-listen-h">
+    <h2 id="pg-listen-h">Speak: your microphone, transcribed as you talk</h2>
+    <p class="hint">
+      Real-time transcription through <code>GET /v1/listen</code>: ${TRANSCRIBE_CREDITS_PER_MINUTE} credits a minute, counted by the second
+      (1 credit for each ${LISTEN_SECONDS_PER_CREDIT} s, no minimum). The audio is not kept.
+    </p>
+    ${
+      facts.aiAllowed
+        ? ''
+        : html`<p class="hint" id="pg-listen-paid-hint">
+            Real-time transcription needs a paid plan (<a href="/dashboard/billing">Billing</a>).
+          </p>`
+    }
+    ${field(
+      'pg-listen-language',
+      'Language you will speak (optional)',
+      html`<input
+        id="pg-listen-language"
+        maxlength="35"
+        placeholder="detected"
+        autocomplete="off"
+        spellcheck="false"
+        aria-describedby="pg-listen-language-hint"
+      />`,
+      'A language tag such as en. Leave it empty to detect it from the first sentence.',
+    )}
+    <div class="actions">
+      <button type="button" data-listen-start ${facts.aiAllowed ? '' : html`disabled aria-describedby="pg-listen-paid-hint"`}>
+        Start listening
+      </button>
+      <button type="button" data-listen-stop disabled>Stop</button>
+    </div>
+    <p data-listen-status role="status" class="hint"></p>
+    <div data-listen-error role="alert" tabindex="-1"></div>
+    <div class="listen-transcript" role="log" aria-label="What was heard">
+      <ol data-listen-finals></ol>
+      <p data-listen-partial class="partial" aria-live="off"></p>
+    </div>
+  </section>`;
 }

@@ -74,7 +74,7 @@ export function buildAsyncApiDocument(baseUrl: string): Record<string, unknown> 
       title: 'Transcript service: real-time transcription',
       version: '1.0.0',
       description:
-        'GET /v1/listen upgraded to a WebSocket. Authentication, limits and price: the OpenAPI document (`/openapi.json`, operation `listen`). The client sends audio and, at its end, `stop`; the service answers `session` first, `partial` and `final` segments as utterances are heard, `closed` with the charge, and `error` when the stream cannot go on. Close codes: 1000 after `closed`; 1011 when the recognizer went away (an `error` says so first).',
+        'GET /v1/listen upgraded to a WebSocket. Authentication, limits and price: the OpenAPI document (`/openapi.json`, operation `listen`). The client sends audio and, at its end, `stop`; the service answers `session` first, `partial` and `final` segments as utterances are heard, `closed` with the charge, and `error` when the stream cannot go on. Close codes: 1000 after `closed`; 1011 when the recognizer failed or went away (an `error`, then `closed` with the charge, say so first).',
     },
     servers: {
       api: { host: base.host, protocol: base.protocol === 'https:' ? 'wss' : 'ws', description: 'This service.' },

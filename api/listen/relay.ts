@@ -224,30 +224,35 @@ function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string):
   });
   ws.on('error', () => recognizer.abort());
 
+  const sendClosed = (charged: Awaited<ReturnType<typeof settle>>) => {
+    if (charged) send({ type: 'closed', audio_seconds: roundSec(charged.audioMs / 1000), credits_charged: charged.credits });
+  };
+  // A recognizer that fails mid-stream says so in one line and closes; the client hears it once, on close.
+  let recognizerFault: string | null = null;
   recognizer.on('line', (line: RecognizerStreamLine) => {
     if (line.type === 'partial' || line.type === 'final') return send(line);
-    if (line.type === 'error')
-      return send({
-        type: 'error',
-        error: new ServiceError('PROVIDER_UNAVAILABLE', 'recognizer', { message: line.message }).toObject(),
-        request_id: requestId,
-      });
+    if (line.type === 'error') {
+      recognizerFault = line.message;
+      return;
+    }
     void settle('ended').then((charged) => {
-      if (charged) send({ type: 'closed', audio_seconds: roundSec(charged.audioMs / 1000), credits_charged: charged.credits });
+      sendClosed(charged);
       ws.close(1000);
     });
   });
   recognizer.on('close', (error?: Error) => {
     if (closed) return;
-    // The recognizer went away before `end`: the client hears why, and pays for the audio it sent.
+    // The recognizer failed or went away before `end`: the client hears why, and pays for the audio it sent.
+    const why = recognizerFault ?? `The recognizer stream ended early${error ? ` (${error.message})` : ''}`;
     send({
       type: 'error',
-      error: new ServiceError('PROVIDER_UNAVAILABLE', 'recognizer', {
-        message: `The recognizer stream ended early${error ? ` (${error.message})` : ''}; start a new stream.`,
-      }).toObject(),
+      error: new ServiceError('PROVIDER_UNAVAILABLE', 'recognizer', { message: `${why}; start a new stream.` }).toObject(),
       request_id: requestId,
     });
-    void settle('recognizer gone').then(() => ws.close(1011));
+    void settle('recognizer gone').then((charged) => {
+      sendClosed(charged);
+      ws.close(1011);
+    });
   });
 }
 

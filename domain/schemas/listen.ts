@@ -83,7 +83,7 @@ export const ListenErrorMessage = z
   .object({ type: z.literal('error'), error: ErrorObjectSchema, request_id: z.string() })
   .openapi('ListenErrorMessage', {
     description:
-      'The stream cannot go on (credits ran out: INSUFFICIENT_BALANCE; a frame too large or a text message other than stop: INVALID_REQUEST; the recognizer went away: PROVIDER_UNAVAILABLE; 2 hours of audio: DURATION_LIMIT_EXCEEDED). The audio so far is charged, `closed` follows when it could be, and the socket closes.',
+      'The stream cannot go on (credits ran out: INSUFFICIENT_BALANCE; a frame too large or a text message other than stop: INVALID_REQUEST; the recognizer failed or went away: PROVIDER_UNAVAILABLE; 2 hours of audio: DURATION_LIMIT_EXCEEDED). The audio so far is charged, `closed` follows when it could be, and the socket closes.',
   });
 
 export const ListenServerMessage = z

@@ -6,6 +6,7 @@ import asyncio
 import json
 import struct
 import unittest
+from unittest import mock
 
 from recognizer.stream_server import MAX_FRAME_BYTES, StreamServer, StreamSettings
 
@@ -86,6 +87,31 @@ class StreamPort(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(line["code"], "INVALID_REQUEST")
         self.assertEqual(await asyncio.wait_for(r.read(), 30), b"")
         w.close()
+
+    async def test_a_fault_in_recognition_ends_the_stream_with_an_error_not_an_end_and_frees_the_slot(self):
+        from recognizer.streaming import StreamRecognizer
+
+        def broken(_self):
+            raise RuntimeError("decoder fault")
+
+        with mock.patch.object(StreamRecognizer, "advance", broken):
+            r, w, first = await self.open()
+            self.assertEqual(first, {"type": "ready"})
+            w.write(self.frame(bytes(3200)))
+            await w.drain()
+            line = json.loads(await asyncio.wait_for(r.readline(), 30))
+            self.assertEqual(line["type"], "error")
+            self.assertEqual(line["code"], "INTERNAL_ERROR")
+            # The connection is closed after the error: audio still sent has nowhere to go, and no `end` follows.
+            self.assertEqual(await asyncio.wait_for(r.read(), 30), b"")
+            w.close()
+        for _ in range(100):
+            _r, w2, answer = await self.open()
+            w2.close()
+            if answer["type"] == "ready":
+                break
+            await asyncio.sleep(0.05)
+        self.assertEqual(answer["type"], "ready")
 
 
 if __name__ == "__main__":

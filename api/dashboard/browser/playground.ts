@@ -4,6 +4,7 @@
 // then submits and opens the job's page, which follows the job live. It calls the public API with the
 // session cookie and the page's CSRF token, as an integration would with a key.
 import { attr, clock, closest, required } from './dom';
+import { mountListen } from './listen';
 import { requestCode, type JobRequest } from './request-code';
 
 /** The error envelope of the API (or one this page makes up in its shape). */
@@ -337,3 +338,6 @@ function playground(form: HTMLFormElement): void {
 
 const form = document.getElementById('playground');
 if (form instanceof HTMLFormElement) playground(form);
+const listenSection = document.querySelector('[data-listen]');
+if (listenSection instanceof HTMLElement)
+  mountListen(listenSection, document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? '');

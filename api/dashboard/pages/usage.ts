@@ -36,6 +36,7 @@ export function mountUsagePages(pages: Pages): void {
       creditsRemaining: usage.credits_remaining,
       asrEnabled: deps.config.ASR_ENABLED,
       aiAllowed: deps.config.ASR_ENABLED && PLANS[s.principal.plan].paid,
+      listenEnabled: deps.config.ASR_ENABLED && Boolean(deps.config.RECOGNIZER_STREAM_URL),
     });
     res
       .status(200)

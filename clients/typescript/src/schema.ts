@@ -982,7 +982,7 @@ export interface components {
       /** @description ceil(audio_seconds / 30): 2 credits a minute, by the second. */
       credits_charged: number;
     };
-    /** @description The stream cannot go on (credits ran out: INSUFFICIENT_BALANCE; a frame too large or a text message other than stop: INVALID_REQUEST; the recognizer went away: PROVIDER_UNAVAILABLE; 2 hours of audio: DURATION_LIMIT_EXCEEDED). The audio so far is charged, `closed` follows when it could be, and the socket closes. */
+    /** @description The stream cannot go on (credits ran out: INSUFFICIENT_BALANCE; a frame too large or a text message other than stop: INVALID_REQUEST; the recognizer failed or went away: PROVIDER_UNAVAILABLE; 2 hours of audio: DURATION_LIMIT_EXCEEDED). The audio so far is charged, `closed` follows when it could be, and the socket closes. */
     ListenErrorMessage: {
       /**
        * @description discriminator enum property added by openapi-typescript

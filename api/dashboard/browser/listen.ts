@@ -1,0 +1,191 @@
+// The playground's "Speak" section (api/dashboard/views-playground.ts): the browser's microphone transcribed in
+// real time through GET /v1/listen, as a browser integration does it. A token from POST /v1/listen/tokens (with
+// the session and the CSRF token: a WebSocket carries no Authorization header, and the service opens no stream
+// on a cookie), then the WebSocket; the audio is 16 kHz PCM from listen-worklet.ts; partials show as they come,
+// finals stay. A refused upgrade is explained by the plain GET of the same address, which answers the refusal.
+import { clock, required } from './dom';
+
+interface ErrorObject {
+  code?: string;
+  message?: string;
+  details?: { detail?: string };
+}
+type ServerMessage =
+  | { type: 'session'; id: string; language: string | null }
+  | { type: 'partial' | 'final'; start: number; end: number; text: string; language: string }
+  | { type: 'error'; error: ErrorObject; request_id?: string }
+  | { type: 'closed'; audio_seconds: number; credits_charged: number };
+
+/** The microphone as 0.1 s chunks of 16 kHz PCM, until closed. */
+interface Capture {
+  onChunk: (pcm: ArrayBuffer) => void;
+  close(): void;
+}
+
+const describe = (error: ErrorObject | undefined, fallback: string): string =>
+  error?.message ? `${error.message}${error.code ? ` (${error.code})` : ''}` : fallback;
+
+async function openMicrophone(): Promise<Capture> {
+  const media = await navigator.mediaDevices.getUserMedia({
+    audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true, autoGainControl: true },
+  });
+  let context: AudioContext;
+  try {
+    context = new AudioContext({ sampleRate: 16_000 });
+  } catch {
+    context = new AudioContext(); // a browser that will not run at 16 kHz: the worklet converts
+  }
+  try {
+    await context.audioWorklet.addModule('/dashboard/static/listen-worklet.js');
+    const node = new AudioWorkletNode(context, 'pcm-capture');
+    // A node is only run while something pulls its output: a silent gain into the speakers does.
+    const silent = context.createGain();
+    silent.gain.value = 0;
+    context.createMediaStreamSource(media).connect(node).connect(silent).connect(context.destination);
+    await context.resume();
+    const capture: Capture = {
+      onChunk: () => undefined,
+      close: () => {
+        node.port.onmessage = null;
+        for (const track of media.getTracks()) track.stop();
+        void context.close();
+      },
+    };
+    node.port.onmessage = (e: MessageEvent<ArrayBuffer>) => capture.onChunk(e.data);
+    return capture;
+  } catch (err) {
+    for (const track of media.getTracks()) track.stop();
+    void context.close();
+    throw err;
+  }
+}
+
+async function mintToken(csrf: string): Promise<string> {
+  const r = await fetch('/v1/listen/tokens', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { accept: 'application/json', 'x-csrf-token': csrf },
+  });
+  const body = (await r.json().catch(() => null)) as { token?: string; error?: ErrorObject } | null;
+  if (!r.ok || !body?.token) throw new Error(describe(body?.error, `The service answered HTTP ${r.status}.`));
+  return body.token;
+}
+
+/** Why an upgrade was refused: the plain GET runs the same checks and answers the refusal in the envelope. */
+async function refusalOf(address: URL): Promise<string> {
+  const plain = new URL(address);
+  plain.protocol = plain.protocol === 'wss:' ? 'https:' : 'http:';
+  try {
+    const r = await fetch(plain, { credentials: 'omit', headers: { accept: 'application/json' } });
+    const body = (await r.json().catch(() => null)) as { error?: ErrorObject } | null;
+    return describe(body?.error, 'The stream could not be opened.');
+  } catch {
+    return 'The stream could not be opened: check the connection.';
+  }
+}
+
+export function mountListen(root: HTMLElement, csrf: string): void {
+  const start = required(root, '[data-listen-start]', HTMLButtonElement);
+  const stop = required(root, '[data-listen-stop]', HTMLButtonElement);
+  const language = required(root, '#pg-listen-language', HTMLInputElement);
+  const status = required(root, '[data-listen-status]', HTMLElement);
+  const errorBox = required(root, '[data-listen-error]', HTMLElement);
+  const finals = required(root, '[data-listen-finals]', HTMLOListElement);
+  const partial = required(root, '[data-listen-partial]', HTMLElement);
+
+  let current: { ws: WebSocket; capture: Capture } | null = null;
+  const fail = (text: string) => {
+    errorBox.textContent = text;
+    errorBox.focus();
+  };
+  const idle = () => {
+    current = null;
+    start.disabled = false;
+    stop.disabled = true;
+  };
+
+  start.addEventListener('click', () => void begin());
+  stop.addEventListener('click', () => {
+    if (!current) return;
+    // The microphone stops now; the stream answers its last final, then `closed` with the charge.
+    current.capture.close();
+    if (current.ws.readyState === WebSocket.OPEN) current.ws.send(JSON.stringify({ type: 'stop' }));
+    stop.disabled = true;
+    status.textContent = 'Finishing the last sentence…';
+  });
+
+  async function begin(): Promise<void> {
+    if (current) return;
+    start.disabled = true;
+    errorBox.textContent = '';
+    finals.replaceChildren();
+    partial.textContent = '';
+    status.textContent = 'Asking for the microphone…';
+    let capture: Capture;
+    try {
+      capture = await openMicrophone();
+    } catch (err) {
+      status.textContent = '';
+      fail(`The browser gave no microphone: ${(err as Error).message || 'permission refused'}.`);
+      return idle();
+    }
+    let token: string;
+    try {
+      token = await mintToken(csrf);
+    } catch (err) {
+      capture.close();
+      status.textContent = '';
+      fail((err as Error).message);
+      return idle();
+    }
+    const address = new URL('/v1/listen', window.location.href);
+    address.protocol = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
+    address.searchParams.set('token', token);
+    if (language.value.trim()) address.searchParams.set('language', language.value.trim());
+
+    const ws = new WebSocket(address);
+    current = { ws, capture };
+    // Audio heard before the stream is open waits, so the first words are not lost.
+    const early: ArrayBuffer[] = [];
+    capture.onChunk = (pcm) => early.push(pcm);
+    let opened = false;
+    let closedMessage = false;
+    ws.onmessage = (e: MessageEvent) => {
+      if (typeof e.data !== 'string') return;
+      const m = JSON.parse(e.data) as ServerMessage;
+      if (m.type === 'session') {
+        opened = true;
+        stop.disabled = false;
+        status.textContent = 'Listening: speak now.';
+        for (const pcm of early.splice(0)) ws.send(pcm);
+        capture.onChunk = (pcm) => {
+          if (ws.readyState === WebSocket.OPEN) ws.send(pcm);
+        };
+      } else if (m.type === 'partial') {
+        partial.textContent = m.text;
+      } else if (m.type === 'final') {
+        const item = document.createElement('li');
+        const time = document.createElement('span');
+        time.className = 'time';
+        time.textContent = clock(m.start * 1000);
+        item.append(time, ' ', m.text);
+        finals.append(item);
+        partial.textContent = '';
+      } else if (m.type === 'error') {
+        fail(describe(m.error, 'The stream failed.'));
+      } else if (m.type === 'closed') {
+        closedMessage = true;
+        status.textContent = `Stopped: ${m.audio_seconds} s of audio, ${m.credits_charged} ${m.credits_charged === 1 ? 'credit' : 'credits'}.`;
+      }
+    };
+    ws.onclose = () => {
+      capture.close();
+      partial.textContent = '';
+      idle();
+      if (!opened) {
+        status.textContent = '';
+        void refusalOf(address).then(fail);
+      } else if (!closedMessage) status.textContent = 'The stream ended.';
+    };
+  }
+}
