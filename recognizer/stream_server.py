@@ -4,11 +4,11 @@ one TCP connection; this process runs the stream with the model it already holds
 recognizer processes (behind a TCP load balancer in production; the API finds them at RECOGNIZER_STREAM_URL).
 
 The internal protocol (integrations/recognizers/stream-client.ts speaks the other side):
-- the API sends one line of JSON, `{"language": "es" | null}`;
+- the API sends one line of JSON, `{"language": "es" | null, "encoding": "pcm_s16le" | "opus"}`;
 - this side answers one line, `{"type": "ready"}`, or `{"type": "error", "code": ..., "message": ...}` and closes
   (every slot busy: PROVIDER_UNAVAILABLE, retryable);
-- then audio, as frames of a 4-byte big-endian length and that many bytes of 16-bit little-endian mono PCM at
-  16 kHz; a frame of length 0 ends the audio;
+- then audio, as frames of a 4-byte big-endian length and that many bytes: 16-bit little-endian mono PCM at
+  16 kHz, or one Opus packet (opus_input.py decodes it); a frame of length 0 ends the audio;
 - this side sends each segment as a line of JSON, `{"type": "partial" | "final", "seq", "start", "end", "text",
   "language"}`, and after the last one `{"type": "end", "audio_seconds"}`, then closes; a stream whose recognition
   failed ends with an `error` line instead of `end` (INTERNAL_ERROR), so a fault never reads as a finished stream.
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from .decoding import Decoder, Profile
 from .languages import SUPPORTED
+from .opus_input import OpusToPcm
 from .streaming import StreamRecognizer, StreamSegment
 
 log = logging.getLogger("recognizer.stream")
@@ -63,9 +64,12 @@ class StreamRun:
     """One stream's recognition on a thread of its own: audio handed in by the connection, segments handed back
     through `emit` (called on that thread)."""
 
-    def __init__(self, recognizer: StreamRecognizer, emit: Callable[[StreamSegment], None]):
+    def __init__(
+        self, recognizer: StreamRecognizer, emit: Callable[[StreamSegment], None], to_pcm: Callable[[bytes], bytes] | None = None
+    ):
         self._recognizer = recognizer
         self._emit = emit
+        self._to_pcm = to_pcm  # frames that are not PCM (Opus packets) are decoded here, off the event loop
         self._pending: list[bytes] = []
         self._closed = False
         self._stopped = False
@@ -108,8 +112,9 @@ class StreamRun:
                     self._wake.wait()
                 if self._stopped:
                     return
-                chunk, self._pending = b"".join(self._pending), []
+                frames, self._pending = self._pending, []
                 closing = self._closed
+            chunk = b"".join(map(self._to_pcm, frames) if self._to_pcm else frames)
             if chunk:
                 self._recognizer.feed(chunk)
                 for s in self._recognizer.advance():
@@ -157,6 +162,10 @@ class StreamServer:
     async def _stream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         hello = json.loads(await reader.readuntil(b"\n"))
         language = hello.get("language")
+        encoding = hello.get("encoding") or "pcm_s16le"
+        if encoding not in ("pcm_s16le", "opus"):
+            writer.write(_line({"type": "error", "code": "INVALID_REQUEST", "message": f"encoding={encoding}"}))
+            return
         if language is not None and language not in SUPPORTED:
             writer.write(_line({"type": "error", "code": "LANGUAGE_UNSUPPORTED", "message": f"language={language}"}))
             return
@@ -171,7 +180,7 @@ class StreamServer:
         def emit(segment: StreamSegment) -> None:
             loop.call_soon_threadsafe(out.put_nowait, segment)
 
-        run = StreamRun(recognizer, emit)
+        run = StreamRun(recognizer, emit, OpusToPcm().pcm if encoding == "opus" else None)
 
         def release() -> None:
             self._free += 1
@@ -180,7 +189,8 @@ class StreamServer:
         def joined() -> None:
             # The slot is free once the stream's thread has stopped decoding, not before.
             run.thread.join()
-            loop.call_soon_threadsafe(release)
+            if not loop.is_closed():  # the server is shutting down otherwise
+                loop.call_soon_threadsafe(release)
 
         writer.write(_line({"type": "ready"}))
         run.thread.start()

@@ -118,6 +118,7 @@ it("passes the TypeScript client's own tests, and answers as npx transcript", as
   expect(own.output).toMatch(/ℹ fail 0/);
   expect(own.output).toMatch(/ℹ skipped 0/);
   expect(own.output).toMatch(/✔ streams speech in real time with listen\(\)/);
+  expect(own.output).toMatch(/✔ opens an Opus stream when asked/);
   expect(own.code).toBe(0);
 }, 600_000);
 

@@ -8,6 +8,8 @@ import { createHttpServer } from '../api/http/server';
 import { closeListenSession, openListenSession, settleStaleListenSessions } from '../domain/listen/sessions';
 import { bearer, createWorkspace, startTestApi, type TestApi } from './support/harness';
 import { evalClips, score } from './support/asr-eval';
+import { oggOpusPackets } from './support/ogg';
+import { opusPacketMs } from '../domain/listen/opus';
 
 // GET /v1/listen end to end on the real stack: the API (a real HTTP server on loopback) authenticates, limits and
 // bills the stream and relays it to the recognition worker's stream port (recognizer/stream_server.py), which
@@ -158,6 +160,48 @@ test('real speech streamed in real time: partials while it is spoken, finals tha
   const row = await api.deps.db.listenSession.findUniqueOrThrow({ where: { id: session.id } });
   expect(row).toMatchObject({ active: false, creditsCharged: closed.credits_charged });
 }, 120_000);
+
+test('Opus packets of real speech, one a message, sent as they are made: the same finals, billed by the duration the packets say', async () => {
+  const ws = await createWorkspace(api.deps, { plan: 'starter' });
+  const before = await account(ws.workspaceId);
+  const clip = evalClips().find((c) => c.lang === 'en' && c.durationSec > 8 && c.durationSec < 20)!;
+  // libopus at 20 ms frames, as WebCodecs' AudioEncoder makes them; a second of silence after the speech.
+  const { stdout } = await run(
+    'ffmpeg',
+    ['-nostdin', '-v', 'error', '-i', clip.audio, '-af', 'apad=pad_dur=1', '-ac', '1', '-c:a', 'libopus', '-b:a', '24k', '-f', 'ogg', '-'],
+    { encoding: 'buffer', maxBuffer: 16 * 1024 * 1024 },
+  );
+  const packets = oggOpusPackets(stdout as unknown as Buffer);
+  const s = await connect('?language=en&encoding=opus', bearer(ws.apiKey));
+  expect(await s.next('session')).toMatchObject({ encoding: 'opus', sample_rate: 48000 });
+  s.ws.send(Buffer.alloc(0)); // an empty message carries nothing and does not end the audio
+  for (const packet of packets) {
+    s.ws.send(packet);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  s.ws.send(JSON.stringify({ type: 'stop' }));
+  const closed = await s.next('closed');
+  expect((await s.closed).code).toBe(1000);
+  const finals = s.messages.filter((m) => m.type === 'final');
+  expect(score('en', clip.reference, finals.map((f) => f.text).join(' ')).rate).toBeLessThanOrEqual(0.25);
+  const seconds = packets.reduce((sum, p) => sum + opusPacketMs(p)!, 0) / 1000;
+  expect(closed.audio_seconds).toBeCloseTo(seconds, 2);
+  expect(closed.credits_charged).toBe(Math.ceil(seconds / 30));
+  expect(before.periodCredits - (await account(ws.workspaceId)).periodCredits).toBe(closed.credits_charged);
+}, 120_000);
+
+test('bytes that are not an Opus packet end an Opus stream with INVALID_REQUEST naming the audio; a rate that is not the encoding’s is refused', async () => {
+  const ws = await createWorkspace(api.deps, { plan: 'starter' });
+  const rate = await refusal('?encoding=opus&sample_rate=16000', bearer(ws.apiKey));
+  expect(rate.status).toBe(422);
+  expect(rate.body.error).toMatchObject({ code: 'INVALID_REQUEST', details: { detail: 'sample_rate' } });
+  const s = await connect('?language=en&encoding=opus', bearer(ws.apiKey));
+  await s.next('session');
+  s.ws.send(Buffer.from([(1 << 3) | 3, 0])); // a code-3 packet of zero frames
+  expect((await s.next('error')).error).toMatchObject({ code: 'INVALID_REQUEST', details: { detail: 'audio' } });
+  expect(await s.next('closed')).toMatchObject({ audio_seconds: 0, credits_charged: 0 });
+  expect((await s.closed).code).toBe(1000);
+}, 60_000);
 
 test('refusals come before the upgrade, in the error envelope: no credential, a bad token, the trial plan, a bad query', async () => {
   const none = await refusal();

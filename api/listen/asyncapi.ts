@@ -49,7 +49,7 @@ export function buildAsyncApiDocument(baseUrl: string): Record<string, unknown> 
     audio: {
       name: 'audio',
       title: 'Audio',
-      summary: `A binary message: 16-bit little-endian mono PCM at 16 kHz, at most ${MAX_LISTEN_FRAME_BYTES} bytes (about 0.1 s a message keeps latency low).`,
+      summary: `A binary message of the stream's encoding, at most ${MAX_LISTEN_FRAME_BYTES} bytes: 16-bit little-endian mono PCM at 16 kHz (about 0.1 s a message keeps latency low), or with encoding=opus one Opus packet (RFC 6716, no container). An empty message carries nothing.`,
       contentType: 'application/octet-stream',
       payload: { type: 'string', format: 'binary', maxLength: MAX_LISTEN_FRAME_BYTES },
     },

@@ -24,6 +24,7 @@ import {
 import { openRecognizerStream, type RecognizerStream, type RecognizerStreamLine } from '../../integrations/recognizers/stream-client';
 import { roundSec } from '../../integrations/recognizers/result';
 import { resolveLanguage } from '../../integrations/recognizers/types';
+import { listenAudio, type ListenAudio } from '../../domain/listen/audio';
 import { authenticate, authorisePrincipal } from '../http/auth';
 import type { AppDeps } from '../http/context';
 import { rawErrorResponse } from '../http/envelope';
@@ -39,7 +40,6 @@ import { parseInput } from '../http/parse-input';
 export const LISTEN_PATH = '/v1/listen';
 /** How often the audio received is recorded (the limit's liveness and the credit hold follow it). */
 const REPORT_EVERY_MS = 5_000;
-const BYTES_PER_MS = 32; // 16 kHz × 2 bytes
 
 /** The upgrade requests the server hands to attachListen (http.createServer's shouldUpgradeCallback). */
 export function isListenUpgrade(req: http.IncomingMessage): boolean {
@@ -67,6 +67,7 @@ interface Opened {
   session: ListenSession;
   recognizer: RecognizerStream;
   language: string | null;
+  audio: ListenAudio;
 }
 
 /** Everything before the upgrade: a refusal is an HTTP answer in the error envelope, and nothing is held. */
@@ -77,7 +78,7 @@ async function open(req: http.IncomingMessage, deps: AppDeps, requestId: string)
   for (const [key, value] of url.searchParams) raw[key] = key in raw ? [raw[key]!].flat().concat(value) : value;
   const query = parseInput(ListenQuery, raw, 'query');
   const principal = await listenCaller(req, deps, query.token);
-  const { language, streamUrl } = listenTarget(deps, query);
+  const { language, streamUrl, audio } = listenTarget(deps, query);
   const session = await openListenSession(deps.db, {
     workspaceId: principal.workspaceId,
     plan: principal.plan,
@@ -86,8 +87,8 @@ async function open(req: http.IncomingMessage, deps: AppDeps, requestId: string)
     tokenId: principal.tokenId,
   });
   try {
-    const recognizer = await openRecognizerStream(streamUrl, language);
-    return { principal, session, recognizer, language };
+    const recognizer = await openRecognizerStream(streamUrl, language, audio.encoding);
+    return { principal, session, recognizer, language, audio };
   } catch (err) {
     await closeListenSession(deps.db, session.id, 0);
     deps.logger.warn({ request_id: requestId, err: (err as Error).message }, 'listen: no recognizer stream');
@@ -117,10 +118,11 @@ export async function tokenCaller(deps: AppDeps, token: string): Promise<{ works
 }
 
 /**
- * What the upgrade and the plain GET both check once the caller is known: the language the recognizer takes, and
- * a real-time recognizer to relay to.
+ * What the upgrade and the plain GET both check once the caller is known: the audio's format, the language the
+ * recognizer takes, and a real-time recognizer to relay to.
  */
-export function listenTarget(deps: AppDeps, query: ListenQuery): { language: string | null; streamUrl: string } {
+export function listenTarget(deps: AppDeps, query: ListenQuery): { language: string | null; streamUrl: string; audio: ListenAudio } {
+  const audio = listenAudio(query);
   let language: string | null = null;
   if (query.language) {
     try {
@@ -135,12 +137,12 @@ export function listenTarget(deps: AppDeps, query: ListenQuery): { language: str
     throw new ServiceError('SERVICE_UNAVAILABLE', 'listen', {
       message: 'This deployment runs no real-time recognizer (RECOGNIZER_STREAM_URL).',
     });
-  return { language, streamUrl };
+  return { language, streamUrl, audio };
 }
 
 function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string): void {
-  const { session, recognizer, principal } = opened;
-  let audioBytes = 0;
+  const { session, recognizer, principal, audio } = opened;
+  let audioMs = 0;
   let finishing = false;
   let closed = false;
   const send = (message: ListenServerMessage) => {
@@ -161,11 +163,11 @@ function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string):
     if (closed) return;
     closed = true;
     clearInterval(reporter);
-    const charged = await closeListenSession(deps.db, session.id, audioBytes / BYTES_PER_MS).catch((err) => {
+    const charged = await closeListenSession(deps.db, session.id, audioMs).catch((err) => {
       deps.logger.error({ request_id: requestId, session: session.id, err: (err as Error).message }, 'listen: settling failed');
       return null;
     });
-    deps.logger.info({ request_id: requestId, session: session.id, audio_ms: audioBytes / BYTES_PER_MS, reason }, 'listen: stream ended');
+    deps.logger.info({ request_id: requestId, session: session.id, audio_ms: audioMs, reason }, 'listen: stream ended');
     return charged;
   };
 
@@ -175,13 +177,13 @@ function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string):
   }, REPORT_EVERY_MS);
   let raising: Promise<void> | null = null;
   const report = () =>
-    recordListenAudio(deps.db, session, audioBytes / BYTES_PER_MS, principal.plan).catch((err) => {
+    recordListenAudio(deps.db, session, audioMs, principal.plan).catch((err) => {
       fail(toServiceError(err, deps.logger, requestId));
     });
   // The hold stays ahead of the audio: when the credit being used is the last one held, reading pauses until the
   // next minute is held, so no audio is ever received that the hold does not cover.
   const keepHoldAhead = () => {
-    if (raising || listenCredits(audioBytes / BYTES_PER_MS) + 1 <= session.held) return;
+    if (raising || listenCredits(audioMs) + 1 <= session.held) return;
     ws.pause();
     raising = report().finally(() => {
       raising = null;
@@ -189,7 +191,14 @@ function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string):
     });
   };
 
-  send({ type: 'session', id: session.id, language: opened.language, sample_rate: 16_000, request_id: requestId });
+  send({
+    type: 'session',
+    id: session.id,
+    language: opened.language,
+    encoding: audio.encoding,
+    sample_rate: audio.sampleRate,
+    request_id: requestId,
+  });
 
   ws.on('message', (data: RawData, isBinary: boolean) => {
     if (finishing) return;
@@ -200,21 +209,19 @@ function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string):
         new ServiceError('INVALID_REQUEST', 'message', { message: 'Text messages are {"type":"stop"}; audio goes in binary messages.' }),
       );
     }
-    const pcm = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
-    if (pcm.length % 2 !== 0)
-      return fail(
-        new ServiceError('INVALID_REQUEST', 'audio', {
-          message: 'Audio is 16-bit samples: a binary message holds an even number of bytes.',
-        }),
-      );
-    if ((audioBytes + pcm.length) / BYTES_PER_MS / 1000 > MAX_LISTEN_AUDIO_S)
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
+    // An empty message carries no audio; passed on, it would read as the end of the audio (an empty frame).
+    if (bytes.length === 0) return;
+    const ms = audio.measure(bytes);
+    if (ms instanceof ServiceError) return fail(ms);
+    if ((audioMs + ms) / 1000 > MAX_LISTEN_AUDIO_S)
       return fail(new ServiceError('DURATION_LIMIT_EXCEEDED', `max_audio_seconds=${MAX_LISTEN_AUDIO_S}`));
-    if (listenCredits((audioBytes + pcm.length) / BYTES_PER_MS) > session.held)
+    if (listenCredits(audioMs + ms) > session.held)
       return fail(
         new ServiceError('INSUFFICIENT_BALANCE', 'credits_remaining', { message: 'The credits held for this stream are used up.' }),
       );
-    audioBytes += pcm.length;
-    recognizer.send(pcm);
+    audioMs += ms;
+    recognizer.send(bytes);
     keepHoldAhead();
   });
   // A client that goes away ends the stream at once: nothing more is decoded, the audio received is charged.

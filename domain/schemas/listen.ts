@@ -7,6 +7,9 @@ import { Bcp47Tag } from './jobs';
 // api/listen/asyncapi.ts) describes the messages, both from these schemas.
 
 export const LISTEN_SAMPLE_RATE = 16_000;
+export const OPUS_SAMPLE_RATE = 48_000;
+export const LISTEN_ENCODINGS = ['pcm_s16le', 'opus'] as const;
+export type ListenEncoding = (typeof LISTEN_ENCODINGS)[number];
 /** The largest binary message: 2 s of 16 kHz 16-bit audio (clients send about 0.1 s at a time). */
 export const MAX_LISTEN_FRAME_BYTES = 64 * 1024;
 /** The longest stream, as the longest job: 2 hours of audio. */
@@ -17,15 +20,18 @@ export const ListenQuery = z
     language: Bcp47Tag.optional().openapi({
       description: 'The spoken language. Default: detected from the first utterance, then kept for the stream.',
     }),
-    encoding: z
-      .enum(['pcm_s16le'])
-      .default('pcm_s16le')
-      .openapi({ description: 'The audio in binary messages: 16-bit little-endian mono PCM.' }),
+    encoding: z.enum(LISTEN_ENCODINGS).default('pcm_s16le').openapi({
+      description:
+        'The audio in binary messages. `pcm_s16le`: 16-bit little-endian mono PCM at 16 kHz, any whole number of samples a message (about 0.1 s keeps latency low). `opus`: one Opus packet a message (RFC 6716, as WebCodecs `AudioEncoder` and libopus give them, without an Ogg or WebM container), mono or stereo (heard as mono), of any frame length up to 120 ms; a stream is billed by the duration its packets say. A packet the decoder cannot read is heard as silence of its length.',
+    }),
     sample_rate: z.coerce
       .number()
-      .refine((v) => v === LISTEN_SAMPLE_RATE, `sample_rate must be ${LISTEN_SAMPLE_RATE}`)
-      .default(LISTEN_SAMPLE_RATE)
-      .openapi({ type: 'integer', description: 'Samples a second: 16000.' }),
+      .refine((v) => v === LISTEN_SAMPLE_RATE || v === OPUS_SAMPLE_RATE, `sample_rate must be ${LISTEN_SAMPLE_RATE} or ${OPUS_SAMPLE_RATE}`)
+      .optional()
+      .openapi({
+        type: 'integer',
+        description: `Samples a second: ${LISTEN_SAMPLE_RATE} for pcm_s16le, ${OPUS_SAMPLE_RATE} for opus (an Opus stream decodes at ${OPUS_SAMPLE_RATE / 1000} kHz whatever it was made from). Optional: it is checked against the encoding when given.`,
+      }),
     token: z.string().min(1).max(512).optional().openapi({
       description: 'A browser token from POST /v1/listen/tokens, instead of an Authorization header (browsers cannot send one).',
     }),
@@ -50,7 +56,11 @@ export const ListenSessionMessage = z
     type: z.literal('session'),
     id: Uuid,
     language: z.string().nullable().openapi({ description: 'As asked; null: detected.' }),
-    sample_rate: z.number().int(),
+    encoding: z.enum(LISTEN_ENCODINGS).openapi({ description: 'The audio the stream takes, as asked.' }),
+    sample_rate: z
+      .number()
+      .int()
+      .openapi({ description: `${LISTEN_SAMPLE_RATE} for pcm_s16le, ${OPUS_SAMPLE_RATE} for opus.` }),
     request_id: z.string(),
   })
   .openapi('ListenSessionMessage', { description: 'The first message: the stream is open and audio may be sent.' });
@@ -83,7 +93,7 @@ export const ListenErrorMessage = z
   .object({ type: z.literal('error'), error: ErrorObjectSchema, request_id: z.string() })
   .openapi('ListenErrorMessage', {
     description:
-      'The stream cannot go on (credits ran out: INSUFFICIENT_BALANCE; a frame too large or a text message other than stop: INVALID_REQUEST; the recognizer failed or went away: PROVIDER_UNAVAILABLE; 2 hours of audio: DURATION_LIMIT_EXCEEDED). The audio so far is charged, `closed` follows when it could be, and the socket closes.',
+      'The stream cannot go on (credits ran out: INSUFFICIENT_BALANCE; a frame too large, an odd-sized PCM message, bytes that are not an Opus packet, or a text message other than stop: INVALID_REQUEST; the recognizer failed or went away: PROVIDER_UNAVAILABLE; 2 hours of audio: DURATION_LIMIT_EXCEEDED). The audio so far is charged, `closed` follows when it could be, and the socket closes.',
   });
 
 export const ListenServerMessage = z

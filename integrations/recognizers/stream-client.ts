@@ -10,9 +10,12 @@ export type RecognizerStreamLine =
   | { type: 'end'; audio_seconds: number }
   | { type: 'error'; code: string; message: string };
 
+/** What each audio frame holds: 16-bit little-endian mono PCM at 16 kHz, or one Opus packet. */
+export type RecognizerStreamEncoding = 'pcm_s16le' | 'opus';
+
 export interface RecognizerStream {
-  /** 16-bit little-endian mono PCM at 16 kHz. */
-  send(pcm: Buffer): void;
+  /** One frame of the stream's encoding. */
+  send(audio: Buffer): void;
   /** The audio has ended: the recognizer answers what is left, then `end`. */
   finish(): void;
   /** Drops the stream at once (the client went away). */
@@ -25,7 +28,11 @@ export interface RecognizerStream {
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /** Opens a stream at `url` (tcp://host:port); PROVIDER_UNAVAILABLE when no recognizer answers or none has a free slot. */
-export function openRecognizerStream(url: string, language: string | null): Promise<RecognizerStream> {
+export function openRecognizerStream(
+  url: string,
+  language: string | null,
+  encoding: RecognizerStreamEncoding = 'pcm_s16le',
+): Promise<RecognizerStream> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: hostname, port: Number(port) });
@@ -56,7 +63,7 @@ export function openRecognizerStream(url: string, language: string | null): Prom
       clearTimeout(timer);
       reject(unavailable(`No recognizer stream at ${hostname}:${port}${err ? ` (${err.message})` : ''}.`));
     });
-    socket.once('connect', () => socket.write(`${JSON.stringify({ language })}\n`));
+    socket.once('connect', () => socket.write(`${JSON.stringify({ language, encoding })}\n`));
   });
 }
 
@@ -86,10 +93,10 @@ class StreamConnection extends EventEmitter implements RecognizerStream {
     socket.on('close', () => this.emit('close', failure));
   }
 
-  send(pcm: Buffer): void {
+  send(audio: Buffer): void {
     const head = Buffer.alloc(4);
-    head.writeUInt32BE(pcm.length);
-    this.socket.write(Buffer.concat([head, pcm]));
+    head.writeUInt32BE(audio.length);
+    this.socket.write(Buffer.concat([head, audio]));
   }
 
   finish(): void {

@@ -4,11 +4,30 @@ through the API: test/listen.test.ts."""
 
 import asyncio
 import json
+import os
 import struct
+import subprocess
+import tempfile
 import unittest
+from pathlib import Path
 from unittest import mock
 
+import av
+
+from recognizer.opus_input import OpusToPcm, packet_ms
+from recognizer.scoring import error_count
 from recognizer.stream_server import MAX_FRAME_BYTES, StreamServer, StreamSettings
+
+ASR_EVAL = Path(os.environ.get("ASR_EVAL_DIR") or Path(__file__).resolve().parents[3] / "shared" / "asr-eval")
+
+
+def opus_packets(clip: Path, *extra: str) -> list[bytes]:
+    """A real recording as a client of `encoding=opus` sends it: libopus packets, one a frame, no container."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ogg = Path(tmp) / "clip.ogg"
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", str(clip), "-c:a", "libopus", *extra, str(ogg)], check=True)
+        with av.open(str(ogg)) as container:
+            return [bytes(p) for p in container.demux(container.streams.audio[0]) if p.size]
 
 
 class StreamPort(unittest.IsolatedAsyncioTestCase):
@@ -28,9 +47,10 @@ class StreamPort(unittest.IsolatedAsyncioTestCase):
     async def asyncTearDown(self):
         await self.server.stop()
 
-    async def open(self, language: str | None = "en"):
+    async def open(self, language: str | None = "en", encoding: str | None = None):
         reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
-        writer.write((json.dumps({"language": language}) + "\n").encode())
+        hello = {"language": language} | ({"encoding": encoding} if encoding else {})
+        writer.write((json.dumps(hello) + "\n").encode())
         await writer.drain()
         first = json.loads(await asyncio.wait_for(reader.readline(), 30))
         return reader, writer, first
@@ -112,6 +132,47 @@ class StreamPort(unittest.IsolatedAsyncioTestCase):
                 break
             await asyncio.sleep(0.05)
         self.assertEqual(answer["type"], "ready")
+
+    @unittest.skipUnless(ASR_EVAL.is_dir(), f"no asr-eval clips at {ASR_EVAL}")
+    async def test_opus_packets_of_real_speech_are_heard_as_the_recording_for_as_long_as_they_say(self):
+        clip = ASR_EVAL / "en" / "fleurs-en-000.ogg"
+        # Stereo at 20 ms frames: the decoder mixes it down.
+        packets = opus_packets(clip, "-ac", "2", "-b:a", "32k", "-frame_duration", "20")
+        r, w, first = await self.open(encoding="opus")
+        self.assertEqual(first, {"type": "ready"})
+        w.write(b"".join(self.frame(p) for p in packets) + self.frame(b""))
+        await w.drain()
+        lines = []
+        while (line := json.loads(await asyncio.wait_for(r.readline(), 120)))["type"] != "end":
+            lines.append(line)
+        w.close()
+        self.assertAlmostEqual(line["audio_seconds"], sum(packet_ms(p) for p in packets) / 1000, delta=0.05)
+        finals = " ".join(m["text"] for m in lines if m["type"] == "final")
+        errors, words = error_count(clip.with_suffix(".txt").read_text(encoding="utf-8"), finals, "en")
+        self.assertLessEqual(errors / words, 0.25, finals)
+
+    async def test_an_encoding_the_port_does_not_take_is_refused(self):
+        _r, w, first = await self.open(encoding="flac")
+        self.assertEqual((first["type"], first["code"]), ("error", "INVALID_REQUEST"))
+        w.close()
+
+
+class OpusInput(unittest.TestCase):
+    def test_a_packet_the_decoder_cannot_read_is_silence_of_the_length_it_says(self):
+        decoder = OpusToPcm()
+        # Code 2 (two frames of 20 ms SILK) whose first frame claims 250 bytes of a 1-byte body.
+        broken = bytes([(1 << 3) | 2, 250, 1])
+        self.assertEqual(packet_ms(broken), 40)
+        self.assertEqual(decoder.pcm(broken), bytes(2 * 640))
+
+    def test_each_frame_length_libopus_makes_plays_as_long_as_its_toc_says(self):
+        for frame_ms in ("2.5", "10", "60", "120"):
+            packets = opus_packets(ASR_EVAL / "en" / "fleurs-en-000.ogg", "-t", "2", "-frame_duration", frame_ms)
+            decoder = OpusToPcm()
+            samples = sum(len(decoder.pcm(p)) // 2 for p in packets)
+            said = sum(packet_ms(p) for p in packets) * 16
+            # The resampler holds back a few samples at the end.
+            self.assertLessEqual(abs(samples - said), 64, frame_ms)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ class ListenSessionMessage(TypedDict):
     type: Literal['session']
     id: str
     language: str | None
+    encoding: Literal['pcm_s16le', 'opus']
     sample_rate: int
     request_id: str
 

@@ -6,7 +6,15 @@ import { isErrorEnvelope, TranscriptApiError, TranscriptTimeoutError, type Error
 import { DEFAULT_RETRY, retryAfterMs, retryingFetch, serializeQuery, type RetryPolicy } from './http';
 import type { components, operations, paths } from './schema';
 import { verifyWebhook } from './webhooks';
-import { ListenError, listenUrl, openListenStream, type ListenStream, type WebSocketClass } from './listen';
+import {
+  ListenError,
+  listenQuery,
+  listenUrl,
+  openListenStream,
+  type ListenOptions,
+  type ListenStream,
+  type WebSocketClass,
+} from './listen';
 
 export type Schemas = components['schemas'];
 export type Job = Schemas['Job'];
@@ -124,17 +132,17 @@ export class TranscriptClient {
    * never sees the refusal's status, so the plain GET, which runs the same checks, is asked); a busy recognizer is
    * tried again like any retryable error.
    */
-  async listen(opts: { language?: string; WebSocket?: WebSocketClass } = {}): Promise<ListenStream> {
+  async listen(opts: ListenOptions & { WebSocket?: WebSocketClass } = {}): Promise<ListenStream> {
     const WS = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketClass }).WebSocket;
     if (!WS) throw new Error('This runtime has no WebSocket: pass one as opts.WebSocket (Node 20: the ws package).');
     for (let attempt = 0; ; attempt++) {
       const { token } = unwrap(await this.raw.POST('/v1/listen/tokens'));
       try {
-        return await openListenStream(WS, listenUrl(this.baseUrl, token, opts.language));
+        return await openListenStream(WS, listenUrl(this.baseUrl, token, opts));
       } catch (err) {
         if (!(err instanceof ListenError)) throw err;
         const check = await this.raw.GET('/v1/listen', {
-          params: { query: { token, ...(opts.language ? { language: opts.language } : {}) } },
+          params: { query: { token, ...listenQuery(opts) } },
         });
         const code = isErrorEnvelope(check.error) ? (check.error as ErrorEnvelope).error.code : undefined;
         if (code !== 'UPGRADE_REQUIRED') unwrap(check);

@@ -14,8 +14,8 @@ export type WebSocketClass = new (url: string) => WebSocket;
 export interface ListenStream extends AsyncIterable<ListenMessage> {
   /** The `session` message: the stream's id and language. */
   readonly session: ListenSession;
-  /** 16-bit little-endian mono PCM at 16 kHz (about 0.1 s a message keeps latency low; at most 64 KiB). */
-  send(pcm: ArrayBufferView | ArrayBuffer): void;
+  /** 16-bit little-endian mono PCM at 16 kHz (about 0.1 s a message keeps latency low; at most 64 KiB), or one Opus packet with `encoding: 'opus'`. */
+  send(audio: ArrayBufferView | ArrayBuffer): void;
   /** The audio has ended: the service answers the last final, then `closed`. */
   stop(): void;
   /** Settles with `closed` (the charge) when the stream has ended; rejects with the `error` that ended it first. */
@@ -72,7 +72,7 @@ export function openListenStream(WS: WebSocketClass, url: string): Promise<Liste
       return {
         session,
         closed,
-        send: (pcm) => ws.send(pcm),
+        send: (audio) => ws.send(audio),
         stop: () => ws.send(JSON.stringify({ type: 'stop' })),
         async *[Symbol.asyncIterator]() {
           for (;;) {
@@ -92,10 +92,21 @@ export function openListenStream(WS: WebSocketClass, url: string): Promise<Liste
 }
 
 /** ws(s)://host/v1/listen?token=…&language=… from the API's http(s) base. */
-export function listenUrl(baseUrl: string, token: string, language?: string): string {
+/** The query of GET /v1/listen besides the token. */
+export interface ListenOptions {
+  language?: string;
+  /** `pcm_s16le` (the default): 16 kHz 16-bit mono PCM. `opus`: one Opus packet a `send`, as WebCodecs' AudioEncoder gives them. */
+  encoding?: 'pcm_s16le' | 'opus';
+}
+
+export function listenQuery(opts: ListenOptions): { language?: string; encoding?: 'pcm_s16le' | 'opus' } {
+  return { ...(opts.language ? { language: opts.language } : {}), ...(opts.encoding ? { encoding: opts.encoding } : {}) };
+}
+
+export function listenUrl(baseUrl: string, token: string, opts: ListenOptions = {}): string {
   const url = new URL(`${baseUrl}/v1/listen`);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   url.searchParams.set('token', token);
-  if (language) url.searchParams.set('language', language);
+  for (const [key, value] of Object.entries(listenQuery(opts))) url.searchParams.set(key, value);
   return url.toString();
 }

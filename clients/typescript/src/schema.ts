@@ -515,7 +515,7 @@ export interface paths {
     };
     /**
      * Real-time transcription (WebSocket)
-     * @description Open with `Upgrade: websocket`. Send audio as binary messages (16-bit little-endian mono PCM at 16 kHz, at most 64 KiB each; about 0.1 s a message keeps latency low) and `{"type":"stop"}` when it ends; receive `session`, then `partial` segments while an utterance is spoken and one `final` when it ends (a 0.5 s pause), and `closed` with the charge. The messages are described in the AsyncAPI document at `/asyncapi.json`.
+     * @description Open with `Upgrade: websocket`. Send audio as binary messages (16-bit little-endian mono PCM at 16 kHz, at most 64 KiB each, about 0.1 s a message keeps latency low; or with `encoding=opus` one Opus packet a message, as the AudioEncoder of WebCodecs makes them, billed by the duration the packets say) and `{"type":"stop"}` when it ends; receive `session`, then `partial` segments while an utterance is spoken and one `final` when it ends (a 0.5 s pause), and `closed` with the charge. The messages are described in the AsyncAPI document at `/asyncapi.json`.
      *
      *     Authentication: `Authorization: Bearer <API_KEY>` (scope `jobs:write`), or `?token=` from `POST /v1/listen/tokens` for a browser, which cannot send that header. Needs a paid plan. At most `LISTEN_STREAMS_PER_WORKSPACE` streams (default 2) of a workspace run at once: another answers 429 RATE_LIMITED naming `streams_per_workspace=N`. Price: AI transcription's 2 credits a minute, counted by the second of audio received and rounded up to whole credits (1 credit = 30 s), no minimum; a minute's credits are held ahead while the stream runs, and a stream whose next minute cannot be held gets an `error` message (INSUFFICIENT_BALANCE) and ends. At most 2 hours of audio a stream. The audio is not kept.
      *
@@ -937,6 +937,12 @@ export interface components {
       id: string;
       /** @description As asked; null: detected. */
       language: string | null;
+      /**
+       * @description The audio the stream takes, as asked.
+       * @enum {string}
+       */
+      encoding: 'pcm_s16le' | 'opus';
+      /** @description 16000 for pcm_s16le, 48000 for opus. */
       sample_rate: number;
       request_id: string;
     };
@@ -982,7 +988,7 @@ export interface components {
       /** @description ceil(audio_seconds / 30): 2 credits a minute, by the second. */
       credits_charged: number;
     };
-    /** @description The stream cannot go on (credits ran out: INSUFFICIENT_BALANCE; a frame too large or a text message other than stop: INVALID_REQUEST; the recognizer failed or went away: PROVIDER_UNAVAILABLE; 2 hours of audio: DURATION_LIMIT_EXCEEDED). The audio so far is charged, `closed` follows when it could be, and the socket closes. */
+    /** @description The stream cannot go on (credits ran out: INSUFFICIENT_BALANCE; a frame too large, an odd-sized PCM message, bytes that are not an Opus packet, or a text message other than stop: INVALID_REQUEST; the recognizer failed or went away: PROVIDER_UNAVAILABLE; 2 hours of audio: DURATION_LIMIT_EXCEEDED). The audio so far is charged, `closed` follows when it could be, and the socket closes. */
     ListenErrorMessage: {
       /**
        * @description discriminator enum property added by openapi-typescript
@@ -4570,9 +4576,9 @@ export interface operations {
       query?: {
         /** @description The spoken language. Default: detected from the first utterance, then kept for the stream. */
         language?: string;
-        /** @description The audio in binary messages: 16-bit little-endian mono PCM. */
-        encoding?: 'pcm_s16le';
-        /** @description Samples a second: 16000. */
+        /** @description The audio in binary messages. `pcm_s16le`: 16-bit little-endian mono PCM at 16 kHz, any whole number of samples a message (about 0.1 s keeps latency low). `opus`: one Opus packet a message (RFC 6716, as WebCodecs `AudioEncoder` and libopus give them, without an Ogg or WebM container), mono or stereo (heard as mono), of any frame length up to 120 ms; a stream is billed by the duration its packets say. A packet the decoder cannot read is heard as silence of its length. */
+        encoding?: 'pcm_s16le' | 'opus';
+        /** @description Samples a second: 16000 for pcm_s16le, 48000 for opus (an Opus stream decodes at 48 kHz whatever it was made from). Optional: it is checked against the encoding when given. */
         sample_rate?: number;
         /** @description A browser token from POST /v1/listen/tokens, instead of an Authorization header (browsers cannot send one). */
         token?: string;

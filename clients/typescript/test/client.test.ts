@@ -93,6 +93,17 @@ describe('against the live service', { skip: !live && 'needs TRANSCRIPT_API_URL 
     assert.equal(closed.credits_charged, Math.ceil(closed.audio_seconds / 30));
   });
 
+  it('opens an Opus stream when asked: the session says so, and an Opus packet is taken', async () => {
+    const stream = await client.listen({ language: 'en', encoding: 'opus' });
+    assert.equal(stream.session.encoding, 'opus');
+    assert.equal(stream.session.sample_rate, 48000);
+    stream.send(new Uint8Array([0xf8, 0xff, 0xfe])); // one 20 ms CELT frame of silence
+    stream.stop();
+    const closed = await stream.closed;
+    assert.equal(closed.audio_seconds, 0.02);
+    assert.equal(closed.credits_charged, 1);
+  });
+
   it("a refused stream throws the service's reason", async () => {
     await assert.rejects(client.listen({ language: 'tlh' }), (err: unknown) => {
       assert.ok(err instanceof TranscriptApiError);
