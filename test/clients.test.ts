@@ -148,5 +148,6 @@ it('installs the Python client with pip and passes its own tests against the ins
   if (own.code !== 0) console.error(own.output);
   expect(own.output).toMatch(/\nOK\n?$/);
   expect(own.output).not.toMatch(/skipped/);
+  expect(own.output).toMatch(/test_streams_speech_in_real_time_with_listen .* ok/);
   expect(own.code).toBe(0);
 }, 600_000);

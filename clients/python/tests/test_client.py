@@ -103,6 +103,40 @@ class LiveTest(unittest.TestCase):
         self.assertEqual([s["seq"] for s in segments], list(range(1, len(segments) + 1)))
         self.assertEqual([s["text"] for s in segments], [s["text"] for s in transcript["segments"]])
 
+    def test_streams_speech_in_real_time_with_listen(self) -> None:
+        # The test audio is the recognizer's WAV: a 44-byte header, then 16 kHz mono 16-bit PCM.
+        with open(os.environ["TRANSCRIPT_TEST_AUDIO"], "rb") as f:
+            pcm = f.read()[44:]
+        with self.client.listen(language="en") as stream:
+            self.assertEqual(stream.session["language"], "en")
+            chunks = [pcm[at : at + 3200] for at in range(0, len(pcm), 3200)]
+            # Faster than real time (a file, not a microphone): the stream still hears it utterance by utterance.
+            messages = list(stream.transcribe(chunks, realtime_seconds_per_chunk=0.02))
+        finals = " ".join(m["text"] for m in messages if m["type"] == "final")
+        self.assertIn("country", finals.lower())
+        self.assertLess(
+            max(i for i, m in enumerate(messages) if m["type"] == "partial"),
+            max(i for i, m in enumerate(messages) if m["type"] == "final"),
+        )
+        self.assertEqual(messages[-1]["type"], "closed")
+        self.assertEqual(stream.closed, messages[-1])
+        self.assertEqual(stream.closed["audio_seconds"], len(pcm) / 32000)
+        self.assertEqual(stream.closed["credits_charged"], -(-len(pcm) // (32000 * 30)))
+
+    def test_a_refused_stream_raises_the_services_reason(self) -> None:
+        with self.assertRaises(TranscriptApiError) as caught:
+            self.client.listen(language="tlh")
+        self.assertEqual((caught.exception.status, caught.exception.code), (422, "LANGUAGE_UNSUPPORTED"))
+
+    def test_a_stream_ended_by_an_error_raises_it_after_its_messages(self) -> None:
+        with self.client.listen(language="en", encoding="opus") as stream:
+            stream.send(bytes([(1 << 3) | 3, 0]))  # a code-3 Opus packet of zero frames
+            with self.assertRaises(TranscriptApiError) as caught:
+                list(stream)
+        self.assertEqual((caught.exception.status, caught.exception.code), (0, "INVALID_REQUEST"))
+        self.assertEqual(caught.exception.details["detail"], "audio")
+        self.assertEqual(stream.closed["credits_charged"], 0)
+
     def test_a_batch(self) -> None:
         batch = self.client.batches.create(
             {"items": [{"source": {"url": self.video}, "mode": "captions_only"}, {"source": {"url": self.video}, "mode": "captions_only", "caption_languages": ["de"]}]}

@@ -17,6 +17,7 @@ import httpx
 
 from . import models
 from .errors import TranscriptApiError, TranscriptTimeoutError
+from .listen import ListenStream, listen_url, open_listen_stream
 from .webhooks import verify_webhook
 
 FINAL_JOB_STATUSES = ("succeeded", "failed", "cancelled")
@@ -170,6 +171,33 @@ class TranscriptClient:
 
     def capabilities(self) -> models.Capabilities:
         return cast(models.Capabilities, self.request("GET", "/v1/capabilities"))
+
+    # ------------------------------------------------------------------ real time
+
+    def listen(self, *, language: str | None = None, encoding: Literal["pcm_s16le", "opus"] | None = None) -> ListenStream:
+        """Real-time transcription: opens GET /v1/listen with a one-use token minted by the API key and returns the
+        open stream (see ListenStream). A refused stream raises TranscriptApiError with the service's reason (a
+        WebSocket never sees a refused upgrade's status, so the plain GET, which runs the same checks, is asked); a
+        busy recognizer is tried again like any retryable error. Needs the ``websockets`` package."""
+        from websockets.exceptions import InvalidHandshake
+
+        params = {k: v for k, v in {"language": language, "encoding": encoding}.items() if v}
+        attempt = 0
+        while True:
+            token = self.request("POST", "/v1/listen/tokens")["token"]
+            try:
+                return open_listen_stream(listen_url(self.base_url, token, params))
+            except (InvalidHandshake, OSError, TimeoutError):
+                try:
+                    self.request("GET", "/v1/listen", params={"token": token, **params})
+                except TranscriptApiError as refusal:
+                    if refusal.code != "UPGRADE_REQUIRED":
+                        raise
+                # It would be accepted now: the recognizers were busy (or the network failed). Again, as for a 503.
+                if attempt >= self.max_retries:
+                    raise
+                self._sleep(self._backoff(attempt))
+                attempt += 1
 
 
 def _key(idempotency_key: str | None) -> dict[str, str]:
