@@ -190,7 +190,7 @@ test('Opus packets of real speech, one a message, sent as they are made: the sam
   expect(before.periodCredits - (await account(ws.workspaceId)).periodCredits).toBe(closed.credits_charged);
 }, 120_000);
 
-test('bytes that are not an Opus packet end an Opus stream with INVALID_REQUEST naming the audio; a rate that is not the encoding’s is refused', async () => {
+test('bytes that are not an Opus packet, or a message over 64 KiB, end a stream with INVALID_REQUEST naming what was wrong; a rate that is not the encoding’s is refused', async () => {
   const ws = await createWorkspace(api.deps, { plan: 'starter' });
   const rate = await refusal('?encoding=opus&sample_rate=16000', bearer(ws.apiKey));
   expect(rate.status).toBe(422);
@@ -201,6 +201,15 @@ test('bytes that are not an Opus packet end an Opus stream with INVALID_REQUEST 
   expect((await s.next('error')).error).toMatchObject({ code: 'INVALID_REQUEST', details: { detail: 'audio' } });
   expect(await s.next('closed')).toMatchObject({ audio_seconds: 0, credits_charged: 0 });
   expect((await s.closed).code).toBe(1000);
+
+  // A message over 64 KiB is answered in the stream, naming the limit; the audio before it is charged.
+  const big = await connect('?language=en', bearer(ws.apiKey));
+  await big.next('session');
+  big.ws.send(Buffer.alloc(32_000));
+  big.ws.send(Buffer.alloc(64 * 1024 + 2));
+  expect((await big.next('error')).error).toMatchObject({ code: 'INVALID_REQUEST', details: { detail: 'max_frame_bytes=65536' } });
+  expect(await big.next('closed')).toMatchObject({ audio_seconds: 1, credits_charged: 1 });
+  expect((await big.closed).code).toBe(1000);
 }, 60_000);
 
 test('refusals come before the upgrade, in the error envelope: no credential, a bad token, the trial plan, a bad query', async () => {

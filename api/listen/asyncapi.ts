@@ -9,6 +9,7 @@ import {
   ListenSessionMessage,
   ListenStopMessage,
   MAX_LISTEN_FRAME_BYTES,
+  MAX_LISTEN_MESSAGE_HARD_CAP_BYTES,
 } from '../../domain/schemas/listen';
 import { LISTEN_PATH } from './relay';
 
@@ -49,7 +50,7 @@ export function buildAsyncApiDocument(baseUrl: string): Record<string, unknown> 
     audio: {
       name: 'audio',
       title: 'Audio',
-      summary: `A binary message of the stream's encoding, at most ${MAX_LISTEN_FRAME_BYTES} bytes: 16-bit little-endian mono PCM at 16 kHz (about 0.1 s a message keeps latency low), or with encoding=opus one Opus packet (RFC 6716, no container). An empty message carries nothing.`,
+      summary: `A binary message of the stream's encoding, at most ${MAX_LISTEN_FRAME_BYTES} bytes: 16-bit little-endian mono PCM at 16 kHz (about 0.1 s a message keeps latency low), or with encoding=opus one Opus packet (RFC 6716, no container). An empty message carries nothing. A larger message gets an error message (INVALID_REQUEST naming max_frame_bytes=${MAX_LISTEN_FRAME_BYTES}) and ends the stream; one over ${MAX_LISTEN_MESSAGE_HARD_CAP_BYTES} bytes closes the socket with 1009 unread.`,
       contentType: 'application/octet-stream',
       payload: { type: 'string', format: 'binary', maxLength: MAX_LISTEN_FRAME_BYTES },
     },

@@ -19,6 +19,7 @@ import {
   ListenStopMessage,
   MAX_LISTEN_AUDIO_S,
   MAX_LISTEN_FRAME_BYTES,
+  MAX_LISTEN_MESSAGE_HARD_CAP_BYTES,
   type ListenServerMessage,
 } from '../../domain/schemas/listen';
 import { openRecognizerStream, type RecognizerStream, type RecognizerStreamLine } from '../../integrations/recognizers/stream-client';
@@ -47,7 +48,9 @@ export function isListenUpgrade(req: http.IncomingMessage): boolean {
 }
 
 export function attachListen(server: http.Server, deps: AppDeps): void {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_LISTEN_FRAME_BYTES });
+  // A message over the limit is answered in the stream (an `error` naming the limit, then `closed`); only one over
+  // the hard cap, which no client of the protocol sends, is cut off by the library (close code 1009).
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_LISTEN_MESSAGE_HARD_CAP_BYTES });
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const requestId = randomUUID();
     socket.on('error', () => undefined);
@@ -212,6 +215,12 @@ function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string):
     const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
     // An empty message carries no audio; passed on, it would read as the end of the audio (an empty frame).
     if (bytes.length === 0) return;
+    if (bytes.length > MAX_LISTEN_FRAME_BYTES)
+      return fail(
+        new ServiceError('INVALID_REQUEST', `max_frame_bytes=${MAX_LISTEN_FRAME_BYTES}`, {
+          message: `A binary message holds at most ${MAX_LISTEN_FRAME_BYTES} bytes; send about 0.1 s of audio at a time.`,
+        }),
+      );
     const ms = audio.measure(bytes);
     if (ms instanceof ServiceError) return fail(ms);
     if ((audioMs + ms) / 1000 > MAX_LISTEN_AUDIO_S)

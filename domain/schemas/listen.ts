@@ -12,6 +12,8 @@ export const LISTEN_ENCODINGS = ['pcm_s16le', 'opus'] as const;
 export type ListenEncoding = (typeof LISTEN_ENCODINGS)[number];
 /** The largest binary message: 2 s of 16 kHz 16-bit audio (clients send about 0.1 s at a time). */
 export const MAX_LISTEN_FRAME_BYTES = 64 * 1024;
+/** A message the socket does not even read: the connection is closed with 1009 (memory, not protocol). */
+export const MAX_LISTEN_MESSAGE_HARD_CAP_BYTES = 1024 * 1024;
 /** The longest stream, as the longest job: 2 hours of audio. */
 export const MAX_LISTEN_AUDIO_S = 7200;
 
