@@ -1,5 +1,6 @@
 import type { Db } from '../domain/db';
 import { settleStaleListenSessions } from '../domain/listen/sessions';
+import { purgeExpiredKeptAudio } from '../domain/listen/kept-audio';
 import type { StoredRedactedAudio } from '../domain/transcripts/redacted-audio';
 import type { ObjectStore } from '../integrations/storage/object-store';
 
@@ -37,6 +38,11 @@ export function createRetentionActivities(db: Db, store: ObjectStore) {
     /** Charges and closes the real-time streams whose API instance died mid-stream (their last reported audio). */
     async settleAbandonedListenSessions(): Promise<number> {
       return settleStaleListenSessions(db);
+    },
+
+    /** Removes the kept audio of streams past its retention or deleted (objects first, then the count). Idempotent. */
+    async purgeExpiredKeptAudio(batchSize = 100): Promise<number> {
+      return purgeExpiredKeptAudio(db, store, batchSize);
     },
   };
 }

@@ -10,6 +10,7 @@ import { bearer, createWorkspace, startTestApi, type TestApi } from './support/h
 import { evalClips, score } from './support/asr-eval';
 import { oggOpusPackets } from './support/ogg';
 import { opusPacketMs } from '../domain/listen/opus';
+import { KEPT_AUDIO_CHUNK_BYTES, purgeExpiredKeptAudio } from '../domain/listen/kept-audio';
 
 // GET /v1/listen end to end on the real stack: the API (a real HTTP server on loopback) authenticates, limits and
 // bills the stream and relays it to the recognition worker's stream port (recognizer/stream_server.py), which
@@ -211,6 +212,135 @@ test('bytes that are not an Opus packet, or a message over 64 KiB, end a stream 
   expect(await big.next('closed')).toMatchObject({ audio_seconds: 1, credits_charged: 1 });
   expect((await big.closed).code).toBe(1000);
 }, 60_000);
+
+/** A REST read of the stream's record or audio, as its workspace (or another) sees it. */
+const getBinary = (path: string, apiKey: string) =>
+  request(api.app)
+    .get(path)
+    .set(bearer(apiKey))
+    .buffer(true)
+    .parse((res, done) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => done(null, Buffer.concat(parts)));
+    });
+
+test('keep_audio=true keeps the audio as received, downloaded whole as WAV by its workspace only, until deleted', async () => {
+  const ws = await createWorkspace(api.deps, { plan: 'starter' });
+  const other = await createWorkspace(api.deps, { plan: 'starter' });
+  const clip = evalClips().find((c) => c.lang === 'en' && c.durationSec > 8 && c.durationSec < 20)!;
+  // 40 s: real speech, then silence, so the audio spans two stored chunks.
+  const speech = await pcmOf(clip.audio);
+  const pcm = Buffer.concat([speech, Buffer.alloc(40 * 32_000 - speech.length)]);
+  expect(pcm.length).toBeGreaterThan(KEPT_AUDIO_CHUNK_BYTES);
+  const s = await connect('?language=en&keep_audio=true', bearer(ws.apiKey));
+  const session = await s.next('session');
+  expect(session.keep_audio).toBe(true);
+  await stream(s, pcm.subarray(0, 32_000), 50);
+  const running = await request(api.app).get(`/v1/listen/sessions/${session.id}/audio`).set(bearer(ws.apiKey));
+  expect(running.status).toBe(409);
+  expect(running.body.error).toMatchObject({ code: 'CONFLICT', details: { detail: 'status' } });
+  await stream(s, pcm.subarray(32_000), 50);
+  s.ws.send(JSON.stringify({ type: 'stop' }));
+  expect(await s.next('closed')).toMatchObject({ audio_seconds: 40, credits_charged: 2 });
+
+  const record = await request(api.app).get(`/v1/listen/sessions/${session.id}`).set(bearer(ws.apiKey)).expect(200);
+  expect(record.body).toMatchObject({
+    id: session.id,
+    status: 'ended',
+    encoding: 'pcm_s16le',
+    audio_seconds: 40,
+    credits_charged: 2,
+    audio: { content_type: 'audio/wav', bytes: pcm.length, url: `/v1/listen/sessions/${session.id}/audio` },
+  });
+  const file = await getBinary(`/v1/listen/sessions/${session.id}/audio`, ws.apiKey);
+  expect(file.status).toBe(200);
+  expect(file.headers['content-type']).toMatch(/^audio\/wav/);
+  expect(file.headers['content-disposition']).toMatch(/attachment; filename="stream-[0-9a-f]{8}\.wav"/);
+  const wav = file.body as Buffer;
+  expect(wav.toString('latin1', 0, 4)).toBe('RIFF');
+  expect(wav.readUInt32LE(24)).toBe(16_000);
+  expect(wav.readUInt32LE(40)).toBe(pcm.length);
+  expect(wav.subarray(44).equals(pcm)).toBe(true);
+
+  // Another workspace sees neither the stream nor its audio.
+  expect((await request(api.app).get(`/v1/listen/sessions/${session.id}`).set(bearer(other.apiKey))).status).toBe(404);
+  expect((await getBinary(`/v1/listen/sessions/${session.id}/audio`, other.apiKey)).status).toBe(404);
+  expect((await request(api.app).delete(`/v1/listen/sessions/${session.id}/audio`).set(bearer(other.apiKey))).status).toBe(404);
+
+  const row = await api.deps.db.listenSession.findUniqueOrThrow({ where: { id: session.id } });
+  expect(row.audioChunks).toBe(2);
+  const keys = [0, 1].map((n) => `listen-audio/${ws.workspaceId}/${session.id}/${String(n).padStart(6, '0')}`);
+  for (const key of keys) expect(await api.deps.objectStore.stat(key)).not.toBeNull();
+  await request(api.app).delete(`/v1/listen/sessions/${session.id}/audio`).set(bearer(ws.apiKey)).expect(204);
+  await request(api.app).delete(`/v1/listen/sessions/${session.id}/audio`).set(bearer(ws.apiKey)).expect(204);
+  const gone = await request(api.app).get(`/v1/listen/sessions/${session.id}/audio`).set(bearer(ws.apiKey));
+  expect(gone.status).toBe(404);
+  expect(gone.body.error).toMatchObject({ code: 'NOT_FOUND', details: { detail: 'audio' } });
+  expect((await request(api.app).get(`/v1/listen/sessions/${session.id}`).set(bearer(ws.apiKey))).body).toMatchObject({
+    audio: null,
+    credits_charged: 2,
+  });
+  for (const key of keys) expect(await api.deps.objectStore.stat(key)).toBeNull();
+}, 120_000);
+
+test('kept Opus audio downloads as Ogg Opus holding the packets sent, and leaves the store when its retention ends; by default nothing is kept', async () => {
+  const ws = await createWorkspace(api.deps, { plan: 'starter' });
+  const clip = evalClips().find((c) => c.lang === 'en' && c.durationSec > 8 && c.durationSec < 20)!;
+  const { stdout } = await run(
+    'ffmpeg',
+    ['-nostdin', '-v', 'error', '-i', clip.audio, '-ac', '1', '-c:a', 'libopus', '-b:a', '24k', '-f', 'ogg', '-'],
+    {
+      encoding: 'buffer',
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
+  const packets = oggOpusPackets(stdout as unknown as Buffer);
+  const s = await connect('?language=en&encoding=opus&keep_audio=true', bearer(ws.apiKey));
+  const session = await s.next('session');
+  for (const packet of packets) s.ws.send(packet);
+  s.ws.send(JSON.stringify({ type: 'stop' }));
+  await s.next('closed');
+  const file = await getBinary(`/v1/listen/sessions/${session.id}/audio`, ws.apiKey);
+  expect(file.status).toBe(200);
+  expect(file.headers['content-type']).toMatch(/^audio\/ogg/);
+  const ogg = file.body as Buffer;
+  // The packets come back as sent, and ffmpeg reads the file for as long as they play.
+  expect(oggOpusPackets(ogg).map((p) => p.toString('hex'))).toEqual(packets.map((p) => p.toString('hex')));
+  const decoded = await new Promise<Buffer>((resolve, reject) => {
+    const child = execFile(
+      'ffmpeg',
+      ['-nostdin', '-v', 'error', '-i', 'pipe:0', '-f', 's16le', '-ac', '1', '-ar', '48000', 'pipe:1'],
+      {
+        encoding: 'buffer',
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (err, out, errors) => (err || errors.length ? reject(err ?? new Error(errors.toString())) : resolve(out)),
+    );
+    child.stdin!.end(ogg);
+  });
+  const seconds = packets.reduce((sum, p) => sum + opusPacketMs(p)!, 0) / 1000;
+  expect(decoded.length / 96_000).toBeCloseTo(seconds, 1);
+
+  await api.deps.db.listenSession.update({ where: { id: session.id }, data: { audioExpiresAt: new Date(Date.now() - 1000) } });
+  expect(await purgeExpiredKeptAudio(api.deps.db, api.deps.objectStore)).toBeGreaterThanOrEqual(1);
+  expect(await api.deps.objectStore.stat(`listen-audio/${ws.workspaceId}/${session.id}/000000`)).toBeNull();
+  expect((await request(api.app).get(`/v1/listen/sessions/${session.id}`).set(bearer(ws.apiKey))).body.audio).toBeNull();
+  expect((await getBinary(`/v1/listen/sessions/${session.id}/audio`, ws.apiKey)).status).toBe(404);
+
+  // Without keep_audio nothing is written.
+  const plain = await connect('?language=en', bearer(ws.apiKey));
+  const plainSession = await plain.next('session');
+  expect(plainSession.keep_audio).toBe(false);
+  await stream(plain, Buffer.alloc(32_000), 50);
+  plain.ws.send(JSON.stringify({ type: 'stop' }));
+  await plain.next('closed');
+  expect((await request(api.app).get(`/v1/listen/sessions/${plainSession.id}`).set(bearer(ws.apiKey))).body).toMatchObject({
+    audio: null,
+    audio_seconds: 1,
+  });
+  expect(await api.deps.objectStore.stat(`listen-audio/${ws.workspaceId}/${plainSession.id}/000000`)).toBeNull();
+}, 120_000);
 
 test('refusals come before the upgrade, in the error envelope: no credential, a bad token, the trial plan, a bad query', async () => {
   const none = await refusal();

@@ -24,5 +24,12 @@ export async function retentionSweepWorkflow(): Promise<number> {
   }
   // Real-time streams whose API instance died are settled here too (and at their workspace's next stream start).
   if (patched('settle-abandoned-listen-sessions')) await acts.settleAbandonedListenSessions();
+  // Kept stream audio past its retention, or deleted, leaves the object store.
+  if (patched('purge-kept-listen-audio'))
+    for (let i = 0; i < 100; i++) {
+      const n = await acts.purgeExpiredKeptAudio(100);
+      total += n;
+      if (n < 100) break;
+    }
   return total;
 }

@@ -26,6 +26,7 @@ import { openRecognizerStream, type RecognizerStream, type RecognizerStreamLine 
 import { roundSec } from '../../integrations/recognizers/result';
 import { resolveLanguage } from '../../integrations/recognizers/types';
 import { listenAudio, type ListenAudio } from '../../domain/listen/audio';
+import { KeptAudioWriter } from '../../domain/listen/kept-audio';
 import { authenticate, authorisePrincipal } from '../http/auth';
 import type { AppDeps } from '../http/context';
 import { rawErrorResponse } from '../http/envelope';
@@ -71,6 +72,7 @@ interface Opened {
   recognizer: RecognizerStream;
   language: string | null;
   audio: ListenAudio;
+  keepAudio: boolean;
 }
 
 /** Everything before the upgrade: a refusal is an HTTP answer in the error envelope, and nothing is held. */
@@ -88,10 +90,12 @@ async function open(req: http.IncomingMessage, deps: AppDeps, requestId: string)
     limit: deps.config.LISTEN_STREAMS_PER_WORKSPACE,
     language,
     tokenId: principal.tokenId,
+    encoding: audio.encoding,
+    keepAudio: query.keep_audio,
   });
   try {
     const recognizer = await openRecognizerStream(streamUrl, language, audio.encoding);
-    return { principal, session, recognizer, language, audio };
+    return { principal, session, recognizer, language, audio, keepAudio: query.keep_audio };
   } catch (err) {
     await closeListenSession(deps.db, session.id, 0);
     deps.logger.warn({ request_id: requestId, err: (err as Error).message }, 'listen: no recognizer stream');
@@ -146,6 +150,18 @@ export function listenTarget(deps: AppDeps, query: ListenQuery): { language: str
 function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string): void {
   const { session, recognizer, principal, audio } = opened;
   let audioMs = 0;
+  // Kept audio (keep_audio=true) goes to the object store in chunks as it comes.
+  const kept = opened.keepAudio
+    ? new KeptAudioWriter(deps.db, deps.objectStore, { id: session.id, workspaceId: principal.workspaceId, encoding: audio.encoding })
+    : null;
+  // Reading pauses while anything it depends on is pending (a raise of the hold, chunks of kept audio being written).
+  let pauses = 0;
+  const pauseReadingUntil = (pending: Promise<unknown>) => {
+    if (pauses++ === 0) ws.pause();
+    void pending.finally(() => {
+      if (--pauses === 0) ws.resume(); // after a failure too: the close handshake needs reading
+    });
+  };
   let finishing = false;
   let closed = false;
   const send = (message: ListenServerMessage) => {
@@ -166,6 +182,9 @@ function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string):
     if (closed) return;
     closed = true;
     clearInterval(reporter);
+    await kept?.finish().catch((err) => {
+      deps.logger.error({ request_id: requestId, session: session.id, err: (err as Error).message }, 'listen: keeping the audio failed');
+    });
     const charged = await closeListenSession(deps.db, session.id, audioMs).catch((err) => {
       deps.logger.error({ request_id: requestId, session: session.id, err: (err as Error).message }, 'listen: settling failed');
       return null;
@@ -187,11 +206,8 @@ function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string):
   // next minute is held, so no audio is ever received that the hold does not cover.
   const keepHoldAhead = () => {
     if (raising || listenCredits(audioMs) + 1 <= session.held) return;
-    ws.pause();
-    raising = report().finally(() => {
-      raising = null;
-      ws.resume(); // after a failure too: the close handshake needs reading
-    });
+    raising = report().finally(() => (raising = null));
+    pauseReadingUntil(raising);
   };
 
   send({
@@ -200,6 +216,7 @@ function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string):
     language: opened.language,
     encoding: audio.encoding,
     sample_rate: audio.sampleRate,
+    keep_audio: opened.keepAudio,
     request_id: requestId,
   });
 
@@ -229,8 +246,14 @@ function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string):
       return fail(
         new ServiceError('INSUFFICIENT_BALANCE', 'credits_remaining', { message: 'The credits held for this stream are used up.' }),
       );
+    if (kept?.failure)
+      return fail(new ServiceError('SERVICE_UNAVAILABLE', 'keep_audio', { message: 'The audio could not be kept; start a new stream.' }));
     audioMs += ms;
     recognizer.send(bytes);
+    if (kept) {
+      kept.append(bytes);
+      if (kept.backlog >= 2) pauseReadingUntil(kept.settled());
+    }
     keepHoldAhead();
   });
   // A client that goes away ends the stream at once: nothing more is decoded, the audio received is charged.

@@ -50,7 +50,15 @@ export interface ListenSession {
  */
 export async function openListenSession(
   db: Db,
-  args: { workspaceId: string; plan: PlanId; limit: number; language: string | null; tokenId?: string },
+  args: {
+    workspaceId: string;
+    plan: PlanId;
+    limit: number;
+    language: string | null;
+    tokenId?: string;
+    encoding?: string;
+    keepAudio?: boolean;
+  },
 ): Promise<ListenSession> {
   assertPlanStreams(args.plan);
   await settleStaleListenSessions(db, args.workspaceId);
@@ -70,8 +78,10 @@ export async function openListenSession(
       detail: 'credits_remaining',
     });
     await tx.$executeRaw`
-      INSERT INTO listen_sessions (id, workspace_id, hold_id, token_id, language)
-      VALUES (${id}::uuid, ${args.workspaceId}::uuid, ${hold!}::uuid, ${args.tokenId ?? null}::uuid, ${args.language})`;
+      INSERT INTO listen_sessions (id, workspace_id, hold_id, token_id, language, encoding, keep_audio, audio_expires_at)
+      VALUES (${id}::uuid, ${args.workspaceId}::uuid, ${hold!}::uuid, ${args.tokenId ?? null}::uuid, ${args.language},
+              ${args.encoding ?? 'pcm_s16le'}, ${args.keepAudio ?? false},
+              CASE WHEN ${args.keepAudio ?? false} THEN now() + make_interval(days => ${PLANS[args.plan].retentionDays}) END)`;
     return hold!;
   });
   return { id, holdId, held: LISTEN_HOLD_AHEAD_CREDITS };

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { ErrorObjectSchema, Uuid } from './common';
+import { DateTime, ErrorObjectSchema, Uuid } from './common';
 import { Bcp47Tag } from './jobs';
 
 // Real-time transcription (GET /v1/listen, a WebSocket): the upgrade's query, the messages both ways and the
@@ -34,6 +34,15 @@ export const ListenQuery = z
         type: 'integer',
         description: `Samples a second: ${LISTEN_SAMPLE_RATE} for pcm_s16le, ${OPUS_SAMPLE_RATE} for opus (an Opus stream decodes at ${OPUS_SAMPLE_RATE / 1000} kHz whatever it was made from). Optional: it is checked against the encoding when given.`,
       }),
+    keep_audio: z
+      .enum(['true', 'false'])
+      .transform((v) => v === 'true')
+      .default(false)
+      .openapi({
+        type: 'boolean',
+        description:
+          "Keep the audio received, to download afterwards from `GET /v1/listen/sessions/{id}/audio` (WAV for pcm_s16le, Ogg Opus for opus) until the plan's transcript retention ends or it is deleted. Free. Default false: the audio is not kept.",
+      }),
     token: z.string().min(1).max(512).optional().openapi({
       description: 'A browser token from POST /v1/listen/tokens, instead of an Authorization header (browsers cannot send one).',
     }),
@@ -63,6 +72,7 @@ export const ListenSessionMessage = z
       .number()
       .int()
       .openapi({ description: `${LISTEN_SAMPLE_RATE} for pcm_s16le, ${OPUS_SAMPLE_RATE} for opus.` }),
+    keep_audio: z.boolean().openapi({ description: 'The audio is being kept (`keep_audio=true`).' }),
     request_id: z.string(),
   })
   .openapi('ListenSessionMessage', { description: 'The first message: the stream is open and audio may be sent.' });
@@ -102,3 +112,30 @@ export const ListenServerMessage = z
   .discriminatedUnion('type', [ListenSessionMessage, ListenPartialMessage, ListenFinalMessage, ListenClosedMessage, ListenErrorMessage])
   .openapi('ListenServerMessage', { description: 'Any message GET /v1/listen sends, by its `type`.' });
 export type ListenServerMessage = z.infer<typeof ListenServerMessage>;
+
+// ----------------------------------------------------------------------------------------------- the stream's record
+
+export const ListenSessionResource = z
+  .object({
+    id: Uuid,
+    status: z.enum(['active', 'ended']),
+    language: z.string().nullable().openapi({ description: 'As asked; null: detected.' }),
+    encoding: z.enum(LISTEN_ENCODINGS),
+    audio_seconds: z.number().openapi({ description: 'Audio received (while active: as last reported, every few seconds).' }),
+    credits_charged: z.number().int(),
+    started_at: DateTime,
+    ended_at: DateTime.nullable(),
+    audio: z
+      .object({
+        content_type: z
+          .enum(['audio/wav', 'audio/ogg'])
+          .openapi({ description: 'audio/wav for pcm_s16le, audio/ogg (Ogg Opus) for opus.' }),
+        bytes: z.number().int().openapi({ description: 'The audio as received (the file adds its container).' }),
+        url: z.string().openapi({ description: 'GET it with the same credentials: /v1/listen/sessions/{id}/audio.' }),
+        expires_at: DateTime,
+      })
+      .nullable()
+      .openapi({ description: 'The kept audio; null when the stream did not ask to keep it, or it was deleted or has expired.' }),
+  })
+  .openapi('ListenSessionResource', { description: 'A real-time stream: what it received and was charged, and its kept audio.' });
+export type ListenSessionResource = z.infer<typeof ListenSessionResource>;

@@ -129,7 +129,8 @@ class LiveTest(unittest.TestCase):
         self.assertEqual((caught.exception.status, caught.exception.code), (422, "LANGUAGE_UNSUPPORTED"))
 
     def test_a_stream_ended_by_an_error_raises_it_after_its_messages(self) -> None:
-        with self.client.listen(language="en", encoding="opus") as stream:
+        with self.client.listen(language="en", encoding="opus", keep_audio=True) as stream:
+            self.assertEqual((stream.session["encoding"], stream.session["keep_audio"]), ("opus", True))
             stream.send(bytes([(1 << 3) | 3, 0]))  # a code-3 Opus packet of zero frames
             with self.assertRaises(TranscriptApiError) as caught:
                 list(stream)

@@ -174,14 +174,17 @@ class TranscriptClient:
 
     # ------------------------------------------------------------------ real time
 
-    def listen(self, *, language: str | None = None, encoding: Literal["pcm_s16le", "opus"] | None = None) -> ListenStream:
+    def listen(
+        self, *, language: str | None = None, encoding: Literal["pcm_s16le", "opus"] | None = None, keep_audio: bool = False
+    ) -> ListenStream:
         """Real-time transcription: opens GET /v1/listen with a one-use token minted by the API key and returns the
         open stream (see ListenStream). A refused stream raises TranscriptApiError with the service's reason (a
         WebSocket never sees a refused upgrade's status, so the plain GET, which runs the same checks, is asked); a
-        busy recognizer is tried again like any retryable error. Needs the ``websockets`` package."""
+        busy recognizer is tried again like any retryable error. ``keep_audio`` keeps the audio, to download from
+        GET /v1/listen/sessions/{id}/audio once the stream ends. Needs the ``websockets`` package."""
         from websockets.exceptions import InvalidHandshake
 
-        params = {k: v for k, v in {"language": language, "encoding": encoding}.items() if v}
+        params = {k: v for k, v in {"language": language, "encoding": encoding, "keep_audio": "true" if keep_audio else None}.items() if v}
         attempt = 0
         while True:
             token = self.request("POST", "/v1/listen/tokens")["token"]

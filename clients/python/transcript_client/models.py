@@ -13,6 +13,7 @@ class ListenSessionMessage(TypedDict):
     language: str | None
     encoding: Literal['pcm_s16le', 'opus']
     sample_rate: int
+    keep_audio: bool
     request_id: str
 
 
@@ -558,6 +559,25 @@ class Moment(TypedDict):
 class ListenToken(TypedDict):
     token: str
     expires_at: str
+
+
+class ListenSessionResourceAudio(TypedDict):
+    content_type: Literal['audio/wav', 'audio/ogg']
+    bytes: int
+    url: str
+    expires_at: str
+
+
+class ListenSessionResource(TypedDict):
+    id: str
+    status: Literal['active', 'ended']
+    language: str | None
+    encoding: Literal['pcm_s16le', 'opus']
+    audio_seconds: float
+    credits_charged: int
+    started_at: str
+    ended_at: str | None
+    audio: ListenSessionResourceAudio | None
 
 
 class BatchItem(TypedDict):

@@ -97,16 +97,22 @@ export interface ListenOptions {
   language?: string;
   /** `pcm_s16le` (the default): 16 kHz 16-bit mono PCM. `opus`: one Opus packet a `send`, as WebCodecs' AudioEncoder gives them. */
   encoding?: 'pcm_s16le' | 'opus';
+  /** Keep the audio, to download from GET /v1/listen/sessions/{id}/audio once the stream ends. */
+  keepAudio?: boolean;
 }
 
-export function listenQuery(opts: ListenOptions): { language?: string; encoding?: 'pcm_s16le' | 'opus' } {
-  return { ...(opts.language ? { language: opts.language } : {}), ...(opts.encoding ? { encoding: opts.encoding } : {}) };
+export function listenQuery(opts: ListenOptions): { language?: string; encoding?: 'pcm_s16le' | 'opus'; keep_audio?: true } {
+  return {
+    ...(opts.language ? { language: opts.language } : {}),
+    ...(opts.encoding ? { encoding: opts.encoding } : {}),
+    ...(opts.keepAudio ? { keep_audio: true as const } : {}),
+  };
 }
 
 export function listenUrl(baseUrl: string, token: string, opts: ListenOptions = {}): string {
   const url = new URL(`${baseUrl}/v1/listen`);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   url.searchParams.set('token', token);
-  for (const [key, value] of Object.entries(listenQuery(opts))) url.searchParams.set(key, value);
+  for (const [key, value] of Object.entries(listenQuery(opts))) url.searchParams.set(key, String(value));
   return url.toString();
 }

@@ -517,7 +517,7 @@ export interface paths {
      * Real-time transcription (WebSocket)
      * @description Open with `Upgrade: websocket`. Send audio as binary messages (16-bit little-endian mono PCM at 16 kHz, at most 64 KiB each, about 0.1 s a message keeps latency low; or with `encoding=opus` one Opus packet a message, as the AudioEncoder of WebCodecs makes them, billed by the duration the packets say) and `{"type":"stop"}` when it ends; receive `session`, then `partial` segments while an utterance is spoken and one `final` when it ends (a 0.5 s pause), and `closed` with the charge. The messages are described in the AsyncAPI document at `/asyncapi.json`.
      *
-     *     Authentication: `Authorization: Bearer <API_KEY>` (scope `jobs:write`), or `?token=` from `POST /v1/listen/tokens` for a browser, which cannot send that header. Needs a paid plan. At most `LISTEN_STREAMS_PER_WORKSPACE` streams (default 2) of a workspace run at once: another answers 429 RATE_LIMITED naming `streams_per_workspace=N`. Price: AI transcription's 2 credits a minute, counted by the second of audio received and rounded up to whole credits (1 credit = 30 s), no minimum; a minute's credits are held ahead while the stream runs, and a stream whose next minute cannot be held gets an `error` message (INSUFFICIENT_BALANCE) and ends. At most 2 hours of audio a stream. The audio is not kept.
+     *     Authentication: `Authorization: Bearer <API_KEY>` (scope `jobs:write`), or `?token=` from `POST /v1/listen/tokens` for a browser, which cannot send that header. Needs a paid plan. At most `LISTEN_STREAMS_PER_WORKSPACE` streams (default 2) of a workspace run at once: another answers 429 RATE_LIMITED naming `streams_per_workspace=N`. Price: AI transcription's 2 credits a minute, counted by the second of audio received and rounded up to whole credits (1 credit = 30 s), no minimum; a minute's credits are held ahead while the stream runs, and a stream whose next minute cannot be held gets an `error` message (INSUFFICIENT_BALANCE) and ends. At most 2 hours of audio a stream. The audio is not kept unless `keep_audio=true` asks for it (free; downloaded from `GET /v1/listen/sessions/{id}/audio` once the stream ends, until the plan's transcript retention ends or it is deleted).
      *
      *     Refusals come before the upgrade, as HTTP answers in the error envelope. A GET without `Upgrade: websocket` runs the same checks without holding anything and answers the same refusal, or 426 UPGRADE_REQUIRED when a stream would be accepted now (a browser, which never sees a refused upgrade's status, learns the reason this way; a recognizer with no free slot is found only by the upgrade). A browser token is not used up by it.
      *
@@ -549,6 +549,56 @@ export interface paths {
      */
     post: operations['createListenToken'];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/listen/sessions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A real-time stream
+     * @description A stream of this workspace (its id is in the `session` message): whether it runs, the audio received and the credits charged, and its kept audio when it was opened with `keep_audio=true`.
+     *
+     *     Requires the `jobs:read` scope. Counts against the plan's reads per minute.
+     */
+    get: operations['getListenSession'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/listen/sessions/{id}/audio': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A stream’s kept audio
+     * @description The audio of an ended stream opened with `keep_audio=true`, as received: WAV (16 kHz 16-bit mono) for pcm_s16le, Ogg Opus for opus, whole, named in `Content-Disposition`. 404 `NOT_FOUND` naming `audio` when it was not kept, was deleted or has expired; 409 `CONFLICT` naming `status` while the stream runs.
+     *
+     *     Requires the `jobs:read` scope. Counts against the plan's reads per minute.
+     */
+    get: operations['getListenAudio'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a stream’s kept audio
+     * @description Hidden at once and removed from storage; the stream’s record (seconds, charge) stays. 404 `NOT_FOUND` naming `audio` when it was not kept; 409 `CONFLICT` while the stream runs. Deleting again answers 204.
+     *
+     *     Requires the `jobs:write` scope.
+     */
+    delete: operations['deleteListenAudio'];
     options?: never;
     head?: never;
     patch?: never;
@@ -944,6 +994,8 @@ export interface components {
       encoding: 'pcm_s16le' | 'opus';
       /** @description 16000 for pcm_s16le, 48000 for opus. */
       sample_rate: number;
+      /** @description The audio is being kept (`keep_audio=true`). */
+      keep_audio: boolean;
       request_id: string;
     };
     /** @description What is heard so far of the utterance being spoken; replaced by the next. */
@@ -1844,6 +1896,47 @@ export interface components {
        * @description It must open its stream by then (60 s).
        */
       expires_at: string;
+    };
+    /** @description A real-time stream: what it received and was charged, and its kept audio. */
+    ListenSessionResource: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      status: 'active' | 'ended';
+      /** @description As asked; null: detected. */
+      language: string | null;
+      /** @enum {string} */
+      encoding: 'pcm_s16le' | 'opus';
+      /** @description Audio received (while active: as last reported, every few seconds). */
+      audio_seconds: number;
+      credits_charged: number;
+      /**
+       * Format: date-time
+       * @description UTC ISO 8601
+       */
+      started_at: string;
+      /**
+       * Format: date-time
+       * @description UTC ISO 8601
+       */
+      ended_at: string | null;
+      /** @description The kept audio; null when the stream did not ask to keep it, or it was deleted or has expired. */
+      audio: {
+        /**
+         * @description audio/wav for pcm_s16le, audio/ogg (Ogg Opus) for opus.
+         * @enum {string}
+         */
+        content_type: 'audio/wav' | 'audio/ogg';
+        /** @description The audio as received (the file adds its container). */
+        bytes: number;
+        /** @description GET it with the same credentials: /v1/listen/sessions/{id}/audio. */
+        url: string;
+        /**
+         * Format: date-time
+         * @description UTC ISO 8601
+         */
+        expires_at: string;
+      } | null;
     };
     /** @description Status rule: `queued` while no item has started; `processing` while any item is not final; once all are final: `succeeded` if all succeeded, `failed` if none succeeded and at least one failed, `cancelled` if all were cancelled, otherwise `partial_success`. */
     Batch: {
@@ -4580,6 +4673,8 @@ export interface operations {
         encoding?: 'pcm_s16le' | 'opus';
         /** @description Samples a second: 16000 for pcm_s16le, 48000 for opus (an Opus stream decodes at 48 kHz whatever it was made from). Optional: it is checked against the encoding when given. */
         sample_rate?: number;
+        /** @description Keep the audio received, to download afterwards from `GET /v1/listen/sessions/{id}/audio` (WAV for pcm_s16le, Ogg Opus for opus) until the plan's transcript retention ends or it is deleted. Free. Default false: the audio is not kept. */
+        keep_audio?: boolean;
         /** @description A browser token from POST /v1/listen/tokens, instead of an Authorization header (browsers cannot send one). */
         token?: string;
       };
@@ -4726,6 +4821,289 @@ export interface operations {
       };
       /** @description Error envelope. Codes: RATE_LIMITED. */
       429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INTERNAL_ERROR. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  getListenSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The stream. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListenSessionResource'];
+        };
+      };
+      /** @description Error envelope. Codes: UNAUTHENTICATED. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: NOT_FOUND. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INVALID_REQUEST. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: RATE_LIMITED. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INTERNAL_ERROR. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  getListenAudio: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The audio. */
+      200: {
+        headers: {
+          /** @description attachment with the download filename */
+          'Content-Disposition'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'audio/wav': string;
+          'audio/ogg': string;
+        };
+      };
+      /** @description Error envelope. Codes: UNAUTHENTICATED. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: NOT_FOUND. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: CONFLICT. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INVALID_REQUEST. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: RATE_LIMITED. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INTERNAL_ERROR. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: SERVICE_UNAVAILABLE. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+    };
+  };
+  deleteListenAudio: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error envelope. Codes: UNAUTHENTICATED. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: FORBIDDEN, EMAIL_UNVERIFIED. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: NOT_FOUND. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: CONFLICT. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: PAYLOAD_TOO_LARGE. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: UNSUPPORTED_MEDIA_TYPE. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'];
+        };
+      };
+      /** @description Error envelope. Codes: INVALID_REQUEST. */
+      422: {
         headers: {
           [name: string]: unknown;
         };

@@ -94,8 +94,9 @@ describe('against the live service', { skip: !live && 'needs TRANSCRIPT_API_URL 
   });
 
   it('opens an Opus stream when asked: the session says so, and an Opus packet is taken', async () => {
-    const stream = await client.listen({ language: 'en', encoding: 'opus' });
+    const stream = await client.listen({ language: 'en', encoding: 'opus', keepAudio: true });
     assert.equal(stream.session.encoding, 'opus');
+    assert.equal(stream.session.keep_audio, true);
     assert.equal(stream.session.sample_rate, 48000);
     stream.send(new Uint8Array([0xf8, 0xff, 0xfe])); // one 20 ms CELT frame of silence
     stream.stop();
