@@ -17,7 +17,7 @@ import { transcriptBody } from '../api/dashboard/views-transcript';
 import { toErrorObject } from '../core/errors';
 import type { TranscriptView } from '../domain/transcripts/read';
 import { Prisma } from '../prisma/generated/client';
-import { HOLD_PLAYER, launchChromium, SCREENSHOT_DIR, screenshots, seriousA11yViolations } from './support/browser';
+import { HOLD_PLAYER, launchChromium, SCREENSHOT_DIR, screenshots, seriousA11yViolations, until } from './support/browser';
 import { bearer, createWorkspace, uniqueEmail, type TestWorkspace } from './support/harness';
 import {
   activityDepsFor,
@@ -837,18 +837,6 @@ describe("the transcript page's player", () => {
     }
   });
 });
-
-/**
- * Polls an expression in the page until it is true. Playwright's waitForFunction evaluates its predicate
- * with eval inside the page, which the dashboard's CSP (no 'unsafe-eval') refuses; evaluate does not.
- */
-async function until(page: Page, expression: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms: ${expression}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('units', () => {
   it('marks the CSRF cookie Secure, HttpOnly and SameSite=Strict in production', () => {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium, seriousA11yViolations } from './support/browser';
+import { launchChromium, seriousA11yViolations, until } from './support/browser';
 import { createWorkspace } from './support/harness';
 import { startListeningJobStack, type JobStack } from './support/job-stack';
 import { evalClips, score } from './support/asr-eval';
@@ -42,15 +42,6 @@ afterAll(async () => {
   await listening?.close();
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
-
-/** Polls an expression in the page (the CSP refuses Playwright's eval-based waitForFunction). */
-async function until(page: Page, expression: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms: ${expression}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function signedIn(plan: 'pro' | 'trial'): Promise<{ context: BrowserContext; page: Page; workspaceId: string }> {
   const ws = await createWorkspace(stack.api.deps, { plan });

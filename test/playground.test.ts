@@ -8,7 +8,7 @@ import request from 'supertest';
 import { createApiKey } from '../domain/accounts/accounts';
 import { SCOPES } from '../domain/accounts/principal';
 import { DASHBOARD_CSP, playgroundHeaders } from '../api/dashboard/headers';
-import { launchChromium, seriousA11yViolations, screenshots } from './support/browser';
+import { launchChromium, seriousA11yViolations, screenshots, until } from './support/browser';
 import { createWorkspace, uniqueEmail } from './support/harness';
 import { startListeningJobStack, videositeCaptionRoutes, VIDEO_URL, type JobStack } from './support/job-stack';
 import { twoVoiceWav } from './support/voices';
@@ -43,15 +43,6 @@ afterAll(async () => {
 afterEach(() => stack?.origin.setRoutes(videositeCaptionRoutes()));
 
 const textOf = async (l: Locator) => ((await l.textContent()) ?? '').replace(/\s+/g, ' ').trim();
-
-/** Polls an expression in the page (the CSP refuses Playwright's eval-based waitForFunction). */
-async function until(page: Page, expression: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await page.evaluate(expression))) {
-    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms: ${expression}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function check(page: Page, name: string) {
   await page.waitForLoadState('load');

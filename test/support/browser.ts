@@ -73,3 +73,15 @@ export function HOLD_PLAYER(selector: string): void {
     return Promise.resolve();
   };
 }
+
+/**
+ * Polls an expression in the page until it is true. Playwright's waitForFunction evaluates its predicate with eval
+ * inside the page, which the dashboard's CSP (no 'unsafe-eval') refuses; evaluate does not.
+ */
+export async function until(page: Page, expression: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms: ${expression}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
