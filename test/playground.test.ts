@@ -54,7 +54,7 @@ async function check(page: Page, name: string) {
 /** The playground's alert once it says something (a refusal arrives after the request). */
 async function alertText(page: Page): Promise<string> {
   await until(page, "document.querySelector('[data-error]').textContent.trim() !== ''", 10_000);
-  return textOf(page.getByRole('alert'));
+  return textOf(page.locator('#playground').getByRole('alert'));
 }
 
 const code = (page: Page, lang: 'curl' | 'typescript' | 'python') => page.locator(`[data-code="${lang}"]`).textContent();
