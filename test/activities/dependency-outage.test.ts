@@ -58,16 +58,20 @@ describe('an activity whose database does not answer', () => {
 
   it('fails the attempt with the real error when the database stays away until its timeout is near', async () => {
     await proxy.cut();
-    const started = Date.now();
-    // start-to-close 7 s: the wait ends 5 s before, after about 2 s.
-    const failure = await attemptEnv(7_000)
-      .run(() => asActivity(selectOne))
-      .catch((err: unknown) => err);
+    // start-to-close 7 s: the waiting must end by 5 s before it, 2 s after the attempt started.
+    const env = attemptEnv(7_000);
+    const giveUpAt = env.context.info.currentAttemptScheduledTimestampMs + 2_000;
+    const tries: number[] = [];
+    const failure = await env.run(() => asActivity(() => (tries.push(Date.now()), selectOne()))).catch((err: unknown) => err);
+    const gaveUp = Date.now();
     expect(failure).not.toBeInstanceOf(ApplicationFailure);
     expect(String((failure as Error).message)).toMatch(/reach database server|ECONNREFUSED|connection/i);
-    // It waited (0.25 + 0.5 + 1 s between tries), and gave up before the attempt's own timeout would have ended it.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_750);
-    expect(Date.now() - started).toBeLessThan(7_000);
+    // It tried again in the same attempt (waiting 0.25 s, then 0.5 s, doubling), and stopped only when the next wait
+    // would have ended past the give-up time. How many tries fit depends on how long each takes on a loaded
+    // machine (a run saw 1.3 s where 1.75 s was asserted); the rule does not.
+    expect(tries.length).toBeGreaterThanOrEqual(2);
+    const nextWait = Math.min(250 * 2 ** (tries.length - 1), 2_000);
+    expect(gaveUp + nextWait).toBeGreaterThan(giveUpAt);
   });
 
   it('is not waited for in a local activity: its own retry policy (inside the workflow task) decides', async () => {
