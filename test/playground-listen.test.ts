@@ -59,12 +59,13 @@ async function signedIn(plan: 'pro' | 'trial'): Promise<{ context: BrowserContex
 
 const text = (page: Page, selector: string) => page.locator(selector).evaluate((el) => (el.textContent ?? '').replace(/\s+/g, ' ').trim());
 
-test('the microphone, transcribed as it speaks: partials, then finals that read as the recording, then the charge', async () => {
+test('the microphone, transcribed as it speaks: partials, then finals that read as the recording, then the charge and the kept audio', async () => {
   const { context, page, workspaceId } = await signedIn('pro');
   try {
     const before = await stack.api.deps.db.creditAccount.findUniqueOrThrow({ where: { workspaceId } });
     expect(await seriousA11yViolations(page)).toEqual([]);
     await page.getByLabel('Language you will speak (optional)').fill('en');
+    await page.getByLabel(/Keep the audio/).check();
     // Partials are seen as they replace each other: the page keeps none of them.
     await page.evaluate(`window.__partials = [];
       new MutationObserver(() => { const t = document.querySelector('[data-listen-partial]').textContent; if (t) window.__partials.push(t); })
@@ -94,6 +95,15 @@ test('the microphone, transcribed as it speaks: partials, then finals that read 
     const after = await stack.api.deps.db.creditAccount.findUniqueOrThrow({ where: { workspaceId } });
     expect(after.reserved).toBe(before.reserved);
     expect(before.periodCredits - after.periodCredits).toBe(Number(credits));
+
+    // The kept audio downloads from the page with the session: a WAV of what the microphone sent.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the audio' }).click()]);
+    const wav = fs.readFileSync((await download.path())!);
+    expect(download.suggestedFilename()).toMatch(/^stream-[0-9a-f]{8}\.wav$/);
+    expect(wav.toString('latin1', 0, 4)).toBe('RIFF');
+    expect(wav.readUInt32LE(24)).toBe(16_000);
+    expect(wav.length - 44).toBe(session.audioBytes);
+    expect(session.audioBytes).toBe(session.audioMs * 32);
   } finally {
     await context.close();
   }

@@ -269,6 +269,10 @@ function listenSection(facts: PlaygroundFacts): SafeHtml {
       />`,
       'A language tag such as en. Leave it empty to detect it from the first sentence.',
     )}
+    <label class="check"
+      ><input type="checkbox" id="pg-listen-keep" /> Keep the audio, to download it afterwards (free; kept as long as your plan keeps
+      transcripts)</label
+    >
     <div class="actions">
       <button type="button" data-listen-start ${facts.aiAllowed ? '' : html`disabled aria-describedby="pg-listen-paid-hint"`}>
         Start listening
@@ -281,5 +285,6 @@ function listenSection(facts: PlaygroundFacts): SafeHtml {
       <ol data-listen-finals></ol>
       <p data-listen-partial class="partial" aria-live="off"></p>
     </div>
+    <p data-listen-download hidden><a data-listen-audio href="/dashboard/new" download>Download the audio</a></p>
   </section>`;
 }

@@ -92,6 +92,9 @@ export function mountListen(root: HTMLElement, csrf: string): void {
   const errorBox = required(root, '[data-listen-error]', HTMLElement);
   const finals = required(root, '[data-listen-finals]', HTMLOListElement);
   const partial = required(root, '[data-listen-partial]', HTMLElement);
+  const keep = required(root, '#pg-listen-keep', HTMLInputElement);
+  const download = required(root, '[data-listen-download]', HTMLElement);
+  const audioLink = required(root, '[data-listen-audio]', HTMLAnchorElement);
 
   let current: { ws: WebSocket; capture: Capture } | null = null;
   const fail = (text: string) => {
@@ -120,6 +123,7 @@ export function mountListen(root: HTMLElement, csrf: string): void {
     errorBox.textContent = '';
     finals.replaceChildren();
     partial.textContent = '';
+    download.hidden = true;
     status.textContent = 'Asking for the microphone…';
     let capture: Capture;
     try {
@@ -142,6 +146,8 @@ export function mountListen(root: HTMLElement, csrf: string): void {
     address.protocol = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
     address.searchParams.set('token', token);
     if (language.value.trim()) address.searchParams.set('language', language.value.trim());
+    const keepAudio = keep.checked;
+    if (keepAudio) address.searchParams.set('keep_audio', 'true');
 
     const ws = new WebSocket(address);
     current = { ws, capture };
@@ -150,11 +156,13 @@ export function mountListen(root: HTMLElement, csrf: string): void {
     capture.onChunk = (pcm) => early.push(pcm);
     let opened = false;
     let closedMessage = false;
+    let sessionId = '';
     ws.onmessage = (e: MessageEvent) => {
       if (typeof e.data !== 'string') return;
       const m = JSON.parse(e.data) as ServerMessage;
       if (m.type === 'session') {
         opened = true;
+        sessionId = m.id;
         stop.disabled = false;
         status.textContent = 'Listening: speak now.';
         for (const pcm of early.splice(0)) ws.send(pcm);
@@ -176,6 +184,11 @@ export function mountListen(root: HTMLElement, csrf: string): void {
       } else if (m.type === 'closed') {
         closedMessage = true;
         status.textContent = `Stopped: ${m.audio_seconds} s of audio, ${m.credits_charged} ${m.credits_charged === 1 ? 'credit' : 'credits'}.`;
+        // The kept audio is ready once the stream has ended (GET /v1/listen/sessions/{id}/audio, with the session).
+        if (keepAudio && m.audio_seconds > 0) {
+          audioLink.href = `/v1/listen/sessions/${encodeURIComponent(sessionId)}/audio`;
+          download.hidden = false;
+        }
       }
     };
     ws.onclose = () => {
