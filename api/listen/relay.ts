@@ -230,7 +230,7 @@ function relay(ws: WebSocket, opened: Opened, deps: AppDeps, requestId: string):
       );
     }
     const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
-    // An empty message carries no audio; passed on, it would read as the end of the audio (an empty frame).
+    // An empty message carries no audio (in either encoding: an empty Opus packet is not one).
     if (bytes.length === 0) return;
     if (bytes.length > MAX_LISTEN_FRAME_BYTES)
       return fail(

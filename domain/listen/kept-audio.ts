@@ -123,7 +123,7 @@ export async function listenSessionView(db: Db, workspaceId: string, sessionId: 
     status: row.active ? 'active' : 'ended',
     language: row.language,
     encoding: row.encoding,
-    audio_seconds: Math.round(row.audio_ms) / 1000,
+    audio_seconds: row.audio_ms / 1000,
     credits_charged: row.credits_charged,
     started_at: row.started_at.toISOString(),
     ended_at: row.ended_at?.toISOString() ?? null,

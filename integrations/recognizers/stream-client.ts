@@ -94,6 +94,7 @@ class StreamConnection extends EventEmitter implements RecognizerStream {
   }
 
   send(audio: Buffer): void {
+    if (audio.length === 0) return; // an empty frame is the protocol's end of the audio: finish() sends it
     const head = Buffer.alloc(4);
     head.writeUInt32BE(audio.length);
     this.socket.write(Buffer.concat([head, audio]));

@@ -55,6 +55,16 @@ class StreamPort(unittest.IsolatedAsyncioTestCase):
         first = json.loads(await asyncio.wait_for(reader.readline(), 30))
         return reader, writer, first
 
+    async def first_answer_once_free(self) -> dict:
+        """The port's first answer to a new stream, asked again for up to 5 s while every slot is busy."""
+        for _ in range(100):
+            _r, w, answer = await self.open()
+            w.close()
+            if answer["type"] == "ready":
+                break
+            await asyncio.sleep(0.05)
+        return answer
+
     @staticmethod
     def frame(pcm: bytes) -> bytes:
         return struct.pack(">I", len(pcm)) + pcm
@@ -77,13 +87,8 @@ class StreamPort(unittest.IsolatedAsyncioTestCase):
         end = json.loads(await asyncio.wait_for(r1.readline(), 30))
         self.assertEqual(end, {"type": "end", "audio_seconds": 1.0})
         w1.close()
-        for _ in range(100):  # the slot is given back once the stream's thread has stopped
-            _r3, w3, third = await self.open()
-            w3.close()
-            if third["type"] == "ready":
-                break
-            await asyncio.sleep(0.05)
-        self.assertEqual(third, {"type": "ready"})
+        # The slot is given back once the stream's thread has stopped.
+        self.assertEqual(await self.first_answer_once_free(), {"type": "ready"})
 
     async def test_a_peer_that_drops_mid_stream_gives_its_slot_back(self):
         _r1, w1, first = await self.open()
@@ -91,13 +96,7 @@ class StreamPort(unittest.IsolatedAsyncioTestCase):
         w1.write(self.frame(bytes(16000)))
         await w1.drain()
         w1.close()
-        for _ in range(100):
-            _r, w, answer = await self.open()
-            w.close()
-            if answer["type"] == "ready":
-                break
-            await asyncio.sleep(0.05)
-        self.assertEqual(answer["type"], "ready")
+        self.assertEqual((await self.first_answer_once_free())["type"], "ready")
 
     async def test_a_frame_larger_than_the_limit_ends_the_stream_with_an_error(self):
         r, w, _first = await self.open()
@@ -125,13 +124,7 @@ class StreamPort(unittest.IsolatedAsyncioTestCase):
             # The connection is closed after the error: audio still sent has nowhere to go, and no `end` follows.
             self.assertEqual(await asyncio.wait_for(r.read(), 30), b"")
             w.close()
-        for _ in range(100):
-            _r, w2, answer = await self.open()
-            w2.close()
-            if answer["type"] == "ready":
-                break
-            await asyncio.sleep(0.05)
-        self.assertEqual(answer["type"], "ready")
+        self.assertEqual((await self.first_answer_once_free())["type"], "ready")
 
     @unittest.skipUnless(ASR_EVAL.is_dir(), f"no asr-eval clips at {ASR_EVAL}")
     async def test_opus_packets_of_real_speech_are_heard_as_the_recording_for_as_long_as_they_say(self):

@@ -3,17 +3,13 @@
 // the session and the CSRF token: a WebSocket carries no Authorization header, and the service opens no stream
 // on a cookie), then the WebSocket; the audio is 16 kHz PCM from listen-worklet.ts; partials show as they come,
 // finals stay. A refused upgrade is explained by the plain GET of the same address, which answers the refusal.
+import { api, refused, showRefusal, type Refusal } from './api';
 import { clock, required } from './dom';
 
-interface ErrorObject {
-  code?: string;
-  message?: string;
-  details?: { detail?: string };
-}
 type ServerMessage =
   | { type: 'session'; id: string; language: string | null }
   | { type: 'partial' | 'final'; start: number; end: number; text: string; language: string }
-  | { type: 'error'; error: ErrorObject; request_id?: string }
+  | { type: 'error'; error: NonNullable<Refusal['error']>; request_id?: string }
   | { type: 'closed'; audio_seconds: number; credits_charged: number };
 
 /** The microphone as 0.1 s chunks of 16 kHz PCM, until closed. */
@@ -21,9 +17,6 @@ interface Capture {
   onChunk: (pcm: ArrayBuffer) => void;
   close(): void;
 }
-
-const describe = (error: ErrorObject | undefined, fallback: string): string =>
-  error?.message ? `${error.message}${error.code ? ` (${error.code})` : ''}` : fallback;
 
 async function openMicrophone(): Promise<Capture> {
   const media = await navigator.mediaDevices.getUserMedia({
@@ -60,27 +53,13 @@ async function openMicrophone(): Promise<Capture> {
   }
 }
 
-async function mintToken(csrf: string): Promise<string> {
-  const r = await fetch('/v1/listen/tokens', {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: { accept: 'application/json', 'x-csrf-token': csrf },
-  });
-  const body = (await r.json().catch(() => null)) as { token?: string; error?: ErrorObject } | null;
-  if (!r.ok || !body?.token) throw new Error(describe(body?.error, `The service answered HTTP ${r.status}.`));
-  return body.token;
-}
-
 /** Why an upgrade was refused: the plain GET runs the same checks and answers the refusal in the envelope. */
-async function refusalOf(address: URL): Promise<string> {
-  const plain = new URL(address);
-  plain.protocol = plain.protocol === 'wss:' ? 'https:' : 'http:';
+async function refusalOf(csrf: string, address: URL): Promise<Refusal> {
   try {
-    const r = await fetch(plain, { credentials: 'omit', headers: { accept: 'application/json' } });
-    const body = (await r.json().catch(() => null)) as { error?: ErrorObject } | null;
-    return describe(body?.error, 'The stream could not be opened.');
-  } catch {
-    return 'The stream could not be opened: check the connection.';
+    await api(csrf, 'GET', address.pathname + address.search);
+    return refused('The stream could not be opened.');
+  } catch (err) {
+    return err instanceof TypeError ? refused('The stream could not be opened: check the connection.') : (err as Refusal);
   }
 }
 
@@ -97,10 +76,7 @@ export function mountListen(root: HTMLElement, csrf: string): void {
   const audioLink = required(root, '[data-listen-audio]', HTMLAnchorElement);
 
   let current: { ws: WebSocket; capture: Capture } | null = null;
-  const fail = (text: string) => {
-    errorBox.textContent = text;
-    errorBox.focus();
-  };
+  const fail = (err: Refusal) => showRefusal(errorBox, err);
   const idle = () => {
     current = null;
     start.disabled = false;
@@ -130,16 +106,16 @@ export function mountListen(root: HTMLElement, csrf: string): void {
       capture = await openMicrophone();
     } catch (err) {
       status.textContent = '';
-      fail(`The browser gave no microphone: ${(err as Error).message || 'permission refused'}.`);
+      fail(refused(`The browser gave no microphone: ${(err as Error).message || 'permission refused'}.`));
       return idle();
     }
     let token: string;
     try {
-      token = await mintToken(csrf);
+      token = (await api<{ token: string }>(csrf, 'POST', '/v1/listen/tokens')).body.token;
     } catch (err) {
       capture.close();
       status.textContent = '';
-      fail((err as Error).message);
+      fail(err as Refusal);
       return idle();
     }
     const address = new URL('/v1/listen', window.location.href);
@@ -180,7 +156,7 @@ export function mountListen(root: HTMLElement, csrf: string): void {
         finals.append(item);
         partial.textContent = '';
       } else if (m.type === 'error') {
-        fail(describe(m.error, 'The stream failed.'));
+        fail({ error: m.error, request_id: m.request_id });
       } else if (m.type === 'closed') {
         closedMessage = true;
         status.textContent = `Stopped: ${m.audio_seconds} s of audio, ${m.credits_charged} ${m.credits_charged === 1 ? 'credit' : 'credits'}.`;
@@ -197,7 +173,7 @@ export function mountListen(root: HTMLElement, csrf: string): void {
       idle();
       if (!opened) {
         status.textContent = '';
-        void refusalOf(address).then(fail);
+        void refusalOf(csrf, address).then(fail);
       } else if (!closedMessage) status.textContent = 'The stream ended.';
     };
   }

@@ -3,16 +3,11 @@
 // of a measured upload and fills max_credits with it, shows the same request as curl, TypeScript and Python,
 // then submits and opens the job's page, which follows the job live. It calls the public API with the
 // session cookie and the page's CSRF token, as an integration would with a key.
+import { api, refused, showRefusal, type Refusal } from './api';
 import { attr, clock, closest, required } from './dom';
 import { mountListen } from './listen';
 import { requestCode, type JobRequest } from './request-code';
 
-/** The error envelope of the API (or one this page makes up in its shape). */
-interface Refusal {
-  error?: { code?: string; message?: string; details?: { detail?: string } };
-  request_id?: string;
-  message?: string;
-}
 interface UploadSlot {
   id: string;
   signed_upload_url: string;
@@ -43,29 +38,6 @@ const MEDIA_TYPES: Record<string, string> = {
   webm: 'video/webm',
   mp4: 'video/mp4',
 };
-
-const refused = (message: string): Refusal => ({ error: { message } });
-
-/** A JSON call of the public API with the session; rejects with the error envelope. */
-async function api<T>(csrf: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const h: Record<string, string> = { accept: 'application/json', 'x-csrf-token': csrf, ...headers };
-  if (body !== undefined) h['content-type'] = 'application/json';
-  const r = await fetch(path, {
-    method,
-    credentials: 'same-origin',
-    headers: h,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  let data: unknown;
-  try {
-    data = text ? JSON.parse(text) : null;
-  } catch {
-    data = refused(`The service answered HTTP ${r.status}.`);
-  }
-  if (!r.ok) throw (data ?? refused(`The service answered HTTP ${r.status}.`)) as Refusal;
-  return { status: r.status, body: data as T };
-}
 
 /** PUT to the signed URL with progress: XMLHttpRequest reports upload progress, fetch does not. */
 function put(url: string, file: File, contentType: string, onProgress: (percent: number) => void): Promise<void> {
@@ -215,23 +187,7 @@ function playground(form: HTMLFormElement): void {
     showCode();
   };
 
-  const showError = (err: Refusal | null): void => {
-    errorBox.textContent = '';
-    if (!err) return;
-    const p = document.createElement('p');
-    p.className = 'error';
-    const e = err.error ?? {};
-    p.textContent = e.message || err.message || 'That did not work.';
-    if (e.details?.detail) p.textContent += ` (${e.details.detail})`;
-    errorBox.appendChild(p);
-    if (e.code || err.request_id) {
-      const q = document.createElement('p');
-      q.className = 'hint';
-      q.textContent = (e.code ? `Code ${e.code}` : '') + (err.request_id ? ` · request id ${err.request_id}` : '');
-      errorBox.appendChild(q);
-    }
-    errorBox.focus();
-  };
+  const showError = (err: Refusal | null): void => showRefusal(errorBox, err);
 
   const setUploadStatus = (text: string, percent?: number): void => {
     uploadStatus.textContent = text;
