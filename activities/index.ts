@@ -7,6 +7,7 @@ import { createCaptionActivities } from './captions';
 import { createDiscoveryActivities, type DiscoveryDeps } from './discoveries';
 import type { CaptionSources } from '../integrations/platforms/types';
 import { createJobStateActivities } from './job-state';
+import { createLiveActivities } from './live';
 import type { RecognitionActivities } from './recognition';
 import type { ChapterActivities } from './chapters';
 import type { SummaryActivities } from './summaries';
@@ -48,6 +49,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCaptionActivities(db, deps.captions, deps.personalData),
     ...createDiscoveryActivities(db, deps.discoveries),
     ...createTranscriptionActivities({ db, store, ...deps.transcription, personalData: deps.personalData }),
+    ...createLiveActivities({ db, store, directLinkPolicy: deps.transcription.directLinkPolicy }),
     ...createAlignmentActivities({ db, store, recognizer: deps.transcription.recognizer, personalData: deps.personalData }),
     ...createUploadActivities(db, store),
     ...createRetentionActivities(db, store),

@@ -48,12 +48,14 @@ export interface AsrStack {
   jobStage(jobId: string): Promise<{ stage: string | null; status: string }>;
   /** Uploads and submits without waiting: the job's id, and when POST /v1/jobs was sent (performance.now()). */
   submit(file: string, opts?: { language?: string; profile?: 'standard' | 'fast' }): Promise<{ id: string; postedAt: number }>;
+  /** Submits a link (a live stream's HLS playlist) without waiting: the job's id, and when POST /v1/jobs was sent. */
+  submitLink(url: string, opts?: { language?: string }): Promise<{ id: string; postedAt: number }>;
   /** GET /v1/jobs/{id}/segments?after=&wait= as a client reads a growing transcript. */
   readSegments(
     jobId: string,
     after: number,
     waitSeconds: number,
-  ): Promise<{ status: string; segments: Array<{ seq: number; text: string }>; next_after: number }>;
+  ): Promise<{ status: string; segments: Array<{ seq: number; start: number; end: number; text: string }>; next_after: number }>;
   /** Waits until the job is final; `ms` counts from `postedAt`. */
   waitJob(jobId: string, postedAt: number): Promise<JobRun>;
   close(): Promise<void>;
@@ -152,6 +154,16 @@ export async function startAsrStack(opts: {
     },
     transcribe,
     submit,
+    async submitLink(url, o = {}) {
+      const postedAt = performance.now();
+      const res = await request(api.app)
+        .post('/v1/jobs')
+        .set(bearer(ws.apiKey))
+        .set('Idempotency-Key', randomUUID())
+        .send({ source: { url }, mode: 'transcribe', ...(o.language ? { language: o.language } : {}) });
+      if (res.status !== 202) throw new Error(`submit answered ${res.status}: ${JSON.stringify(res.body)}`);
+      return { id: (res.body as { id: string }).id, postedAt };
+    },
     waitJob,
     async readSegments(jobId, after, waitSeconds) {
       const res = await request(api.app).get(`/v1/jobs/${jobId}/segments`).query({ after, wait: waitSeconds }).set(bearer(ws.apiKey));

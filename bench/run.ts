@@ -20,6 +20,7 @@ import { RESULTS_FILE, withKeptSections, writeBlock } from './results-file';
 import { acceptSection } from './sections/accept';
 import { asrSection } from './sections/asr';
 import { growingSection } from './sections/growing';
+import { liveSection } from './sections/live';
 import { streamingSection } from './sections/streaming';
 import { cachedSection } from './sections/cached';
 import { captionSection } from './sections/caption';
@@ -48,6 +49,7 @@ const SECTIONS: BenchSection[] = [
   webhooksSection,
   asrSection,
   growingSection,
+  liveSection,
   streamingSection,
   exportsSection,
   mcpSection,

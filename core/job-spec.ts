@@ -44,6 +44,11 @@ export const JobSpecShape = z.object({
     .nullable()
     .describe('The language the transcript is translated into (a canonical BCP 47 tag); null when none was asked for.'),
   summarize: z.boolean(),
+  max_duration_s: z
+    .number()
+    .int()
+    .nullable()
+    .describe('A live job (an HLS playlist): the most media seconds followed before it ends; null for any other source.'),
 });
 export type JobSpec = z.infer<typeof JobSpecShape>;
 
@@ -66,4 +71,5 @@ export const JOB_SPEC_DEFAULTS: Omit<JobSpec, 'mode'> = {
   redacted_audio: false,
   translate_to: null,
   summarize: false,
+  max_duration_s: null,
 };

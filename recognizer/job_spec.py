@@ -34,3 +34,4 @@ class JobSpec:
     )
     translate_to: str | None = None
     summarize: bool = False
+    max_duration_s: int | None = None

@@ -87,6 +87,7 @@ describe('OpenAPI document', () => {
         'caption_preference',
         'language',
         'max_credits',
+        'max_duration_s',
         'metadata',
         'mode',
         'profile',
@@ -108,6 +109,7 @@ describe('OpenAPI document', () => {
       ].sort(),
     );
     expect(job.properties.caption_languages.maxItems).toBe(5);
+    expect(job.properties.max_duration_s).toMatchObject({ type: 'integer', minimum: 10, maximum: 43200 });
     // Issue 25's fields and their bounds, as the API checks them.
     expect(job.properties.vocabulary).toMatchObject({ maxItems: 100, items: { minLength: 1, maxLength: 50 } });
     // A pattern is what a client validates with: the vocabulary's takes a real term and refuses a control

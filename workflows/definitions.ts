@@ -1,5 +1,6 @@
 import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { LiveCursor, LiveEnd } from '../core/live';
 import type { ErrorObject } from '../core/errors';
 import type { JobSpec } from '../core/job-spec';
 // Names shared by the API (client side) and the worker: task queues, workflow
@@ -19,6 +20,8 @@ export const workflowIds = {
   languageDiscovery: (id: string) => `language-discovery-${id}`,
   /** One backfill per index version: started once by the workers (worker/schedules.ts). */
   searchBackfill: (version: number) => `search-index-backfill-v${version}`,
+  /** A live job's follower of its stream (a child of the job's workflow, continued as new as it goes). */
+  liveStream: (jobId: string) => `live-${jobId}`,
 };
 
 /** Automatic retry of retryable errors (growing delays). */
@@ -202,6 +205,7 @@ export function planWithSpec(plan: JobPlan | PlanBeforeSpec): JobPlan {
       redacted_audio: false,
       translate_to: null,
       summarize: false,
+      max_duration_s: null,
     },
   };
 }
@@ -220,6 +224,32 @@ export const cancelUpdate = defineUpdate<CancelResult, []>('cancel');
  * would be refused (then the job finishes as it would have).
  */
 export const cancelRequestSignal = defineSignal<[]>('cancelRequest');
+
+/** A live job's follower: stop fetching, make what waits the last piece, and end (a cancel of the live job). */
+export const stopLiveSignal = defineSignal<[]>('stopLive');
+
+/** One recognised piece of a live stream: where it is in the job's media time and its raw result. */
+export interface LivePieceDone {
+  startMs: number;
+  endMs: number;
+  resultKey: string;
+}
+
+/** The follower's state, handed from run to run (continue-as-new). */
+export interface LiveStreamInput {
+  plan: JobPlan;
+  cursor: LiveCursor;
+  pieces: LivePieceDone[];
+  /** A stop asked before this run (signals are not carried over by continue-as-new). */
+  stop: boolean;
+}
+
+export interface LiveStreamOutcome {
+  pieces: LivePieceDone[];
+  ended: LiveEnd;
+  /** Media the playlist slid past before it was fetched. */
+  missedMs: number;
+}
 
 export const TRANSCRIPT_PURGE_WORKFLOW = 'purgeTranscriptWorkflow';
 export const RETENTION_SCHEDULE_ID = 'transcript-retention';
@@ -385,7 +415,7 @@ export function discoveryStartMetadata(d: DiscoveryFacts): { staticSummary: stri
 /** Whose event a webhook delivery carries, for its summary and search attributes. */
 export interface WebhookFacts {
   workspaceId: string | null;
-  /** job.succeeded, job.failed, batch.completed. */
+  /** job.succeeded, job.failed, batch.completed, job.live_started. */
   type: string;
   jobId: string | null;
   batchId: string | null;

@@ -1,10 +1,10 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure } from '@temporalio/workflow';
 import { ERROR_CATALOGUE, isErrorCode, toErrorObject, type ErrorObject } from '../core/errors';
 
-/** The job's error object from a failed activity: the catalogue code it carried, or INTERNAL_ERROR. */
+/** The job's error object from a failed activity (or a child workflow's, a live job's follower): the catalogue code it carried, or INTERNAL_ERROR. */
 export function errorFromFailure(err: unknown): ErrorObject {
   let cause: unknown = err;
-  while (cause instanceof ActivityFailure) cause = cause.cause;
+  while (cause instanceof ActivityFailure || cause instanceof ChildWorkflowFailure) cause = cause.cause;
   if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) {
     const detail = (cause.details?.[0] as string | null | undefined) ?? undefined;
     return toErrorObject(cause.type, detail, cause.message || ERROR_CATALOGUE[cause.type].message);
@@ -15,6 +15,6 @@ export function errorFromFailure(err: unknown): ErrorObject {
 
 export function failureCode(err: unknown): string | undefined {
   let cause: unknown = err;
-  while (cause instanceof ActivityFailure) cause = cause.cause;
+  while (cause instanceof ActivityFailure || cause instanceof ChildWorkflowFailure) cause = cause.cause;
   return cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined;
 }

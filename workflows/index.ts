@@ -7,3 +7,4 @@ export { purgeTranscriptWorkflow, retentionSweepWorkflow } from './retention';
 export { discoveryWorkflow } from './discovery';
 export { monthlyGrantsWorkflow } from './billing';
 export { searchEmbeddingFollowerWorkflow, searchIndexBackfillWorkflow } from './search';
+export { liveStreamWorkflow } from './live';

@@ -7,10 +7,13 @@ import {
   proxyActivities,
   patched,
   proxyLocalActivities,
+  getExternalWorkflowHandle,
   setHandler,
+  startChild,
   TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
+import { FIRST_LIVE_CURSOR } from '../core/live';
 import type { Activities } from '../activities';
 import type { ErrorObject } from '../core/errors';
 import {
@@ -33,7 +36,10 @@ import {
   type JobStage,
   type PlanBeforeSpec,
   type JobWorkflowInput,
+  stopLiveSignal,
+  workflowIds,
 } from './definitions';
+import { liveStreamWorkflow } from './live';
 import { errorFromFailure, failureCode } from './failures';
 import { OperatorView } from './operator-view';
 import { deliverEvent } from './webhook';
@@ -116,11 +122,18 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   track.answerQueries();
   const pipeline = new CancellationScope();
 
+  // A live job that follows its stream is not cancelled but stopped: what was heard becomes its transcript.
+  let stopLive: (() => Promise<void>) | null = null;
+  const cancelOrStop = async () => {
+    if (stopLive) return stopLive();
+    cancelRequested = true;
+    pipeline.cancel();
+  };
+
   setHandler(
     cancelUpdate,
     async () => {
-      cancelRequested = true;
-      pipeline.cancel();
+      await cancelOrStop();
       await condition(() => finished);
       return { cancelled: true };
     },
@@ -142,8 +155,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   // The same decision for a cancel the API accepted without an answer (202): refused ones are dropped and the job finishes.
   setHandler(cancelRequestSignal, () => {
     if (finished || track.view.cancelRefusal || cancelRequested) return;
-    cancelRequested = true;
-    pipeline.cancel();
+    void cancelOrStop();
   });
 
   let providerCalledBack = false;
@@ -153,6 +165,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
 
   /** AI transcription: measure, price, then recognise (pieces in parallel, or the cloud provider). */
   async function transcribe(plan: JobPlan): Promise<{ transcriptId: string; charge: number; billingKind: 'ai_transcription' }> {
+    if (plan.platform === 'hls') return transcribeLive(plan);
     await enterStage('acquire_audio');
     track.move('processing', 'acquire_audio', `acquiring the audio of ${plan.platform} ${plan.mediaId}.`);
     const embedded = plan.recognizer !== 'cloud' && plan.spec.align_text_chars === null;
@@ -258,6 +271,61 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
         : null;
       ({ transcriptId } = await media.storeRecognition(plan, results, pieces, audio.durationMs, speakersKey));
     }
+    return { transcriptId, charge: cost, billingKind: 'ai_transcription' };
+  }
+
+  /**
+   * A live stream (an HLS playlist): followed by a child workflow (workflows/live.ts) that publishes each piece's
+   * segments as it is recognised and holds the credits minute by minute; a cancel meanwhile stops it, and what was
+   * heard becomes the transcript, charged for the started minutes it spans. A stop before anything was heard
+   * cancels the job (nothing charged).
+   */
+  async function transcribeLive(plan: JobPlan): Promise<{ transcriptId: string; charge: number; billingKind: 'ai_transcription' }> {
+    await state.markAsrStarted(jobId);
+    await enterStage('wait_asr');
+    track.move(
+      'processing',
+      'wait_asr',
+      `following the live stream ${plan.sourceUrl} (its details: workflow ${workflowIds.liveStream(jobId)}).`,
+    );
+    const follower = await startChild(liveStreamWorkflow, {
+      workflowId: workflowIds.liveStream(jobId),
+      args: [{ plan, cursor: FIRST_LIVE_CURSOR, pieces: [], stop: false }],
+    });
+    let stopAsked = false;
+    stopLive = async () => {
+      if (stopAsked) return;
+      stopAsked = true;
+      track.note('stopping the live stream: what was heard so far becomes the transcript.');
+      // By id alone: the signal reaches the follower's current run, however often it continued as new.
+      await getExternalWorkflowHandle(follower.workflowId).signal(stopLiveSignal);
+    };
+    const followed = await follower.result();
+    stopLive = null;
+    track.refuseCancel('stage=finalize');
+    const { pieces } = followed;
+    if (pieces.length === 0 && followed.ended === 'stopped') {
+      cancelRequested = true;
+      pipeline.cancel();
+    }
+    const durationMs = pieces.at(-1)?.endMs ?? 0;
+    const { cost } = await state.reserveTranscriptionCredits(plan, durationMs);
+    const resultKeys = pieces.map((p) => p.resultKey);
+    const spans = pieces.map((p) => ({ startMs: p.startMs, endMs: p.endMs }));
+    track.move(
+      'processing',
+      'finalize',
+      `the live stream ${followed.ended}: writing the transcript of ${Math.round(durationMs / 1000)} s.`,
+    );
+    const speakersKey =
+      plan.spec.speaker_labels && pieces.length > 0
+        ? await recognition(plan).labelSpeakers.executeWithOptions({ summary: `speakers of ${pieces.length} live piece(s)` }, [
+            plan,
+            resultKeys,
+            spans.map((p) => p.startMs / 1000),
+          ])
+        : null;
+    const { transcriptId } = await media.storeRecognition(plan, resultKeys, spans, durationMs, speakersKey);
     return { transcriptId, charge: cost, billingKind: 'ai_transcription' };
   }
 

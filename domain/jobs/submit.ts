@@ -142,15 +142,30 @@ export async function resolveJobSource(
       title: null,
     };
   }
-  const mediaOnly = source.platform === 'upload' || source.platform === 'direct';
+  const live = source.platform === 'hls';
+  const mediaOnly = source.platform === 'upload' || source.platform === 'direct' || live;
   if (source.platform === 'photosocial' && !settings.photosocialEnabled) {
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('source.url'), { message: 'photosocial sources are switched off.' });
   }
   if (mediaOnly && spec.mode !== 'transcribe') {
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('mode'), {
-      message: `Uploads and direct links have no captions; use mode transcribe.`,
+      message: live
+        ? 'A live stream is transcribed as it airs: use mode transcribe.'
+        : `Uploads and direct links have no captions; use mode transcribe.`,
     });
   }
+  if (spec.max_duration_s !== null && !live)
+    throw new ServiceError('INVALID_REQUEST', at('max_duration_s'), {
+      message: 'max_duration_s applies to live streams only: a link to an HLS playlist (.m3u8).',
+    });
+  if (live && spec.align_text_chars !== null)
+    throw new ServiceError('CAPABILITY_UNAVAILABLE', at('align_text'), {
+      message: 'A live stream has no text to align yet: align_text needs an upload or a direct link.',
+    });
+  if (live && spec.redacted_audio)
+    throw new ServiceError('CAPABILITY_UNAVAILABLE', at('redacted_audio'), {
+      message: 'A live stream is heard once and not kept: a redacted copy of the audio needs an upload or a direct link.',
+    });
   if (spec.chapters && !settings.chaptersEnabled)
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('chapters'), {
       message: 'Chapters are not available on this deployment (no sentence embedding model is installed).',
@@ -195,7 +210,7 @@ export async function resolveJobSource(
     }
   }
   // Last: the only check that may need the network (DNS), after every rule that does not.
-  if (source.platform === 'direct' && settings.addressPolicy) {
+  if ((source.platform === 'direct' || live) && settings.addressPolicy) {
     try {
       await assertSafeUrl(source.sourceUrl!, settings.addressPolicy);
     } catch (err) {
@@ -251,7 +266,11 @@ export function jobRowData(
     canonicalUrl: row.source.canonicalUrl,
     title: cached?.title ?? row.source.title,
     uploadId: row.source.uploadId,
-    reuseKey: reuseKey({ platform: row.source.platform, mediaId: row.source.mediaId, spec, alignText }),
+    // A live stream is never the same media twice: its key is its own, so no transcript answers it and it answers none.
+    reuseKey:
+      row.source.platform === 'hls'
+        ? `live:${row.id}`
+        : reuseKey({ platform: row.source.platform, mediaId: row.source.mediaId, spec, alignText }),
     resultId: cached?.transcriptId ?? null,
     billingKind: cached ? ('cached' as const) : spec.mode === 'transcribe' ? ('ai_transcription' as const) : ('captions' as const),
     creditsReserved: hold,

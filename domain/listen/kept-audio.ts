@@ -1,3 +1,4 @@
+import { pcmWavHeader } from '../../integrations/media/wav';
 import { Readable } from 'node:stream';
 import { ServiceError } from '../../core/errors';
 import type { ObjectStore } from '../../integrations/storage/object-store';
@@ -180,19 +181,7 @@ async function* packetsOf(chunks: AsyncIterable<Buffer>): AsyncGenerator<{ packe
 }
 
 async function* withWavHeader(dataBytes: number, chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + dataBytes, 4);
-  header.write('WAVEfmt ', 8, 'latin1');
-  header.writeUInt32LE(16, 16); // the fmt chunk's size
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(LISTEN_SAMPLE_RATE, 24);
-  header.writeUInt32LE(LISTEN_SAMPLE_RATE * 2, 28); // bytes a second
-  header.writeUInt16LE(2, 32); // bytes a frame
-  header.writeUInt16LE(16, 34); // bits a sample
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(dataBytes, 40);
+  const header = pcmWavHeader(dataBytes, LISTEN_SAMPLE_RATE);
   yield header;
   yield* chunks;
 }

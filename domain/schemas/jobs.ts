@@ -5,6 +5,8 @@ import { primaryLanguage } from '../../integrations/recognizers/types';
 import { PII_TYPES, RULE_PII_TYPES, type PiiType } from '../transcripts/redaction';
 import { ErrorObjectSchema, queryInteger, Uuid, DateTime } from './common';
 import { CAPTION_PREFERENCES, JOB_SPEC_DEFAULTS, JobSpecShape, MODES, RECOGNITION_PROFILES, type JobSpec } from '../../core/job-spec';
+import { isHlsPlaylistLink } from '../../integrations/platforms/links';
+import { DEFAULT_LIVE_DURATION_S, MAX_LIVE_DURATION_S, MIN_LIVE_DURATION_S } from '../jobs/live';
 
 // Job request and job object: one schema validates POST /v1/jobs and each batch
 // item, gives the handler its type and writes the OpenAPI component.
@@ -182,9 +184,18 @@ export const JobRequestSchema = z
       .describe(
         "Any mode: the transcript gets `summary`: a few sentences (`text`), `key_points`, and with `chapters: true` a sentence for each chapter, written in the transcript's language by a language model (the operator's OpenAI-compatible endpoint, or the embedded Qwen2.5-Coder-1.5B-Instruct on CPU). A summary says only what the transcript says: a sentence, point or chapter sentence that names a name or a number the transcript does not hold is dropped (a chapter's becomes null). Written from the stored transcript, so `redact_pii` and the clean-up options apply to what the model reads. About a minute for a 10-minute talk on the embedded model; transcripts longer than about 900 words are read by chapter (or by tenth), each from its start. Default false (`summary: null`). Free of charge. Refused with 422 `CAPABILITY_UNAVAILABLE` naming `summarize` where the deployment has no language model.",
       ),
+    max_duration_s: z
+      .number()
+      .int()
+      .min(MIN_LIVE_DURATION_S)
+      .max(MAX_LIVE_DURATION_S)
+      .optional()
+      .describe(
+        `A live stream (an HLS playlist link: a path ending in .m3u8, live or event): the job follows the playlist as it airs and ends when the playlist ends (EXT-X-ENDLIST), when it is cancelled, or after this many seconds of media, whichever comes first. ${MIN_LIVE_DURATION_S} to ${MAX_LIVE_DURATION_S}; default ${DEFAULT_LIVE_DURATION_S} (two hours, what the default max_credits pays for). For any other source: 422 INVALID_REQUEST naming max_duration_s.`,
+      ),
     webhook_endpoint_id: Uuid.optional().openapi({
       description:
-        'An enabled webhook endpoint of this workspace; it receives `job.succeeded` or `job.failed` when the job finishes, also when a retained transcript answers the request at once (200, `billing.kind: cached`).',
+        "An enabled webhook endpoint of this workspace; it receives `job.succeeded` or `job.failed` when the job finishes, also when a retained transcript answers the request at once (200, `billing.kind: cached`). A live job (an HLS playlist) also sends `job.live_started` once, when the first piece of its stream goes to the recognizer (`result_id` null); the job's end is its `job.succeeded` or `job.failed`.",
     }),
     metadata: MetadataSchema.optional(),
   })
@@ -244,6 +255,9 @@ export function jobSpecOf(req: JobRequest): JobSpec {
     ...given,
     vocabulary: [...new Set(req.vocabulary ?? [])],
     align_text_chars: req.align_text === undefined ? null : Array.from(req.align_text).length,
+    // Written out for a live stream only: no other job has a duration to stop at.
+    max_duration_s:
+      req.max_duration_s ?? (req.source.url !== undefined && isHlsPlaylistLink(req.source.url) ? DEFAULT_LIVE_DURATION_S : null),
     translate_to: req.translate_to === undefined ? null : canonicalTag(req.translate_to),
     // In one order, so the same kinds are the same spec (and reuse key) however they were listed.
     redact_pii_types: req.redact_pii
@@ -254,7 +268,7 @@ export function jobSpecOf(req: JobRequest): JobSpec {
 
 export const JOB_STATUSES = ['queued', 'processing', 'awaiting_provider', 'succeeded', 'failed', 'cancelled'] as const;
 export const STAGES = JOB_STAGES;
-export const PLATFORMS = ['videosite', 'shortvideo', 'photosocial', 'upload', 'direct'] as const;
+export const PLATFORMS = ['videosite', 'shortvideo', 'photosocial', 'upload', 'direct', 'hls'] as const;
 
 export const JobProgressSchema = z
   .object({
@@ -276,7 +290,10 @@ export const JobSchema = z
       kind: z.enum(['captions', 'ai_transcription', 'cached']),
     }),
     source: z.object({
-      platform: z.enum(PLATFORMS),
+      platform: z.enum(PLATFORMS).openapi({
+        description:
+          '`upload` for an uploaded file; `direct` for any other https link to a media file; `hls` for a link to an HLS playlist (a path ending in .m3u8): a live job, followed as it airs (`max_duration_s`).',
+      }),
       media_id: z.string(),
       canonical_url: z.string().nullable(),
       title: z.string().nullable(),
@@ -287,7 +304,7 @@ export const JobSchema = z
     batch_id: Uuid.nullable(),
     progress: JobProgressSchema.nullable().openapi({
       description:
-        'How much of the media is transcribed, from its start: null until the media is measured (captions jobs never measure it). A running AI job advances as each piece of the recording is recognised, earliest first; its segments so far are at `GET /v1/jobs/{id}/segments` and `/events`. A succeeded job has all of it.',
+        'How much of the media is transcribed, from its start: null until the media is measured (captions jobs never measure it). A running AI job advances as each piece of the recording is recognised, earliest first; its segments so far are at `GET /v1/jobs/{id}/segments` and `/events`. A succeeded job has all of it. A running live job (`source.platform` `hls`) counts the media heard so far as its total.',
     }),
     retry: z.object({ attempt: z.number().int(), last_error: ErrorObjectSchema }).nullable().openapi({
       description:

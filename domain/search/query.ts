@@ -382,7 +382,7 @@ function momentLink(r: Row, keys: { secretsKey: string; baseUrl: string }, works
   const second = Math.floor(r.start);
   if (r.platform === 'videosite') return `${videositeCanonicalUrl(r.media_id)}&t=${second}`;
   if (r.platform === 'upload') return `${signedMediaLink(keys.secretsKey, keys.baseUrl, workspaceId, r.transcript_id).url}#t=${second}`;
-  if (r.platform === 'direct') return null;
+  if (r.platform === 'direct' || r.platform === 'hls') return null;
   return r.canonical_url;
 }
 

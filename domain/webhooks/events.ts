@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Tx } from '../db';
 import { ServiceError, type ErrorObject } from '../../core/errors';
 
-export type EventType = 'job.succeeded' | 'job.failed' | 'batch.completed';
+/** `job.live_started`: a live job (an HLS playlist) began to transcribe its stream; its end is job.succeeded or job.failed. */
+export type EventType = 'job.succeeded' | 'job.failed' | 'batch.completed' | 'job.live_started';
 
 export interface EventBody {
   event_id: string;
@@ -91,6 +92,30 @@ export function recordJobEvent(
     resultId: outcome.type === 'job.succeeded' ? outcome.resultId : null,
     metadata: (job.metadata ?? {}) as Record<string, string>,
     error: outcome.type === 'job.failed' ? outcome.error : null,
+  });
+}
+
+/**
+ * A live job's `job.live_started` to the endpoint the job names: recorded once (its own subject key), when the
+ * follower cut the stream's first piece. Null when the job names no enabled endpoint.
+ */
+export async function recordLiveStartedEvent(db: Db, jobId: string): Promise<string | null> {
+  return db.$transaction(async (tx) => {
+    const job = await tx.job.findUniqueOrThrow({
+      where: { id: jobId },
+      select: { id: true, workspaceId: true, webhookEndpointId: true, batchId: true, metadata: true },
+    });
+    return recordEvent(tx, {
+      workspaceId: job.workspaceId,
+      endpointId: job.webhookEndpointId,
+      type: 'job.live_started',
+      subjectKey: `job-live-started:${job.id}`,
+      jobId: job.id,
+      batchId: job.batchId,
+      resultId: null,
+      metadata: (job.metadata ?? {}) as Record<string, string>,
+      error: null,
+    });
   });
 }
 

@@ -6,7 +6,14 @@ import { pipeline } from 'node:stream/promises';
 import { errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { ServiceError } from '../../core/errors';
 import { MAX_MEDIA_BYTES } from '../storage/object-store';
-import { isMediaContentType, sniffMedia, SNIFF_BYTES, type MediaFormat } from '../storage/sniff-media';
+import {
+  isHlsPlaylistContentType,
+  isHlsPlaylistHead,
+  isMediaContentType,
+  sniffMedia,
+  SNIFF_BYTES,
+  type MediaFormat,
+} from '../storage/sniff-media';
 import { pinnedDispatcher } from './pinned-dispatcher';
 import { checkUrl, type AddressPolicy, type CheckedUrl } from './url-guard';
 
@@ -35,6 +42,8 @@ export interface SafeFetchOptions extends AddressPolicy {
   userAgent?: string;
   /** Tests only: CA (PEM) of a self-signed loopback https server. */
   caForTests?: string | Buffer;
+  /** An HLS playlist is fetched, not media: its Content-Type and first line are checked as a playlist's. */
+  playlist?: boolean;
 }
 
 export interface SafeFetchResult {
@@ -42,8 +51,8 @@ export interface SafeFetchResult {
   bytes: number;
   /** The Content-Type header of the final answer, if any. */
   contentType: string | null;
-  /** What the first bytes say. */
-  format: MediaFormat;
+  /** What the first bytes say (`hls` for a playlist fetched with `playlist: true`). */
+  format: MediaFormat | 'hls';
   /** The URL that answered, after redirects. */
   finalUrl: string;
   /** URLs that redirected, in order. */
@@ -111,7 +120,9 @@ async function send(
       signal,
       headers: {
         'user-agent': opts.userAgent ?? USER_AGENT,
-        accept: 'audio/*, video/*, application/octet-stream;q=0.9, */*;q=0.1',
+        accept: opts.playlist
+          ? 'application/vnd.apple.mpegurl, audio/mpegurl;q=0.9, */*;q=0.1'
+          : 'audio/*, video/*, application/octet-stream;q=0.9, */*;q=0.1',
         // Sizes are limited on the bytes stored; a compressed body would make the limit meaningless.
         'accept-encoding': 'identity',
       },
@@ -160,9 +171,11 @@ async function saveBody(
     discard(res);
     throw new ServiceError('FILE_TOO_LARGE', `${host} announces ${declared} bytes; the limit is ${opts.maxBytes}`);
   }
-  if (contentType !== null && !isMediaContentType(contentType)) {
+  const kindOk = opts.playlist ? isHlsPlaylistContentType : isMediaContentType;
+  if (contentType !== null && !kindOk(contentType)) {
     discard(res);
-    throw new ServiceError('UNSUPPORTED_MEDIA', `${host} serves ${contentType.split(';')[0]!.trim()}, not audio or video`);
+    const what = opts.playlist ? 'an HLS playlist' : 'audio or video';
+    throw new ServiceError('UNSUPPORTED_MEDIA', `${host} serves ${contentType.split(';')[0]!.trim()}, not ${what}`);
   }
   if (encoding !== 'identity' && encoding !== '') {
     discard(res);
@@ -172,9 +185,15 @@ async function saveBody(
   const part = `${opts.toFile}.${randomUUID().slice(0, 8)}.part`;
   let bytes = 0;
   let head = Buffer.alloc(0);
-  let format: MediaFormat | null = null;
+  let format: MediaFormat | 'hls' | null = null;
+  const sniff = (bytes: Buffer) => (opts.playlist ? (isHlsPlaylistHead(bytes) ? 'hls' : null) : sniffMedia(bytes));
   const sniffFailure = () =>
-    new ServiceError('UNSUPPORTED_MEDIA', `the file at ${host} is not audio or video (its first bytes match no media format)`);
+    new ServiceError(
+      'UNSUPPORTED_MEDIA',
+      opts.playlist
+        ? `the file at ${host} is not an HLS playlist (it does not begin with #EXTM3U)`
+        : `the file at ${host} is not audio or video (its first bytes match no media format)`,
+    );
   const guard = new Transform({
     transform(chunk: Buffer, _enc, done) {
       bytes += chunk.length;
@@ -182,7 +201,7 @@ async function saveBody(
       if (format === null && head.length < SNIFF_BYTES) {
         head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
         if (head.length >= SNIFF_BYTES) {
-          format = sniffMedia(head);
+          format = sniff(head);
           if (!format) return done(sniffFailure());
         }
       }
@@ -190,7 +209,7 @@ async function saveBody(
     },
     flush(done) {
       // Shorter than SNIFF_BYTES: sniff what there is.
-      if (format === null) format = sniffMedia(head);
+      if (format === null) format = sniff(head);
       done(format ? null : sniffFailure());
     },
   });

@@ -48,3 +48,21 @@ export function parseWavHeader(head: Buffer, fileSize: number, name = 'wav'): Wa
   }
   throw new ServiceError('INVALID_MEDIA', `${name}: no fmt/data chunk in the first ${head.length} bytes`);
 }
+
+/** The plain 44-byte header of a 16-bit mono PCM wav holding `dataBytes` of samples at `sampleRate` (16 kHz: the recognizer's input). */
+export function pcmWavHeader(dataBytes: number, sampleRate = 16_000): Buffer {
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'latin1');
+  header.writeUInt32LE(36 + dataBytes, 4);
+  header.write('WAVEfmt ', 8, 'latin1');
+  header.writeUInt32LE(16, 16); // the fmt chunk's size
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * 2, 28); // bytes a second
+  header.writeUInt16LE(2, 32); // bytes a frame
+  header.writeUInt16LE(16, 34); // bits a sample
+  header.write('data', 36, 'latin1');
+  header.writeUInt32LE(dataBytes, 40);
+  return header;
+}

@@ -6,11 +6,11 @@ import { ServiceError } from '../../core/errors';
 // what result reuse ("a repeat of a video with the same options is free") and
 // the job's `source` are built on.
 
-export type LinkPlatform = 'videosite' | 'shortvideo' | 'photosocial' | 'direct';
+export type LinkPlatform = 'videosite' | 'shortvideo' | 'photosocial' | 'direct' | 'hls';
 
 export interface RecognizedLink {
   platform: LinkPlatform;
-  /** videosite: 11-char id; shortvideo: numeric id, or `share:<code>` until resolved; photosocial: shortcode; direct: sha256 hex of canonicalUrl. */
+  /** videosite: 11-char id; shortvideo: numeric id, or `share:<code>` until resolved; photosocial: shortcode; direct and hls: sha256 hex of canonicalUrl. */
   mediaId: string;
   canonicalUrl: string;
   /** True for shortvideo share links: the numeric id is only known after following the redirect (integrations/platforms/shortvideo.ts). */
@@ -140,6 +140,20 @@ function photosocialLink(segments: string[]): RecognizedLink {
   return { platform: 'photosocial', mediaId: code, canonicalUrl: `https://www.instagram.com/p/${code}/`, needsResolve: false };
 }
 
+/** An HLS playlist link: its path ends in .m3u8 (or .m3u), the names RFC 8216 §4 gives playlists. */
+export function isHlsPlaylistPath(url: URL): boolean {
+  return /\.m3u8?$/i.test(url.pathname);
+}
+
+/** Whether `input` is an https link to an HLS playlist (a live job's source); false for anything else, even invalid links. */
+export function isHlsPlaylistLink(input: string): boolean {
+  try {
+    return recognizeLink(input).platform === 'hls';
+  } catch {
+    return false;
+  }
+}
+
 function directLink(url: URL): RecognizedLink {
   // The fragment never reaches the server; everything else (including query
   // order, which signed media URLs depend on) is kept as given.
@@ -148,7 +162,8 @@ function directLink(url: URL): RecognizedLink {
   normalised.hostname = normalised.hostname.replace(/\.$/, '');
   const canonicalUrl = normalised.href;
   const mediaId = createHash('sha256').update(canonicalUrl).digest('hex');
-  return { platform: 'direct', mediaId, canonicalUrl, needsResolve: false };
+  // A playlist is followed as a live stream (a live job), not fetched as one file.
+  return { platform: isHlsPlaylistPath(normalised) ? 'hls' : 'direct', mediaId, canonicalUrl, needsResolve: false };
 }
 
 function isSubdomainOf(host: string, domain: string): boolean {

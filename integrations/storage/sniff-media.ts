@@ -8,7 +8,7 @@ import { mediaTypeEssence } from './object-store';
 // Hand-written rather than the `file-type` package: that one is ESM-only, reads
 // up to 4 KB and knows ~150 formats; we need the handful below from 64 bytes.
 
-export type MediaFormat = 'mp3' | 'aac' | 'wav' | 'mp4' | 'ogg' | 'webm' | 'flac' | 'matroska' | 'quicktime' | 'aiff';
+export type MediaFormat = 'mp3' | 'aac' | 'wav' | 'mp4' | 'ogg' | 'webm' | 'flac' | 'matroska' | 'quicktime' | 'aiff' | 'mpegts';
 
 /** Bytes to read for sniffing. */
 export const SNIFF_BYTES = 64;
@@ -24,6 +24,8 @@ export function sniffMedia(head: Buffer): MediaFormat | null {
   if (head.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WAVE') return 'wav';
   if (head.length >= 12 && ascii(0, 4) === 'FORM' && (ascii(8, 12) === 'AIFF' || ascii(8, 12) === 'AIFC')) return 'aiff';
   if (head.length >= 12 && ascii(4, 8) === 'ftyp') return ascii(8, 12) === 'qt  ' ? 'quicktime' : 'mp4';
+  // A fragment of fragmented MP4 (an HLS or DASH media segment) opens with its segment type or its first fragment.
+  if (head.length >= 8 && (ascii(4, 8) === 'styp' || ascii(4, 8) === 'moof')) return 'mp4';
   if (head.length >= 4 && head.readUInt32BE(0) === 0x1a45dfa3) {
     // EBML header; the DocType element says which Matroska flavour.
     const text = ascii(4, Math.min(head.length, SNIFF_BYTES));
@@ -43,7 +45,30 @@ export function sniffMedia(head: Buffer): MediaFormat | null {
     const layer = (b1 >> 1) & 0x3;
     if ((b1 & 0xe0) === 0xe0 && version !== 1 && layer !== 0 && b2 >> 4 !== 0xf && ((b2 >> 2) & 0x3) !== 3) return 'mp3';
   }
+  // MPEG transport stream (an HLS media segment): 188-byte packets, each opening with the sync byte 0x47; the first
+  // packet without the transport-error flag. A second sync byte is checked where the head reaches it.
+  if (head.length >= 4 && head[0] === 0x47 && (head[1]! & 0x80) === 0 && (head.length <= 188 || head[188] === 0x47)) return 'mpegts';
   return null;
+}
+
+/** The first bytes of an HLS playlist (RFC 8216 §4.3.1.1: the first line is #EXTM3U), after an optional byte order mark. */
+export function isHlsPlaylistHead(head: Buffer): boolean {
+  const text = head.toString('utf8').replace(/^\uFEFF/, '');
+  return text.startsWith('#EXTM3U');
+}
+
+/** The Content-Types an HLS playlist is served with (RFC 8216 §4: the first two; the others are common) or a generic text or binary type. */
+export function isHlsPlaylistContentType(contentType: string): boolean {
+  const t = mediaTypeEssence(contentType);
+  return (
+    t === 'application/vnd.apple.mpegurl' ||
+    t === 'audio/mpegurl' ||
+    t === 'application/x-mpegurl' ||
+    t === 'audio/x-mpegurl' ||
+    t === 'text/plain' ||
+    t === 'application/octet-stream' ||
+    t === 'binary/octet-stream'
+  );
 }
 
 /**
@@ -74,6 +99,8 @@ const FORMATS_BY_TYPE: Record<string, readonly MediaFormat[]> = {
   'video/quicktime': ['quicktime', 'mp4'],
   'audio/aiff': ['aiff'],
   'audio/x-aiff': ['aiff'],
+  'video/mp2t': ['mpegts'],
+  'audio/mp2t': ['mpegts'],
 };
 
 /** Whether a sniffed format fits a declared Content-Type (unknown types fit nothing). */

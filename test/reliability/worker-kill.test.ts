@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -6,12 +6,12 @@ import path from 'node:path';
 import request from 'supertest';
 import { scratchRoot } from '../../integrations/scratch';
 import { LocalDiskObjectStore } from '../../integrations/storage';
-import { freePort, ROOT } from '../../stack/proc';
 import { bearer, createWorkspace, privateDatabase, startTestApi, type TestApi } from '../support/harness';
 import { videositeCaptionRoutes } from '../support/job-stack';
 import { startReplayOrigin, type ReplayOrigin } from '../support/replay-origin';
 import { audioDir, makeSpeech, PARAGRAPHS } from '../support/speech';
 import { reserveAndPut } from '../support/uploads';
+import { killAll, startWorkerProcess } from '../support/worker-process';
 
 // A worker process SIGKILLed in the middle of jobs: caption fetches in flight
 // (the replay origin answers slowly) and AI transcriptions (recognising, or
@@ -37,39 +37,14 @@ const workers: ChildProcess[] = [];
 const taskQueue = `kill-${randomUUID()}`;
 const signingSecret = 'worker-kill-test-upload-signing-secret-0123456789';
 
-/** The real worker entry point (worker/main.ts) as its own process, on this test's queue. */
-async function startWorkerProcess(): Promise<ChildProcess> {
-  // node with tsx as a loader, not the tsx CLI: that runs the program in a child of its own, which a SIGKILL would orphan.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      APP_ENV: 'test',
-      LOG_LEVEL: 'info',
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      DATABASE_URL: databaseUrl,
-      PLATFORM_ORIGIN_OVERRIDE: origin.url,
-      WORKER_METRICS_PORT: String(await freePort()),
-      DATA_DIR: dataDir,
-      UPLOAD_SIGNING_SECRET: signingSecret,
-      TMPDIR: scratchBase,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** The real worker entry point as its own process, on this test's queue. */
+async function startWorker(): Promise<ChildProcess> {
+  const child = await startWorkerProcess({
+    taskQueue,
+    databaseUrl,
+    env: { PLATFORM_ORIGIN_OVERRIDE: origin.url, DATA_DIR: dataDir, UPLOAD_SIGNING_SECRET: signingSecret, TMPDIR: scratchBase },
   });
   workers.push(child);
-  let log = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${log}`)), 60_000);
-    child.stdout!.on('data', (d) => {
-      log += d.toString();
-      if (log.includes('worker running')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.stderr!.on('data', (d) => (log += d.toString()));
-    child.on('exit', (code) => reject(new Error(`worker exited with ${code}:\n${log}`)));
-  });
   return child;
 }
 
@@ -91,11 +66,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(
-    workers
-      .filter((w) => w.exitCode === null && w.signalCode === null)
-      .map((w) => new Promise((r) => (w.once('exit', r), w.kill('SIGKILL')))),
-  );
+  await killAll(workers);
   await api.close();
   await origin.close();
   if (ownDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
@@ -103,7 +74,7 @@ afterAll(async () => {
 });
 
 test(`after a SIGKILLed worker every job is final once, credits exact, within ${RECOVERY_BOUND_MS / 1000} s of the kill`, async () => {
-  const first = await startWorkerProcess();
+  const first = await startWorker();
   const ws = await createWorkspace(api.deps, { plan: 'pro' });
   const before = (await request(api.app).get('/v1/usage').set(bearer(ws.apiKey))).body;
 
@@ -151,7 +122,7 @@ test(`after a SIGKILLed worker every job is final once, credits exact, within ${
   fs.mkdirSync(path.join(killedScratch, 'job-left'), { recursive: true });
   fs.writeFileSync(path.join(killedScratch, 'job-left', 'audio.wav'), Buffer.alloc(64 * 1024));
 
-  const replacement = await startWorkerProcess();
+  const replacement = await startWorker();
   const replacementReady = Date.now();
   expect(fs.existsSync(killedScratch)).toBe(false);
   let final = 0;

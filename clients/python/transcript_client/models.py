@@ -362,7 +362,7 @@ class JobBilling(TypedDict):
 
 
 class JobSource(TypedDict):
-    platform: Literal['videosite', 'shortvideo', 'photosocial', 'upload', 'direct']
+    platform: Literal['videosite', 'shortvideo', 'photosocial', 'upload', 'direct', 'hls']
     media_id: str
     canonical_url: str | None
     title: str | None
@@ -393,6 +393,7 @@ class JobOptions(TypedDict):
     redact_pii_types: list[Literal['person', 'email', 'phone', 'card', 'iban', 'address', 'id']]
     translate_to: str | None
     summarize: bool
+    max_duration_s: int | None
 
 
 class JobProgress(TypedDict):
@@ -436,7 +437,7 @@ class RetryRequest(TypedDict, closed=True):
 
 
 class TranscriptSource(TypedDict):
-    platform: Literal['videosite', 'shortvideo', 'photosocial', 'upload', 'direct']
+    platform: Literal['videosite', 'shortvideo', 'photosocial', 'upload', 'direct', 'hls']
     media_id: str
     canonical_url: str | None
     title: str | None
@@ -536,7 +537,7 @@ class TranscriptDeletion(TypedDict):
 
 
 class MomentSource(TypedDict):
-    platform: Literal['videosite', 'shortvideo', 'photosocial', 'upload', 'direct']
+    platform: Literal['videosite', 'shortvideo', 'photosocial', 'upload', 'direct', 'hls']
     media_id: str
     title: str | None
     canonical_url: str | None
@@ -777,6 +778,7 @@ class JobRequest(TypedDict, closed=True):
     redacted_audio: NotRequired[bool]
     translate_to: NotRequired[str]
     summarize: NotRequired[bool]
+    max_duration_s: NotRequired[int]
     webhook_endpoint_id: NotRequired[str]
     metadata: NotRequired[Metadata]
 

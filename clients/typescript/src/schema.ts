@@ -1502,8 +1502,11 @@ export interface components {
         kind: 'captions' | 'ai_transcription' | 'cached';
       };
       source: {
-        /** @enum {string} */
-        platform: 'videosite' | 'shortvideo' | 'photosocial' | 'upload' | 'direct';
+        /**
+         * @description `upload` for an uploaded file; `direct` for any other https link to a media file; `hls` for a link to an HLS playlist (a path ending in .m3u8): a live job, followed as it airs (`max_duration_s`).
+         * @enum {string}
+         */
+        platform: 'videosite' | 'shortvideo' | 'photosocial' | 'upload' | 'direct' | 'hls';
         media_id: string;
         canonical_url: string | null;
         title: string | null;
@@ -1559,8 +1562,10 @@ export interface components {
       /** @description The language the transcript is translated into (a canonical BCP 47 tag); null when none was asked for. */
       translate_to: string | null;
       summarize: boolean;
+      /** @description A live job (an HLS playlist): the most media seconds followed before it ends; null for any other source. */
+      max_duration_s: number | null;
     };
-    /** @description How much of the media is transcribed, from its start: null until the media is measured (captions jobs never measure it). A running AI job advances as each piece of the recording is recognised, earliest first; its segments so far are at `GET /v1/jobs/{id}/segments` and `/events`. A succeeded job has all of it. */
+    /** @description How much of the media is transcribed, from its start: null until the media is measured (captions jobs never measure it). A running AI job advances as each piece of the recording is recognised, earliest first; its segments so far are at `GET /v1/jobs/{id}/segments` and `/events`. A succeeded job has all of it. A running live job (`source.platform` `hls`) counts the media heard so far as its total. */
     JobProgress: {
       /** @description Media seconds from the start whose segments are published. */
       transcribed_seconds: number;
@@ -1615,9 +1620,11 @@ export interface components {
       translate_to?: string;
       /** @description Any mode: the transcript gets `summary`: a few sentences (`text`), `key_points`, and with `chapters: true` a sentence for each chapter, written in the transcript's language by a language model (the operator's OpenAI-compatible endpoint, or the embedded Qwen2.5-Coder-1.5B-Instruct on CPU). A summary says only what the transcript says: a sentence, point or chapter sentence that names a name or a number the transcript does not hold is dropped (a chapter's becomes null). Written from the stored transcript, so `redact_pii` and the clean-up options apply to what the model reads. About a minute for a 10-minute talk on the embedded model; transcripts longer than about 900 words are read by chapter (or by tenth), each from its start. Default false (`summary: null`). Free of charge. Refused with 422 `CAPABILITY_UNAVAILABLE` naming `summarize` where the deployment has no language model. */
       summarize?: boolean;
+      /** @description A live stream (an HLS playlist link: a path ending in .m3u8, live or event): the job follows the playlist as it airs and ends when the playlist ends (EXT-X-ENDLIST), when it is cancelled, or after this many seconds of media, whichever comes first. 10 to 43200; default 7200 (two hours, what the default max_credits pays for). For any other source: 422 INVALID_REQUEST naming max_duration_s. */
+      max_duration_s?: number;
       /**
        * Format: uuid
-       * @description An enabled webhook endpoint of this workspace; it receives `job.succeeded` or `job.failed` when the job finishes, also when a retained transcript answers the request at once (200, `billing.kind: cached`).
+       * @description An enabled webhook endpoint of this workspace; it receives `job.succeeded` or `job.failed` when the job finishes, also when a retained transcript answers the request at once (200, `billing.kind: cached`). A live job (an HLS playlist) also sends `job.live_started` once, when the first piece of its stream goes to the recognizer (`result_id` null); the job's end is its `job.succeeded` or `job.failed`.
        */
       webhook_endpoint_id?: string;
       metadata?: components['schemas']['Metadata'];
@@ -1682,7 +1689,7 @@ export interface components {
       id: string;
       source: {
         /** @enum {string} */
-        platform: 'videosite' | 'shortvideo' | 'photosocial' | 'upload' | 'direct';
+        platform: 'videosite' | 'shortvideo' | 'photosocial' | 'upload' | 'direct' | 'hls';
         media_id: string;
         canonical_url: string | null;
         title: string | null;
@@ -1869,7 +1876,7 @@ export interface components {
       job_id: string;
       source: {
         /** @enum {string} */
-        platform: 'videosite' | 'shortvideo' | 'photosocial' | 'upload' | 'direct';
+        platform: 'videosite' | 'shortvideo' | 'photosocial' | 'upload' | 'direct' | 'hls';
         media_id: string;
         title: string | null;
         canonical_url: string | null;
@@ -3474,7 +3481,7 @@ export interface operations {
            * @description Given together with `source_id` or not at all.
            * @enum {string}
            */
-          platform?: 'videosite' | 'shortvideo' | 'photosocial' | 'upload' | 'direct';
+          platform?: 'videosite' | 'shortvideo' | 'photosocial' | 'upload' | 'direct' | 'hls';
           /** @description The `source.media_id` of a job; given together with `platform` or not at all. */
           source_id?: string;
         };
@@ -4580,7 +4587,7 @@ export interface operations {
         mode?: 'keyword' | 'semantic' | 'hybrid';
         /** @description Only moments spoken in this language (`pt` also matches `pt-BR`). */
         language?: string;
-        platform?: 'videosite' | 'shortvideo' | 'photosocial' | 'upload' | 'direct';
+        platform?: 'videosite' | 'shortvideo' | 'photosocial' | 'upload' | 'direct' | 'hls';
         /** @description Only this video or upload: a transcript's `source.media_id`. */
         source_id?: string;
         /** @description Only moments of this speaker (transcripts with speaker labels). */

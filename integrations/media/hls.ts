@@ -1,0 +1,150 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parse, types } from 'hls-parser';
+import { ServiceError } from '../../core/errors';
+import { safeFetch, type SafeFetchOptions } from '../fetch';
+
+// HLS (RFC 8216) as a live job reads it: the playlist fetched through the outbound rules like any direct link,
+// parsed by hls-parser, and the media segments after a sequence number listed with their absolute URLs.
+
+/** A playlist is text of a few kilobytes; a megabyte is far more than any real one. */
+const MAX_PLAYLIST_BYTES = 1024 * 1024;
+/** A media segment of a few seconds of audio and video; bounded well above what a 10 s segment of HD video weighs. */
+export const MAX_SEGMENT_BYTES = 64 * 1024 * 1024;
+
+export interface HlsSegment {
+  /** The media sequence number (EXT-X-MEDIA-SEQUENCE plus the segment's place). */
+  seq: number;
+  url: string;
+  durationMs: number;
+  /** The segment's media initialization section (EXT-X-MAP), for fragmented MP4; null for transport streams. */
+  initUrl: string | null;
+}
+
+export interface HlsMediaPlaylist {
+  /** The media playlist's own URL (a multivariant playlist's choice, or the URL given). */
+  url: string;
+  targetDurationMs: number;
+  /** EXT-X-ENDLIST: nothing will be added. */
+  ended: boolean;
+  /** EXT-X-PLAYLIST-TYPE: EVENT and VOD playlists keep every segment from the first; a live one slides. */
+  type: 'live' | 'event' | 'vod';
+  segments: HlsSegment[];
+}
+
+type FetchPolicy = Omit<SafeFetchOptions, 'toFile' | 'playlist'>;
+
+/** The text of the playlist at `url`, fetched through the outbound rules into `dir`. */
+async function fetchPlaylistText(url: string, dir: string, policy: FetchPolicy): Promise<{ text: string; finalUrl: string }> {
+  const file = path.join(dir, `playlist-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.m3u8`);
+  const got = await safeFetch(url, { ...policy, toFile: file, playlist: true, maxBytes: MAX_PLAYLIST_BYTES, timeoutMs: 15_000 });
+  try {
+    return { text: await fs.readFile(got.file, 'utf8'), finalUrl: got.finalUrl };
+  } finally {
+    await fs.rm(got.file, { force: true });
+  }
+}
+
+function parsePlaylist(text: string, url: string): types.MasterPlaylist | types.MediaPlaylist {
+  try {
+    return parse(text);
+  } catch (err) {
+    throw new ServiceError('UNSUPPORTED_MEDIA', `the HLS playlist at ${new URL(url).host} cannot be read: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The media playlist to follow for `url`. A multivariant playlist names its renditions: an audio-only rendition
+ * (EXT-X-MEDIA TYPE=AUDIO with a URI, the default one first) is taken when there is one, since only the sound is
+ * transcribed; otherwise the variant of the lowest bandwidth, whose audio is as good for speech and whose segments
+ * are the lightest to fetch.
+ */
+export async function readMediaPlaylist(url: string, dir: string, policy: FetchPolicy): Promise<HlsMediaPlaylist> {
+  let { text, finalUrl } = await fetchPlaylistText(url, dir, policy);
+  let playlist = parsePlaylist(text, finalUrl);
+  if (playlist.isMasterPlaylist) {
+    const chosen = mediaPlaylistOf(playlist, finalUrl);
+    ({ text, finalUrl } = await fetchPlaylistText(chosen, dir, policy));
+    playlist = parsePlaylist(text, finalUrl);
+    if (playlist.isMasterPlaylist)
+      throw new ServiceError('UNSUPPORTED_MEDIA', `the HLS playlist at ${new URL(finalUrl).host} names another multivariant playlist`);
+  }
+  return mediaPlaylist(playlist, finalUrl);
+}
+
+/** The URL of the rendition to follow in a multivariant playlist (see readMediaPlaylist). */
+export function mediaPlaylistOf(playlist: types.MasterPlaylist, base: string): string {
+  const audio = playlist.variants
+    .flatMap((v) => v.audio)
+    .filter((r) => r.uri)
+    .sort((a, b) => Number(b.isDefault ?? false) - Number(a.isDefault ?? false));
+  if (audio[0]?.uri) return new URL(audio[0].uri, base).href;
+  const variants = playlist.variants.filter((v) => !v.isIFrameOnly).sort((a, b) => a.bandwidth - b.bandwidth);
+  if (!variants[0]) throw new ServiceError('UNSUPPORTED_MEDIA', `the HLS playlist at ${new URL(base).host} lists no media playlist`);
+  return new URL(variants[0].uri, base).href;
+}
+
+/** The segments of a parsed media playlist, with absolute URLs; encrypted media is refused (no keys are fetched). */
+export function mediaPlaylist(playlist: types.MediaPlaylist, url: string): HlsMediaPlaylist {
+  const host = new URL(url).host;
+  const segments: HlsSegment[] = [];
+  for (const s of playlist.segments) {
+    if (s.key && s.key.method !== 'NONE')
+      throw new ServiceError(
+        'UNSUPPORTED_MEDIA',
+        `the HLS stream at ${host} is encrypted (${s.key.method}); only clear media is transcribed`,
+      );
+    if (s.byterange) throw new ServiceError('UNSUPPORTED_MEDIA', `the HLS stream at ${host} uses byte ranges (EXT-X-BYTERANGE)`);
+    // A gap (EXT-X-GAP) has no media: it is heard as nothing and its time passes.
+    segments.push({
+      seq: s.mediaSequenceNumber,
+      url: new URL(s.uri, url).href,
+      durationMs: Math.round(s.duration * 1000),
+      initUrl: s.map?.uri ? new URL(s.map.uri, url).href : null,
+    });
+  }
+  return {
+    url,
+    targetDurationMs: Math.round(playlist.targetDuration * 1000),
+    ended: playlist.endlist,
+    type: playlist.playlistType === 'EVENT' ? 'event' : playlist.playlistType === 'VOD' || playlist.endlist ? 'vod' : 'live',
+    segments,
+  };
+}
+
+/** How far back a live playlist is followed from where it stands when the job starts. */
+export const LIVE_BACKLOG_MS = 30_000;
+
+/**
+ * Where a job starts following a playlist. An event or finished playlist is read from its first segment: all of
+ * it is the recording. A live one slides: the job starts with what it still lists of the last LIVE_BACKLOG_MS
+ * (a playlist keeps a few segments, so usually all of them), so the words that brought the user to the stream
+ * are in the transcript, and a long time-shift window is not read from hours back.
+ */
+export function firstSegmentToFollow(playlist: HlsMediaPlaylist): number | null {
+  const { segments } = playlist;
+  if (segments.length === 0) return null;
+  if (playlist.type !== 'live') return segments[0]!.seq;
+  let fromEnd = 0;
+  let first = segments.at(-1)!.seq;
+  for (let i = segments.length - 1; i >= 0; i--) {
+    fromEnd += segments[i]!.durationMs;
+    if (fromEnd > LIVE_BACKLOG_MS) break;
+    first = segments[i]!.seq;
+  }
+  return first;
+}
+
+/** Fetches one media segment (and its initialization section, when it has one) into `file`, through the outbound rules. */
+export async function fetchSegment(segment: HlsSegment, file: string, policy: FetchPolicy): Promise<void> {
+  const body = await safeFetch(segment.url, { ...policy, toFile: `${file}.body`, maxBytes: MAX_SEGMENT_BYTES, timeoutMs: 60_000 });
+  if (segment.initUrl) {
+    const init = await safeFetch(segment.initUrl, { ...policy, toFile: `${file}.init`, maxBytes: MAX_SEGMENT_BYTES, timeoutMs: 60_000 });
+    // fMP4: the initialization section and the fragment read as one file.
+    await fs.writeFile(file, Buffer.concat([await fs.readFile(init.file), await fs.readFile(body.file)]));
+    await fs.rm(init.file, { force: true });
+    await fs.rm(body.file, { force: true });
+  } else {
+    await fs.rename(body.file, file);
+  }
+}
