@@ -2,12 +2,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../domain/db';
 import { ServiceError } from '../core/errors';
-import { liveCut, type LiveCursor, type LiveEnd } from '../domain/jobs/live';
+import { DEFAULT_LIVE_DURATION_S, liveCut, type LiveCursor, type LiveEnd } from '../domain/jobs/live';
 import { recordMediaMeasured } from '../domain/jobs/state';
 import { recordLiveStartedEvent } from '../domain/webhooks/events';
 import type { AddressPolicy } from '../integrations/fetch';
 import { toRecognizerWav } from '../integrations/media/convert';
-import { fetchSegment, firstSegmentToFollow, readMediaPlaylist } from '../integrations/media/hls';
+import { directHlsFetcher, fetchSegment, firstSegmentToFollow, platformHlsFetcher, readMediaPlaylist } from '../integrations/media/hls';
+import type { Outbound } from '../integrations/outbound/http';
+import type { CaptionSources } from '../integrations/platforms/types';
 import { findSilences } from '../integrations/media/split';
 import { pcmWavHeader } from '../integrations/media/wav';
 import { withScratchDir } from '../integrations/scratch';
@@ -51,7 +53,12 @@ export interface LiveCapture {
 export interface LiveDeps {
   db: Db;
   store: ObjectStore;
+  /** A customer's playlist link and its segments are fetched by the direct-link rules. */
   directLinkPolicy: AddressPolicy & { caForTests?: string };
+  /** A platform's live stream (its manifest and segments) goes through the platform's outbound layer. */
+  outbound: Outbound;
+  /** Where a platform says a video is on air, and its manifest. */
+  sources: Pick<CaptionSources, 'findLiveManifest'>;
 }
 
 export function createLiveActivities(deps: LiveDeps) {
@@ -67,7 +74,10 @@ export function createLiveActivities(deps: LiveDeps) {
         withScratchDir('live-', async (dir) => {
           // The capture before the last one is recorded in the workflow's history: its input is no longer needed.
           if (cursor.stalePendingKey) await store.delete(cursor.stalePendingKey).catch(() => undefined);
-          const maxMs = (plan.spec.max_duration_s ?? Number.POSITIVE_INFINITY) * 1000;
+          // A videosite video found on air has no max_duration_s unless it was asked: the live default applies.
+          const maxMs = (plan.spec.max_duration_s ?? DEFAULT_LIVE_DURATION_S) * 1000;
+          const fetcher =
+            plan.platform === 'hls' ? directHlsFetcher(dir, deps.directLinkPolicy) : platformHlsFetcher(deps.outbound, 'videosite');
           let pcm = cursor.pendingKey ? await readPcm(store, cursor.pendingKey, path.join(dir, 'pending.wav')) : Buffer.alloc(0);
           const next: LiveCursor = { ...cursor, stalePendingKey: null };
           let fetched = 0;
@@ -75,7 +85,7 @@ export function createLiveActivities(deps: LiveDeps) {
           let edgeMs = cursor.pendingStartMs + pcm.length / BYTES_PER_MS;
           let pollMs = 1000;
           if (!opts.stop) {
-            const playlist = await readMediaPlaylist(cursor.playlistUrl ?? plan.sourceUrl!, dir, deps.directLinkPolicy);
+            const playlist = await readMediaPlaylist(cursor.playlistUrl ?? plan.sourceUrl!, fetcher);
             next.playlistUrl = playlist.url;
             pollMs = Math.max(500, Math.round(playlist.targetDurationMs / 2));
             next.nextSeq ??= firstSegmentToFollow(playlist);
@@ -93,7 +103,7 @@ export function createLiveActivities(deps: LiveDeps) {
             for (const segment of taken) {
               if (cursor.pendingStartMs + pcm.length / BYTES_PER_MS >= maxMs) break;
               const media = path.join(dir, `segment-${segment.seq}`);
-              await fetchSegment(segment, media, deps.directLinkPolicy);
+              await fetchSegment(segment, media, fetcher);
               pcm = Buffer.concat([pcm, await heardSegment(media, path.join(dir, `segment-${segment.seq}.wav`), segment.durationMs)]);
               next.nextSeq = segment.seq + 1;
               fetched++;
@@ -143,6 +153,14 @@ export function createLiveActivities(deps: LiveDeps) {
           return { cursor: next, piece, ended, fetched, edgeMs: Math.round(edgeMs), pollMs };
         }),
       );
+    },
+
+    /** A videosite video on air now: the HLS manifest its live job follows; null for any other video. */
+    async findLiveStream(plan: JobPlan): Promise<{ manifestUrl: string } | null> {
+      return asActivity(async () => {
+        const manifestUrl = await deps.sources.findLiveManifest(plan.platform, plan.mediaId);
+        return manifestUrl ? { manifestUrl } : null;
+      });
     },
 
     /** `job.live_started` for the job's webhook endpoint, once: its event id, or null when the job names no endpoint. */

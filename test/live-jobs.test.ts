@@ -7,6 +7,7 @@ import { evalClips } from './support/asr-eval';
 import { bearer, createWorkspace, signInSession, type TestWorkspace } from './support/harness';
 import { airLive, startHlsOrigin, type HlsOrigin, type LiveEncoder } from './support/hls-origin';
 import { startJobStack, submit, type JobStack } from './support/job-stack';
+import { FIXTURES_DIR } from './support/replay-origin';
 import { audioDir, concatWithPauses, ffmpeg, wordErrorRate } from './support/speech';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
 
@@ -229,6 +230,65 @@ describe('live jobs: an HLS playlist followed as it airs', () => {
     const bad = await finalJob(w, notPlaylist.id);
     expect(bad.error.code).toBe('UNSUPPORTED_MEDIA');
     expect(bad.error.details.detail).toMatch(/not an HLS playlist/);
+  }, 360_000);
+
+  it("a videosite video on air is followed through the platform's own HLS manifest, fetched through the platform's outbound layer", async () => {
+    const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
+    // The platform's player answer for a video on air, as recorded: videoDetails.isLive and streamingData.hlsManifestUrl.
+    const player = JSON.parse(
+      fs.readFileSync(path.join(FIXTURES_DIR, 'videosite/errors/no-captions/visionos-player-livestream-no-captions.body.json'), 'utf8'),
+    );
+    const videoId = player.videoDetails.videoId as string;
+    const manifest = new URL(player.streamingData.hlsManifestUrl as string);
+    expect(manifest.host).toBe('manifest.googlevideo.com');
+    // Its manifest as HLS publishes one (RFC 8216 §4.3.4.2): variants of growing bandwidth, each a media playlist
+    // whose segments are on the platform's media hosts. The stream itself: ffmpeg airing real speech in real time.
+    const variantBase = `https://manifest.googlevideo.com/api/manifest/hls_playlist/expire/1780891538/id/${videoId}.1`;
+    const mediaHost = 'https://rr3---sn-live.googlevideo.com/videoplayback/id/' + videoId + '.1/itag/91/source/yt_live_broadcast/sq/';
+    const encoder = await airLive(talk, hlsDir, { name: 'onair', baseUrl: mediaHost });
+    stack.origin.setRoutes([
+      { method: 'POST', path: '/youtubei/v1/reel/reel_item_watch', json: { playerResponse: player } },
+      { method: 'POST', path: '/youtubei/v1/player', json: player },
+      {
+        path: manifest.pathname,
+        headers: { 'content-type': 'application/vnd.apple.mpegurl' },
+        body: [
+          '#EXTM3U',
+          '#EXT-X-INDEPENDENT-SEGMENTS',
+          '#EXT-X-STREAM-INF:BANDWIDTH=1149952,CODECS="avc1.4d401e,mp4a.40.2",RESOLUTION=640x360,FRAME-RATE=30',
+          `${variantBase}/itag/93/playlist/index/onair-hd.m3u8`,
+          '#EXT-X-STREAM-INF:BANDWIDTH=290288,CODECS="avc1.4d400c,mp4a.40.5",RESOLUTION=256x144,FRAME-RATE=30',
+          `${variantBase}/itag/91/playlist/index/${encoder.playlist}`,
+        ].join('\n'),
+      },
+      { path: '/api/manifest/hls_playlist/', folder: hlsDir },
+      { path: '/videoplayback/', folder: hlsDir },
+    ]);
+    stack.origin.requests.length = 0;
+    const res = await submit(stack.api, w.apiKey, {
+      source: { url: `https://www.youtube.com/live/${videoId}` },
+      mode: 'transcribe',
+      language: 'en',
+      max_duration_s: 600,
+    });
+    expect(res.status).toBe(202);
+    expect(res.body.source).toMatchObject({ platform: 'videosite', media_id: videoId });
+    const seen = await follow(w, res.body.id);
+    expect(seen.filter((s) => s.readAt < encoder.startedAt + talkSeconds * 1000).length).toBeGreaterThan(2);
+    const job = await finalJob(w, res.body.id);
+    expect(job.status).toBe('succeeded');
+    expect(await followerEnd(res.body.id)).toEqual({ ended: 'ended', missedMs: 0 });
+    const t = (await request(app()).get(`/v1/transcripts/${job.result_id}`).set(bearer(w.apiKey)).expect(200)).body;
+    expect(wordErrorRate(reference, t.text)).toBeLessThan(0.3);
+    expect(job.billing.credits_charged).toBe(2 * Math.ceil(t.duration_seconds / 60));
+    // Every request went through the platform's outbound layer (the origin override names the platform's host),
+    // the lightest variant was followed, and each segment was fetched once.
+    const hosts = new Set(stack.origin.requests.map((r) => r.forwardedHost));
+    expect([...hosts].sort()).toEqual(['manifest.googlevideo.com', 'rr3---sn-live.googlevideo.com', 'youtubei.googleapis.com'].sort());
+    expect(stack.origin.requests.some((r) => r.path.endsWith('onair-hd.m3u8'))).toBe(false);
+    const segments = stack.origin.requests.filter((r) => r.path.startsWith('/videoplayback/')).map((r) => r.path);
+    expect(segments.length).toBeGreaterThan(5);
+    expect(new Set(segments).size).toBe(segments.length);
   }, 360_000);
 
   it('refused at submit: max_duration_s off a live source or out of range, captions of a stream, align_text and redacted_audio of a stream', async () => {

@@ -242,6 +242,8 @@ export interface LiveStreamInput {
   pieces: LivePieceDone[];
   /** A stop asked before this run (signals are not carried over by continue-as-new). */
   stop: boolean;
+  /** Pieces a run follows before it continues as new (default 100: about ten minutes of a stream). */
+  piecesPerRun?: number;
 }
 
 export interface LiveStreamOutcome {

@@ -165,7 +165,13 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
 
   /** AI transcription: measure, price, then recognise (pieces in parallel, or the cloud provider). */
   async function transcribe(plan: JobPlan): Promise<{ transcriptId: string; charge: number; billingKind: 'ai_transcription' }> {
-    if (plan.platform === 'hls') return transcribeLive(plan);
+    if (plan.platform === 'hls') return transcribeLive(plan, null);
+    // A videosite video on air is followed as a live stream: its platform's HLS manifest. A player answer that
+    // cannot tell is no answer: the audio's download below meets the same trouble and reports it as usual.
+    if (plan.platform === 'videosite' && patched('videosite-live')) {
+      const live = await source.findLiveStream.executeWithOptions({ summary: `is ${plan.mediaId} on air?` }, [plan]).catch(() => null);
+      if (live) return transcribeLive(plan, live.manifestUrl);
+    }
     await enterStage('acquire_audio');
     track.move('processing', 'acquire_audio', `acquiring the audio of ${plan.platform} ${plan.mediaId}.`);
     const embedded = plan.recognizer !== 'cloud' && plan.spec.align_text_chars === null;
@@ -280,17 +286,18 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
    * heard becomes the transcript, charged for the started minutes it spans. A stop before anything was heard
    * cancels the job (nothing charged).
    */
-  async function transcribeLive(plan: JobPlan): Promise<{ transcriptId: string; charge: number; billingKind: 'ai_transcription' }> {
+  async function transcribeLive(
+    plan: JobPlan,
+    manifestUrl: string | null,
+  ): Promise<{ transcriptId: string; charge: number; billingKind: 'ai_transcription' }> {
     await state.markAsrStarted(jobId);
     await enterStage('wait_asr');
-    track.move(
-      'processing',
-      'wait_asr',
-      `following the live stream ${plan.sourceUrl} (its details: workflow ${workflowIds.liveStream(jobId)}).`,
-    );
+    const stream = manifestUrl ? `of ${plan.platform} ${plan.mediaId}` : plan.sourceUrl;
+    track.move('processing', 'wait_asr', `following the live stream ${stream} (its details: workflow ${workflowIds.liveStream(jobId)}).`);
     const follower = await startChild(liveStreamWorkflow, {
       workflowId: workflowIds.liveStream(jobId),
-      args: [{ plan, cursor: FIRST_LIVE_CURSOR, pieces: [], stop: false }],
+      // A platform's stream starts at its manifest; a playlist link at the link.
+      args: [{ plan, cursor: { ...FIRST_LIVE_CURSOR, playlistUrl: manifestUrl }, pieces: [], stop: false }],
     });
     let stopAsked = false;
     stopLive = async () => {

@@ -1,6 +1,5 @@
 import {
   ActivityFailure,
-  ApplicationFailure,
   condition,
   continueAsNew,
   proxyActivities,
@@ -24,10 +23,11 @@ import {
   type LiveStreamInput,
   type LiveStreamOutcome,
 } from './definitions';
+import { failureCode } from './failures';
 import { deliverEvent } from './webhook';
 
 /** Pieces a run follows before it hands its state to a new run: about ten minutes of a stream, a history of a few thousand events. */
-const PIECES_PER_RUN = 100;
+const DEFAULT_PIECES_PER_RUN = 100;
 
 /**
  * A live job's stream, followed as it airs (the job's workflow starts it as a child and writes the transcript
@@ -67,7 +67,7 @@ export async function liveStreamWorkflow(input: LiveStreamInput): Promise<LiveSt
   upsertSearchAttributes([
     { key: sa.workspaceId, value: plan.workspaceId },
     { key: sa.jobId, value: plan.jobId },
-    { key: sa.platform, value: 'hls' },
+    { key: sa.platform, value: plan.platform },
     { key: sa.jobStatus, value: 'processing' },
   ]);
 
@@ -78,7 +78,7 @@ export async function liveStreamWorkflow(input: LiveStreamInput): Promise<LiveSt
   const show = (doing: string) => {
     const behind = Math.max(0, edgeMs - publishedEnd()) / 1000;
     setCurrentDetails(
-      `Live stream ${plan.sourceUrl}: ${pieces.length} piece(s) transcribed, the first ${(publishedEnd() / 1000).toFixed(1)} s; ` +
+      `Live stream ${plan.platform === 'hls' ? plan.sourceUrl : `of ${plan.platform} ${plan.mediaId}`}: ${pieces.length} piece(s) transcribed, the first ${(publishedEnd() / 1000).toFixed(1)} s; ` +
         `the air is at ${(edgeMs / 1000).toFixed(1)} s, ${behind.toFixed(1)} s behind it` +
         `${cursor.missedMs > 0 ? `; ${(cursor.missedMs / 1000).toFixed(1)} s slid past before it was fetched` : ''}. ${doing}`,
     );
@@ -106,10 +106,10 @@ export async function liveStreamWorkflow(input: LiveStreamInput): Promise<LiveSt
   let ended: LiveEnd | null = null;
   let runPieces = 0;
   while (ended === null) {
-    if (runPieces >= PIECES_PER_RUN || workflowInfo().continueAsNewSuggested) {
+    if (runPieces >= (input.piecesPerRun ?? DEFAULT_PIECES_PER_RUN) || workflowInfo().continueAsNewSuggested) {
       await inFlight;
       show('Handing over to a new run.');
-      return continueAsNew<typeof liveStreamWorkflow>({ plan, cursor, pieces, stop });
+      return continueAsNew<typeof liveStreamWorkflow>({ ...input, cursor, pieces, stop });
     }
     let step: LiveCapture;
     try {
@@ -165,7 +165,7 @@ export async function liveStreamWorkflow(input: LiveStreamInput): Promise<LiveSt
     try {
       await state.reserveTranscriptionCredits(plan, piece.endMs);
     } catch (err) {
-      const code = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause.type : null;
+      const code = failureCode(err);
       if (code !== 'BUDGET_EXCEEDED' && code !== 'INSUFFICIENT_BALANCE') throw err;
       await inFlight;
       await capture.discardLiveAudio({ ...cursor, pendingKey: piece.key });

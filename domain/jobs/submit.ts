@@ -154,9 +154,10 @@ export async function resolveJobSource(
         : `Uploads and direct links have no captions; use mode transcribe.`,
     });
   }
-  if (spec.max_duration_s !== null && !live)
+  // A videosite video may turn out to be on air: its live stream is then followed up to max_duration_s.
+  if (spec.max_duration_s !== null && !live && source.platform !== 'videosite')
     throw new ServiceError('INVALID_REQUEST', at('max_duration_s'), {
-      message: 'max_duration_s applies to live streams only: a link to an HLS playlist (.m3u8).',
+      message: 'max_duration_s applies to live streams only: a link to an HLS playlist (.m3u8), or a videosite video on air.',
     });
   if (live && spec.align_text_chars !== null)
     throw new ServiceError('CAPABILITY_UNAVAILABLE', at('align_text'), {

@@ -191,7 +191,7 @@ export const JobRequestSchema = z
       .max(MAX_LIVE_DURATION_S)
       .optional()
       .describe(
-        `A live stream (an HLS playlist link: a path ending in .m3u8, live or event): the job follows the playlist as it airs and ends when the playlist ends (EXT-X-ENDLIST), when it is cancelled, or after this many seconds of media, whichever comes first. ${MIN_LIVE_DURATION_S} to ${MAX_LIVE_DURATION_S}; default ${DEFAULT_LIVE_DURATION_S} (two hours, what the default max_credits pays for). For any other source: 422 INVALID_REQUEST naming max_duration_s.`,
+        `A live stream (an HLS playlist link: a path ending in .m3u8, live or event): the job follows the playlist as it airs and ends when the playlist ends (EXT-X-ENDLIST), when it is cancelled, or after this many seconds of media, whichever comes first. ${MIN_LIVE_DURATION_S} to ${MAX_LIVE_DURATION_S}; default ${DEFAULT_LIVE_DURATION_S} (two hours, what the default max_credits pays for). A videosite link in mode transcribe (or auto without captions) whose video is on air when the job starts is followed the same way, through the platform's own HLS manifest, up to this many seconds (default the same). For any other source: 422 INVALID_REQUEST naming max_duration_s.`,
       ),
     webhook_endpoint_id: Uuid.optional().openapi({
       description:

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { parse, types } from 'hls-parser';
 import { ServiceError } from '../../core/errors';
 import { safeFetch, type SafeFetchOptions } from '../fetch';
+import type { Outbound, OutboundPlatform } from '../outbound/http';
+import { isHlsPlaylistHead } from '../storage/sniff-media';
 
 // HLS (RFC 8216) as a live job reads it: the playlist fetched through the outbound rules like any direct link,
 // parsed by hls-parser, and the media segments after a sequence number listed with their absolute URLs.
@@ -32,17 +34,61 @@ export interface HlsMediaPlaylist {
   segments: HlsSegment[];
 }
 
+/**
+ * How a live job reaches its stream: a direct link through the outbound rules for customers' links (safeFetch:
+ * the SSRF guard on every hop), a platform's stream through the outbound layer of its platform (its proxies and
+ * limits, the test origin override).
+ */
+export interface HlsFetcher {
+  /** The playlist's text and the URL that answered (after redirects). */
+  playlist(url: string): Promise<{ text: string; finalUrl: string }>;
+  /** A media segment (or initialization section) into `file`. */
+  media(url: string, file: string): Promise<void>;
+}
+
 type FetchPolicy = Omit<SafeFetchOptions, 'toFile' | 'playlist'>;
 
-/** The text of the playlist at `url`, fetched through the outbound rules into `dir`. */
-async function fetchPlaylistText(url: string, dir: string, policy: FetchPolicy): Promise<{ text: string; finalUrl: string }> {
-  const file = path.join(dir, `playlist-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.m3u8`);
-  const got = await safeFetch(url, { ...policy, toFile: file, playlist: true, maxBytes: MAX_PLAYLIST_BYTES, timeoutMs: 15_000 });
-  try {
-    return { text: await fs.readFile(got.file, 'utf8'), finalUrl: got.finalUrl };
-  } finally {
-    await fs.rm(got.file, { force: true });
-  }
+/** A customer's link: safeFetch with the direct-link policy, files in `dir`. */
+export function directHlsFetcher(dir: string, policy: FetchPolicy): HlsFetcher {
+  let n = 0;
+  return {
+    async playlist(url) {
+      const file = path.join(dir, `playlist-${n++}.m3u8`);
+      const got = await safeFetch(url, { ...policy, toFile: file, playlist: true, maxBytes: MAX_PLAYLIST_BYTES, timeoutMs: 15_000 });
+      try {
+        return { text: await fs.readFile(got.file, 'utf8'), finalUrl: got.finalUrl };
+      } finally {
+        await fs.rm(got.file, { force: true });
+      }
+    },
+    async media(url, file) {
+      await safeFetch(url, { ...policy, toFile: file, maxBytes: MAX_SEGMENT_BYTES, timeoutMs: 60_000 });
+    },
+  };
+}
+
+/** A platform's stream (the videosite's live manifest and its segments) through that platform's outbound layer. */
+export function platformHlsFetcher(outbound: Outbound, platform: OutboundPlatform): HlsFetcher {
+  const refusal = (status: number, url: string) => {
+    const host = new URL(url).host;
+    if (status === 404 || status === 410) return new ServiceError('SOURCE_NOT_FOUND', `${host} answered ${status}: the stream is gone`);
+    if (status === 403 || status === 429) return new ServiceError('SOURCE_BLOCKED', `${host} answered ${status}`);
+    return new ServiceError('SOURCE_CHANGED', `${host} answered ${status}`);
+  };
+  return {
+    async playlist(url) {
+      const res = await outbound.fetchText(platform, url, { redirect: 'follow' });
+      if (res.status !== 200) throw refusal(res.status, url);
+      if (!isHlsPlaylistHead(Buffer.from(res.body.slice(0, 16))))
+        throw new ServiceError('SOURCE_CHANGED', `${new URL(url).host} answered something other than an HLS playlist`);
+      return { text: res.body, finalUrl: res.url };
+    },
+    async media(url, file) {
+      const res = await outbound.fetchText(platform, url, { redirect: 'follow', binary: true, timeoutMs: 60_000 });
+      if (res.status !== 200) throw refusal(res.status, url);
+      await fs.writeFile(file, res.bytes ?? Buffer.alloc(0));
+    },
+  };
 }
 
 function parsePlaylist(text: string, url: string): types.MasterPlaylist | types.MediaPlaylist {
@@ -59,12 +105,12 @@ function parsePlaylist(text: string, url: string): types.MasterPlaylist | types.
  * transcribed; otherwise the variant of the lowest bandwidth, whose audio is as good for speech and whose segments
  * are the lightest to fetch.
  */
-export async function readMediaPlaylist(url: string, dir: string, policy: FetchPolicy): Promise<HlsMediaPlaylist> {
-  let { text, finalUrl } = await fetchPlaylistText(url, dir, policy);
+export async function readMediaPlaylist(url: string, fetcher: HlsFetcher): Promise<HlsMediaPlaylist> {
+  let { text, finalUrl } = await fetcher.playlist(url);
   let playlist = parsePlaylist(text, finalUrl);
   if (playlist.isMasterPlaylist) {
     const chosen = mediaPlaylistOf(playlist, finalUrl);
-    ({ text, finalUrl } = await fetchPlaylistText(chosen, dir, policy));
+    ({ text, finalUrl } = await fetcher.playlist(chosen));
     playlist = parsePlaylist(text, finalUrl);
     if (playlist.isMasterPlaylist)
       throw new ServiceError('UNSUPPORTED_MEDIA', `the HLS playlist at ${new URL(finalUrl).host} names another multivariant playlist`);
@@ -135,16 +181,13 @@ export function firstSegmentToFollow(playlist: HlsMediaPlaylist): number | null 
   return first;
 }
 
-/** Fetches one media segment (and its initialization section, when it has one) into `file`, through the outbound rules. */
-export async function fetchSegment(segment: HlsSegment, file: string, policy: FetchPolicy): Promise<void> {
-  const body = await safeFetch(segment.url, { ...policy, toFile: `${file}.body`, maxBytes: MAX_SEGMENT_BYTES, timeoutMs: 60_000 });
-  if (segment.initUrl) {
-    const init = await safeFetch(segment.initUrl, { ...policy, toFile: `${file}.init`, maxBytes: MAX_SEGMENT_BYTES, timeoutMs: 60_000 });
-    // fMP4: the initialization section and the fragment read as one file.
-    await fs.writeFile(file, Buffer.concat([await fs.readFile(init.file), await fs.readFile(body.file)]));
-    await fs.rm(init.file, { force: true });
-    await fs.rm(body.file, { force: true });
-  } else {
-    await fs.rename(body.file, file);
-  }
+/** Fetches one media segment (and its initialization section, when it has one) into `file`. */
+export async function fetchSegment(segment: HlsSegment, file: string, fetcher: HlsFetcher): Promise<void> {
+  if (!segment.initUrl) return fetcher.media(segment.url, file);
+  // fMP4: the initialization section and the fragment read as one file.
+  await fetcher.media(segment.initUrl, `${file}.init`);
+  await fetcher.media(segment.url, `${file}.body`);
+  await fs.writeFile(file, Buffer.concat([await fs.readFile(`${file}.init`), await fs.readFile(`${file}.body`)]));
+  await fs.rm(`${file}.init`, { force: true });
+  await fs.rm(`${file}.body`, { force: true });
 }

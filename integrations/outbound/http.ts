@@ -49,6 +49,8 @@ export interface OutboundRequest {
   redirect?: 'follow' | 'manual';
   /** A blocked answer that is not a 429 (a bot-check page); it makes the request retry through the next proxy. */
   isBlocked?: (response: OutboundResponse) => boolean;
+  /** The body is media, not text: it comes back as `bytes` (and `body` is empty). */
+  binary?: boolean;
 }
 
 export interface OutboundResponse {
@@ -56,6 +58,8 @@ export interface OutboundResponse {
   /** Lower-case names; repeated headers joined with ", " (set-cookie with "\n"). */
   headers: Record<string, string>;
   body: string;
+  /** The body's bytes, with `binary: true`. */
+  bytes?: Buffer;
   /** The platform URL that answered (after redirects), never the override. */
   url: string;
   /** Platform URLs of the redirects followed, in order. */
@@ -192,11 +196,11 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
         signal,
         dispatcher: dispatcherFor(proxy),
       });
-      const text = await readBody(res, maxBodyBytes, url);
+      const bytes = await readBody(res, maxBodyBytes, url);
       return {
         status: res.statusCode,
         headers: flattenHeaders(res.headers),
-        body: text,
+        ...(init.binary ? { body: '', bytes } : { body: bytes.toString('utf8') }),
         proxy: proxy === null ? null : redactProxy(proxy),
       };
     } catch (err) {
@@ -314,7 +318,7 @@ export function createOutbound(config: OutboundConfig = {}): Outbound {
   };
 }
 
-async function readBody(res: Dispatcher.ResponseData, maxBytes: number, url: string): Promise<string> {
+async function readBody(res: Dispatcher.ResponseData, maxBytes: number, url: string): Promise<Buffer> {
   const encoding = String(res.headers['content-encoding'] ?? '')
     .trim()
     .toLowerCase();
@@ -336,7 +340,7 @@ async function readBody(res: Dispatcher.ResponseData, maxBytes: number, url: str
   } finally {
     if (stream !== res.body) res.body.destroy();
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {

@@ -16,5 +16,7 @@ export function createCaptionSources(outbound: Outbound): CaptionSources {
     // Only the videosite translates its tracks.
     fetchTranslatedCaptions: async (platform, mediaId, options) =>
       platform === 'videosite' ? videosite.fetchTranslatedCaptions(mediaId, options) : null,
+    // Only the videosite streams live.
+    findLiveManifest: async (platform, mediaId) => (platform === 'videosite' ? videosite.findLiveManifest(mediaId) : null),
   };
 }

@@ -56,4 +56,6 @@ export interface CaptionSources {
     mediaId: string,
     options: CaptionOptions & { translateTo: string },
   ): Promise<{ language: string; segments: Segment[] } | null>;
+  /** The HLS manifest of a video on air now (a live job follows it); null for any other video, and on platforms without live streams. */
+  findLiveManifest(platform: string, mediaId: string): Promise<string | null>;
 }

@@ -38,6 +38,12 @@ export interface VideositeSource {
    * null when the track is not translatable or the platform does not list that language.
    */
   fetchTranslatedCaptions(videoId: string, options: CaptionOptions & { translateTo: string }): Promise<TranslatedCaptions | null>;
+  /**
+   * For a video on air now (its player response's `videoDetails.isLive`), the HLS manifest the platform streams it
+   * by (`streamingData.hlsManifestUrl`); null for any other video. A client whose answer for a live video has no
+   * manifest is passed over for the next.
+   */
+  findLiveManifest(videoId: string, options?: { signal?: AbortSignal }): Promise<string | null>;
 }
 
 export interface TranslatedCaptions {
@@ -189,6 +195,18 @@ export function createVideositeSource(deps: VideositeDeps): VideositeSource {
         const tracks = readTracks(player.value);
         if ('refusal' in tracks) return tracks;
         return { value: tracks.value.map(trackInfo) };
+      }, options.signal);
+    },
+
+    async findLiveManifest(videoId, options = {}) {
+      return eachClient(async (client) => {
+        const player = await playerResponse(client, videoId, options.signal);
+        if ('refusal' in player) return player;
+        const details = player.value.videoDetails as { isLive?: unknown } | undefined;
+        if (details?.isLive !== true) return { value: null };
+        const manifest = (player.value.streamingData as { hlsManifestUrl?: unknown } | undefined)?.hlsManifestUrl;
+        if (typeof manifest === 'string' && manifest.startsWith('https://')) return { value: manifest };
+        return refuse('SOURCE_CHANGED', `player (${client.id}): a live video without an HLS manifest`, true);
       }, options.signal);
     },
 

@@ -238,6 +238,30 @@ describeRecorded('videosite captions from recorded responses', () => {
     });
   });
 
+  describe('live videos', () => {
+    test('a video on air gives its HLS manifest (the recorded live answer); a video that is not on air gives none', async () => {
+      origin.setRoutes([player(VISIONOS_PLAYER, E('no-captions/visionos-player-livestream-no-captions.newpipe-mock.json'))]);
+      const manifest = await source([VISIONOS_PLAYER]).findLiveManifest('X4VbdwhkE10');
+      expect(manifest).toMatch(/^https:\/\/manifest\.googlevideo\.com\/api\/manifest\/hls_variant\/.*\/id\/X4VbdwhkE10\.1\//);
+      origin.setRoutes([player(ANDROID_PLAYER, GJL)]);
+      expect(await source([ANDROID_PLAYER]).findLiveManifest('GJLlxj_dtq8')).toBeNull();
+    });
+
+    test('a client whose answer for a live video has no manifest is passed over for the next', async () => {
+      const live = JSON.parse(
+        JSON.parse(readFileSync(path.join(FIXTURES_DIR, E('no-captions/visionos-player-livestream-no-captions.newpipe-mock.json')), 'utf8'))
+          .response.responseBody,
+      );
+      const { hlsManifestUrl: _gone, ...withoutManifest } = live.streamingData;
+      origin.setRoutes([
+        { method: 'POST', path: PLAYER, when: (r) => clientName(r) === 'ANDROID', json: { ...live, streamingData: withoutManifest } },
+        { method: 'POST', path: PLAYER, when: (r) => clientName(r) === 'VISIONOS', json: live },
+      ]);
+      expect(await source([ANDROID_PLAYER, VISIONOS_PLAYER]).findLiveManifest('X4VbdwhkE10')).toBe(live.streamingData.hlsManifestUrl);
+      expect(playerCalls()).toEqual(['player:ANDROID', 'player:VISIONOS']);
+    });
+  });
+
   describe('error recordings', () => {
     test.each([
       [

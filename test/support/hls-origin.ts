@@ -62,17 +62,20 @@ export interface LiveEncoder {
 
 /**
  * Airs `recording` in real time as HLS into `dir`: 2 s segments, a playlist of the last `listSize` of them
- * (older segments deleted), EXT-X-ENDLIST when the recording ends; `loop` airs it for ever (until stop()).
+ * (older segments deleted), EXT-X-ENDLIST when the recording ends; `loop` airs it for ever (until stop()); with
+ * `baseUrl`, the playlist names each segment by that URL and its file name.
  */
 export async function airLive(
   recording: string,
   dir: string,
-  opts: { listSize?: number; loop?: boolean; name?: string } = {},
+  opts: { listSize?: number; loop?: boolean; name?: string; baseUrl?: string } = {},
 ): Promise<LiveEncoder> {
   const name = opts.name ?? 'live';
   const args = ['-nostdin', '-hide_banner', '-v', 'error', '-re', ...(opts.loop ? ['-stream_loop', '-1'] : []), '-i', recording];
   args.push('-c:a', 'aac', '-b:a', '64k', '-ar', '44100', '-ac', '1', '-f', 'hls', '-hls_time', '2');
   args.push('-hls_list_size', String(opts.listSize ?? 6), '-hls_flags', 'delete_segments+temp_file+independent_segments');
+  // A platform's playlists name their segments by absolute URLs on its media hosts.
+  if (opts.baseUrl) args.push('-hls_base_url', opts.baseUrl);
   args.push('-hls_segment_filename', path.join(dir, `${name}-%05d.ts`), path.join(dir, `${name}.m3u8`));
   const startedAt = Date.now();
   const child = spawn('ffmpeg', args, { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -18,6 +18,7 @@ type JobActivity =
   | 'startJob'
   | 'setStage'
   | 'resolveSource'
+  | 'findLiveStream'
   | 'fetchCaptions'
   | 'acquireAudio'
   | 'reserveTranscriptionCredits'
@@ -64,6 +65,8 @@ export function jobActivities(plan: JobPlan, over: Partial<Pick<Activities, JobA
     startJob: async () => plan,
     setStage: async () => undefined,
     resolveSource: async () => ({ mediaId: plan.mediaId }),
+    // Not on air: a videosite transcription goes the way of a recording.
+    findLiveStream: async () => null,
     fetchCaptions: async () => ({ transcriptId: 'tr-captions', charge: 1 }),
     acquireAudio: async () => ({ audioKey: `work/${plan.jobId}/audio.wav`, durationMs: 42_000 }),
     reserveTranscriptionCredits: async () => ({ cost: 2 }),

@@ -58,6 +58,11 @@ export interface ReplayRoute {
   recording?: string;
   /** Wait this long before answering (timeouts). */
   delayMs?: number;
+  /**
+   * Files of a folder, read when asked (a live stream's playlist and segments, written as it airs): `path` is then
+   * a prefix, and the rest of the request's path names the file (404 when it is not there yet, or no longer).
+   */
+  folder?: string;
 }
 
 export interface ReplayOrigin {
@@ -103,6 +108,23 @@ export async function startReplayOrigin(routes: ReplayRoute[] = []): Promise<Rep
         return;
       }
       recorded.matched = true;
+      if (hit.route.folder !== undefined) {
+        const name = path.basename(recorded.path.slice(hit.route.path.length));
+        let body: Buffer;
+        try {
+          body = readFileSync(path.join(hit.route.folder, name));
+        } catch {
+          res.writeHead(404, { 'content-type': 'text/plain' }).end(`no file ${name}`);
+          return;
+        }
+        const type = name.endsWith('.m3u8')
+          ? 'application/vnd.apple.mpegurl'
+          : name.endsWith('.ts')
+            ? 'video/mp2t'
+            : 'application/octet-stream';
+        res.writeHead(200, { 'content-type': type, 'content-length': String(body.length), ...hit.headers }).end(body);
+        return;
+      }
       const answer = () => {
         if (res.destroyed) return; // the client gave up (timeout tests)
         res.writeHead(hit.status, { 'content-length': String(hit.body.length), ...hit.headers }).end(hit.body);
@@ -129,7 +151,7 @@ export async function startReplayOrigin(routes: ReplayRoute[] = []): Promise<Rep
 
 function matches(route: ReplayRoute, req: RecordedRequest): boolean {
   if ((route.method ?? 'GET').toUpperCase() !== req.method) return false;
-  if (route.path !== req.path) return false;
+  if (route.folder !== undefined ? !req.path.startsWith(route.path) : route.path !== req.path) return false;
   if (route.host !== undefined && route.host !== req.forwardedHost) return false;
   return route.when ? route.when(req) : true;
 }

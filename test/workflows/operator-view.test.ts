@@ -284,6 +284,7 @@ describe('AI transcription, as the Temporal UI shows it', () => {
       lastPiece.open();
       expect(await handle.result()).toMatchObject({ status: 'succeeded' });
       expect(await activitySummaries(handle)).toEqual([
+        ['findLiveStream', 'is rCAS2eD-mcw on air?'],
         ['acquireAudio', 'audio of videosite rCAS2eD-mcw'],
         ['cutAudio', undefined],
         ['recognizePiece', 'piece 1 of 3'],
@@ -315,6 +316,7 @@ describe('AI transcription, as the Temporal UI shows it', () => {
       await handle.signal(providerCallbackSignal, { status: 'completed' });
       expect(await handle.result()).toMatchObject({ status: 'succeeded' });
       expect((await activitySummaries(handle)).map(([, summary]) => summary)).toEqual([
+        'is rCAS2eD-mcw on air?',
         'audio of videosite rCAS2eD-mcw',
         'submit 42 s of audio to the cloud recognizer',
         'provider result of provider-job-1 (check 1)',
