@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../domain/db';
 import { ServiceError } from '../core/errors';
-import { DEFAULT_LIVE_DURATION_S, liveCut, type LiveCursor, type LiveEnd } from '../domain/jobs/live';
+import { DEFAULT_LIVE_DURATION_S, LIVE_MIN_PIECE_MS, liveCut, type LiveCursor, type LiveEnd } from '../domain/jobs/live';
 import { recordMediaMeasured } from '../domain/jobs/state';
 import { recordLiveStartedEvent } from '../domain/webhooks/events';
 import type { AddressPolicy } from '../integrations/fetch';
@@ -122,7 +122,7 @@ export function createLiveActivities(deps: LiveDeps) {
           if (fetched > 0) await recordMediaMeasured(db, plan.jobId, { durationMs: Math.round(pendingEndMs) });
           // Pauses are looked for only where a cut may be made before the stream's end.
           let silences: Awaited<ReturnType<typeof findSilences>> = [];
-          if (!final && pendingMs >= 4000) {
+          if (!final && pendingMs >= LIVE_MIN_PIECE_MS) {
             const wav = path.join(dir, 'waiting.wav');
             await fs.writeFile(wav, Buffer.concat([pcmWavHeader(pcm.length), pcm]));
             silences = await findSilences(wav, { durationMs: pendingMs });
@@ -143,7 +143,7 @@ export function createLiveActivities(deps: LiveDeps) {
           }
           if (rest.length === 0) {
             next.pendingKey = null;
-          } else if (piece !== null || fetched > 0 || next.pendingStartMs !== cursor.pendingStartMs) {
+          } else if (piece !== null || fetched > 0) {
             // Named by where it ends in the stream and which piece comes next: one name, one content.
             next.pendingKey = workKey(plan.jobId, `live-waiting-${next.nextPiece}-${next.nextSeq}.wav`);
             await store.put(next.pendingKey, Buffer.concat([pcmWavHeader(rest.length), rest]), 'audio/wav');

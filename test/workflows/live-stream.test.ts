@@ -1,8 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { LiveCapture } from '../../activities/live';
 import { FIRST_LIVE_CURSOR, type LiveCursor } from '../../core/live';
-import { stopLiveSignal, type JobPlan, type LiveStreamOutcome } from '../../workflows/definitions';
+import { cancelUpdate, stopLiveSignal, type JobPlan, type LiveStreamOutcome } from '../../workflows/definitions';
 import { liveStreamWorkflow } from '../../workflows/live';
+import { jobActivities, planFor, steerJob, type JobMocks } from '../support/job-workflow';
 import { useTimeSkipping } from '../support/time-skipping';
 
 // The live stream follower on the time-skipping server, its activities mocked (the real ones, on a real HLS stream,
@@ -175,3 +176,52 @@ it('a stop (across a hand-over) makes what waits the last piece; the budget and 
     ),
   ).rejects.toThrow();
 }, 180_000);
+
+describe("a live job's own workflow", () => {
+  const livePlan = () => planFor({ mode: 'transcribe', platform: 'hls', sourceUrl: 'https://cdn.example.com/live.m3u8' });
+
+  it('a cancel stops the stream: the transcript is written from the pieces heard, and the job succeeds with their charge', async () => {
+    const p = livePlan();
+    const stream = mockStream(1000);
+    const acts = { ...jobActivities(p), ...stream.activities } as unknown as JobMocks;
+    const result = await steerJob(ts, p, acts, async (handle) => {
+      while (stream.published.length < 2) await ts.env.sleep('1 second');
+      expect(await handle.executeUpdate(cancelUpdate)).toEqual({ cancelled: true });
+    });
+    expect(result).toMatchObject({ status: 'succeeded' });
+    const heard = stream.captures.filter((c) => c.stop).length;
+    expect(heard).toBe(1);
+    const [, resultKeys, spans, durationMs] = acts.storeRecognition.mock.calls[0]!;
+    expect(resultKeys).toEqual(spans.map((_, i) => `result-${i}`));
+    expect(spans.length).toBeGreaterThanOrEqual(2);
+    expect(durationMs).toBe(spans.length * PIECE_MS);
+    expect(acts.completeJob).toHaveBeenCalledWith(p.jobId, { transcriptId: 'tr-asr', charge: 2, billingKind: 'ai_transcription' });
+    expect(acts.cancelJob).not.toHaveBeenCalled();
+  });
+
+  it('a cancel before anything was heard cancels the job: nothing stored, nothing charged', async () => {
+    const p = livePlan();
+    const stream = mockStream(1000);
+    const silent = {
+      ...stream.activities,
+      // Nothing is ever cut: the stream has not said enough yet.
+      captureLiveAudio: async (_plan: JobPlan, cursor: LiveCursor, o: { stop: boolean }): Promise<LiveCapture> => ({
+        cursor,
+        piece: null,
+        ended: o.stop ? 'stopped' : null,
+        fetched: 0,
+        edgeMs: 0,
+        pollMs: 1000,
+      }),
+    };
+    const acts = { ...jobActivities(p), ...silent } as unknown as JobMocks;
+    const result = await steerJob(ts, p, acts, async (handle) => {
+      await ts.env.sleep('5 seconds');
+      expect(await handle.executeUpdate(cancelUpdate)).toEqual({ cancelled: true });
+    });
+    expect(result).toMatchObject({ status: 'cancelled' });
+    expect(acts.cancelJob).toHaveBeenCalledWith(p.jobId);
+    expect(acts.storeRecognition).not.toHaveBeenCalled();
+    expect(acts.completeJob).not.toHaveBeenCalled();
+  });
+});
