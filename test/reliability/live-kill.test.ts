@@ -183,5 +183,6 @@ test('a live stream survives a SIGKILLed worker and a SIGKILLed recognizer: ever
     if (started && (started.attempt ?? 1) > 1) retried.add(scheduled.get(String(started.scheduledEventId)) ?? '');
   }
   console.log(`[live-kill] ${outcome.pieces.length} pieces, ${t.segments.length} segments; retried: ${[...retried].join(', ')}`);
-  expect([...retried].sort()).toEqual(['captureLiveAudio', 'recognizePiece']);
+  // (A publish in flight beside the killed capture may have been retried too: it is idempotent.)
+  expect([...retried]).toEqual(expect.arrayContaining(['captureLiveAudio', 'recognizePiece']));
 }, 480_000);
