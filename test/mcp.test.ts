@@ -150,6 +150,7 @@ describe('agent tool server: transport and authentication', () => {
         'idempotency_key',
         'language',
         'max_credits',
+        'max_duration_s',
         'mode',
         'profile',
         'redact_pii',

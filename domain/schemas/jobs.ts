@@ -39,8 +39,10 @@ export const TRANSCRIPT_EXTRA_FIELDS = [
   'translate_to',
   'summarize',
 ] as const;
+/** The request fields of live streams (an HLS playlist link, or a videosite video on air). */
+export const LIVE_FIELDS = ['max_duration_s'] as const;
 /** The options the agents' `transcribe` tool takes as they are, each with the request's own schema and description. */
-export const JOB_OPTION_FIELDS = [...RECOGNITION_FIELDS, ...ALIGNMENT_FIELDS, ...TRANSCRIPT_EXTRA_FIELDS] as const;
+export const JOB_OPTION_FIELDS = [...RECOGNITION_FIELDS, ...ALIGNMENT_FIELDS, ...TRANSCRIPT_EXTRA_FIELDS, ...LIVE_FIELDS] as const;
 
 /** `speakers_expected`: 1–10 (also the agents' `transcribe` tool). */
 export const SpeakersExpected = z.number().int().min(1).max(MAX_SPEAKERS_EXPECTED);
