@@ -13,9 +13,8 @@
 import fs from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
-import { evalClips } from '../test/support/asr-eval';
 import { airLive, startHlsOrigin } from '../test/support/hls-origin';
-import { audioDir, concatWithPauses, ffmpeg, wordErrorRate } from '../test/support/speech';
+import { audioDir, englishTalk, ffmpeg, wordErrorRate } from '../test/support/speech';
 import { startAsrStack } from './asr-stack';
 import { writeBlock } from './results-file';
 
@@ -29,20 +28,9 @@ const quantile = (xs: number[], q: number) => {
 
 async function main() {
   const dir = await audioDir();
-  const en = evalClips().filter((c) => c.lang === 'en');
-  const once = await concatWithPauses(
-    en.map((c) => c.audio),
-    path.join(dir.dir, 'once.wav'),
-    1.0,
-  );
-  const onceSeconds = en.reduce((s, c) => s + c.durationSec, 0) + en.length;
-  const loops = Math.max(1, Math.round((MINUTES * 60) / onceSeconds));
-  const talk = await concatWithPauses(
-    Array.from({ length: loops }, () => once),
-    path.join(dir.dir, 'talk.wav'),
-    1.0,
-  );
-  const reference = Array.from({ length: loops }, () => en.map((c) => c.reference).join(' ')).join(' ');
+  const once = await englishTalk(dir.dir, { name: 'once' });
+  const loops = Math.max(1, Math.round((MINUTES * 60) / once.seconds));
+  const { file: talk, reference, seconds } = await englishTalk(dir.dir, { times: loops });
   const mp3 = path.join(dir.dir, 'talk.mp3');
   await ffmpeg(['-i', talk, '-ac', '1', '-b:a', '64k', mp3]);
   const hlsDir = path.join(dir.dir, 'hls');
@@ -76,7 +64,7 @@ async function main() {
       after = page.next_after;
       if (['succeeded', 'failed', 'cancelled'].includes(page.status)) break;
     }
-    const airedUntil = encoder.startedAt + onceSeconds * loops * 1000;
+    const airedUntil = encoder.startedAt + seconds * 1000;
     const liveRun = await stack.waitJob(live.id, live.postedAt);
     const transcriptAfterAir = Date.now() - airedUntil;
     if (liveRun.status !== 'succeeded') throw new Error(`the live job ended ${liveRun.status}`);
@@ -89,7 +77,7 @@ async function main() {
         .map((l) => l.toFixed(2))
         .join(' ')}.`,
       '',
-      `Real English speech (the clips of ../shared/asr-eval with 1 s pauses, ${loops} time(s) over: ${(onceSeconds * loops).toFixed(0)} s) aired by ffmpeg in real time as HLS (AAC, 2 s segments, a playlist of the last 10) from a loopback https origin; language given, Whisper base on one recognition worker. Latency of a segment: when a long poll of \`GET /v1/jobs/{id}/segments\` first returned it, minus when its last word aired.`,
+      `Real English speech (the clips of ../shared/asr-eval with 1 s pauses, ${loops} time(s) over: ${seconds.toFixed(0)} s) aired by ffmpeg in real time as HLS (AAC, 2 s segments, a playlist of the last 10) from a loopback https origin; language given, Whisper base on one recognition worker. Latency of a segment: when a long poll of \`GET /v1/jobs/{id}/segments\` first returned it, minus when its last word aired.`,
       '',
       `| | Segments | Air to readable p50 | p90 | max | Transcript after the stream ended | WER |`,
       `|---|---|---|---|---|---|---|`,
@@ -97,7 +85,7 @@ async function main() {
       '',
       `| Baseline: the same recording uploaded as a file (MP3) | First segment readable after POST /v1/jobs | Whole recording recognised (job succeeded) | WER |`,
       `|---|---|---|---|`,
-      `| ${(onceSeconds * loops).toFixed(0)} s | ${sec(fileFirstMs ?? NaN)} | ${sec(fileRun.ms)} | ${(fileWer * 100).toFixed(1)} % |`,
+      `| ${seconds.toFixed(0)} s | ${sec(fileFirstMs ?? NaN)} | ${sec(fileRun.ms)} | ${(fileWer * 100).toFixed(1)} % |`,
       '',
       `Goal: p50 ≤ 8 s from audio on air to a readable segment with 2 s media segments. A segment waits for its HLS segment to be written (up to 2 s), the playlist read (every 1 s while nothing is new), at least 4 s of audio to cut a piece at a pause, and the recognition of that piece.`,
     ];

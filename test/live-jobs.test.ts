@@ -3,12 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import type { PartialSegmentView } from '../domain/jobs/partial-segments';
-import { evalClips } from './support/asr-eval';
 import { bearer, createWorkspace, signInSession, type TestWorkspace } from './support/harness';
 import { airLive, startHlsOrigin, type HlsOrigin, type LiveEncoder } from './support/hls-origin';
 import { startJobStack, submit, type JobStack } from './support/job-stack';
 import { FIXTURES_DIR } from './support/replay-origin';
-import { audioDir, concatWithPauses, ffmpeg, wordErrorRate } from './support/speech';
+import { audioDir, englishTalk, ffmpeg, wordErrorRate } from './support/speech';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
 
 // Live jobs on the real stack: ffmpeg airs real English speech in real time as HLS (2 s segments, a sliding
@@ -29,14 +28,7 @@ const FINAL = ['succeeded', 'failed', 'cancelled'];
 beforeAll(async () => {
   stack = await startJobStack([]);
   audio = await audioDir();
-  const en = evalClips().filter((c) => c.lang === 'en');
-  talk = await concatWithPauses(
-    en.map((c) => c.audio),
-    path.join(audio.dir, 'talk.wav'),
-    1.0,
-  );
-  reference = en.map((c) => c.reference).join(' ');
-  talkSeconds = en.reduce((s, c) => s + c.durationSec, 0) + en.length - 1;
+  ({ file: talk, reference, seconds: talkSeconds } = await englishTalk(audio.dir));
   hlsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hls-origin-'));
   origin = await startHlsOrigin(hlsDir);
   receiver = await startWebhookReceiver();

@@ -281,10 +281,10 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   }
 
   /**
-   * A live stream (an HLS playlist): followed by a child workflow (workflows/live.ts) that publishes each piece's
-   * segments as it is recognised and holds the credits minute by minute; a cancel meanwhile stops it, and what was
-   * heard becomes the transcript, charged for the started minutes it spans. A stop before anything was heard
-   * cancels the job (nothing charged).
+   * A live stream (an HLS playlist link, or a videosite video on air: `manifestUrl`): followed by a child workflow
+   * (workflows/live.ts) that publishes each piece's segments as it is recognised and holds the credits minute by
+   * minute; a cancel meanwhile stops it, and what was heard becomes the transcript, charged for the started minutes
+   * it spans. A stop before anything was heard cancels the job (nothing charged).
    */
   async function transcribeLive(
     plan: JobPlan,
@@ -312,8 +312,10 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     track.refuseCancel('stage=finalize');
     const { pieces } = followed;
     if (pieces.length === 0 && followed.ended === 'stopped') {
+      // Nothing was heard: the stop is a cancel, which ends the pipeline here (the job is cancelled, nothing charged).
       cancelRequested = true;
       pipeline.cancel();
+      await CancellationScope.current().cancelRequested;
     }
     const durationMs = pieces.at(-1)?.endMs ?? 0;
     const { cost } = await state.reserveTranscriptionCredits(plan, durationMs);

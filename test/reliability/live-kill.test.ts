@@ -7,10 +7,9 @@ import request from 'supertest';
 import { LocalDiskObjectStore } from '../../integrations/storage';
 import { startRecognizer, type RecognizerHandle } from '../../stack/recognizer';
 import type { LiveStreamOutcome } from '../../workflows/definitions';
-import { evalClips } from '../support/asr-eval';
 import { bearer, createWorkspace, privateDatabase, startTestApi, type TestApi } from '../support/harness';
 import { airLive, startHlsOrigin, type HlsOrigin, type LiveEncoder } from '../support/hls-origin';
-import { audioDir, concatWithPauses, wordErrorRate } from '../support/speech';
+import { audioDir, englishTalk, wordErrorRate } from '../support/speech';
 import { testTls } from '../support/tls';
 import { killAll, startWorkerProcess } from '../support/worker-process';
 
@@ -70,16 +69,8 @@ beforeAll(async () => {
     { objectStore },
   );
   audio = await audioDir('live-kill-');
-  const en = evalClips().filter((c) => c.lang === 'en');
   // Twice over (about a minute and a half): the stream is still on air after both kills.
-  const twice = [...en, ...en];
-  talk = await concatWithPauses(
-    twice.map((c) => c.audio),
-    path.join(audio.dir, 'talk.wav'),
-    1.0,
-  );
-  reference = twice.map((c) => c.reference).join(' ');
-  talkSeconds = twice.reduce((s, c) => s + c.durationSec, 0) + twice.length - 1;
+  ({ file: talk, reference, seconds: talkSeconds } = await englishTalk(audio.dir, { times: 2 }));
   const hlsDir = path.join(scratch, 'hls');
   fs.mkdirSync(hlsDir);
   origin = await startHlsOrigin(hlsDir);

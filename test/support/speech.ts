@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { evalClips } from './asr-eval';
 
 // English test speech with a known text, made on the spot by Debian's flite
 // (voice slt). Not espeak-ng: its formant voice is so unlike real speech that
@@ -75,6 +76,24 @@ export async function concatWithPauses(inputs: readonly string[], output: string
   const filter = `${labels.join(';')};${inputs.map((_, i) => `[a${i}]`).join('')}concat=n=${inputs.length}:v=0:a=1[out]`;
   await ffmpeg([...args, '-filter_complex', filter, '-map', '[out]', '-c:a', 'pcm_s16le', output]);
   return output;
+}
+
+/**
+ * Real English speech of some length: the English clips of the eval set, `times` over, joined with 1 s pauses
+ * into `<dir>/<name>.wav`, with the reference text and the length in seconds (the pauses included).
+ */
+export async function englishTalk(
+  dir: string,
+  opts: { times?: number; name?: string } = {},
+): Promise<{ file: string; reference: string; seconds: number }> {
+  const en = evalClips().filter((c) => c.lang === 'en');
+  const clips = Array.from({ length: opts.times ?? 1 }, () => en).flat();
+  const file = await concatWithPauses(
+    clips.map((c) => c.audio),
+    join(dir, `${opts.name ?? 'talk'}.wav`),
+    1,
+  );
+  return { file, reference: clips.map((c) => c.reference).join(' '), seconds: clips.reduce((s, c) => s + c.durationSec + 1, 0) };
 }
 
 export async function ffmpeg(args: readonly string[]): Promise<void> {
