@@ -204,6 +204,23 @@ describe('live jobs: an HLS playlist followed as it airs', () => {
     const t = (await request(app()).get(`/v1/transcripts/${job.result_id}`).set(bearer(w.apiKey)).expect(200)).body;
     expect(wordErrorRate(reference, t.text)).toBeLessThan(0.3);
 
+    // The same as fragmented MP4: each fragment read with the initialization section its EXT-X-MAP names.
+    await ffmpeg(
+      ['-i', talk, '-c:a', 'aac', '-b:a', '64k', '-f', 'hls', '-hls_time', '2', '-hls_list_size', '0'].concat(
+        ['-hls_playlist_type', 'vod', '-hls_segment_type', 'fmp4', '-hls_fmp4_init_filename', 'fmp4-init.mp4'],
+        ['-hls_segment_filename', path.join(hlsDir, 'fmp4-%d.m4s'), path.join(hlsDir, 'fmp4.m3u8')],
+      ),
+    );
+    expect(fs.readFileSync(path.join(hlsDir, 'fmp4.m3u8'), 'utf8')).toContain('#EXT-X-MAP:URI="fmp4-init.mp4"');
+    const fragmented = (
+      await submit(stack.api, w.apiKey, { source: { url: `${origin.base}/fmp4.m3u8` }, mode: 'transcribe', language: 'en' })
+    ).body;
+    const fmp4Job = await finalJob(w, fragmented.id);
+    expect(fmp4Job.status).toBe('succeeded');
+    const f = (await request(app()).get(`/v1/transcripts/${fmp4Job.result_id}`).set(bearer(w.apiKey)).expect(200)).body;
+    expect(wordErrorRate(reference, f.text)).toBeLessThan(0.3);
+    expect(f.duration_seconds).toBeCloseTo(t.duration_seconds, 0);
+
     // The segments are fetched by the same outbound rules as the playlist: a private address is refused.
     fs.writeFileSync(
       path.join(hlsDir, 'private.m3u8'),
