@@ -127,9 +127,14 @@ test('a live stream survives a SIGKILLed worker and a SIGKILLed recognizer: ever
 
   // The worker that follows the stream dies after the first segments are out; a new one takes over.
   const beforeWorkerKill = await published(jobId, 2);
+  // A segment's answer is held back, so the capture that asks for it is surely in flight when its worker dies.
+  origin.segmentDelayMs = 5000;
+  const asked = origin.requests.length;
+  while (!origin.requests.slice(asked).some((r) => r.path.endsWith('.ts'))) await new Promise((r) => setTimeout(r, 20));
   await whileRunning(jobId, 'captureLiveAudio');
   first.kill('SIGKILL');
   await new Promise((r) => first.once('exit', r));
+  origin.segmentDelayMs = 0;
   await startWorker();
   // Then the recognizer dies while pieces keep coming (one is usually being heard), and a new one takes over.
   const beforeRecognizerKill = await published(jobId, beforeWorkerKill + 2);

@@ -15,6 +15,8 @@ export interface HlsOrigin {
   dir: string;
   /** Every request the origin answered, in order (path and status). */
   requests: Array<{ path: string; status: number }>;
+  /** Media segments are answered this much later (0: at once): a test holds a fetch in flight while it kills its worker. */
+  segmentDelayMs: number;
   close(): Promise<void>;
 }
 
@@ -22,7 +24,8 @@ export interface HlsOrigin {
 export async function startHlsOrigin(dir: string): Promise<HlsOrigin> {
   const tls = testTls();
   const requests: HlsOrigin['requests'] = [];
-  const server: Server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+  const state = { segmentDelayMs: 0 };
+  const server: Server = createServer({ key: tls.key, cert: tls.cert }, async (req, res) => {
     const name = path.basename(new URL(req.url ?? '/', 'https://x').pathname);
     const file = path.join(dir, name);
     let body: Buffer;
@@ -33,6 +36,8 @@ export async function startHlsOrigin(dir: string): Promise<HlsOrigin> {
       return void res.writeHead(404).end();
     }
     requests.push({ path: name, status: 200 });
+    if (name.endsWith('.ts') && state.segmentDelayMs > 0) await new Promise((r) => setTimeout(r, state.segmentDelayMs));
+    if (res.destroyed) return;
     res
       .writeHead(200, { 'content-type': TYPES[path.extname(name)] ?? 'application/octet-stream', 'content-length': String(body.length) })
       .end(body);
@@ -42,6 +47,12 @@ export async function startHlsOrigin(dir: string): Promise<HlsOrigin> {
     base: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
     dir,
     requests,
+    get segmentDelayMs() {
+      return state.segmentDelayMs;
+    },
+    set segmentDelayMs(ms: number) {
+      state.segmentDelayMs = ms;
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
