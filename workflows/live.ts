@@ -148,7 +148,7 @@ export async function liveStreamWorkflow(input: LiveStreamInput): Promise<LiveSt
       runPieces++;
     }
     ended = step.ended;
-    show(ended ? `Ended (${ended}).` : 'Following.');
+    if (ended === null) show('Following.');
     if (ended === null && !step.piece && step.fetched === 0) await condition(() => stop, step.pollMs);
   }
   await inFlight;

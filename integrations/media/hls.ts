@@ -3,7 +3,8 @@ import path from 'node:path';
 import { parse, types } from 'hls-parser';
 import { ServiceError } from '../../core/errors';
 import { safeFetch, type SafeFetchOptions } from '../fetch';
-import type { Outbound, OutboundPlatform } from '../outbound/http';
+import type { Outbound, OutboundPlatform, OutboundResponse } from '../outbound/http';
+import { httpRefusal } from '../platforms/videosite';
 import { isHlsPlaylistHead } from '../storage/sniff-media';
 
 // HLS (RFC 8216) as a live job reads it: the playlist fetched through the outbound rules like any direct link,
@@ -69,23 +70,21 @@ export function directHlsFetcher(dir: string, policy: FetchPolicy): HlsFetcher {
 
 /** A platform's stream (the videosite's live manifest and its segments) through that platform's outbound layer. */
 export function platformHlsFetcher(outbound: Outbound, platform: OutboundPlatform): HlsFetcher {
-  const refusal = (status: number, url: string) => {
-    const host = new URL(url).host;
-    if (status === 404 || status === 410) return new ServiceError('SOURCE_NOT_FOUND', `${host} answered ${status}: the stream is gone`);
-    if (status === 403 || status === 429) return new ServiceError('SOURCE_BLOCKED', `${host} answered ${status}`);
-    return new ServiceError('SOURCE_CHANGED', `${host} answered ${status}`);
-  };
+  // The platform's own reading of an answer's status: 429 rate-limited, 403 blocked, 404 and 410 a stream gone.
+  const refused = (res: OutboundResponse, what: string) => httpRefusal(res, what, { missing: [404, 410] })?.error;
   return {
     async playlist(url) {
       const res = await outbound.fetchText(platform, url, { redirect: 'follow' });
-      if (res.status !== 200) throw refusal(res.status, url);
+      const error = refused(res, 'live manifest');
+      if (error) throw error;
       if (!isHlsPlaylistHead(Buffer.from(res.body.slice(0, 16))))
         throw new ServiceError('SOURCE_CHANGED', `${new URL(url).host} answered something other than an HLS playlist`);
       return { text: res.body, finalUrl: res.url };
     },
     async media(url, file) {
       const res = await outbound.fetchText(platform, url, { redirect: 'follow', binary: true, timeoutMs: 60_000 });
-      if (res.status !== 200) throw refusal(res.status, url);
+      const error = refused(res, 'live segment');
+      if (error) throw error;
       await fs.writeFile(file, res.bytes ?? Buffer.alloc(0));
     },
   };
