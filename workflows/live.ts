@@ -2,6 +2,7 @@ import {
   ActivityFailure,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -33,9 +34,9 @@ const DEFAULT_PIECES_PER_RUN = 100;
  * A live job's stream, followed as it airs (the job's workflow starts it as a child and writes the transcript
  * from its pieces). Each step captures (captureLiveAudio: the playlist read, its new segments fetched once and
  * heard, a piece cut at a pause), holds the credits of the minute the piece reaches, recognises the piece and
- * publishes its segments; the recognition of one piece runs while the next is captured, and pieces are published
- * in order. Every step is idempotent and the state moves only with the steps' recorded answers, so a worker or a
- * recognizer killed mid-stream repeats a step, never skips or doubles one. Ends when the playlist ends, on
+ * publishes its segments; pieces are recognised and published in order while the next ones are captured. Every
+ * step is idempotent and the state moves only with the steps' recorded answers, so a worker or a recognizer
+ * killed mid-stream repeats a step, never skips or doubles one. Ends when the playlist ends, on
  * stopLiveSignal (a cancel), at max_duration_s, or when the next minute is over the budget.
  */
 export async function liveStreamWorkflow(input: LiveStreamInput): Promise<LiveStreamOutcome> {
@@ -84,8 +85,12 @@ export async function liveStreamWorkflow(input: LiveStreamInput): Promise<LiveSt
     );
   };
 
-  // The piece being recognised and published while the next is captured: at most one, so pieces publish in order.
+  // The pieces being recognised and published while the next are captured, chained so they publish in order. The
+  // capture never waits for them: a stream is read at the air's pace even while recognition runs behind it, or a
+  // sliding playlist would slide past segments not yet fetched. A failed piece ends the stream at the next step.
+  const captureAhead = patched('live-capture-ahead');
   let inFlight: Promise<void> = Promise.resolve();
+  let pieceFailed = false;
   const recognizeAndPublish = (piece: NonNullable<LiveCapture['piece']>) =>
     recognition.recognizePiece
       .executeWithOptions(
@@ -106,6 +111,7 @@ export async function liveStreamWorkflow(input: LiveStreamInput): Promise<LiveSt
   let ended: LiveEnd | null = null;
   let runPieces = 0;
   while (ended === null) {
+    if (pieceFailed) await inFlight;
     if (runPieces >= (input.piecesPerRun ?? DEFAULT_PIECES_PER_RUN) || workflowInfo().continueAsNewSuggested) {
       await inFlight;
       show('Handing over to a new run.');
@@ -149,7 +155,7 @@ export async function liveStreamWorkflow(input: LiveStreamInput): Promise<LiveSt
     }
     ended = step.ended;
     if (ended === null) show('Following.');
-    if (ended === null && !step.piece && step.fetched === 0) await condition(() => stop, step.pollMs);
+    if (ended === null && !step.piece && step.fetched === 0) await condition(() => stop || pieceFailed, step.pollMs);
   }
   await inFlight;
   await capture.discardLiveAudio(cursor);
@@ -171,10 +177,16 @@ export async function liveStreamWorkflow(input: LiveStreamInput): Promise<LiveSt
       await capture.discardLiveAudio({ ...cursor, pendingKey: piece.key });
       return false;
     }
-    await inFlight;
-    inFlight = recognizeAndPublish(piece);
-    // Marked handled now (it is awaited before the next piece and at the end), so a failure is not unhandled meanwhile.
-    inFlight.catch(() => undefined);
+    if (captureAhead) {
+      inFlight = inFlight.then(() => recognizeAndPublish(piece));
+    } else {
+      await inFlight;
+      inFlight = recognizeAndPublish(piece);
+    }
+    // Marked handled now (it is awaited at the next step and at the end), so a failure is not unhandled meanwhile.
+    inFlight.catch(() => {
+      pieceFailed = true;
+    });
     return true;
   }
 }

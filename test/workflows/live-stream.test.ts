@@ -31,8 +31,9 @@ function plan(jobId: string): JobPlan {
 }
 
 /** A stream of `pieces` pieces of 5 s (one a capture, after two empty reads each), then the playlist's end. */
-function mockStream(pieces: number, opts: { failAt?: number; overBudgetAt?: number } = {}) {
+function mockStream(pieces: number, opts: { failAt?: number; overBudgetAt?: number; slowFirstPiece?: boolean } = {}) {
   const published: number[] = [];
+  let capturedDuringFirst = -1;
   const captures: Array<{ piece: number; stop: boolean }> = [];
   const discarded: string[] = [];
   let reads = 0;
@@ -63,6 +64,12 @@ function mockStream(pieces: number, opts: { failAt?: number; overBudgetAt?: numb
     },
     async recognizePiece(_plan: JobPlan, key: string, index: number) {
       expect(key).toBe(`piece-${index}`);
+      if (opts.slowFirstPiece && index === 0) {
+        // A recognizer behind the air: the first piece takes until the stream has moved three pieces on (or 20 s).
+        const until = Date.now() + 20_000;
+        while (Date.now() < until && !captures.some((c) => c.piece >= 3)) await new Promise((r) => setTimeout(r, 50));
+        capturedDuringFirst = Math.max(...captures.map((c) => c.piece));
+      }
       return `result-${index}`;
     },
     async publishPieceSegments(_plan: JobPlan, index: number, resultKey: string) {
@@ -77,7 +84,7 @@ function mockStream(pieces: number, opts: { failAt?: number; overBudgetAt?: numb
       if (cursor.pendingKey) discarded.push(cursor.pendingKey);
     },
   };
-  return { activities, published, captures, discarded };
+  return { activities, published, captures, discarded, capturedDuringFirst: () => capturedDuringFirst };
 }
 
 async function runs(workflowId: string): Promise<number> {
@@ -117,6 +124,23 @@ it('pieces recognised and published once each, in order, across runs continued a
       /8 piece\(s\) transcribed, the first 40\.0 s; the air is at 42\.0 s, 2\.0 s behind it\. Ended \(ended\)\./,
     );
   });
+}, 120_000);
+
+it('the playlist is read at the pace of the air while recognition runs behind it; pieces still publish in order', async () => {
+  // Waiting for a piece's recognition before the next capture would let a sliding playlist slide past segments.
+  const stream = mockStream(6, { slowFirstPiece: true });
+  const { taskQueue, workflowId } = ts.ids();
+  const outcome = await ts.withWorker(taskQueue, stream.activities, () =>
+    ts.env.client.workflow.execute(liveStreamWorkflow, {
+      taskQueue,
+      workflowId,
+      args: [{ plan: plan(workflowId), cursor: FIRST_LIVE_CURSOR, pieces: [], stop: false }],
+    }),
+  );
+  expect(stream.capturedDuringFirst()).toBeGreaterThanOrEqual(3);
+  expect(outcome.ended).toBe('ended');
+  expectTiled(outcome, 6);
+  expect(stream.published).toEqual([0, 1, 2, 3, 4, 5]);
 }, 120_000);
 
 it('a stop (across a hand-over) makes what waits the last piece; the budget and a stream gone end it with what was heard', async () => {
