@@ -28,7 +28,9 @@ export function createDb(
   pool.on('error', onConnectionError);
   pool.on('connect', (client) => client.on('error', onConnectionError));
   traceQueries(pool);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  // An interactive transaction's guard against one left open, not a budget: Prisma's 5 s default rolled back a
+  // Stripe event's few statements on a loaded two-core machine (the event was redelivered, but the work was lost).
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: { maxWait: 10_000, timeout: 30_000 } });
   // Prisma does not end a pool it was given: left open, its idle connections hold the process for pg's 10 s
   // idle timeout (a stopping worker took 13 s instead of 3). Ending it twice is harmless.
   const close = async () => {

@@ -65,9 +65,14 @@ export function useTimeSkipping(): TimeSkipping {
       searchAttributes: searchAttributeTypes(),
     });
   }, 60_000);
+  // Workers still running when the file ends (a test that timed out inside withWorker): stopped before the
+  // teardown, or they keep the connection, and their polling lingers in the jest process into the next file.
+  const running = new Set<{ worker: Worker; settled: Promise<unknown> }>();
   afterAll(async () => {
+    for (const { worker } of running) if (worker.getState() === 'RUNNING') worker.shutdown();
+    await Promise.all([...running].map((r) => r.settled));
     await env?.teardown();
-  });
+  }, 60_000);
   return {
     get env() {
       if (!env) throw new Error('the time-skipping environment is not started (use it inside a test)');
@@ -87,7 +92,10 @@ export function useTimeSkipping(): TimeSkipping {
         workflowBundle: await workflowBundle(),
         activities,
       });
-      return worker.runUntil(fn);
+      const run = worker.runUntil(fn);
+      const entry = { worker, settled: run.catch(() => undefined) };
+      running.add(entry);
+      return run.finally(() => running.delete(entry));
     },
   };
 }
