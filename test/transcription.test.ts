@@ -7,7 +7,7 @@ import { getBalance } from '../domain/credits/ledger';
 import { toRecognizerWav } from '../integrations/media/convert';
 import { bearer, createWorkspace, textBody, type TestWorkspace } from './support/harness';
 import { evalClips, pooled, score, type EvalClip } from './support/asr-eval';
-import { startJobStack, submit, waitFinal, type JobStack } from './support/job-stack';
+import { startJobStack, submit, waitFinal, waitUntilFinal, type JobStack } from './support/job-stack';
 import type { ReplayRoute } from './support/replay-origin';
 import { audioDir, concatWithPauses, ffmpeg, makeSilence, makeSpeech, PARAGRAPHS, wordErrorRate } from './support/speech';
 import { testTls } from './support/tls';
@@ -215,12 +215,12 @@ describe('AI transcription', () => {
     const res = await submit(stack.api, ws.apiKey, { source: { url: `${mediaBase}/talk.mp3` }, mode: 'transcribe' });
     expect(res.status).toBe(202);
     expect(res.body.source.platform).toBe('direct');
-    const done = await waitFinal(stack.api, ws.apiKey, res.body.id, 25);
+    const done = await waitUntilFinal(stack.api, ws.apiKey, res.body.id);
     expect(done.body.status).toBe('succeeded');
     const t = (await request(app()).get(`/v1/transcripts/${done.body.result_id}`).set(bearer(ws.apiKey))).body;
     expect(t.language).toBe('en');
     expect(wordErrorRate(speech.text, t.text)).toBeLessThan(FLITE_WER_BOUND);
-  });
+  }, 180_000);
 
   it('cuts long media at pauses into pieces recognised in parallel and stitches them: no word lost or doubled, times continuous; no cancel once audio went to the recognizer', async () => {
     const w = await createWorkspace(stack.api.deps, { plan: 'pro' });
@@ -285,7 +285,7 @@ describe('AI transcription', () => {
     try {
       const res = await submit(stack.api, ws.apiKey, { source: { url: 'https://www.youtube.com/watch?v=dsMFmonKDD4' }, mode: 'auto' });
       expect(res.body.billing.credits_reserved).toBe(2);
-      const done = await waitFinal(stack.api, ws.apiKey, res.body.id, 25);
+      const done = await waitUntilFinal(stack.api, ws.apiKey, res.body.id);
       expect(done.body).toMatchObject({ status: 'succeeded', billing: { kind: 'ai_transcription', credits_charged: 2 } });
       const download = stack.origin.requests.find((r) => r.path === '/watch');
       expect(download?.forwardedHost).toBe('www.youtube.com');
@@ -293,7 +293,7 @@ describe('AI transcription', () => {
     } finally {
       stack.origin.setRoutes([]);
     }
-  }, 60000);
+  }, 180_000);
 });
 
 describe('AI transcription errors', () => {
@@ -319,7 +319,7 @@ describe('AI transcription errors', () => {
   async function failsWith(body: object, code: string, w = ws) {
     const res = await submit(stack.api, w.apiKey, body);
     expect(res.status).toBe(202);
-    const done = await waitFinal(stack.api, w.apiKey, res.body.id, 25);
+    const done = await waitUntilFinal(stack.api, w.apiKey, res.body.id);
     expect(done.body.status).toBe('failed');
     expect(done.body.error.code).toBe(code);
     expect(done.body.billing).toMatchObject({ credits_charged: 0, credits_reserved: 0 });

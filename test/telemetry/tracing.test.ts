@@ -5,7 +5,7 @@ import request from 'supertest';
 import { installTracing, logTraceFields, type Tracing } from '../../integrations/telemetry/tracing';
 import { workflowIds } from '../../workflows/definitions';
 import { bearer, createWorkspace, signInSession, startTestApi } from '../support/harness';
-import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, type JobStack } from '../support/job-stack';
+import { startJobStack, submit, videositeCaptionRoutes, VIDEO_URL, waitFinal, waitUntilFinal, type JobStack } from '../support/job-stack';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -233,8 +233,7 @@ describe('an AI transcription job is one trace across the task queue', () => {
     expect((await complete(stack.api, ws, slot.id)).status).toBeLessThan(300);
     const job = await submit(stack.api, ws.apiKey, { source: { upload_id: slot.id }, mode: 'transcribe', language: 'en' });
     expect(job.status).toBe(202);
-    let final = await waitFinal(stack.api, ws.apiKey, job.body.id, 25);
-    if (final.body.status !== 'succeeded') final = await waitFinal(stack.api, ws.apiKey, job.body.id, 25);
+    const final = await waitUntilFinal(stack.api, ws.apiKey, job.body.id);
     expect(final.body.status).toBe('succeeded');
 
     const server = exporter
@@ -260,5 +259,5 @@ describe('an AI transcription job is one trace across the task queue', () => {
     // The activity's time on the recognizer sits inside the workflow's schedule span.
     const startNanos = BigInt(scheduled.startTime[0]) * 1_000_000_000n + BigInt(scheduled.startTime[1]);
     expect(activity!.startNanos).toBeGreaterThan(startNanos);
-  });
+  }, 180_000);
 });
