@@ -29,7 +29,7 @@ export function createDb(
   pool.on('connect', (client) => client.on('error', onConnectionError));
   traceQueries(pool);
   // An interactive transaction's guard against one left open, not a budget: Prisma's 5 s default rolled back a
-  // Stripe event's few statements on a loaded two-core machine (the event was redelivered, but the work was lost).
+  // Stripe event's few statements on a loaded two-core machine (that attempt's work undone; Stripe would send it again).
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: { maxWait: 10_000, timeout: 30_000 } });
   // Prisma does not end a pool it was given: left open, its idle connections hold the process for pg's 10 s
   // idle timeout (a stopping worker took 13 s instead of 3). Ending it twice is harmless.

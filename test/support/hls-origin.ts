@@ -24,7 +24,6 @@ export interface HlsOrigin {
 export async function startHlsOrigin(dir: string): Promise<HlsOrigin> {
   const tls = testTls();
   const requests: HlsOrigin['requests'] = [];
-  const state = { segmentDelayMs: 0 };
   const server: Server = createServer({ key: tls.key, cert: tls.cert }, async (req, res) => {
     const name = path.basename(new URL(req.url ?? '/', 'https://x').pathname);
     const file = path.join(dir, name);
@@ -36,28 +35,25 @@ export async function startHlsOrigin(dir: string): Promise<HlsOrigin> {
       return void res.writeHead(404).end();
     }
     requests.push({ path: name, status: 200 });
-    if (name.endsWith('.ts') && state.segmentDelayMs > 0) await new Promise((r) => setTimeout(r, state.segmentDelayMs));
+    if (name.endsWith('.ts') && origin.segmentDelayMs > 0) await new Promise((r) => setTimeout(r, origin.segmentDelayMs));
     if (res.destroyed) return;
     res
       .writeHead(200, { 'content-type': TYPES[path.extname(name)] ?? 'application/octet-stream', 'content-length': String(body.length) })
       .end(body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
+  // The handler reads the delay from the object the test holds, so setting it takes effect at the next request.
+  const origin: HlsOrigin = {
     base: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
     dir,
     requests,
-    get segmentDelayMs() {
-      return state.segmentDelayMs;
-    },
-    set segmentDelayMs(ms: number) {
-      state.segmentDelayMs = ms;
-    },
+    segmentDelayMs: 0,
     close: async () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     },
   };
+  return origin;
 }
 
 export interface LiveEncoder {
