@@ -15,7 +15,8 @@ import { seededRandom } from '../../test/support/seeded-random';
 import type { BenchContext, BenchSection } from '../harness';
 
 // Computed chapters (issue 53, item 1): boundary F1 within ±15 s on recordings composed of unrelated talks, beside
-// three baselines on the same compositions: TextTiling (Hearst 1997) on word counts, its classic form; TextTiling
+// four baselines on the same compositions: the service's partition by the sentences' meanings alone (as it was before
+// the chapters' words joined it); TextTiling (Hearst 1997) on word counts, its classic form; TextTiling
 // with the service's sentence embeddings in place of word counts; and the recording cut into as many equal parts
 // as it has talks (which knows the true count, a thing the service never does).
 //
@@ -177,8 +178,12 @@ export async function scoreChapters(
   tiling: TilingSettings = TILING,
 ): Promise<{ results: ChapterScores[]; seconds: number; speechSeconds: number }> {
   const methods: Record<string, (c: Composition) => Promise<number[]>> = {
-    'least scatter of sentence embeddings (the service)': async (c) => {
+    "sentence embeddings and the chapters' words (the service)": async (c) => {
       const chapters = await computeChapters(c.segments, null, embed, tiling);
+      return chapters.slice(1).map((ch) => ch.start);
+    },
+    'sentence embeddings alone (the service before 2026-12-01)': async (c) => {
+      const chapters = await computeChapters(c.segments, null, embed, { ...tiling, words: null });
       return chapters.slice(1).map((ch) => ch.start);
     },
     'TextTiling on sentence embeddings (baseline)': async (c) => {
@@ -210,7 +215,7 @@ export async function scoreChapters(
       matched += m;
       truth += c.boundaries.length;
     }
-    if (method.startsWith('least')) seconds = (performance.now() - t0) / 1000;
+    if (method.endsWith('(the service)')) seconds = (performance.now() - t0) / 1000;
     results.push({ method, scores, found, matched, truth });
   }
   const speechSeconds = compositions.reduce((s, c) => s + c.segments.at(-1)!.end, 0);

@@ -1,11 +1,16 @@
 // Chapters (`chapters: true`): the platform's own where the video has them, else computed from what is said.
 //
-// Computed chapters: the transcript's segments pooled into blocks of a few seconds, each block's text embedded
-// (the search's sentence embeddings, multilingual), and the blocks partitioned into chapters of at least
-// MIN_CHAPTER_SECONDS so that meaning spreads least within chapters, each chapter costing a penalty (an exact
-// dynamic programme, leastScatter). On composed talks this beat TextTiling's local dips of similarity (Hearst 1997)
-// with the same embeddings, and TextTiling on word counts by more (bench/RESULTS.md). A chapter's title is its most
-// central block: the one nearest the chapter's mean meaning.
+// Computed chapters: the transcript's segments pooled into blocks of a few seconds, and the blocks partitioned into
+// chapters of at least MIN_CHAPTER_SECONDS by an exact dynamic programme over the block boundaries that weighs two
+// signals, each chapter costing a penalty:
+// - meaning: each block's text embedded (the search's sentence embeddings, multilingual), and the spread of the
+//   chapter's blocks around their mean (scatterCost);
+// - words: how unlikely the chapter's words are under a word distribution of the chapter's own (Utiyama and
+//   Isahara 2001), which rewards chapters that keep to their own vocabulary: the names, places and things a talk
+//   is about, which short embedded blocks blur.
+// On composed talks the two together beat either alone, TextTiling's local dips of similarity (Hearst 1997) with
+// the same embeddings, and TextTiling on word counts (bench/RESULTS.md). A chapter's title is its most central
+// block: the one nearest the chapter's mean meaning.
 
 export const CHAPTER_ORIGINS = ['platform', 'computed'] as const;
 
@@ -22,18 +27,44 @@ export const CHAPTERS_MIN_DURATION_SECONDS = 180;
 export const MIN_CHAPTER_SECONDS = 60;
 /**
  * The boundary search's settings: segments pooled into blocks of about `blockSeconds` (each embedded with
- * `contextBlocks` blocks either side), and each chapter costing `penalty` (leastScatter). Chosen on 20 compositions
- * of another seed (7) than the one the bench reports (bench/sections/chapters.ts), boundary F1 there: 5 s blocks
- * embedded alone with penalty 0.25, 0.64; penalty 0.2, 0.48; 0.3, 0.61; 0.35, 0.61; 0.5, 0.37. 10 s blocks: 0.36 to
- * 0.56; embedding each block with a block of context either side, 0.41 to 0.51, with two, 0.38 to 0.41. TextTiling's
- * dips on the same embeddings: 0.41 to 0.51 (centred or not, 5 or 10 s blocks, cut-offs of 0.5 to 1.5 sd).
+ * `contextBlocks` blocks either side), each chapter costing `penalty` (scatterCost), and the chapters' words
+ * weighed in with `words` (null: meaning alone). Chosen on 40 compositions of another seed (7) than the one the bench
+ * reports (bench/sections/chapters.ts), boundary F1 there:
+ * - meaning alone: 5 s blocks embedded alone with penalty 0.25, 0.62; penalty 0.15, 0.36; 0.35, 0.57; 0.5, 0.31.
+ *   Blocks' vectors averaged with their neighbours', 0.21 to 0.52; neighbouring chapters whose mean meanings are
+ *   alike merged afterwards, at most 0.63. On 20 compositions before that: 10 s blocks, 0.36 to 0.56; each block
+ *   embedded with a block of context either side, 0.41 to 0.51, with two, 0.38 to 0.41; TextTiling's dips on the
+ *   same embeddings, 0.41 to 0.51.
+ * - words alone: 0.59 to 0.67 (prior 6, words cut to 5 or 6 letters); weighed as the spread of their counts'
+ *   vectors (tf-idf) instead of by likelihood: at most 0.38.
+ * - both: weight 0.01 (0.005 and 0.015 within 0.03 of it), prior 6 (5: 0.71, 7: 0.68), penalty 0.25 (0.1: 0.62;
+ *   0: 0.54), words in more than 10 % of blocks left out (15 %: 0.69; a list of English function words instead:
+ *   0.72, but that needs a list for every language): 0.71.
  */
 export interface TilingSettings {
   blockSeconds: number;
   contextBlocks: number;
   penalty: number;
+  words: WordSettings | null;
 }
-export const TILING: TilingSettings = { blockSeconds: 5, contextBlocks: 0, penalty: 0.25 };
+/**
+ * The words' part: each chapter adds `weight` times the negative log-likelihood of its words under its own
+ * Laplace-smoothed word distribution, plus `prior` times the log of the transcript's word count (the cost of saying
+ * where a chapter starts). Words are cut to `stemLetters` letters (a crude stemmer that serves every alphabet), and
+ * words in more than `commonShare` of the blocks are left out: a transcript's own function words, in any language.
+ */
+export interface WordSettings {
+  weight: number;
+  prior: number;
+  stemLetters: number;
+  commonShare: number;
+}
+export const TILING: TilingSettings = {
+  blockSeconds: 5,
+  contextBlocks: 0,
+  penalty: 0.25,
+  words: { weight: 0.01, prior: 6, stemLetters: 6, commonShare: 0.1 },
+};
 const MAX_TITLE_CHARS = 70;
 
 export interface TimedText {
@@ -128,16 +159,53 @@ export function topicBoundaries(blocks: TextBlock[], raw: number[][], end: numbe
   // nothing about where the topic changes, and it dominates the raw cosines of texts of one kind.
   const centre = mean(raw);
   const vectors = raw.map((v) => v.map((x, i) => x - centre[i]!));
-  return leastScatter(blocks, vectors, end, tiling.penalty);
+  const meaning = scatterCost(blocks, vectors, end, tiling.penalty);
+  if (tiling.words === null) return cheapestPartition(blocks, end, (i) => (j) => meaning(i, j));
+  const words = wordCost(blocks, tiling.words);
+  // The words' cost of a chapter grows one block at a time (a running tally), so the partition walks the chapters'
+  // ends forward from each start.
+  return cheapestPartition(blocks, end, (i) => {
+    const tally = words(i);
+    return (j) => meaning(i, j) + tally(j);
+  });
+}
+
+/** A chapter's cost from its first block `i` to its end `j` (exclusive), for ends asked in increasing order. */
+type ChapterCost = (i: number) => (j: number) => number;
+
+/**
+ * The partition of the blocks into chapters of at least MIN_CHAPTER_SECONDS (but a whole transcript's one) whose
+ * costs sum least: exact, by dynamic programming forward over the block boundaries.
+ */
+function cheapestPartition(blocks: TextBlock[], end: number, costFrom: ChapterCost): number[] {
+  const n = blocks.length;
+  const startOf = (i: number) => (i === n ? end : blocks[i]!.start);
+  const best = new Array<number>(n + 1).fill(Infinity);
+  const from = new Array<number>(n + 1).fill(-1);
+  best[0] = 0;
+  for (let i = 0; i < n; i++) {
+    if (best[i] === Infinity) continue;
+    const cost = costFrom(i);
+    for (let j = i + 1; j <= n; j++) {
+      if (!(i === 0 && j === n) && startOf(j) - startOf(i) < MIN_CHAPTER_SECONDS) continue;
+      const c = cost(j);
+      if (best[i]! + c < best[j]!) {
+        best[j] = best[i]! + c;
+        from[j] = i;
+      }
+    }
+  }
+  const cuts: number[] = [];
+  for (let j = n; j > 0 && from[j]! > 0; j = from[j]!) cuts.push(from[j]!);
+  return cuts.sort((a, b) => a - b);
 }
 
 /**
- * The partition of the blocks into chapters of at least MIN_CHAPTER_SECONDS whose meanings spread least around
- * their chapter's mean (the sum of squared distances), each chapter adding `penalty` times the spread of an average
- * block around the whole transcript's mean, scaled by the blocks of the shortest chapter. Exact, by dynamic
- * programming over the block boundaries.
+ * The meaning's cost of a chapter: its blocks' spread around the chapter's mean (the sum of squared distances), plus
+ * `penalty` times the spread of an average block around the whole transcript's mean, scaled by the blocks of the
+ * shortest chapter.
  */
-function leastScatter(blocks: TextBlock[], vectors: number[][], end: number, penalty: number): number[] {
+function scatterCost(blocks: TextBlock[], vectors: number[][], end: number, penalty: number): (i: number, j: number) => number {
   const n = blocks.length;
   const d = vectors[0]!.length;
   // Prefix sums of the vectors and of their squared norms: the spread of any run of blocks in O(d).
@@ -161,27 +229,56 @@ function leastScatter(blocks: TextBlock[], vectors: number[][], end: number, pen
     for (let k = 0; k < d; k++) norm += (b[k]! - a[k]!) ** 2;
     return squares[j]! - squares[i]! - norm / (j - i);
   };
-  const startOf = (i: number) => (i === n ? end : blocks[i]!.start);
   const blocksPerChapter = Math.max(1, Math.round((MIN_CHAPTER_SECONDS * n) / Math.max(1, end - blocks[0]!.start)));
-  const cost = penalty * (spread(0, n) / n) * blocksPerChapter;
-  const best = new Array<number>(n + 1).fill(Infinity);
-  const from = new Array<number>(n + 1).fill(-1);
-  best[0] = 0;
-  for (let j = 1; j <= n; j++) {
-    for (let i = 0; i < j; i++) {
-      if (best[i] === Infinity) continue;
-      // Every chapter but a whole transcript's one is at least MIN_CHAPTER_SECONDS long.
-      if (!(i === 0 && j === n) && startOf(j) - startOf(i) < MIN_CHAPTER_SECONDS) continue;
-      const c = best[i]! + spread(i, j) + cost;
-      if (c < best[j]!) {
-        best[j] = c;
-        from[j] = i;
-      }
-    }
-  }
-  const cuts: number[] = [];
-  for (let j = n; j > 0 && from[j]! > 0; j = from[j]!) cuts.push(from[j]!);
-  return cuts.sort((a, b) => a - b);
+  const penaltyCost = penalty * (spread(0, n) / n) * blocksPerChapter;
+  return (i, j) => spread(i, j) + penaltyCost;
+}
+
+/**
+ * The words' cost of chapters starting at block `i`, as a running tally over their ends: with c_w the count of word w
+ * in the chapter, N their sum and K the transcript's vocabulary, −Σ c_w·log((c_w + 1) / (N + K)), plus the prior.
+ */
+function wordCost(blocks: TextBlock[], settings: WordSettings): (i: number) => (j: number) => number {
+  const perBlock = blockWords(blocks, settings);
+  const vocabulary = new Map<string, number>();
+  const ids = perBlock.map((ws) => ws.map((w) => vocabulary.get(w) ?? vocabulary.set(w, vocabulary.size).get(w)!));
+  const total = ids.reduce((sum, ws) => sum + ws.length, 0);
+  const prior = settings.prior * Math.log(Math.max(2, total));
+  return (i) => {
+    const counts = new Int32Array(vocabulary.size);
+    let words = 0;
+    let sumCountLog = 0; // Σ c_w·log(c_w + 1)
+    let upTo = i;
+    return (j) => {
+      for (; upTo < j; upTo++)
+        for (const w of ids[upTo]!) {
+          const c = counts[w]!;
+          sumCountLog += (c + 1) * Math.log(c + 2) - c * Math.log(c + 1);
+          counts[w] = c + 1;
+          words++;
+        }
+      const logLikelihood = words === 0 ? 0 : sumCountLog - words * Math.log(words + vocabulary.size);
+      return settings.weight * (prior - logLikelihood);
+    };
+  };
+}
+
+/**
+ * Each block's words for the words' cost: lower case, cut to `stemLetters` letters, written without spaces (Chinese,
+ * Japanese) as pairs of characters, and without the words found in more than `commonShare` of the blocks.
+ */
+export function blockWords(blocks: TextBlock[], settings: Pick<WordSettings, 'stemLetters' | 'commonShare'>): string[][] {
+  const words = blocks.map((b) =>
+    (b.text.toLowerCase().match(/\p{L}+/gu) ?? []).flatMap((w) => {
+      if (!/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(w)) return [w.slice(0, settings.stemLetters)];
+      const chars = Array.from(w);
+      return chars.length === 1 ? chars : chars.slice(0, -1).map((c, k) => c + chars[k + 1]!);
+    }),
+  );
+  const blocksWith = new Map<string, number>();
+  for (const ws of words) for (const w of new Set(ws)) blocksWith.set(w, (blocksWith.get(w) ?? 0) + 1);
+  const limit = settings.commonShare * blocks.length;
+  return words.map((ws) => ws.filter((w) => blocksWith.get(w)! <= limit));
 }
 
 /** The block nearest the chapter's mean meaning, cut at a word boundary to MAX_TITLE_CHARS. */

@@ -2,17 +2,20 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { WebVTTParser } from 'webvtt-parser';
 import {
+  blockWords,
   CHAPTERS_MIN_DURATION_SECONDS,
   computeChapters,
   MIN_CHAPTER_SECONDS,
   platformChapters,
   shortTitle,
+  TILING,
   type TimedText,
 } from '../../domain/transcripts/chapters';
 import { chaptersWebVtt, exportTranscript, type ExportableTranscript } from '../../domain/transcripts/export';
 import { readChapterMarkers } from '../../integrations/platforms/videosite';
 import { FIXTURES_DIR, fixturesAvailable } from '../support/replay-origin';
 import { ServiceError } from '../../core/errors';
+import { seededRandom } from '../support/seeded-random';
 
 const describeRecorded = fixturesAvailable() || process.env.CI ? describe : describe.skip;
 
@@ -140,6 +143,45 @@ describe('computeChapters', () => {
     ]);
     const chapters = await computeChapters(segments, null, topicEmbedder());
     for (const c of chapters) expect(c.end - c.start).toBeGreaterThanOrEqual(MIN_CHAPTER_SECONDS);
+  });
+
+  it("finds where the talk changes from its words when the sentences' meanings say nothing", async () => {
+    // Each talk speaks its own 40 words, every segment with the function words all talks share; every block
+    // means the same to the embedder, so only the words can place the boundaries.
+    const random = seededRandom(53);
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    const word = () => Array.from({ length: 7 }, () => letters[Math.floor(random() * 26)]).join('');
+    const talks = [180, 240, 180].map((seconds) => ({ seconds, words: Array.from({ length: 40 }, word) }));
+    const segments: TimedText[] = [];
+    let t = 0;
+    for (const { seconds, words } of talks)
+      for (let i = 0; i < seconds / 5; i++, t += 5) {
+        const said = Array.from({ length: 10 }, () => words[Math.floor(random() * words.length)]!);
+        segments.push({ start: t, end: t + 5, text: `the ${said.slice(0, 5).join(' ')} and of ${said.slice(5).join(' ')}` });
+      }
+    const alike = async (texts: string[]) => texts.map(() => [0.6, 0.8, 0]);
+    const chapters = await computeChapters(segments, null, alike);
+    expect(chapters.map((c) => c.start)).toEqual([0, 180, 420]);
+    const byMeaningAlone = await computeChapters(segments, null, alike, { ...TILING, words: null });
+    expect(byMeaningAlone.map((c) => c.start)).not.toEqual([0, 180, 420]);
+  });
+
+  it("counts a block's words in lower case, cut to a stem, as pairs of characters where words are written without spaces, and without the transcript's common words", () => {
+    const block = (text: string) => ({ start: 0, end: 5, text });
+    const blocks = [
+      block('The Governments governed the Economy'),
+      block('the treaty'),
+      block('東京の天気'),
+      block('the budget'),
+      block('the deficit'),
+    ];
+    expect(blockWords(blocks, { stemLetters: 6, commonShare: 0.5 })).toEqual([
+      ['govern', 'govern', 'econom'],
+      ['treaty'],
+      ['東京', '京の', 'の天', '天気'],
+      ['budget'],
+      ['defici'],
+    ]);
   });
 
   it('shortens a long title at a word boundary', () => {
