@@ -160,13 +160,12 @@ export function topicBoundaries(blocks: TextBlock[], raw: number[][], end: numbe
   const centre = mean(raw);
   const vectors = raw.map((v) => v.map((x, i) => x - centre[i]!));
   const meaning = scatterCost(blocks, vectors, end, tiling.penalty);
-  if (tiling.words === null) return cheapestPartition(blocks, end, (i) => (j) => meaning(i, j));
-  const words = wordCost(blocks, tiling.words);
-  // The words' cost of a chapter grows one block at a time (a running tally), so the partition walks the chapters'
-  // ends forward from each start.
+  const words = tiling.words === null ? null : wordCost(blocks, tiling.words);
   return cheapestPartition(blocks, end, (i) => {
-    const tally = words(i);
-    return (j) => meaning(i, j) + tally(j);
+    // The words' cost of a chapter grows one block at a time (a running tally), so the partition walks the
+    // chapters' ends forward from each start.
+    const tally = words?.(i);
+    return (j) => meaning(i, j) + (tally?.(j) ?? 0);
   });
 }
 

@@ -12,6 +12,7 @@ import { airLive, startHlsOrigin, type HlsOrigin, type LiveEncoder } from '../su
 import { audioDir, englishTalk, wordErrorRate } from '../support/speech';
 import { testTls } from '../support/tls';
 import { killAll, startWorkerProcess } from '../support/worker-process';
+import { activityRetries } from '../support/activity-retries';
 
 // A live stream followed while the worker that follows it is SIGKILLed, and then the recognizer that hears it.
 // A replacement of each takes over: the stream's transcript must have every second of the recording once (no
@@ -170,14 +171,7 @@ test('a live stream survives a SIGKILLed worker and a SIGKILLed recognizer: ever
   expect(before.credits_remaining - after.credits_remaining).toBe(charged);
   // The kills were felt: a capture and a recognition of this stream each ran a second attempt.
   const history = await api.deps.temporal.workflow.getHandle(`live-${jobId}`).fetchHistory();
-  const scheduled = new Map<string, string>();
-  const retried = new Set<string>();
-  for (const e of history.events ?? []) {
-    const a = e.activityTaskScheduledEventAttributes;
-    if (a) scheduled.set(String(e.eventId), a.activityType?.name ?? '');
-    const started = e.activityTaskStartedEventAttributes;
-    if (started && (started.attempt ?? 1) > 1) retried.add(scheduled.get(String(started.scheduledEventId)) ?? '');
-  }
+  const retried = new Set(activityRetries(history.events).map((r) => r.activity));
   console.log(`[live-kill] ${outcome.pieces.length} pieces, ${t.segments.length} segments; retried: ${[...retried].join(', ')}`);
   // (A publish in flight beside the killed capture may have been retried too: it is idempotent.)
   expect([...retried]).toEqual(expect.arrayContaining(['captureLiveAudio', 'recognizePiece']));

@@ -29,6 +29,7 @@ import { startThrowawayStack } from '../../stack/throwaway-stack';
 import { pct } from '../../bench/harness';
 import { writeBlock } from '../../bench/results-file';
 import { workflowIds } from '../../workflows/definitions';
+import { activityRetries } from '../support/activity-retries';
 import { ASR_EVAL_DIR } from '../support/asr-eval';
 import { videositeCaptionRoutes } from '../support/job-stack';
 import { startReplayOrigin } from '../support/replay-origin';
@@ -665,15 +666,9 @@ async function histories(
             detail: eventName(e, true),
           }));
           events[kinds.get(job.id) ?? 'caption']!.push(points.length);
-          const scheduled = new Map<string, string>();
-          for (const e of history.events ?? []) {
-            const s = e.activityTaskScheduledEventAttributes;
-            if (s) scheduled.set(String(e.eventId), s.activityType?.name ?? '?');
-            const started = e.activityTaskStartedEventAttributes;
-            if (started && (started.attempt ?? 1) > 1) {
-              const why = `${scheduled.get(String(started.scheduledEventId)) ?? '?'}: ${oneLine(started.lastFailure?.message, 100)}`;
-              retried.set(why, (retried.get(why) ?? 0) + 1);
-            }
+          for (const r of activityRetries(history.events)) {
+            const why = `${r.activity}: ${oneLine(r.lastFailure?.message, 100)}`;
+            retried.set(why, (retried.get(why) ?? 0) + 1);
           }
           transitions[kinds.get(job.id) ?? 'caption']!.push(Number(description.raw.workflowExecutionInfo?.stateTransitionCount ?? 0));
         } catch (err) {
