@@ -4,8 +4,9 @@ being spoken, one final segment when it ends.
 The stream is cut into utterances by Silero VAD as the audio arrives: an utterance starts at speech and ends after
 END_SILENCE_S of pause (or is cut where it is at MAX_UTTERANCE_S). While it lasts, it is decoded
 again whenever PARTIAL_EVERY_S of new audio has come and the decoder is free (greedy, temperature 0: a partial is a
-glimpse, replaced by the next). Once it has paused for SETTLING_S it is decoded with the final profile, and that text
-is given out as final when the pause reaches END_SILENCE_S (dropped if speech resumes first).
+glimpse, replaced by the next), but not in a pause, where it would hear nothing new. Once it has paused for
+SETTLING_S it is decoded with the final profile, and that text is given out as final when the pause reaches
+END_SILENCE_S (dropped if speech resumes first).
 Times are seconds from the stream's first sample.
 
 Whisper is trained on 30 s windows and faster-whisper pads every window to 30 s, so each decode would cost a whole
@@ -127,6 +128,11 @@ class StreamRecognizer:
             # once it is (kept for this end of speech only: speech that resumes makes it stale).
             if self._early is None or self._early[0] != (u.seq, u.last_speech):
                 self._early = ((u.seq, u.last_speech), self._decode(u, end, "final", self.final_profile))
+            return []
+        if not self._speaking:
+            # A pause too short to settle: nothing new was said, and a partial decoded now would hold the decoder
+            # when the final is due (finals p50 on 39 eval clips in one run: 1.72 s with such partials, 1.46 s
+            # without).
             return []
         if (total - max(u.partial_at, u.start)) / SAMPLE_RATE < PARTIAL_EVERY_S:
             return []

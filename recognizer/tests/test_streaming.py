@@ -72,6 +72,28 @@ class Streaming(unittest.TestCase):
         # Every final ends before the next starts.
         self.assertTrue(all(a.end <= b.start + 0.05 for a, b in zip(finals, finals[1:], strict=False)))
 
+    def test_no_partial_is_decoded_in_a_pause_so_the_decoder_is_free_for_the_final(self):
+        # Partials come while words are spoken; in a pause nothing new was said, and a partial decoded there would
+        # hold the decoder when the pause settles and the final is decoded.
+        first, _ = self.clip("en/jfk_inaugural.flac")
+        second, _ = self.clip("en/fleurs-en-000.ogg")
+        recognizer = StreamRecognizer(self.engine.decoder, "en", self.engine.profile("fast"))
+        started: list[tuple[str, bool]] = []
+        decode = recognizer._decode
+
+        def spy(u, end, kind, profile):
+            started.append((kind, recognizer._speaking))
+            return decode(u, end, kind, profile)
+
+        recognizer._decode = spy  # type: ignore[method-assign]
+        audio = np.concatenate([silence(1.0), first, silence(1.5), second, silence(1.5)])
+        segments, _busy = simulate_real_time(recognizer, audio, decode_cost_s=0.4)
+        self.assertGreaterEqual(sum(kind == "partial" for kind, _ in started), 5)
+        self.assertEqual([kind for kind, speaking in started if kind == "partial" and not speaking], [])
+        # Each final was decoded as the pause settled and is given out when the pause is confirmed: one decode after.
+        for final in (s for s in segments if s.kind == "final"):
+            self.assertLessEqual(final.ready_at - final.speech_end, 0.5 + 0.4 + 0.5, final)
+
     def test_silence_says_nothing(self):
         self.assertEqual(self.stream(silence(3.0)), [])
 
