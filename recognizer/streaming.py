@@ -51,6 +51,8 @@ DETECT_KEEP_S = 5.0
 SETTLING_S = 0.2
 
 PARTIAL_PROFILE = Profile("partial", beam_size=1, temperatures=(0.0,), batch=1, timestamp_tokens=False)
+# A final that fails Whisper's checks at temperature 0 is decoded again with this profile.
+RETRY_FINAL_PROFILE = Profile("final-retry", beam_size=3, temperatures=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0), batch=1, timestamp_tokens=False)
 
 
 @dataclass
@@ -207,7 +209,12 @@ class StreamRecognizer:
         self.decodes += 1
         language = self.language or self._detect(audio, keep=kind == "final" or len(audio) >= DETECT_KEEP_S * SAMPLE_RATE)
         minimum = FINAL_WINDOW_S if kind == "final" else PARTIAL_WINDOW_S
-        decoded = self.decoder.decode(audio, language, profile, encoding=self._encode(audio, minimum), fallback=kind == "final")
+        decoded = self.decoder.decode(audio, language, profile, encoding=self._encode(audio, minimum), fallback=False)
+        if decoded.failed and kind == "final":
+            # Temperature 0 on the short window failed Whisper's checks (a loop such as "las las las …", or a very
+            # unsure text): the final is decoded again as Whisper was trained, on 30 s, with the temperature fallback.
+            # Rare, so the median latency does not pay for it.
+            decoded = self.decoder.decode(audio, language, RETRY_FINAL_PROFILE, fallback=True)
         text = "".join(w.text for w in decoded.words).strip()
         ready = self.now()
         if not text:

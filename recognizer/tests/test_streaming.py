@@ -94,6 +94,36 @@ class Streaming(unittest.TestCase):
         for final in (s for s in segments if s.kind == "final"):
             self.assertLessEqual(final.ready_at - final.speech_end, 0.5 + 0.4 + 0.5, final)
 
+    def test_a_final_that_fails_at_temperature_0_on_its_short_window_is_decoded_again_on_30_s(self):
+        # A final's first decode is greedy on the utterance's own short window; when it fails Whisper's checks (a
+        # loop, or a very unsure text) it is decoded again as Whisper was trained, with the temperature fallback.
+        from recognizer.decoding import Decoded
+
+        audio, reference = self.clip("en/fleurs-en-000.ogg")
+        decoder = self.engine.decoder
+        calls: list[tuple[str, bool, bool]] = []
+
+        class FirstFinalFails:
+            def __getattr__(self, name):
+                return getattr(decoder, name)
+
+            def decode(self, audio, language, profile, encoding=None, fallback=True, **kw):
+                calls.append((profile.name, fallback, encoding is None))
+                if profile.name == "fast" and sum(c[0] == "fast" for c in calls) == 1:
+                    return Decoded(words=[], failed=True)
+                return decoder.decode(audio, language, profile, encoding=encoding, fallback=fallback, **kw)
+
+        recognizer = StreamRecognizer(FirstFinalFails(), "en", self.engine.profile("fast"))  # type: ignore[arg-type]
+        segments, _busy = simulate_real_time(recognizer, np.concatenate([silence(1.0), audio, silence(1.5)]), decode_cost_s=0.4)
+        finals = [s for s in segments if s.kind == "final"]
+        text = " ".join(f.text for f in finals)
+        errors, words = error_count(reference, text, "en")
+        self.assertLessEqual(errors / words, 0.25, text)
+        # Asked without the fallback first (so the failure is seen), then again on 30 s with it.
+        first = next(i for i, c in enumerate(calls) if c[0] == "fast")
+        self.assertEqual(calls[first], ("fast", False, False))
+        self.assertEqual(calls[first + 1], ("final-retry", True, True))
+
     def test_silence_says_nothing(self):
         self.assertEqual(self.stream(silence(3.0)), [])
 
