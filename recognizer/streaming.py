@@ -6,7 +6,8 @@ END_SILENCE_S of pause (or is cut where it is at MAX_UTTERANCE_S). While it last
 again whenever PARTIAL_EVERY_S of new audio has come and the decoder is free (greedy, temperature 0: a partial is a
 glimpse, replaced by the next), but not in a pause, where it would hear nothing new. Once it has paused for
 SETTLING_S it is decoded with the final profile, and that text is given out as final when the pause reaches
-END_SILENCE_S (dropped if speech resumes first).
+END_SILENCE_S (dropped if speech resumes first). A final that fails Whisper's checks on its short window is decoded
+again on 30 s with the temperature fallback.
 Times are seconds from the stream's first sample.
 
 Whisper is trained on 30 s windows and faster-whisper pads every window to 30 s, so each decode would cost a whole
@@ -18,6 +19,7 @@ PARTIAL_WINDOW_S for a partial and FINAL_WINDOW_S for a final: measured on the 1
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +28,7 @@ from typing import Literal
 import ctranslate2
 import numpy as np
 
-from .decoding import FRAMES_PER_SECOND, Decoder, Profile
+from .decoding import FRAMES_PER_SECOND, PROFILES, Decoder, Profile
 from .speech import NEG_THRESHOLD, SAMPLE_RATE, THRESHOLD, VAD_FRAME, WINDOW_S, speech_probabilities
 
 # A pause this long after speech ends the utterance.
@@ -51,8 +53,9 @@ DETECT_KEEP_S = 5.0
 SETTLING_S = 0.2
 
 PARTIAL_PROFILE = Profile("partial", beam_size=1, temperatures=(0.0,), batch=1, timestamp_tokens=False)
-# A final that fails Whisper's checks at temperature 0 is decoded again with this profile.
-RETRY_FINAL_PROFILE = Profile("final-retry", beam_size=3, temperatures=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0), batch=1, timestamp_tokens=False)
+# A final that fails Whisper's checks at temperature 0 is decoded again with its own profile and the temperature
+# fallback of the file pipeline's standard profile.
+RETRY_TEMPERATURES = PROFILES["standard"].temperatures
 
 
 @dataclass
@@ -214,7 +217,8 @@ class StreamRecognizer:
             # Temperature 0 on the short window failed Whisper's checks (a loop such as "las las las …", or a very
             # unsure text): the final is decoded again as Whisper was trained, on 30 s, with the temperature fallback.
             # Rare, so the median latency does not pay for it.
-            decoded = self.decoder.decode(audio, language, RETRY_FINAL_PROFILE, fallback=True)
+            retry = dataclasses.replace(profile, name="final-retry", temperatures=RETRY_TEMPERATURES)
+            decoded = self.decoder.decode(audio, language, retry, fallback=True)
         text = "".join(w.text for w in decoded.words).strip()
         ready = self.now()
         if not text:
