@@ -40,8 +40,8 @@ export const MIN_CHAPTER_SECONDS = 60;
  * - both: weight 0.01 (0.005 and 0.015 within 0.03 of it), prior 6 (5: 0.71, 7: 0.68), penalty 0.25 (0.1: 0.62;
  *   0: 0.54), words in more than 10 % of blocks left out (15 %: 0.69; a list of English function words instead:
  *   0.72, but that needs a list for every language): 0.71. The words weighed by a Dirichlet-multinomial's marginal
- *   likelihood instead of Laplace's estimate (as BayesSeg, Eisenstein and Barzilay 2008), concentration 0.05 to 1,
- *   prior 10 to 40, weight 0.01 or 0.02: at most 0.70 (0.2, 10, 0.01; on the bench's seed 0.66 against 0.66).
+ *   likelihood instead of Laplace's estimate (as BayesSeg, Eisenstein and Barzilay 2008), concentration 0.02 to 1,
+ *   prior 6 to 40, weight 0.01 or 0.02: at most 0.70 (0.2, 10, 0.01; on the bench's seed 0.66 against 0.66).
  */
 export interface TilingSettings {
   blockSeconds: number;
