@@ -28,6 +28,7 @@ the sets of bench/sets (RESULTS.md says by how much):
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -227,6 +228,15 @@ def collapse_loops(words: list[RecognizedWord], max_repeats: int = 4) -> list[Re
     return out
 
 
+def configured_profile(name: str, settings: EngineSettings) -> Profile:
+    """The named profile with the operator's beam (WHISPER_BEAM_SIZE) for `standard`; every other choice of the
+    profile (no timestamp tokens, patience, temperatures) stays as measured."""
+    p = PROFILES[name]
+    if name == "standard" and settings.beam_size != p.beam_size:
+        return dataclasses.replace(p, beam_size=settings.beam_size)
+    return p
+
+
 class Engine:
     def __init__(self, spec: ModelSpec, settings: EngineSettings | None = None):
         from faster_whisper import WhisperModel
@@ -257,10 +267,7 @@ class Engine:
         return self.spec.name
 
     def profile(self, name: str) -> Profile:
-        p = PROFILES[name]
-        if name == "standard" and self.settings.beam_size != p.beam_size:
-            return Profile(p.name, self.settings.beam_size, p.temperatures, p.batch)
-        return p
+        return configured_profile(name, self.settings)
 
     def speaker_encoder(self) -> SpeakerEncoder:
         with self._speaker_lock:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from temporalio.exceptions import ApplicationError
 
+from recognizer.decoding import PROFILES
+from recognizer.engine import EngineSettings, configured_profile
 from recognizer.errors import ServiceError
 from recognizer.languages import SUPPORTED, choose_detected, primary_language
 from recognizer.model import BUNDLED_NAME, BUNDLED_SHA256, ModelError, ModelSpec, model_spec, verify_model
@@ -41,6 +43,21 @@ class Languages(unittest.TestCase):
 
     def test_a_shaky_unsupported_guess_falls_back_to_the_best_supported_language(self):
         self.assertEqual(choose_detected([("cy", 0.31), ("en", 0.29), ("de", 0.1)]), ("en", 0.29, "cy", 0.31))
+
+
+class Profiles(unittest.TestCase):
+    def test_an_operators_beam_changes_the_standard_profiles_beam_and_nothing_else(self):
+        # Built by hand before, a standard profile with another beam fell back to timestamp tokens and default
+        # patience: a different decoding than the one measured, from setting only the beam.
+        standard = PROFILES["standard"]
+        configured = configured_profile("standard", EngineSettings(beam_size=3))
+        self.assertEqual(configured.beam_size, 3)
+        self.assertEqual(configured.timestamp_tokens, standard.timestamp_tokens)
+        self.assertEqual(configured.temperatures, standard.temperatures)
+        self.assertEqual((configured.batch, configured.patience, configured.name), (standard.batch, standard.patience, "standard"))
+
+    def test_the_fast_profile_keeps_its_own_beam(self):
+        self.assertEqual(configured_profile("fast", EngineSettings(beam_size=7)), PROFILES["fast"])
 
 
 class Errors(unittest.TestCase):
