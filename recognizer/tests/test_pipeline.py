@@ -5,6 +5,7 @@ the way bench/sets/compose.py does; each shows one item of issue 25 and fails wi
 """
 
 import dataclasses
+import difflib
 import json
 import os
 import shutil
@@ -475,18 +476,27 @@ class EngineOnRealSpeech(unittest.TestCase):
         # Issue 50: Whisper's timestamp tokens cost words ("conseillers générales" for "conseiller général"); both
         # profiles decode a window's text whole and time its words by alignment on the same encoder output.
         self.assertFalse(PROFILES["standard"].timestamp_tokens or PROFILES["fast"].timestamp_tokens)
+        # Pooled over the clips, as RESULTS weighs it: one clip's count moves by an error between machines (int8
+        # kernels differ by CPU; fleurs-fr-000 read 4 against 5 on one, 5 against 4 on another).
         with_tokens = {name: dataclasses.replace(p, timestamp_tokens=True) for name, p in PROFILES.items()}
+        errors = {"chosen": 0, "tokens": 0}
         for clip, language in (("fr/leopard_test_fr.wav", "fr"), ("fr/fleurs-fr-000.ogg", "fr"), ("de/fleurs-de-001.ogg", "de")):
             x = self.clip(clip)
             reference = (ASR_EVAL / clip).with_suffix(".txt").read_text(encoding="utf-8")
             chosen = self.recognize(x, language=language)
             with mock.patch.dict(PROFILES, with_tokens):
                 tokens = self.recognize(x, language=language)
-            self.assertLess(error_count(reference, chosen["text"], language), error_count(reference, tokens["text"], language), clip)
-            self.assertEqual(len(chosen["words"]), len(tokens["words"]), clip)
-            for a, b in zip(chosen["words"], tokens["words"], strict=True):
+            errors["chosen"] += error_count(reference, chosen["text"], language)[0]
+            errors["tokens"] += error_count(reference, tokens["text"], language)[0]
+            # The same words are timed alike (the texts may differ by a word, so words are paired by text).
+            texts = [[w["text"].strip().lower() for w in r["words"]] for r in (chosen, tokens)]
+            blocks = difflib.SequenceMatcher(a=texts[0], b=texts[1], autojunk=False).get_matching_blocks()
+            pairs = [(chosen["words"][m.a + k], tokens["words"][m.b + k]) for m in blocks for k in range(m.size)]
+            self.assertGreaterEqual(len(pairs), 0.8 * len(chosen["words"]), clip)
+            for a, b in pairs:
                 self.assertLess(abs(a["start"] - b["start"]), 0.25, (clip, a, b))
-                self.assertLess(a["start"], a["end"])
+            self.assertTrue(all(w["start"] < w["end"] for w in chosen["words"]), clip)
+        self.assertLess(errors["chosen"], errors["tokens"])
 
     def test_a_region_whose_sentence_was_skipped_is_decoded_on_its_own(self):
         # Whisper skips a sentence inside a long window and times one word of a neighbour into it (the 4-round
