@@ -477,7 +477,8 @@ class EngineOnRealSpeech(unittest.TestCase):
         # profiles decode a window's text whole and time its words by alignment on the same encoder output.
         self.assertFalse(PROFILES["standard"].timestamp_tokens or PROFILES["fast"].timestamp_tokens)
         # Pooled over the clips, as RESULTS weighs it: one clip's count moves by an error between machines (int8
-        # kernels differ by CPU; fleurs-fr-000 read 4 against 5 on one, 5 against 4 on another).
+        # kernels differ by CPU): clip by clip, this passed on one and failed on another, fleurs-fr-000 reading 5
+        # errors against 4.
         with_tokens = {name: dataclasses.replace(p, timestamp_tokens=True) for name, p in PROFILES.items()}
         errors = {"chosen": 0, "tokens": 0}
         for clip, language in (("fr/leopard_test_fr.wav", "fr"), ("fr/fleurs-fr-000.ogg", "fr"), ("de/fleurs-de-001.ogg", "de")):

@@ -47,8 +47,8 @@ class Languages(unittest.TestCase):
 
 class Profiles(unittest.TestCase):
     def test_an_operators_beam_changes_the_standard_profiles_beam_and_nothing_else(self):
-        # Built by hand before, a standard profile with another beam fell back to timestamp tokens and default
-        # patience: a different decoding than the one measured, from setting only the beam.
+        # Built by hand before, a standard profile with another beam fell back to timestamp tokens: a different
+        # decoding than the one measured, from setting only the beam.
         standard = PROFILES["standard"]
         configured = configured_profile("standard", EngineSettings(beam_size=3))
         self.assertEqual(configured.beam_size, 3)
