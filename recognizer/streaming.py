@@ -12,7 +12,7 @@ Times are seconds from the stream's first sample.
 
 Whisper is trained on 30 s windows and faster-whisper pads every window to 30 s, so each decode would cost a whole
 encoder pass (about 1 s on two cores with base). The encoder is given the utterance with a margin instead, at least
-PARTIAL_WINDOW_S for a partial and FINAL_WINDOW_S for a final: measured on the 19 clips of the evaluation set under
+MIN_WINDOW_S for a partial and a final alike: measured on the 19 clips of the evaluation set under
 25 s in spaced languages (greedy), 0.95 s a clip at 15 s against 1.71 s padded to 30 s, WER 19.1 % against 17.9 %
 (8 s: 0.76 s, 19.9 %). Cut to the utterance exactly, with no margin, Whisper heard nothing in two clips of four.
 A final (beam 3) reads 8 s about as well as 15 s once a failed final is decoded again on 30 s: on 39 clips, 16.6 % WER
@@ -45,9 +45,8 @@ PAD_S = 0.2
 # Silero is run on at least this much audio before the frames it judges (its state needs context).
 VAD_CONTEXT_S = 1.0
 
-# The shortest encoder input of a partial and of a final (the utterance plus ENCODER_MARGIN_S when longer).
-PARTIAL_WINDOW_S = 8.0
-FINAL_WINDOW_S = 8.0
+# The shortest encoder input of a decode, partial or final (the utterance plus ENCODER_MARGIN_S when longer).
+MIN_WINDOW_S = 8.0
 ENCODER_MARGIN_S = 1.0
 # Speech a language is detected on before it is kept for the stream (a final keeps it whatever its length).
 DETECT_KEEP_S = 5.0
@@ -214,8 +213,7 @@ class StreamRecognizer:
             return None
         self.decodes += 1
         language = self.language or self._detect(audio, keep=kind == "final" or len(audio) >= DETECT_KEEP_S * SAMPLE_RATE)
-        minimum = FINAL_WINDOW_S if kind == "final" else PARTIAL_WINDOW_S
-        decoded = self.decoder.decode(audio, language, profile, encoding=self._encode(audio, minimum), fallback=False)
+        decoded = self.decoder.decode(audio, language, profile, encoding=self._encode(audio), fallback=False)
         if decoded.failed and kind == "final":
             # Temperature 0 on the short window failed Whisper's checks (a loop such as "las las las …", or a very
             # unsure text): the final is decoded again as Whisper was trained, on 30 s, with the temperature fallback.
@@ -240,9 +238,9 @@ class StreamRecognizer:
             speech_end=round(last_word_end, 3),
         )
 
-    def _encode(self, audio: np.ndarray, minimum: float) -> ctranslate2.StorageView:
-        """The encoder output of `audio` given at least `minimum` seconds (silence after it), at most 30 s."""
-        seconds = max(minimum, len(audio) / SAMPLE_RATE + ENCODER_MARGIN_S)
+    def _encode(self, audio: np.ndarray) -> ctranslate2.StorageView:
+        """The encoder output of `audio` given at least MIN_WINDOW_S seconds (silence after it), at most 30 s."""
+        seconds = max(MIN_WINDOW_S, len(audio) / SAMPLE_RATE + ENCODER_MARGIN_S)
         if seconds >= WINDOW_S:
             return self.decoder.encode(self.decoder.features(audio))
         padded = np.pad(audio, (0, int(seconds * SAMPLE_RATE) - len(audio)))

@@ -43,9 +43,8 @@ export const MIN_CHAPTER_SECONDS = 60;
  *   likelihood instead of Laplace's estimate (as BayesSeg, Eisenstein and Barzilay 2008), concentration 0.02 to 1,
  *   prior 6 to 40, weight 0.01 or 0.02: at most 0.70 (0.2, 10, 0.01; on the bench's seed 0.66 against 0.66).
  *   Smoothed towards the transcript's own word frequencies instead (a Dirichlet-multinomial whose base is the
- *   transcript's distribution, concentration 200 to 5000, prior 4 to 24, weight 0.01 to 1, common words kept or
- *   not), with or without the meaning: at most 0.69 (1000, prior 6, words alone), its wrong boundaries mostly 15 to
- *   60 s from a true one.
+ *   transcript's distribution, concentration 20 to 5000, prior 4 to 24, weight 0.01 to 1, common words kept or
+ *   not): at most 0.69 (1000, prior 6, weight 0.1), its wrong boundaries mostly 15 to 60 s from a true one.
  * - neither helped (2026-12-02, seed 7, then the bench's seed 53): chapters of at least 90 s, 0.69 and 0.66 (120 s:
  *   0.64 and 0.65); each boundary moved within 20 or 30 s to where the mean meanings of 40 or 60 s either side differ
  *   most, 0.53 to 0.64. Read by kind of join (the service, both seeds): a true boundary is found at 0.75 to 0.84
