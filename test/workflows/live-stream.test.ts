@@ -153,7 +153,14 @@ it('a stop (across a hand-over) makes what waits the last piece; the budget and 
       workflowId: a.workflowId,
       args: [{ plan: plan(a.workflowId), cursor: FIRST_LIVE_CURSOR, pieces: [], stop: false, piecesPerRun: 2 }],
     });
-    while (stopped.published.length < 3) await ts.env.sleep('1 second');
+    // Three pieces take about 10 s of the server's time. Bounded, and a run that closed is reported, so a follower
+    // that stalls or fails makes this test fail with its state instead of outliving jest's timeout.
+    for (let waited = 0; stopped.published.length < 3; waited++) {
+      const { status } = await handle.describe();
+      if (waited >= 120 || status.name !== 'RUNNING')
+        throw new Error(`after ${waited} s the follower is ${status.name} with ${stopped.published.length} piece(s) published`);
+      await ts.env.sleep('1 second');
+    }
     await handle.signal(stopLiveSignal);
     return handle.result();
   });
