@@ -242,6 +242,30 @@ describe('GET /v1/search', () => {
     expect(await pageThrough('パルサー', 2)).toHaveLength(2);
   });
 
+  it('ranks and reads a keyword page in one statement, and in a second only when hidden moments leave the first short', async () => {
+    const w = await createWorkspace(api.deps, { plan: 'pro' });
+    for (let i = 0; i < 3; i++) await transcript(w, [{ start: i, end: i + 1, text: `Magnetar number ${i} flared.` }]);
+    const ctx = { ...searchContext(api.deps), embedder: null };
+    const statements = jest.spyOn(api.deps.db, '$queryRaw');
+    try {
+      const page = await searchMoments(api.deps.db, ctx, w.workspaceId, { q: 'magnetar', mode: 'keyword', limit: 2 });
+      expect(page.moments).toHaveLength(2);
+      expect(page.moments[0]!.highlighted_text).toContain('<mark>Magnetar</mark>');
+      expect(page.next_cursor).not.toBeNull();
+      expect(statements).toHaveBeenCalledTimes(1);
+      // Every match hidden but one: the candidates come up short, and the full ranking is the second statement.
+      const hidden = await api.deps.db.transcript.findMany({ where: { workspaceId: w.workspaceId }, select: { id: true }, take: 2 });
+      await api.deps.db.transcript.updateMany({ where: { id: { in: hidden.map((h) => h.id) } }, data: { publishedAt: null } });
+      statements.mockClear();
+      const last = await searchMoments(api.deps.db, ctx, w.workspaceId, { q: 'magnetar', mode: 'keyword', limit: 2 });
+      expect(last.moments).toHaveLength(1);
+      expect(last.next_cursor).toBeNull();
+      expect(statements).toHaveBeenCalledTimes(2);
+    } finally {
+      statements.mockRestore();
+    }
+  });
+
   it('writes the index whole or not at all, and the same rows when run again', async () => {
     const w = await createWorkspace(api.deps, { plan: 'pro' });
     const id = await transcript(w, [

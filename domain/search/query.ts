@@ -124,20 +124,22 @@ export async function searchMoments(db: Db, ctx: SearchContext, workspaceId: str
   const parsed = parseSearchQuery(req.q);
   const where = visibleMoments(workspaceId, req);
   let picks: Pick[];
+  let rows: Row[] | null = null;
   const ranked = ctx.rankedMatches ?? MAX_RANKED_MATCHES;
-  if (mode === 'keyword') picks = await keywordRanking(db, where, parsed, ranked, limit + 1, offset);
+  // Keyword mode ranks and reads its page in one statement; the other modes rank first and read the page after.
+  if (mode === 'keyword') picks = rows = await keywordRanking(db, where, parsed, ranked, limit + 1, offset, 'page');
   else {
     const vector = await embedder!.embedQuery(req.q);
     if (mode === 'semantic') picks = await semanticRanking(db, where, vector, limit + 1, offset);
     else {
       const [byWords, byMeaning] = await Promise.all([
-        keywordRanking(db, where, parsed, ranked, MEANING_DEPTH, 0),
+        keywordRanking(db, where, parsed, ranked, MEANING_DEPTH, 0, 'ranking'),
         semanticRanking(db, where, vector, MEANING_DEPTH, 0),
       ]);
       picks = fuseByRank([byWords, byMeaning]).slice(offset, offset + limit + 1);
     }
   }
-  const rows = await readMoments(db, picks, parsed);
+  rows ??= await readMoments(db, picks, parsed);
   const page = rows.slice(0, limit);
   const next = offset + limit;
   return {
@@ -231,7 +233,9 @@ const byConfig = (expr: (cfg: (typeof SEARCH_CONFIGS)[number]) => Prisma.Sql) =>
 
 /**
  * The keyword ranking: one scan of the words index for every configuration's query at once, each moment kept and
- * ranked by the query of its own configuration; and the moments of the languages matched by characters.
+ * ranked by the query of its own configuration; and the moments of the languages matched by characters. `page`:
+ * the moments read with their text, source and marked words in the same statement (a keyword search is then one
+ * statement: a second one to read the page cost its own planning and round trip, about a fifth of a search).
  */
 async function keywordRanking(
   db: Db,
@@ -240,16 +244,36 @@ async function keywordRanking(
   ranked: number,
   limit: number,
   offset: number,
-): Promise<Pick[]> {
+  shape: 'ranking',
+): Promise<Pick[]>;
+async function keywordRanking(
+  db: Db,
+  where: MomentFilters,
+  parsed: ParsedQuery,
+  ranked: number,
+  limit: number,
+  offset: number,
+  shape: 'page',
+): Promise<Row[]>;
+async function keywordRanking(
+  db: Db,
+  where: MomentFilters,
+  parsed: ParsedQuery,
+  ranked: number,
+  limit: number,
+  offset: number,
+  shape: 'ranking' | 'page',
+): Promise<Pick[] | Row[]> {
   const run = async (statement: Prisma.Sql | null) =>
-    statement ? (await db.$queryRaw<Pick[]>(statement)).map((r) => ({ ...r, transcript_id: String(r.transcript_id) })) : [];
+    statement ? (await db.$queryRaw<(Pick | Row)[]>(statement)).map((r) => ({ ...r, transcript_id: String(r.transcript_id) })) : [];
   // First the best moments by their own words alone, their transcripts looked up only for those: ranking every
   // match with its transcript's visibility cost a lookup per match (most of a search for a common word). The
   // candidates are a prefix of the full ranking, so the visible ones among them are a prefix of the answer: a
   // full page from them is the page. Short of one (many hidden moments, or the last page), the full ranking.
-  const page = await run(keywordRankingSql(where, parsed, ranked, limit, offset, (limit + offset) * 2 + 50));
+  const read = shape === 'page';
+  const page = await run(keywordRankingSql(where, parsed, ranked, limit, offset, read, (limit + offset) * 2 + 50));
   if (page.length >= limit) return page;
-  return run(keywordRankingSql(where, parsed, ranked, limit, offset));
+  return run(keywordRankingSql(where, parsed, ranked, limit, offset, read));
 }
 
 /**
@@ -262,6 +286,7 @@ function keywordRankingSql(
   ranked: number,
   limit: number,
   offset: number,
+  read: boolean,
   candidates?: number,
 ): Prisma.Sql | null {
   const queries = configQueries(parsed);
@@ -298,13 +323,16 @@ function keywordRankingSql(
     WHERE ${visible}
     ORDER BY score DESC, transcript_id, seq`;
   const q = Prisma.sql`WITH q AS MATERIALIZED (${queries ?? Prisma.sql`SELECT 1`})`;
-  if (joined) return Prisma.sql`${q} ${ranking} LIMIT ${limit} OFFSET ${offset}`;
-  return Prisma.sql`
-    ${q}, c AS (${ranking} LIMIT ${candidates})
+  const ctes = joined ? q : Prisma.sql`${q}, c AS (${ranking} LIMIT ${candidates})`;
+  const page = joined
+    ? Prisma.sql`${ranking} LIMIT ${limit} OFFSET ${offset}`
+    : Prisma.sql`
     SELECT c.transcript_id, c.seq, c.score FROM c JOIN transcripts t ON t.id = c.transcript_id
     WHERE ${where.transcripts}
     ORDER BY c.score DESC, c.transcript_id, c.seq
     LIMIT ${limit} OFFSET ${offset}`;
+  if (!read) return Prisma.sql`${ctes} ${page}`;
+  return Prisma.sql`${ctes}, p AS (${page}) ${pageRows(queries)} ORDER BY p.score DESC, p.transcript_id, p.seq`;
 }
 
 /**
@@ -355,25 +383,34 @@ export function fuseByRank(rankings: Pick[][]): Pick[] {
   return [...fused.values()].sort((a, b) => b.score - a.score || a.transcript_id.localeCompare(b.transcript_id) || a.seq - b.seq);
 }
 
-/** The picked moments with their text, source and marked words, in the picks' order. */
-async function readMoments(db: Db, picks: Pick[], parsed: ParsedQuery): Promise<Row[]> {
-  if (picks.length === 0) return [];
-  const queries = configQueries(parsed);
+/**
+ * The moments of `p` (transcript_id, seq, score) with their text, source and marked words: the select of a
+ * statement whose `q` is the query's configurations (configQueries; `SELECT 1` without them) and `p` the page.
+ */
+function pageRows(queries: Prisma.Sql | null): Prisma.Sql {
   const headline = queries
     ? Prisma.sql`CASE m.search_config ${byConfig(
         (cfg) => Prisma.sql`ts_headline(${Prisma.raw(`'${cfg}'::regconfig`)}, m.text, ${column(cfg)},
           'HighlightAll=true, StartSel=' || chr(57344) || ', StopSel=' || chr(57345))`,
       )} ELSE m.text END`
     : Prisma.sql`m.text`;
-  return db.$queryRaw<Row[]>`
-    WITH q AS MATERIALIZED (${queries ?? Prisma.sql`SELECT 1`}),
-    p AS (SELECT * FROM unnest(${picks.map((p) => p.transcript_id)}::uuid[], ${picks.map((p) => p.seq)}::int[],
-      ${picks.map((p) => p.score)}::float8[]) WITH ORDINALITY AS p(transcript_id, seq, score, ord))
+  return Prisma.sql`
     SELECT p.transcript_id::text, p.seq, t.job_id::text, t.platform::text AS platform, t.media_id, t.title, t.canonical_url,
       m.start, m."end", m.text, m.speaker, m.language, m.search_config, p.score, ${headline} AS marked
     FROM p CROSS JOIN q
     JOIN transcript_moments m ON m.transcript_id = p.transcript_id AND m.seq = p.seq
-    JOIN transcripts t ON t.id = p.transcript_id
+    JOIN transcripts t ON t.id = p.transcript_id`;
+}
+
+/** The picked moments with their text, source and marked words, in the picks' order. */
+async function readMoments(db: Db, picks: Pick[], parsed: ParsedQuery): Promise<Row[]> {
+  if (picks.length === 0) return [];
+  const queries = configQueries(parsed);
+  return db.$queryRaw<Row[]>`
+    WITH q AS MATERIALIZED (${queries ?? Prisma.sql`SELECT 1`}),
+    p AS (SELECT * FROM unnest(${picks.map((p) => p.transcript_id)}::uuid[], ${picks.map((p) => p.seq)}::int[],
+      ${picks.map((p) => p.score)}::float8[]) WITH ORDINALITY AS p(transcript_id, seq, score, ord))
+    ${pageRows(queries)}
     ORDER BY p.ord`;
 }
 
