@@ -127,13 +127,13 @@ export async function searchMoments(db: Db, ctx: SearchContext, workspaceId: str
   let rows: Row[] | null = null;
   const ranked = ctx.rankedMatches ?? MAX_RANKED_MATCHES;
   // Keyword mode ranks and reads its page in one statement; the other modes rank first and read the page after.
-  if (mode === 'keyword') picks = rows = await keywordRanking(db, where, parsed, ranked, limit + 1, offset, 'page');
+  if (mode === 'keyword') picks = rows = await keywordRanking<Row>(db, where, parsed, ranked, limit + 1, offset, true);
   else {
     const vector = await embedder!.embedQuery(req.q);
     if (mode === 'semantic') picks = await semanticRanking(db, where, vector, limit + 1, offset);
     else {
       const [byWords, byMeaning] = await Promise.all([
-        keywordRanking(db, where, parsed, ranked, MEANING_DEPTH, 0, 'ranking'),
+        keywordRanking<Pick>(db, where, parsed, ranked, MEANING_DEPTH, 0, false),
         semanticRanking(db, where, vector, MEANING_DEPTH, 0),
       ]);
       picks = fuseByRank([byWords, byMeaning]).slice(offset, offset + limit + 1);
@@ -233,44 +233,25 @@ const byConfig = (expr: (cfg: (typeof SEARCH_CONFIGS)[number]) => Prisma.Sql) =>
 
 /**
  * The keyword ranking: one scan of the words index for every configuration's query at once, each moment kept and
- * ranked by the query of its own configuration; and the moments of the languages matched by characters. `page`:
- * the moments read with their text, source and marked words in the same statement (a keyword search is then one
- * statement: a second one to read the page cost its own planning and round trip, about a fifth of a search).
+ * ranked by the query of its own configuration; and the moments of the languages matched by characters. `read`:
+ * the page's moments come with their text, source and marked words (Row) from the same statement, so a keyword
+ * search is one statement (reading the page in a second one cost its planning and round trip, a fifth of a search).
  */
-async function keywordRanking(
+async function keywordRanking<T extends Pick>(
   db: Db,
   where: MomentFilters,
   parsed: ParsedQuery,
   ranked: number,
   limit: number,
   offset: number,
-  shape: 'ranking',
-): Promise<Pick[]>;
-async function keywordRanking(
-  db: Db,
-  where: MomentFilters,
-  parsed: ParsedQuery,
-  ranked: number,
-  limit: number,
-  offset: number,
-  shape: 'page',
-): Promise<Row[]>;
-async function keywordRanking(
-  db: Db,
-  where: MomentFilters,
-  parsed: ParsedQuery,
-  ranked: number,
-  limit: number,
-  offset: number,
-  shape: 'ranking' | 'page',
-): Promise<Pick[] | Row[]> {
+  read: T extends Row ? true : false,
+): Promise<T[]> {
   const run = async (statement: Prisma.Sql | null) =>
-    statement ? (await db.$queryRaw<(Pick | Row)[]>(statement)).map((r) => ({ ...r, transcript_id: String(r.transcript_id) })) : [];
+    statement ? (await db.$queryRaw<T[]>(statement)).map((r) => ({ ...r, transcript_id: String(r.transcript_id) })) : [];
   // First the best moments by their own words alone, their transcripts looked up only for those: ranking every
   // match with its transcript's visibility cost a lookup per match (most of a search for a common word). The
   // candidates are a prefix of the full ranking, so the visible ones among them are a prefix of the answer: a
   // full page from them is the page. Short of one (many hidden moments, or the last page), the full ranking.
-  const read = shape === 'page';
   const page = await run(keywordRankingSql(where, parsed, ranked, limit, offset, read, (limit + offset) * 2 + 50));
   if (page.length >= limit) return page;
   return run(keywordRankingSql(where, parsed, ranked, limit, offset, read));
