@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   computeChapters,
+  type EmbedTexts,
   MIN_CHAPTER_SECONDS,
   TILING,
   timeBlocks,
@@ -20,22 +21,52 @@ import type { BenchContext, BenchSection } from '../harness';
 // with the service's sentence embeddings in place of word counts; and the recording cut into as many equal parts
 // as it has talks (which knows the true count, a thing the service never does).
 //
-// The talks: excerpts of State of the Union addresses of 1934 and after (bench/sets/chapters/sotu-excerpts.json,
-// public domain), each a different president's year, so a composition joins texts of different times and topics.
-// Each excerpt is spoken at 150 words a minute, cut into segments as the recognizer cuts them (a sentence, or
-// about 12 words of a longer one), with a pause of 0.4 s between sentences.
+// Two sets of talks, each excerpt spoken at 150 words a minute, cut into segments as the recognizer cuts them (a
+// sentence, or about 12 words of a longer one), with a pause of 0.4 s between sentences:
+// - talks on one subject each (bench/sets/chapters/wiki-excerpts.json): excerpts of Wikipedia articles as WikiText-2
+//   holds them (a hurricane, a song, a battleship, a road), unrelated to each other, as the issue asks;
+// - addresses of one genre (sotu-excerpts.json): excerpts of State of the Union addresses of 1934 and after, each a
+//   different president's year. An address runs through a list of topics (the economy, defence, farms), and the next
+//   address often through the same ones, so a join can be weaker than an address's own changes of topic.
+// The bench also chapters excerpts alone: the chapter penalty is relative to a transcript's own spread, so one talk
+// is still cut at its strongest changes, and a composition's join is found when it is stronger than those.
+// The settings were chosen on compositions of the addresses (another seed); the one-subject set was not used to
+// choose anything.
 
-const SET = path.resolve(__dirname, '../sets/chapters/sotu-excerpts.json');
+const SETS_DIR = path.resolve(__dirname, '../sets/chapters');
 const TOLERANCE_SECONDS = 15;
 const WORDS_PER_SECOND = 2.5;
 const SENTENCE_PAUSE = 0.4;
 const SEGMENT_WORDS = 12;
 
-interface Excerpt {
-  year: number;
+export interface Excerpt {
+  /** The address's year (the addresses' set only). */
+  year?: number;
   name: string;
   sentences: string[];
 }
+
+/** A set of talks the bench composes recordings from. */
+export interface TalkSet {
+  file: string;
+  heading: string;
+  description: string;
+}
+
+export const TALK_SETS: TalkSet[] = [
+  {
+    file: 'wiki-excerpts.json',
+    heading: 'Talks on one subject each',
+    description:
+      'Excerpts of about 800 words of {n} Wikipedia articles on unrelated subjects (WikiText-2, CC BY-SA 3.0: bench/sets/chapters/build_wiki.py)',
+  },
+  {
+    file: 'sotu-excerpts.json',
+    heading: 'Addresses of one genre',
+    description:
+      'Excerpts of about 800 words of {n} State of the Union addresses of 1934 and after (public domain: bench/sets/chapters/build.py), each a different year',
+  },
+];
 
 export interface Composition {
   segments: TimedText[];
@@ -61,25 +92,30 @@ export function composeTalks(excerpts: Excerpt[], count: number, seed = 53): Com
       while (used.has(i)) i = (i + 1) % excerpts.length;
       used.add(i);
       const excerpt = excerpts[i]!;
-      names.push(`${excerpt.year} ${excerpt.name}`);
+      names.push(excerpt.year === undefined ? excerpt.name : `${excerpt.year} ${excerpt.name}`);
       if (k > 0) boundaries.push(t);
-      const seconds = pick(120, 300);
-      const until = t + seconds;
-      for (const sentence of excerpt.sentences) {
-        const words = sentence.split(/\s+/).filter(Boolean);
-        for (let w = 0; w < words.length; w += SEGMENT_WORDS) {
-          const piece = words.slice(w, w + SEGMENT_WORDS);
-          const end = t + piece.length / WORDS_PER_SECOND;
-          segments.push({ start: round(t), end: round(end), text: piece.join(' ') });
-          t = end;
-        }
-        t += SENTENCE_PAUSE;
-        if (t >= until) break;
-      }
+      t = spokenTalk(excerpt, t, t + pick(120, 300), segments);
     }
     compositions.push({ segments, boundaries, talks: names });
   }
   return compositions;
+}
+
+/** The excerpt spoken from `t` into `segments`, whole sentences until `until`; answers where it ends. */
+function spokenTalk(excerpt: Excerpt, from: number, until: number, segments: TimedText[]): number {
+  let t = from;
+  for (const sentence of excerpt.sentences) {
+    const words = sentence.split(/\s+/).filter(Boolean);
+    for (let w = 0; w < words.length; w += SEGMENT_WORDS) {
+      const piece = words.slice(w, w + SEGMENT_WORDS);
+      const end = t + piece.length / WORDS_PER_SECOND;
+      segments.push({ start: round(t), end: round(end), text: piece.join(' ') });
+      t = end;
+    }
+    t += SENTENCE_PAUSE;
+    if (t >= until) break;
+  }
+  return t;
 }
 
 const round = (s: number) => Math.round(s * 1000) / 1000;
@@ -174,7 +210,7 @@ export interface ChapterScores {
 /** Every method's boundaries on every composition, scored. */
 export async function scoreChapters(
   compositions: Composition[],
-  embed: (texts: string[]) => Promise<number[][]>,
+  embed: EmbedTexts,
   tiling: TilingSettings = TILING,
 ): Promise<{ results: ChapterScores[]; seconds: number; speechSeconds: number }> {
   const methods: Record<string, (c: Composition) => Promise<number[]>> = {
@@ -222,12 +258,58 @@ export async function scoreChapters(
   return { results, seconds, speechSeconds };
 }
 
-export function loadExcerpts(): Excerpt[] {
-  return (JSON.parse(fs.readFileSync(SET, 'utf8')) as { excerpts: Excerpt[] }).excerpts;
+export function loadExcerpts(file: string): Excerpt[] {
+  return (JSON.parse(fs.readFileSync(path.join(SETS_DIR, file), 'utf8')) as { excerpts: Excerpt[] }).excerpts;
 }
 
-/** Compositions the bench scores. */
+/** Compositions the bench scores per set. */
 export const COMPOSITIONS = 40;
+/** Every how many excerpts one is also chaptered alone. */
+const ALONE_EVERY = 3;
+
+/** A boundary the service found inside one talk alone, with the words either side of it. */
+interface BoundaryInside {
+  talk: string;
+  at: number;
+  before: string;
+  after: string;
+}
+
+/** The service's boundaries in every ALONE_EVERY-th excerpt spoken whole, alone: a talk's own topic changes. */
+async function boundariesInsideTalks(
+  excerpts: Excerpt[],
+  embed: EmbedTexts,
+): Promise<{ talks: number; minutes: number; found: BoundaryInside[] }> {
+  const found: BoundaryInside[] = [];
+  let talks = 0;
+  let seconds = 0;
+  for (let i = 0; i < excerpts.length; i += ALONE_EVERY) {
+    const excerpt = excerpts[i]!;
+    const segments: TimedText[] = [];
+    seconds += spokenTalk(excerpt, 0, Infinity, segments);
+    talks++;
+    for (const chapter of (await computeChapters(segments, null, embed)).slice(1)) {
+      const words = (texts: TimedText[]) => texts.map((s) => s.text).join(' ');
+      found.push({
+        talk: excerpt.year === undefined ? excerpt.name : `${excerpt.year} ${excerpt.name}`,
+        at: chapter.start,
+        before: words(segments.filter((s) => s.end <= chapter.start).slice(-2)),
+        after: words(segments.filter((s) => s.start >= chapter.start).slice(0, 2)),
+      });
+    }
+  }
+  return { talks, minutes: seconds / 60, found };
+}
+
+/** The embedder's vectors, each text embedded once per run: the methods share blocks, and only the first pays. */
+function memoised(embed: EmbedTexts): EmbedTexts {
+  const known = new Map<string, number[]>();
+  return async (texts) => {
+    const missing = [...new Set(texts.filter((t) => !known.has(t)))];
+    if (missing.length > 0) (await embed(missing)).forEach((v, k) => known.set(missing[k]!, v));
+    return texts.map((t) => known.get(t)!);
+  };
+}
 
 export const chaptersSection: BenchSection = {
   name: 'chapters',
@@ -236,31 +318,50 @@ export const chaptersSection: BenchSection = {
     const { out } = ctx;
     const embedder = e5Embedder();
     if (!embedder) throw new Error('the e5 model is not installed (stack/search-setup.sh)');
-    const excerpts = loadExcerpts();
-    const compositions = composeTalks(excerpts, COMPOSITIONS);
-    const { results, seconds, speechSeconds } = await scoreChapters(compositions, (texts) => embedder.embedPassages(texts));
+    const embed = memoised((texts) => embedder.embedPassages(texts));
+    const f1Of = (r: ChapterScores) => (2 * r.matched) / Math.max(1, r.found + r.truth);
     const f1 = (r: ChapterScores) => {
-      const rate = (2 * r.matched) / Math.max(1, r.found + r.truth);
       const { low, high } = bootstrapInterval(r.scores);
-      return `${rate.toFixed(2)} (${low.toFixed(2)}–${high.toFixed(2)})`;
+      return `${f1Of(r).toFixed(2)} (${low.toFixed(2)}–${high.toFixed(2)})`;
     };
     out(`## Chapters (issue 53)`);
     out();
     out(
-      `Boundary F1 within ±${TOLERANCE_SECONDS} s on ${compositions.length} recordings composed of 3–6 unrelated talks of 2–5 minutes (${results[0]!.truth} true boundaries, ${(speechSeconds / 3600).toFixed(1)} h in all): excerpts of ${excerpts.length} State of the Union addresses of 1934 and after (bench/sets/chapters, public domain), each timed at ${WORDS_PER_SECOND * 60} words a minute and cut into recognizer-sized segments. With its 95 % bootstrap interval over recordings (seeded). Computed chapters are at least ${MIN_CHAPTER_SECONDS} s long.`,
+      `Boundary F1 within ±${TOLERANCE_SECONDS} s on ${COMPOSITIONS} recordings per set, each composed of 3–6 talks of 2–5 minutes, with its 95 % bootstrap interval over recordings (seeded). Each talk is an excerpt timed at ${WORDS_PER_SECOND * 60} words a minute and cut into recognizer-sized segments. Computed chapters are at least ${MIN_CHAPTER_SECONDS} s long. The service's settings were chosen on compositions of the addresses drawn with another seed; nothing was chosen on the one-subject talks. "Inside one talk": the boundaries the service finds in every ${ALONE_EVERY === 3 ? 'third' : `${ALONE_EVERY}th`} excerpt chaptered alone. The chapter penalty is relative to a transcript's own spread, so a talk alone is still cut where it changes most; in a composition a join is found where it is a stronger change than the talks' own, which between unrelated subjects it nearly always is, and between addresses of one genre (each a list of topics, often the same ones) often not.`,
     );
     out();
-    out(`| method | F1 | precision | recall | boundaries found / true |`);
-    out(`|---|---|---|---|---|`);
-    for (const r of results)
+    const serviceF1: number[] = [];
+    for (const set of TALK_SETS) {
+      const excerpts = loadExcerpts(set.file);
+      const compositions = composeTalks(excerpts, COMPOSITIONS);
+      const { results, seconds, speechSeconds } = await scoreChapters(compositions, embed);
+      const inside = await boundariesInsideTalks(excerpts, embed);
+      out(`### ${set.heading}`);
+      out();
       out(
-        `| ${r.method} | ${f1(r)} | ${(r.matched / Math.max(1, r.found)).toFixed(2)} | ${(r.matched / Math.max(1, r.truth)).toFixed(2)} | ${r.found} / ${r.truth} |`,
+        `${set.description.replace('{n}', String(excerpts.length))}: ${results[0]!.truth} true boundaries, ${(speechSeconds / 3600).toFixed(1)} h in all.`,
       );
-    out();
-    const ours = results[0]!;
-    const ourF1 = (2 * ours.matched) / Math.max(1, ours.found + ours.truth);
+      out();
+      out(`| method | F1 | precision | recall | boundaries found / true |`);
+      out(`|---|---|---|---|---|`);
+      for (const r of results)
+        out(
+          `| ${r.method} | ${f1(r)} | ${(r.matched / Math.max(1, r.found)).toFixed(2)} | ${(r.matched / Math.max(1, r.truth)).toFixed(2)} | ${r.found} / ${r.truth} |`,
+        );
+      out();
+      out(
+        `Inside one talk: ${inside.found.length} boundaries in ${inside.talks} excerpts alone (${(inside.found.length / inside.talks).toFixed(1)} a talk of ${(inside.minutes / inside.talks).toFixed(1)} min on average). Cost: ${seconds.toFixed(1)} s for ${(speechSeconds / 60).toFixed(0)} min of speech (real-time factor ${(seconds / speechSeconds).toFixed(4)}), nearly all of it the embedding of every block.`,
+      );
+      const examples = inside.found.filter((_, k) => k % Math.max(1, Math.floor(inside.found.length / 3)) === 0).slice(0, 3);
+      if (examples.length > 0)
+        out(
+          `For example: ${examples.map((e) => `${e.talk}, at ${Math.round(e.at)} s: “…${e.before.split(' ').slice(-10).join(' ')}” | “${e.after.split(' ').slice(0, 12).join(' ')}…”`).join('; ')}.`,
+        );
+      out();
+      serviceF1.push(f1Of(results[0]!));
+    }
     out(
-      `Goal F1 ≥ 0.8: ${ourF1 >= 0.8 ? 'met' : 'not met'} (${ourF1.toFixed(2)}). Cost: ${seconds.toFixed(1)} s for ${(speechSeconds / 60).toFixed(0)} min of speech (real-time factor ${(seconds / speechSeconds).toFixed(4)}), nearly all of it the embedding of every segment. The texts are prepared addresses, timed at a steady pace rather than recorded: no long recordings of unrelated talks with a licence to keep them are at hand. Against the platform's own chapters: the one recorded video with chapters (rCAS2eD-mcw, 4 automatic chapters) has no recorded caption text, so that comparison waits for a recording of its captions.`,
+      `Goal F1 ≥ 0.8 on unrelated talks: ${serviceF1[0]! >= 0.8 ? 'met' : 'not met'} on the talks on one subject each (${serviceF1[0]!.toFixed(2)}); on the addresses of one genre ${serviceF1[1]!.toFixed(2)}, the goal not met there. The texts are written articles and prepared addresses, timed at a steady pace rather than recorded: no long recordings of unrelated talks with a licence to keep them are at hand. Against the platform's own chapters: the one recorded video with chapters (rCAS2eD-mcw, 4 automatic chapters) has no recorded caption text, so that comparison waits for a recording of its captions.`,
     );
     out();
   },
