@@ -19,6 +19,23 @@ WORDS = 800
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
 
 
+def excerpt(sentences: list[str], rng: random.Random) -> list[str]:
+    """About WORDS words of whole sentences from a first sentence drawn by `rng`, past the text's first tenth (the
+    salutation) and early enough to leave room for WORDS words after it."""
+    counts = [len(s.split()) for s in sentences]
+    latest = len(sentences) - 1
+    while latest > 0 and sum(counts[latest:]) < WORDS:
+        latest -= 1
+    first = rng.randint(min(len(sentences) // 10 + 1, latest), latest)
+    picked, total = [], 0
+    for s in sentences[first:]:
+        picked.append(s)
+        total += len(s.split())
+        if total >= WORDS:
+            break
+    return picked
+
+
 def main(data_dir: str) -> None:
     rng = random.Random(53)
     excerpts = []
@@ -28,18 +45,7 @@ def main(data_dir: str) -> None:
         if address["year"] < FIRST_YEAR:
             continue
         sentences = [s.strip() for s in SENTENCE_END.split(address["text"]) if s.strip()]
-        # Skip the salutation and the first tenth; leave room for WORDS words after the start.
-        counts = [len(s.split()) for s in sentences]
-        latest = len(sentences) - 1
-        while latest > 0 and sum(counts[latest:]) < WORDS:
-            latest -= 1
-        first = rng.randint(min(len(sentences) // 10 + 1, latest), latest)
-        picked, total = [], 0
-        for s in sentences[first:]:
-            picked.append(s)
-            total += len(s.split())
-            if total >= WORDS:
-                break
+        picked = excerpt(sentences, rng)
         excerpts.append(
             {
                 "file": os.path.basename(path),

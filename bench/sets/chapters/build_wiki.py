@@ -19,14 +19,15 @@ import random
 import re
 import sys
 
+# The addresses' build script, beside this one: the same cut of an excerpt and the same sentence ends.
+from build import SENTENCE_END, WORDS, excerpt
+
 SOURCES = {
     "test.txt": "d790b833ef8cf03a90db7bf1271b7520b83c45ce07ba3c1a9699df81e239eca0",
     "valid.txt": "f0737ed31fc1329026e95cb8b98e19c2a182c39c240ab909dc31abf2f8af58e8",
 }
-WORDS = 800
 ARTICLE = re.compile(r"^= ([^=].*) =$")
 SECTION = re.compile(r"^= = .* = =$")
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
 
 
 def detokenise(line: str) -> str:
@@ -67,20 +68,10 @@ def main(paths: list[str]) -> None:
     for path in paths:
         for title, paragraphs in articles(path):
             sentences = [s.strip() for p in paragraphs for s in SENTENCE_END.split(p) if s.strip()]
-            counts = [len(s.split()) for s in sentences]
             # Long enough for an excerpt that does not start in the first tenth.
-            if sum(counts) < WORDS + 100:
+            if sum(len(s.split()) for s in sentences) < WORDS + 100:
                 continue
-            latest = len(sentences) - 1
-            while latest > 0 and sum(counts[latest:]) < WORDS:
-                latest -= 1
-            first = rng.randint(min(len(sentences) // 10 + 1, latest), latest)
-            picked, total = [], 0
-            for s in sentences[first:]:
-                picked.append(s)
-                total += len(s.split())
-                if total >= WORDS:
-                    break
+            picked = excerpt(sentences, rng)
             # A title WikiText wrote as `<unk>` alone is left empty.
             excerpts.append({"name": title or "(title not kept)", "sentences": picked})
     source = {
