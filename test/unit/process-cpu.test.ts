@@ -5,15 +5,28 @@ import { cpuSeconds, cpuSecondsSplit, treeCpuSeconds } from '../scale/processes'
 // The CPU readings the capacity figures and the servers bench rest on (bench/sections/servers.ts): a process's
 // own time apart from the children it waited for (the load generator), and a server counted with its live
 // children (PostgreSQL's backends).
+//
+// The process read is a shell started for the test, not this jest worker: a worker also runs other test files,
+// and what one of them leaves running (a timer, a polling client) spends CPU of the worker's own while the test
+// waits (2 s in one CI run), which a quiet parent cannot.
 
-/** A child that spends `ms` of CPU, says so, then idles until it is killed (or exits, with `exit`). */
-function burner(ms: number, exit: boolean) {
-  const code = `const t = process.cpuUsage(); while ((process.cpuUsage(t).user + process.cpuUsage(t).system) / 1000 < ${ms}) {}
+/** Node.js code that spends `ms` of CPU, says `done`, then exits or idles until its group is killed. */
+function burnCode(ms: number, exit: boolean) {
+  return `const t = process.cpuUsage(); while ((process.cpuUsage(t).user + process.cpuUsage(t).system) / 1000 < ${ms}) {}
     console.log('done'); ${exit ? '' : 'setInterval(() => {}, 1000);'}`;
-  return spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
-async function said(child: ReturnType<typeof burner>, word: string) {
+/** A shell running `script` with the Node.js binary as $1 and `code` as $2, in a process group of its own. */
+function shell(script: string, code: string) {
+  return spawn('/bin/sh', ['-c', script, 'sh', process.execPath, code], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    detached: true,
+  });
+}
+
+type Shell = ReturnType<typeof shell>;
+
+async function said(child: Shell, word: string) {
   let text = '';
   for await (const chunk of child.stdout!) {
     text += String(chunk);
@@ -22,34 +35,44 @@ async function said(child: ReturnType<typeof burner>, word: string) {
   throw new Error(`the child ended without saying ${word}`);
 }
 
+/** Ends the shell and whatever it started. */
+async function stop(child: Shell) {
+  const exited = once(child, 'exit');
+  process.kill(-child.pid!, 'SIGKILL');
+  await exited;
+}
+
 describe('process CPU readings', () => {
   it('keeps a reaped child’s CPU apart from the process’s own', async () => {
-    const before = cpuSecondsSplit(process.pid)!;
-    const child = burner(400, true);
-    await once(child, 'exit');
-    const after = cpuSecondsSplit(process.pid)!;
-    expect(after.reaped - before.reaped).toBeGreaterThanOrEqual(0.3);
-    // This process only waited meanwhile.
-    expect(after.own - before.own).toBeLessThan(0.3);
-    expect(cpuSeconds(process.pid)).toBeCloseTo(after.own + after.reaped, 1);
+    // The shell waits for the burner (so reaps it), says so, then blocks reading its stdin.
+    const parent = shell('"$1" -e "$2"; echo reaped; read line', burnCode(400, true));
+    try {
+      await said(parent, 'reaped');
+      const split = cpuSecondsSplit(parent.pid!)!;
+      expect(split.reaped).toBeGreaterThanOrEqual(0.3);
+      // The shell only waited meanwhile.
+      expect(split.own).toBeLessThan(0.3);
+      expect(cpuSeconds(parent.pid!)).toBeCloseTo(split.own + split.reaped, 1);
+    } finally {
+      await stop(parent);
+    }
   });
 
   it('counts a live child in its parent’s tree, not in the parent alone', async () => {
-    const child = burner(400, false);
+    // The burner runs in the background and stays alive (unreaped) after its burn; the shell waits for it.
+    const parent = shell('"$1" -e "$2" & wait', burnCode(400, false));
     try {
-      const [ownBefore, treeBefore] = [cpuSeconds(process.pid)!, treeCpuSeconds(process.pid)!];
-      await said(child, 'done');
-      const [ownAfter, treeAfter] = [cpuSeconds(process.pid)!, treeCpuSeconds(process.pid)!];
-      expect(treeAfter - treeBefore - (ownAfter - ownBefore)).toBeGreaterThanOrEqual(0.3);
-      expect(ownAfter - ownBefore).toBeLessThan(0.3);
+      await said(parent, 'done');
+      const [own, tree] = [cpuSeconds(parent.pid!)!, treeCpuSeconds(parent.pid!)!];
+      expect(tree - own).toBeGreaterThanOrEqual(0.3);
+      expect(own).toBeLessThan(0.3);
     } finally {
-      child.kill();
-      await once(child, 'exit');
+      await stop(parent);
     }
   });
 
   it('answers null for a process that is gone', async () => {
-    const child = burner(0, true);
+    const child = spawn(process.execPath, ['-e', burnCode(0, true)], { stdio: 'ignore' });
     const pid = child.pid!;
     await once(child, 'exit');
     expect(cpuSecondsSplit(pid)).toBeNull();
