@@ -35,10 +35,15 @@ async function said(child: Shell, word: string) {
   throw new Error(`the child ended without saying ${word}`);
 }
 
-/** Ends the shell and whatever it started. */
+/** Ends the shell and whatever it started (a shell that already ended may have left its burner running). */
 async function stop(child: Shell) {
-  const exited = once(child, 'exit');
-  process.kill(-child.pid!, 'SIGKILL');
+  const running = child.exitCode === null && child.signalCode === null;
+  const exited = running ? once(child, 'exit') : Promise.resolve();
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    // the whole group is gone already
+  }
   await exited;
 }
 
